@@ -1,0 +1,16 @@
+"""Canonical JSON and the position hash (DESIGN: "Positions")."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def position_hash(position: Any) -> str:
+    """Lowercase hex SHA-256 of the position's canonical JSON in UTF-8."""
+    return hashlib.sha256(canonical_json(position).encode("utf-8")).hexdigest()

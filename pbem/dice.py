@@ -1,0 +1,117 @@
+"""Dice, version 1 (DESIGN.md, "Dice, version 1"; explained in docs/dice.md).
+
+A committed hash chain ``s_0 = seed, s_(i+1) = H(s_i)``; the anchor is ``s_N``.
+Resolution ``k`` reveals ``s_(N-k)``; its dice key binds the reveal to the game
+and to the signed turn files of that resolution; its bytes come from HMAC in
+counter mode; an n-sided roll rejects bytes that would bias it."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from rules.dice import Roll
+
+DICE_VERSION = 1
+DEFAULT_CHAIN_LENGTH = 4096
+_LABEL = b"pbem-dice-v1"
+
+
+def H(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def enc(x: bytes | str) -> bytes:
+    raw = x.encode("utf-8") if isinstance(x, str) else x
+    return len(raw).to_bytes(4, "big") + raw
+
+
+def u64(n: int) -> bytes:
+    return n.to_bytes(8, "big")
+
+
+def new_seed() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def chain_value(seed: bytes, i: int) -> bytes:
+    """``s_i``: the seed hashed ``i`` times."""
+    value = seed
+    for _ in range(i):
+        value = H(value)
+    return value
+
+
+def anchor(seed: bytes, chain_length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
+    return chain_value(seed, chain_length)
+
+
+def reveal(seed: bytes, chain_length: int, k: int) -> bytes:
+    """``reveal_k = s_(N-k)`` for resolution ``k`` (1-based)."""
+    if not 1 <= k <= chain_length:
+        raise ValueError(f"resolution {k} is beyond the dice chain of length {chain_length}")
+    return chain_value(seed, chain_length - k)
+
+
+def reveal_follows(reveal_k: bytes, previous: bytes) -> bool:
+    """``H(reveal_k) == reveal_(k-1)`` (``previous`` is the anchor for k = 1)."""
+    return hmac.compare_digest(H(reveal_k), previous)
+
+
+def dice_key(reveal_k: bytes, game_id: str, k: int, signed_messages: Iterable[bytes]) -> bytes:
+    """``K_k``; ``signed_messages`` are the resolution's turn files, ordered by side id."""
+    msg = enc(_LABEL) + enc(game_id) + enc(str(k))
+    for message in signed_messages:
+        msg += enc(H(message))
+    return hmac.new(reveal_k, msg, hashlib.sha256).digest()
+
+
+class DiceStream:
+    """The dice of one resolution: bytes ``HMAC(K, u64(0)) || HMAC(K, u64(1)) ...``,
+    rolls with rejection sampling, every roll recorded with its purpose."""
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+        self._block = 0
+        self._buffer = b""
+        self._pos = 0
+        self.rolls: list[Roll] = []
+
+    def _next_byte(self) -> int:
+        if self._pos >= len(self._buffer):
+            self._buffer = hmac.new(self._key, u64(self._block), hashlib.sha256).digest()
+            self._block += 1
+            self._pos = 0
+        b = self._buffer[self._pos]
+        self._pos += 1
+        return b
+
+    def roll(self, sides: int, purpose: str) -> int:
+        if not 2 <= sides <= 256:
+            raise ValueError(f"die size {sides} outside 2..256")
+        limit = 256 - (256 % sides)
+        while True:
+            b = self._next_byte()
+            if b < limit:
+                break
+        value = b % sides + 1
+        self.rolls.append(Roll(len(self.rolls), sides, value, purpose))
+        return value
+
+
+@dataclass(frozen=True)
+class Commitment:
+    seed: bytes = field(repr=False)  # the only secret: never printed
+    chain_length: int
+    anchor: bytes
+
+    @classmethod
+    def new(cls, chain_length: int = DEFAULT_CHAIN_LENGTH, seed: bytes | None = None) -> "Commitment":
+        seed = new_seed() if seed is None else seed
+        return cls(seed, chain_length, anchor(seed, chain_length))
+
+    def reveal(self, k: int) -> bytes:
+        return reveal(self.seed, self.chain_length, k)

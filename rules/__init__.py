@@ -1,0 +1,33 @@
+"""Rulesets: pure game engines, found by id.
+
+>>> from rules import find_ruleset
+>>> find_ruleset("farrapos").id
+'farrapos'
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from rules.base import Ruleset
+
+# id -> "module:Class"; imported on first use so one game's data loads only when asked.
+_REGISTRY: dict[str, str] = {
+    "farrapos": "rules.farrapos.ruleset:Farrapos",
+    "furor-barbarus": "rules.furor_barbarus.ruleset:FurorBarbarus",
+}
+
+
+def ruleset_ids() -> tuple[str, ...]:
+    return tuple(_REGISTRY)
+
+
+def find_ruleset(ruleset_id: str) -> Ruleset:
+    """The ruleset registered under ``ruleset_id``; ``ValueError`` naming the known
+    ids otherwise."""
+    target = _REGISTRY.get(ruleset_id)
+    if target is None:
+        raise ValueError(f"unknown rules {ruleset_id!r} (known: {', '.join(_REGISTRY)})")
+    module_name, class_name = target.split(":")
+    cls = getattr(import_module(module_name), class_name)
+    return cls()

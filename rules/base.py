@@ -1,0 +1,265 @@
+"""The interface every ruleset provides, and the values it trades in.
+
+A ruleset is pure: it takes a position (a JSON-serialisable dict), orders and a
+dice stream, and returns a new position and a list of events.  It never touches a
+database, a file, the clock or the network, and keeps no module-level mutable
+state.  ``pbem`` (the referee around it) does all of that.
+
+The three steps are separate and each callable alone (see ``../../docs``):
+
+1. ``parse_orders(text)``            -> orders + syntax problems (line-numbered)
+2. ``validate(position, side, orders)`` -> problems ("not allowed here")
+3. ``resolve(position, orders_by_side, dice)`` -> ``Resolution``
+
+Bots and ``pbem check`` use the same legality code as ``pbem process``.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Protocol
+
+Position = dict[str, Any]
+"""A whole game position: JSON-serialisable (str keys, lists, ints, str, bool, None)."""
+
+Event = dict[str, Any]
+"""One thing that happened in a resolution.  Always has ``"type"`` (a short
+snake_case word, e.g. ``"battle"``) and ``"text"`` (one English sentence a player
+can read in a report).  Any other keys are the ruleset's own, JSON-serialisable."""
+
+
+class OrderError(ValueError):
+    """Base of order problems raised by single calls (``Order.parse`` ...)."""
+
+
+class OrderSyntaxError(OrderError):
+    """The line is not an order of this game (like python-chess InvalidMoveError)."""
+
+
+class IllegalOrderError(OrderError):
+    """The order is well formed but not allowed in this position."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem with a turn file, named by its line (1-based, counted in the
+    whole turn file once ``pbem`` has added the header offset; 0 = the file as a
+    whole)."""
+
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line else self.message
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    """One order line of a turn file body, as the ruleset parsed it.
+
+    ``line`` is the line number within the body text given to ``parse_orders``
+    (1-based); ``text`` is the line without its comment; ``order`` is the
+    ruleset's own frozen value (it must round-trip: ``str(order)`` parses back
+    to an equal order)."""
+
+    line: int
+    text: str
+    order: Any
+
+
+@dataclass(frozen=True)
+class Orders:
+    """A side's parsed orders for one resolution, in file order."""
+
+    lines: tuple[OrderLine, ...] = ()
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.lines)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+NO_ORDERS = Orders()
+
+
+class OutcomeKind(str, Enum):
+    WIN = "win"
+    MAJOR_VICTORY = "major_victory"
+    MINOR_VICTORY = "minor_victory"
+    DRAW = "draw"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Game end as a value.  ``winner`` is a side id or ``None`` for a draw;
+    ``reason`` names the rule that ended the game (e.g. "24 VP before 1845")."""
+
+    kind: OutcomeKind
+    winner: str | None
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "winner": self.winner, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What ``resolve`` returns: the new position and the events, in order."""
+
+    position: Position
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ScenarioInfo:
+    id: str
+    title: str
+    sides: tuple[str, ...]
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    id: str
+    title: str
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    """One line of the score shown in reports and ``pbem status`` (e.g. side
+    ``republic``, value ``9``, detail ``"9 VP"`` or ``"losses 12 / threshold 30"``)."""
+
+    side: str
+    value: int
+    detail: str
+
+
+class Dice(Protocol):
+    """The only source of randomness a ruleset may use.
+
+    ``roll(sides, purpose)`` returns a value in ``1..sides`` and records it with a
+    purpose a person can read ("battle of Porto Alegre, round 2, attacker")."""
+
+    def roll(self, sides: int, purpose: str) -> int: ...
+
+
+class Ruleset(ABC):
+    """What every game provides.  Subclasses override the hooks; the registry in
+    ``rules/__init__.py`` finds them by ``id``."""
+
+    id: str = ""
+    title: str = ""
+
+    # --- metadata -------------------------------------------------------------
+    @abstractmethod
+    def scenarios(self) -> Sequence[ScenarioInfo]:
+        """Every scenario; a game with one set-up has one scenario (its id is used
+        when ``pbem new`` is given no ``--scenario``)."""
+
+    def default_scenario(self) -> str:
+        return self.scenarios()[0].id
+
+    def scenario(self, scenario_id: str | None) -> ScenarioInfo:
+        wanted = scenario_id or self.default_scenario()
+        for info in self.scenarios():
+            if info.id == wanted:
+                return info
+        known = ", ".join(s.id for s in self.scenarios())
+        raise ValueError(f"unknown scenario {wanted!r} for {self.id} (known: {known})")
+
+    def options(self) -> Sequence[OptionInfo]:
+        """Optional rules that ``pbem new --option NAME`` may switch on."""
+        return ()
+
+    def sides(self, scenario_id: str | None = None) -> tuple[str, ...]:
+        return self.scenario(scenario_id).sides
+
+    # --- the position ----------------------------------------------------------
+    @abstractmethod
+    def setup(self, scenario_id: str | None, options: Sequence[str]) -> Position:
+        """The opening position (before resolution 1).  Must record the scenario
+        and options inside the position, so every later call needs only it."""
+
+    @abstractmethod
+    def due(self, position: Position) -> tuple[str, ...]:
+        """Sides whose turn file the next resolution needs, in side-id order;
+        empty when the game is over."""
+
+    @abstractmethod
+    def turn_label(self, position: Position) -> str:
+        """The game's own name for the next turn to play, e.g. "1837, turn 3"
+        or "turn 4, Franks (player 1)"; after the end, the last turn played."""
+
+    @abstractmethod
+    def score(self, position: Position) -> list[ScoreLine]:
+        """The score as reports and ``pbem status`` show it."""
+
+    @abstractmethod
+    def outcome(self, position: Position) -> Outcome | None:
+        """``None`` while the game goes on."""
+
+    # --- orders ----------------------------------------------------------------
+    @abstractmethod
+    def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
+        """Parse a turn file body (comments already allowed: ``#`` to end of line).
+        Problems carry line numbers within ``text`` (1-based)."""
+
+    @abstractmethod
+    def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
+        """Every reason these orders are not allowed for ``side`` now; empty if
+        legal.  Messages say what would be legal where that helps."""
+
+    @abstractmethod
+    def resolve(
+        self,
+        position: Position,
+        orders: Mapping[str, Orders],
+        dice: Dice,
+    ) -> Resolution:
+        """Apply the due sides' orders (``NO_ORDERS`` for a side that sent none:
+        "no moves received") and return the new position and events.  Must not
+        mutate ``position``.  Every random number comes from ``dice``."""
+
+    # --- help for players and bots ----------------------------------------------
+    @abstractmethod
+    def order_template(self, position: Position, side: str) -> str:
+        """The body of a fresh turn file: every line a comment (``#``) listing the
+        order forms and the units/places that may act now."""
+
+    def bots(self) -> tuple[str, ...]:
+        return ("random",)
+
+    @abstractmethod
+    def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
+        """A body of legal orders chosen by ``bot`` (at least ``random``), using
+        only ``rng`` for its choices.  Must pass ``validate``."""
+
+    # --- pictures -------------------------------------------------------------
+    @abstractmethod
+    def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+        """A standalone ``<svg>`` element (with ``viewBox`` and xmlns) of the board,
+        drawing ``events`` of the last resolution (moves, battles) where it can.
+        All text must be XML-escaped."""
+
+    # --- rule cases (tests/cases/<ruleset>/*.toml) -------------------------------
+    @abstractmethod
+    def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
+        """Build a position from a rule case's compact ``[position]`` table (each
+        ruleset documents its compact form in ``docs/rules/<id>.md``)."""
+
+    @abstractmethod
+    def position_to_case(self, position: Position) -> dict[str, Any]:
+        """The compact form of a position, the same keys ``position_from_case``
+        reads, used to compare a case's expected ``[expect.position]``."""
+
+    # --- helpers shared by rulesets ----------------------------------------------
+    @staticmethod
+    def copy_position(position: Position) -> Position:
+        return copy.deepcopy(position)
