@@ -1,0 +1,90 @@
+"""The game archive, version 1 (DESIGN.md, "Archive, version 1"; docs/formats.md).
+
+Everything an auditor needs and nothing secret: no seed, no reveal of a
+resolution not yet processed.  Additions to the printed format, all optional for
+a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
+``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
+rollback); ``game.chain_length`` is in ``dice``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem import store
+
+ARCHIVE_FORMAT = "pbem-archive/1"
+
+
+def _resolution_json(session: Session, game_id: str, row: store.Resolution) -> dict[str, Any]:
+    wanted = store.SubmissionStatus.RESOLVED if row.active else store.SubmissionStatus.SET_ASIDE
+    subs = [s for s in store.submissions_for(session, game_id, row.k, wanted)]
+    return {
+        "k": row.k,
+        "label": row.label,
+        "reveal": row.reveal,
+        "previous_state_hash": row.previous_state_hash,
+        "nmr": json.loads(row.nmr),
+        "submissions": [
+            {"side": s.side, "turn_file": s.message.decode("utf-8"), "signature": s.signature}
+            for s in sorted(subs, key=lambda s: s.side)
+        ],
+        "rolls": [
+            {"index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in store.rolls_for(session, game_id, row.k)
+        ],
+        "state_hash": row.state_hash,
+        "events": json.loads(row.events),
+    }
+
+
+def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
+    with Session(engine) as session:
+        game = store.get_game(session, game_id)
+        rows = store.all_resolutions(session, game_id)
+        rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())
+        return {
+            "format": ARCHIVE_FORMAT,
+            "game": {
+                "id": game.id,
+                "rules": game.rules,
+                "scenario": game.scenario,
+                "options": game.option_list(),
+                "created": game.created.isoformat(),
+            },
+            "players": [{"side": p.side, "public_key": p.public_key, "email": p.email} for p in store.players(session, game_id)],
+            "dice": {"version": 1, "chain_length": game.chain_length, "anchor": game.anchor},
+            "initial_state_hash": game.initial_state_hash,
+            "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.active],
+            "set_aside": [
+                {
+                    "to": rb.to_k,
+                    "at": rb.at.isoformat(),
+                    "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.rollback_id == rb.id],
+                }
+                for rb in rollbacks
+            ],
+            "final": {"over": game.over, "result": json.loads(game.result) if game.result else None},
+        }
+
+
+def export(engine: Engine, game_id: str, path: Path) -> dict[str, Any]:
+    archive = build_archive(engine, game_id)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(archive, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return archive
+
+
+def load(path: Path) -> dict[str, Any]:
+    try:
+        archive = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read archive {path}: {exc}") from None
+    if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
+        raise ValueError(f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})")
+    return archive

@@ -1,0 +1,198 @@
+"""``pbem audit``: re-verify a whole game from its archive alone.
+
+Checks, in this order, stopping at the first discrepancy:
+1. every submission's signature against the archive's key for that side;
+2. every turn file's header (game, side, turn, state) against the chain of positions;
+3. the reveal chain back to the anchor (over all resolutions, set-aside ones too);
+4. every roll recomputed from the reveal and the files (dice v1);
+5. a full replay through the ruleset, reproducing every position hash, the
+   rolls' purposes, the events and the result.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pbem import dice as dicev1
+from pbem import keys, sshsig
+from pbem.canonical import canonical_json, position_hash
+from pbem.turnfile import TurnFileError, parse_turn_file
+from rules import find_ruleset
+from rules.base import NO_ORDERS, Orders
+
+
+class AuditFailure(ValueError):
+    """The first discrepancy found: where, what was expected, what was found."""
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    game: str
+    resolutions: int
+    set_aside: int
+    files: int
+    rolls: int
+    rollbacks: int
+    result: Any
+
+    def lines(self) -> list[str]:
+        out = [
+            f"game {self.game}: all checks hold",
+            f"  resolutions replayed: {self.resolutions} active, {self.set_aside} set aside by {self.rollbacks} rollback(s)",
+            f"  turn files verified:  {self.files} (signatures and headers)",
+            f"  dice verified:        {self.rolls} rolls recomputed from the committed chain",
+        ]
+        if self.result:
+            out.append(f"  result:               {self.result.get('kind')} for {self.result.get('winner') or 'nobody'} ({self.result.get('reason')})")
+        return out
+
+
+def _all_resolutions(archive: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
+    items = [(r, True) for r in archive.get("resolutions", [])]
+    for group in archive.get("set_aside", []):
+        items.extend((r, False) for r in group.get("resolutions", []))
+    return sorted(items, key=lambda item: item[0]["k"])
+
+
+def audit_archive(archive: dict[str, Any]) -> AuditSummary:
+    try:
+        return _audit(archive)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, AuditFailure):
+            raise
+        raise AuditFailure(f"archive is malformed: {type(exc).__name__}: {exc}") from None
+
+
+def _audit(archive: dict[str, Any]) -> AuditSummary:
+    game = archive["game"]
+    game_id = game["id"]
+    keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
+    resolutions = _all_resolutions(archive)
+    ks = [r["k"] for r, _ in resolutions]
+    if ks != list(range(1, len(ks) + 1)):
+        missing = sorted(set(range(1, (max(ks) if ks else 0) + 1)) - set(ks))
+        raise AuditFailure(f"resolutions are not numbered 1..{len(ks)} without gaps: missing {missing or 'none'}, found {ks}")
+
+    # 1. signatures
+    files = 0
+    for res, _ in resolutions:
+        for sub in res["submissions"]:
+            where = f"resolution {res['k']}, {sub['side']} turn file"
+            if sub["side"] not in keys_by_side:
+                raise AuditFailure(f"{where}: no player {sub['side']!r} in the archive")
+            message = sub["turn_file"].encode("utf-8")
+            try:
+                signer = sshsig.verify(message, sub["signature"])
+            except sshsig.SignatureError as exc:
+                raise AuditFailure(f"{where}: signature does not verify: {exc}") from None
+            if not signer.same_key(keys_by_side[sub["side"]]):
+                raise AuditFailure(f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {keys_by_side[sub['side']].fingerprint()}")
+            files += 1
+
+    # 2. headers against the chain of positions
+    initial = archive["initial_state_hash"]
+    known_hashes = {initial} | {r["state_hash"] for r, _ in resolutions}
+    expected_prev = initial
+    for res, active in resolutions:
+        prev = res.get("previous_state_hash", expected_prev if active else None)
+        if active:
+            if prev != expected_prev:
+                raise AuditFailure(f"resolution {res['k']}: follows position {prev}, expected {expected_prev} (the chain of positions is broken)")
+            expected_prev = res["state_hash"]
+        elif prev not in known_hashes:
+            raise AuditFailure(f"set-aside resolution {res['k']}: follows unknown position {prev}")
+        sides = [s["side"] for s in res["submissions"]]
+        if sides != sorted(sides) or len(set(sides)) != len(sides):
+            raise AuditFailure(f"resolution {res['k']}: turn files out of side order or repeated: {sides}")
+        for sub in res["submissions"]:
+            where = f"resolution {res['k']}, {sub['side']} turn file"
+            try:
+                tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
+            except TurnFileError as exc:
+                raise AuditFailure(f"{where}: unreadable header: {exc}") from None
+            for name, want, got in (("game", game_id, tf.game), ("rules", game["rules"], tf.rules), ("side", sub["side"], tf.side), ("turn", res["k"], tf.turn), ("state", prev, tf.state)):
+                if want != got:
+                    raise AuditFailure(f"{where}: header {name} is {got!r}, expected {want!r}")
+
+    # 3. reveal chain
+    anchor = bytes.fromhex(archive["dice"]["anchor"])
+    previous = anchor
+    for res, _ in resolutions:
+        reveal = bytes.fromhex(res["reveal"])
+        if not dicev1.reveal_follows(reveal, previous):
+            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} (the {'anchor' if res['k'] == 1 else 'previous reveal'})")
+        previous = reveal
+
+    # 4. every roll recomputed
+    rolls = 0
+    for res, _ in resolutions:
+        stream = dicev1.DiceStream(_dice_key(game_id, res))
+        for i, roll in enumerate(res["rolls"]):
+            if roll["index"] != i:
+                raise AuditFailure(f"resolution {res['k']}: roll numbered {roll['index']}, expected {i}")
+            value = stream.roll(roll["sides"], roll["purpose"])
+            if value != roll["value"]:
+                raise AuditFailure(f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to {value}, archive says {roll['value']}")
+            rolls += 1
+
+    # 5. full replay
+    ruleset = find_ruleset(game["rules"])
+    position = ruleset.setup(game["scenario"], list(game["options"]))
+    if position_hash(position) != initial:
+        raise AuditFailure(f"set-up: position hash {position_hash(position)}, archive says {initial}")
+    positions = {initial: position}
+    last_active = initial
+    for res, active in resolutions:
+        prev = res.get("previous_state_hash", last_active)
+        start = positions.get(prev)
+        if start is None:
+            raise AuditFailure(f"resolution {res['k']}: cannot find its starting position {prev}")
+        orders: dict[str, Orders] = {side: NO_ORDERS for side in ruleset.due(start)}
+        for sub in res["submissions"]:
+            tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
+            if tf.side not in orders:
+                raise AuditFailure(f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})")
+            parsed, problems = ruleset.parse_orders(tf.body)
+            problems = problems or ruleset.validate(start, tf.side, parsed)
+            if problems:
+                raise AuditFailure(f"resolution {res['k']}, {tf.side} turn file: orders are not legal: {problems[0]}")
+            orders[tf.side] = parsed
+        stream = dicev1.DiceStream(_dice_key(game_id, res))
+        result = ruleset.resolve(start, orders, stream)
+        replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
+        recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
+        if replayed != recorded:
+            first = next((i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded)))
+            raise AuditFailure(
+                f"resolution {res['k']}, roll {first}: replay asks for {replayed[first] if first < len(replayed) else 'no roll'}, archive has {recorded[first] if first < len(recorded) else 'no roll'}"
+            )
+        if canonical_json(result.events) != canonical_json(res["events"]):
+            raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
+        new_hash = position_hash(result.position)
+        if new_hash != res["state_hash"]:
+            raise AuditFailure(f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}")
+        positions[new_hash] = result.position
+        if active:
+            last_active = new_hash
+    final_position = positions[last_active]
+    outcome = ruleset.outcome(final_position)
+    final = archive["final"]
+    want = outcome.to_json() if outcome else None
+    if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(want, sort_keys=True):
+        raise AuditFailure(f"final result: replay gives {want}, archive says {final['result']} (over={final['over']})")
+    return AuditSummary(
+        game=game_id,
+        resolutions=len(archive.get("resolutions", [])),
+        set_aside=sum(len(g.get("resolutions", [])) for g in archive.get("set_aside", [])),
+        files=files,
+        rolls=rolls,
+        rollbacks=len(archive.get("set_aside", [])),
+        result=want,
+    )
+
+
+def _dice_key(game_id: str, res: dict[str, Any]) -> bytes:
+    messages = [s["turn_file"].encode("utf-8") for s in sorted(res["submissions"], key=lambda s: s["side"])]
+    return dicev1.dice_key(bytes.fromhex(res["reveal"]), game_id, res["k"], messages)

@@ -1,0 +1,380 @@
+"""The ``pbem`` command line: thin.  Each command parses its arguments, calls one
+library function, prints, and turns domain errors into one line per problem on
+stderr with exit status 1 (usage errors exit 2, from Typer)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+from sqlalchemy import Engine
+
+from pbem import pipeline, store
+
+app = typer.Typer(
+    name="pbem",
+    help="A play-by-email referee for board wargames: signed turn files, auditable dice, reports.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_state: dict[str, Any] = {"db": None}
+
+
+@app.callback()
+def _main(
+    db: Annotated[Optional[str], typer.Option("--db", help="Database path or SQLAlchemy URL (default $PBEM_DB or ./pbem.db).", envvar="PBEM_DB")] = None,
+) -> None:
+    _state["db"] = db
+
+
+def fail(problems: list[str] | str) -> NoReturn:
+    for line in [problems] if isinstance(problems, str) else problems:
+        typer.echo(f"pbem: {line}", err=True)
+    raise typer.Exit(1)
+
+
+@contextmanager
+def refusals() -> Iterator[None]:
+    """Domain errors become one line per problem and exit 1."""
+    from pbem.keys import KeyFileError
+    from pbem.sshsig import SignatureError
+
+    try:
+        yield
+    except pipeline.Refused as exc:
+        fail(exc.problems)
+    except (store.StoreError, LookupError, KeyFileError, SignatureError) as exc:
+        fail(str(exc).strip("'\""))
+    except OSError as exc:
+        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+
+
+def engine(create: bool = False) -> Engine:
+    return store.open_engine(_state["db"], create=create)
+
+
+def _read(path: Path, limit: int | None = None) -> bytes:
+    if not path.is_file():
+        fail(f"{path}: no such file")
+    if limit is not None and path.stat().st_size > limit:
+        fail(f"{path}: {path.stat().st_size} bytes is over the {limit // 1024} KiB limit for a turn file")
+    return path.read_bytes()
+
+
+def _pairs(values: list[str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        side, sep, rest = value.partition("=")
+        if not sep or not side or not rest:
+            typer.echo(f"pbem: {what} must be SIDE=VALUE, got {value!r}", err=True)
+            raise typer.Exit(2)
+        out[side] = rest
+    return out
+
+
+# ------------------------------------------------------------------ commands
+
+
+@app.command()
+def keygen(
+    name: Annotated[str, typer.Argument(help="Key name: writes NAME (private, mode 0600) and NAME.pub.")],
+    dir: Annotated[Path, typer.Option("--dir", help="Folder for the key files.")] = Path("."),
+) -> None:
+    """Make a new Ed25519 key pair in OpenSSH format."""
+    from pbem import keys
+
+    with refusals():
+        private, public = keys.generate_ed25519(name, dir)
+        pub = keys.PublicKey.from_file(public)
+    typer.echo(f"private key: {private}\npublic key:  {public}\nfingerprint: {pub.fingerprint()}")
+
+
+@app.command()
+def new(
+    game: Annotated[str, typer.Argument(help="Game id (no spaces).")],
+    rules: Annotated[str, typer.Option("--rules", help="Ruleset: farrapos or furor-barbarus.")],
+    player: Annotated[list[str], typer.Option("--player", help="SIDE=PUBKEY_FILE, once per side.")],
+    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", help="Optional rule to switch on (repeatable).")] = None,
+    email: Annotated[Optional[list[str]], typer.Option("--email", help="SIDE=ADDRESS (repeatable).")] = None,
+    chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the dice hash chain.")] = 4096,
+) -> None:
+    """Create a game and commit its dice; prints the commitment (anchor)."""
+    keyfiles = _pairs(player, "--player")
+    with refusals():
+        keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
+        created = pipeline.new_game(engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length)
+    typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
+    typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
+    typer.echo(f"position: {created.initial_state_hash}")
+
+
+@app.command()
+def status(
+    game: Annotated[str, typer.Argument()],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Turn, sides awaited, score, and the result once over."""
+    with refusals():
+        st = pipeline.status(engine(), game)
+    if as_json:
+        typer.echo(json.dumps(st.to_json(), indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"{st.game} ({st.rules}/{st.scenario}): turn {st.turn}, {st.label}")
+    for line in st.score:
+        typer.echo(f"  {line['side']}: {line['detail']}")
+    if st.over:
+        r = st.result or {}
+        typer.echo(f"  game over: {r.get('kind')} for {r.get('winner') or 'nobody'} ({r.get('reason')})")
+    else:
+        typer.echo(f"  awaiting: {', '.join(st.awaiting) or 'nobody (ready to process)'}")
+        if st.queued:
+            typer.echo(f"  queued: {', '.join(st.queued)}")
+
+
+@app.command()
+def orders(
+    game: Annotated[str, typer.Argument()],
+    side: Annotated[str, typer.Option("--side", help="The side to write orders for.")],
+    bot: Annotated[Optional[str], typer.Option("--bot", help="Fill with a bot's legal orders (random, greedy).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Bot seed.")] = 0,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Write the next turn file for a side (template, or a bot's orders)."""
+    with refusals():
+        text = pipeline.next_turn_file(engine(), game, side, bot, seed)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
+            typer.echo(f"wrote {output}")
+
+
+def _signature_for(path: Path, sig: Optional[Path]) -> str | None:
+    sig_path = sig or path.with_name(path.name + ".sig")
+    if sig is not None and not sig_path.is_file():
+        fail(f"{sig_path}: no such signature file")
+    return sig_path.read_text(encoding="utf-8", errors="replace") if sig_path.is_file() else None
+
+
+@app.command()
+def check(
+    file: Annotated[Path, typer.Argument(help="Turn file.")],
+    sig: Annotated[Optional[Path], typer.Option("--sig", help="Detached signature (default FILE.sig if present).")] = None,
+) -> None:
+    """Parse and validate a turn file against the game's current position; stores nothing."""
+    from pbem.turnfile import MAX_TURN_FILE_BYTES
+
+    with refusals():
+        checked = pipeline.check(engine(), _read(file, MAX_TURN_FILE_BYTES + 16 * 1024), _signature_for(file, sig))
+    signed = "signature verified" if checked.signature else "not signed (signature not checked)"
+    typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}); {len(checked.orders)} order(s); {signed}")
+
+
+@app.command()
+def sign(
+    file: Annotated[Path, typer.Argument(help="Turn file.")],
+    key: Annotated[Path, typer.Option("--key", help="OpenSSH private key.")],
+    inline: Annotated[bool, typer.Option("--inline", help="Append the armored signature to FILE.")] = False,
+) -> None:
+    """Sign a turn file (SSHSIG, namespace pbem): writes FILE.sig, or appends inline."""
+    from pbem import sshsig
+
+    with refusals():
+        written = sshsig.sign_file(file, key, inline=inline)
+    typer.echo(f"signed: {written}")
+
+
+@app.command()
+def submit(
+    file: Annotated[Path, typer.Argument(help="Signed turn file.")],
+    sig: Annotated[Optional[Path], typer.Option("--sig", help="Detached signature (default FILE.sig).")] = None,
+) -> None:
+    """Verify and queue a turn file."""
+    from pbem.turnfile import MAX_TURN_FILE_BYTES
+
+    with refusals():
+        db = engine()
+        data = _read(file, MAX_TURN_FILE_BYTES + 16 * 1024)
+        result = pipeline.submit(db, data, _signature_for(file, sig), source=str(file))
+    c = result.checked
+    extra = f", superseding {result.superseded} earlier file(s)" if result.superseded else ""
+    typer.echo(f"queued: {c.game_id}, {c.side}, turn {c.turn} ({c.label}){extra}")
+
+
+@app.command()
+def process(
+    games: Annotated[Optional[list[str]], typer.Argument(help="Games to process (default with --all: every game).")] = None,
+    all_games: Annotated[bool, typer.Option("--all", help="Every game not over.")] = False,
+    force_nmr: Annotated[bool, typer.Option("--force-nmr", help="Resolve with missing sides taking no action.")] = False,
+    reports: Annotated[Optional[Path], typer.Option("--reports", help="Also write each side's HTML and text report here.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,
+) -> None:
+    """Resolve every game whose due sides have all submitted."""
+    if not games and not all_games:
+        typer.echo("pbem: name the games to process, or give --all", err=True)
+        raise typer.Exit(2)
+    with refusals():
+        db = engine()
+        targets = games if games else pipeline.pending_games(db)
+        outcomes = _with_progress("processing", targets, lambda tick: pipeline.process(db, targets, force_nmr, on_resolved=lambda _o: tick()), quiet)
+        if reports is not None:
+            from pbem import reporting
+
+            for o in outcomes:
+                if o.resolved is not None:
+                    reporting.write_resolution_reports(db, o.game_id, o.resolved, reports / o.game_id)
+    _print_outcomes(outcomes, quiet)
+
+
+def _with_progress(what: str, items: list[str], run: Callable[[Callable[[], None]], Any], quiet: bool) -> Any:
+    if quiet or not sys.stderr.isatty() or len(items) < 2:
+        return run(lambda: None)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as progress:
+        task = progress.add_task(what, total=len(items))
+        return run(lambda: progress.advance(task))
+
+
+def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> None:
+    made = [o for o in outcomes if o.resolved is not None]
+    if not quiet and len(outcomes) > 1 and sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table("game", "resolution", "turn", "note")
+        for o in outcomes:
+            table.add_row(o.game_id, str(o.resolved or "-"), o.label, _note(o))
+        Console().print(table)
+    else:
+        for o in outcomes:
+            if o.resolved is not None:
+                typer.echo(f"{o.game_id}: resolution {o.resolved} ({o.label}){' ' + _note(o) if _note(o) else ''}")
+            elif not quiet:
+                typer.echo(f"{o.game_id}: {_note(o)}")
+    typer.echo(f"{len(made)} resolution(s) made, {len(outcomes) - len(made)} game(s) waiting")
+
+
+def _note(o: pipeline.ProcessOutcome) -> str:
+    parts = []
+    if o.nmr:
+        parts.append(f"no moves received from {', '.join(o.nmr)}")
+    if o.awaiting:
+        parts.append(f"awaiting {', '.join(o.awaiting)}")
+    if o.over and o.resolved is not None:
+        parts.append("game over")
+    if o.note:
+        parts.append(o.note)
+    return "; ".join(parts)
+
+
+@app.command()
+def dice(
+    game: Annotated[str, typer.Argument()],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+    stats: Annotated[bool, typer.Option("--stats", help="Counts per face and a chi-square figure per die size.")] = False,
+) -> None:
+    """The dice history: resolution, index, die, value, purpose."""
+    from sqlmodel import Session
+
+    from pbem import dice_stats
+
+    with refusals():
+        with Session(engine()) as session:
+            g = store.get_game(session, game)
+            rows = store.rolls_for(session, g.id)
+            active = {r.k: r.active for r in store.all_resolutions(session, g.id)}
+    history = [{"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)} for r in rows]
+    summary = None
+    if stats:
+        summary = {
+            str(sides): {"faces": {str(f): c for f, c in sorted(counts.items())}, "chi_square": dice_stats.chi_square(rows)[sides]}
+            for sides, counts in sorted(dice_stats.face_counts(rows).items())
+        }
+    if as_json:
+        typer.echo(json.dumps({"game": game, "anchor": g.anchor, "rolls": history, **({"stats": summary} if stats else {})}, indent=1, ensure_ascii=False))
+        return
+    typer.echo(f"dice of {game} (anchor {g.anchor}): {len(history)} roll(s)")
+    for h in history:
+        mark = "  [set aside]" if h["set_aside"] else ""
+        typer.echo(f"  k={h['resolution']:<4} #{h['index']:<3} d{h['sides']:<3} = {h['value']:<3}  {h['purpose']}{mark}")
+    if summary:
+        for sides, s in summary.items():
+            stat, dof, p = s["chi_square"]
+            faces = " ".join(f"{f}:{c}" for f, c in s["faces"].items())
+            typer.echo(f"  d{sides}: {faces}   chi-square {stat:.2f} (df {dof}, p = {p:.3f})")
+
+
+@app.command()
+def export(
+    game: Annotated[str, typer.Argument()],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Archive file to write.")],
+) -> None:
+    """Write the game archive (pbem-archive/1 JSON)."""
+    from pbem import archive
+
+    with refusals():
+        data = archive.export(engine(), game, output)
+    typer.echo(f"wrote {output}: {len(data['resolutions'])} resolution(s), anchor {data['dice']['anchor']}")
+
+
+@app.command()
+def audit(
+    game: Annotated[Optional[str], typer.Argument(help="Game in the database.")] = None,
+    archive_file: Annotated[Optional[Path], typer.Option("--archive", help="Audit an exported archive (no database).")] = None,
+) -> None:
+    """Re-verify signatures, headers, the dice chain, every roll and every position."""
+    from pbem import archive, audit as auditing
+
+    if (game is None) == (archive_file is None):
+        typer.echo("pbem: give a GAME or --archive FILE", err=True)
+        raise typer.Exit(2)
+    with refusals():
+        try:
+            data = archive.load(archive_file) if archive_file else archive.build_archive(engine(), game or "")
+            summary = auditing.audit_archive(data)
+        except (auditing.AuditFailure, ValueError) as exc:
+            fail(f"audit failed: {exc}")
+    for line in summary.lines():
+        typer.echo(line)
+
+
+@app.command()
+def rollback(
+    game: Annotated[str, typer.Argument()],
+    to: Annotated[int, typer.Option("--to", help="Keep resolutions up to K; set aside the rest.")],
+) -> None:
+    """Set aside the resolutions after K (kept, and shown by export and audit)."""
+    with refusals():
+        record = pipeline.rollback(engine(), game, to)
+    typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, json.loads(record.discarded)))}")
+
+
+@app.command()
+def case(files: Annotated[list[Path], typer.Argument(help="Rule case TOML files or folders.")]) -> None:
+    """Run rule cases; exit 0 only if all pass."""
+    from pbem.cases import run_cases
+
+    results = run_cases(files)
+    for r in results:
+        typer.echo(r.summary())
+    failed = sum(not r.passed for r in results)
+    typer.echo(f"{len(results) - failed} passed, {failed} failed")
+    if failed or not results:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,502 @@
+"""The referee's pipeline: create a game, check and queue turn files, resolve.
+
+Every public function here is what a CLI command calls (the CLI only parses
+arguments and prints).  Single calls raise :class:`Refused` with one problem per
+line; nothing is stored by a refused call except the refusal itself (its bytes
+and reason, so nothing a player sent is lost).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
+
+from pbem import dice as dicev1
+from pbem import keys, sshsig, store
+from pbem.canonical import canonical_json, position_hash
+from pbem.turnfile import TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
+from rules import find_ruleset
+from rules.base import NO_ORDERS, Orders, Problem, Ruleset
+
+FAULT_ENV = "PBEM_TEST_FAULT"
+"""Test-only fault injection: ``kill-mid-resolution`` makes ``process`` SIGKILL itself
+after writing a resolution but before committing it (see tests/test_crash.py)."""
+
+
+class Refused(ValueError):
+    """An input was refused; ``problems`` are the lines to print (one per problem)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+# --------------------------------------------------------------------------- new
+
+
+def new_game(
+    engine: Engine,
+    game_id: str,
+    rules_id: str,
+    scenario: str | None,
+    options: Sequence[str],
+    player_keys: Mapping[str, str],
+    emails: Mapping[str, str] | None = None,
+    chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
+) -> store.Game:
+    """Create a game: set up the position, register each side's public key, and
+    commit the dice (only the anchor is shown)."""
+    problems: list[str] = []
+    if not game_id or any(c.isspace() for c in game_id) or len(game_id) > 64:
+        problems.append(f"game id {game_id!r} must be 1-64 characters without spaces")
+    try:
+        ruleset = find_ruleset(rules_id)
+        info = ruleset.scenario(scenario)
+    except ValueError as exc:
+        raise Refused([str(exc)]) from None
+    known_options = {o.id for o in ruleset.options()} | _scenario_option_ids(ruleset, info.id)
+    for option in options:
+        if option not in known_options:
+            problems.append(f"unknown option {option!r} for {rules_id} (known: {', '.join(sorted(known_options)) or 'none'})")
+    for side in player_keys:
+        if side not in info.sides:
+            problems.append(f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)})")
+    for side in info.sides:
+        if side not in player_keys:
+            problems.append(f"no --player {side}=PUBKEY_FILE given")
+    parsed_keys: dict[str, keys.PublicKey] = {}
+    for side, line in player_keys.items():
+        try:
+            parsed_keys[side] = keys.PublicKey.from_openssh(line)
+        except ValueError as exc:
+            problems.append(f"public key for {side}: {exc}")
+    for side in (emails or {}):
+        if side not in info.sides:
+            problems.append(f"--email for unknown side {side!r}")
+    if not 1 <= chain_length <= 1_000_000:
+        problems.append("dice chain length must be between 1 and 1,000,000")
+    if problems:
+        raise Refused(problems)
+    position = ruleset.setup(info.id, list(options))
+    commitment = dicev1.Commitment.new(chain_length)
+    game = store.Game(
+        id=game_id,
+        rules=rules_id,
+        scenario=info.id,
+        options=json.dumps(list(options)),
+        seed=commitment.seed.hex(),
+        chain_length=chain_length,
+        anchor=commitment.anchor.hex(),
+        initial_position=canonical_json(position),
+        initial_state_hash=position_hash(position),
+        state_hash=position_hash(position),
+    )
+    with store.session_scope(engine) as session:
+        if session.get(store.Game, game_id) is not None:
+            raise Refused([f"game {game_id!r} already exists"])
+        session.add(game)
+        for side in info.sides:
+            session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
+    return game
+
+
+def _scenario_option_ids(ruleset: Ruleset, scenario_id: str) -> set[str]:
+    hook = getattr(ruleset, "scenario_options", None)
+    return {o.id for o in hook(scenario_id)} if callable(hook) else set()
+
+
+# ---------------------------------------------------------------------- checking
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A turn file that passed every check (envelope, signature, orders)."""
+
+    game_id: str
+    side: str
+    turn: int
+    message: bytes  # the signed bytes (LF line ends)
+    signature: str | None
+    turn_file: TurnFile
+    orders: Orders
+    label: str
+
+
+def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, str | None]:
+    """The signed message and its armored signature: detached if given, else inline."""
+    if signature is not None:
+        return normalise(data), signature.decode("utf-8", "replace") if isinstance(signature, bytes) else signature
+    return sshsig.split_inline(data)
+
+
+def inspect_turn_file(session: Session, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
+    """Run every check on a turn file against the stored game; raise :class:`Refused`."""
+    try:
+        tf = parse_turn_file(message)
+    except TurnFileError as exc:
+        raise Refused([str(p) for p in exc.problems]) from None
+    game = session.get(store.Game, tf.game)
+    if game is None:
+        raise Refused([f"no game {tf.game!r} on this referee's database"])
+    if tf.rules != game.rules:
+        raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
+    roster = {p.side: p for p in store.players(session, game.id)}
+    if tf.side not in roster:
+        raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
+    if signature is None:
+        if require_signature:
+            raise Refused([f"turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n {sshsig.NAMESPACE})"])
+    else:
+        try:
+            signer = sshsig.verify(message, signature)
+        except sshsig.SignatureError as exc:
+            raise Refused([f"signature refused: {exc}"]) from None
+        expected = keys.PublicKey.from_openssh(roster[tf.side].public_key)
+        if not signer.same_key(expected):
+            owner = next((p.side for p in roster.values() if keys.PublicKey.from_openssh(p.public_key).same_key(signer)), None)
+            who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
+            raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
+    digest = hashlib.sha256(message).hexdigest()
+    for earlier in _submissions_with_digest(session, game.id, digest):
+        if earlier.status == store.SubmissionStatus.RESOLVED:
+            raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
+        if earlier.status == store.SubmissionStatus.QUEUED:
+            raise Refused([f"this turn file is already queued for turn {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
+    if game.over:
+        raise Refused([f"game {game.id} is over ({_result_text(game)}); no more turns are taken"])
+    if tf.turn != game.next_k:
+        when = "stale" if tf.turn < game.next_k else "from the future"
+        raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
+    if tf.state != game.state_hash:
+        raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
+    ruleset = find_ruleset(game.rules)
+    position = store.current_position(session, game)
+    due = ruleset.due(position)
+    if tf.side not in due:
+        raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for turn {game.next_k}"])
+    orders, problems = orders_of(ruleset, position, tf)
+    if problems:
+        raise Refused([str(p) for p in problems])
+    return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(position))
+
+
+def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:
+    """Parse and validate a turn file's orders; problems carry whole-file line numbers."""
+    orders, problems = ruleset.parse_orders(tf.body)
+    if not problems:
+        problems = ruleset.validate(position, tf.side, orders)
+    shifted = [Problem(p.line + tf.body_offset if p.line else 0, p.message) for p in problems]
+    return orders, shifted
+
+
+def _submissions_with_digest(session: Session, game_id: str, digest: str) -> list[store.Submission]:
+    from sqlmodel import select
+
+    stmt = select(store.Submission).where(store.Submission.game_id == game_id, store.Submission.digest == digest)
+    return list(session.exec(stmt).all())
+
+
+def _result_text(game: store.Game) -> str:
+    if not game.result:
+        return "no result"
+    result = json.loads(game.result)
+    return f"{result.get('kind')}, {result.get('winner') or 'no winner'}: {result.get('reason')}"
+
+
+def check(engine: Engine, data: bytes, signature: str | bytes | None = None) -> Checked:
+    """``pbem check``: every check, storing nothing.  An unsigned file is checked
+    for everything but its signature."""
+    message, armored = split_signature(data, signature)
+    with Session(engine) as session:
+        return inspect_turn_file(session, message, armored, require_signature=False)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    checked: Checked
+    superseded: int  # how many queued submissions of the same side this one replaced
+
+
+def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "") -> Submitted:
+    """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
+    reason) and raised as :class:`Refused`; nothing else changes."""
+    message, armored = split_signature(data, signature)
+    try:
+        with store.session_scope(engine) as session:
+            checked = inspect_turn_file(session, message, armored)
+            superseded = 0
+            for earlier in store.submissions_for(session, checked.game_id, checked.turn, store.SubmissionStatus.QUEUED):
+                if earlier.side == checked.side:
+                    earlier.status = store.SubmissionStatus.SUPERSEDED
+                    session.add(earlier)
+                    superseded += 1
+            session.add(
+                store.Submission(
+                    game_id=checked.game_id,
+                    side=checked.side,
+                    turn=checked.turn,
+                    message=message,
+                    signature=armored or "",
+                    digest=hashlib.sha256(message).hexdigest(),
+                    source=source,
+                )
+            )
+            return Submitted(checked, superseded)
+    except Refused as refusal:
+        record_refusal(engine, data, armored, refusal.problems, source)
+        raise
+
+
+def record_refusal(engine: Engine, data: bytes, signature: str | None, problems: Sequence[str], source: str = "") -> None:
+    """Keep what a player sent, with why it was refused."""
+    game_id = side = None
+    turn = None
+    try:
+        tf = parse_turn_file(sshsig.split_inline(data)[0] if signature is None else normalise(data))
+        game_id, side, turn = tf.game, tf.side, tf.turn
+    except (TurnFileError, ValueError):
+        pass
+    with store.session_scope(engine) as session:
+        session.add(
+            store.Refusal(game_id=game_id, side=side, turn=turn, data=data, signature=signature, reason="\n".join(problems), source=source)
+        )
+
+
+# -------------------------------------------------------------------- resolving
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    game_id: str
+    resolved: int | None  # k of the resolution made, or None
+    label: str
+    awaiting: tuple[str, ...] = ()
+    nmr: tuple[str, ...] = ()
+    over: bool = False
+    note: str = ""
+
+
+def pending_games(engine: Engine) -> list[str]:
+    from sqlmodel import select
+
+    with Session(engine) as session:
+        return list(session.exec(select(store.Game.id).where(store.Game.over == False).order_by(store.Game.id)).all())  # noqa: E712
+
+
+def process(
+    engine: Engine,
+    game_ids: Iterable[str] | None = None,
+    force_nmr: bool = False,
+    on_resolved: Callable[[ProcessOutcome], None] | None = None,
+) -> list[ProcessOutcome]:
+    """Resolve every listed game (or every game not over) whose due sides have all
+    submitted: one resolution per game and call, each in its own transaction
+    (turn files are only ever queued for the next resolution)."""
+    outcomes: list[ProcessOutcome] = []
+    for game_id in list(game_ids) if game_ids is not None else pending_games(engine):
+        outcome = resolve_next(engine, game_id, force_nmr)
+        outcomes.append(outcome)
+        if on_resolved is not None:
+            on_resolved(outcome)
+    return outcomes
+
+
+def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> ProcessOutcome:
+    """Make the next resolution of one game if it is ready, in one transaction."""
+    try:
+        with store.session_scope(engine) as session:
+            game = store.get_game(session, game_id)
+            ruleset = find_ruleset(game.rules)
+            position = store.current_position(session, game)
+            label = ruleset.turn_label(position)
+            if game.over:
+                return ProcessOutcome(game_id, None, label, over=True, note="game over")
+            k = game.next_k
+            due = ruleset.due(position)
+            queued = {s.side: s for s in store.submissions_for(session, game_id, k, store.SubmissionStatus.QUEUED)}
+            missing = tuple(side for side in due if side not in queued)
+            if missing and not force_nmr:
+                return ProcessOutcome(game_id, None, label, awaiting=missing)
+            files = [queued[side] for side in sorted(queued) if side in due]
+            reveal = dicev1.reveal(bytes.fromhex(game.seed), game.chain_length, k)
+            stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
+            orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
+            for f in files:
+                tf = parse_turn_file(f.message)
+                parsed, problems = orders_of(ruleset, position, tf)
+                if problems:  # cannot happen: checked at submit against this very position
+                    raise Refused([f"queued {f.side} file no longer valid: {p}" for p in problems])
+                orders[f.side] = parsed
+            result = ruleset.resolve(position, orders, stream)
+            new_hash = position_hash(result.position)
+            outcome = ruleset.outcome(result.position)
+            session.add(
+                store.Resolution(
+                    game_id=game_id,
+                    k=k,
+                    label=label,
+                    position=canonical_json(result.position),
+                    state_hash=new_hash,
+                    previous_state_hash=game.state_hash,
+                    events=canonical_json(result.events),
+                    reveal=reveal.hex(),
+                    nmr=json.dumps(list(missing)),
+                )
+            )
+            for roll in stream.rolls:
+                session.add(store.Roll(game_id=game_id, k=k, idx=roll.index, sides=roll.sides, value=roll.value, purpose=roll.purpose))
+            for f in files:
+                f.status = store.SubmissionStatus.RESOLVED
+                session.add(f)
+            game.current_k = k
+            game.next_k = k + 1
+            game.state_hash = new_hash
+            game.over = outcome is not None
+            game.result = json.dumps(outcome.to_json()) if outcome else None
+            session.add(game)
+            session.flush()
+            if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
+                os.kill(os.getpid(), signal.SIGKILL)
+            return ProcessOutcome(game_id, k, label, nmr=missing, over=game.over)
+    except IntegrityError:
+        # Another process made this resolution first (unique game_id, k): nothing to do.
+        return ProcessOutcome(game_id, None, "", note="resolved by another process")
+
+
+# ------------------------------------------------------------------ rollback
+
+
+def rollback(engine: Engine, game_id: str, to_k: int) -> store.Rollback:
+    """Set aside every active resolution after ``to_k`` (kept, shown by export and
+    audit); queued files written against the discarded positions are set aside
+    too.  Resolution numbers are never reused: the next one is a fresh ``k``."""
+    with store.session_scope(engine) as session:
+        game = store.get_game(session, game_id)
+        actives = store.active_resolutions(session, game_id)
+        known = [0] + [r.k for r in actives]
+        if to_k not in known:
+            raise Refused([f"game {game_id} has no active resolution {to_k} (active: {', '.join(map(str, known))})"])
+        discarded = [r for r in actives if r.k > to_k]
+        if not discarded:
+            raise Refused([f"game {game_id} is already at resolution {to_k}; nothing to roll back"])
+        record = store.Rollback(game_id=game_id, to_k=to_k, discarded=json.dumps([r.k for r in discarded]))
+        session.add(record)
+        session.flush()
+        for r in discarded:
+            r.active = False
+            r.rollback_id = record.id
+            session.add(r)
+            for sub in store.submissions_for(session, game_id, r.k, store.SubmissionStatus.RESOLVED):
+                sub.status = store.SubmissionStatus.SET_ASIDE
+                session.add(sub)
+        for sub in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED):
+            sub.status = store.SubmissionStatus.SET_ASIDE
+            session.add(sub)
+        game.current_k = to_k
+        if to_k == 0:
+            game.state_hash = game.initial_state_hash
+            position = json.loads(game.initial_position)
+        else:
+            kept = next(r for r in actives if r.k == to_k)
+            game.state_hash = kept.state_hash
+            position = json.loads(kept.position)
+        outcome = find_ruleset(game.rules).outcome(position)
+        game.over = outcome is not None
+        game.result = json.dumps(outcome.to_json()) if outcome else None
+        session.add(game)
+        return record
+
+
+# ------------------------------------------------------------------- helpers
+
+
+def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = None, seed: int = 0) -> str:
+    """``pbem orders``: the next turn file for ``side``: a commented template, or
+    one filled with a bot's legal orders."""
+    import random
+
+    with Session(engine) as session:
+        game = store.get_game(session, game_id)
+        ruleset = find_ruleset(game.rules)
+        position = store.current_position(session, game)
+        sides = ruleset.sides(game.scenario)
+        if side not in sides:
+            raise Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})"])
+        if game.over:
+            raise Refused([f"game {game_id} is over ({_result_text(game)})"])
+        due = ruleset.due(position)
+        if side not in due:
+            raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for turn {game.next_k}"])
+        if bot is None:
+            body = ruleset.order_template(position, side)
+        else:
+            if bot not in ruleset.bots():
+                raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
+            body = ruleset.bot_orders(position, side, bot, random.Random(f"{game_id}/{game.next_k}/{side}/{seed}"))
+        head = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" if bot is None else ""
+        return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, head + body)
+
+
+@dataclass(frozen=True)
+class Status:
+    game: str
+    rules: str
+    scenario: str
+    turn: int
+    label: str
+    awaiting: list[str]
+    over: bool
+    result: dict | None
+    score: list[dict] = field(default_factory=list)
+    anchor: str = ""
+    queued: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game,
+            "rules": self.rules,
+            "scenario": self.scenario,
+            "turn": self.turn,
+            "label": self.label,
+            "awaiting": self.awaiting,
+            "queued": self.queued,
+            "over": self.over,
+            "result": self.result,
+            "score": self.score,
+            "anchor": self.anchor,
+        }
+
+
+def status(engine: Engine, game_id: str) -> Status:
+    with Session(engine) as session:
+        game = store.get_game(session, game_id)
+        ruleset = find_ruleset(game.rules)
+        position = store.current_position(session, game)
+        queued = sorted(s.side for s in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED))
+        due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
+        return Status(
+            game=game.id,
+            rules=game.rules,
+            scenario=game.scenario,
+            turn=game.next_k,
+            label=ruleset.turn_label(position),
+            awaiting=due,
+            over=game.over,
+            result=json.loads(game.result) if game.result else None,
+            score=[{"side": s.side, "value": s.value, "detail": s.detail} for s in ruleset.score(position)],
+            anchor=game.anchor,
+            queued=queued,
+        )
+
+
+def received_at(value: datetime) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S UTC")

@@ -1,0 +1,110 @@
+"""From the store to reports: fills :class:`pbem.report.ReportData` for one side
+(or the referee) after one resolution, and writes report files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem import report, store
+from pbem.turnfile import render_turn_file
+from rules import find_ruleset
+
+
+def report_data(session: Session, game_id: str, k: int | None = None, side: str | None = None) -> report.ReportData:
+    """The report of resolution ``k`` (default: the latest active; 0 = the game as
+    created) for ``side`` (``None``: the referee's view)."""
+    game = store.get_game(session, game_id)
+    ruleset = find_ruleset(game.rules)
+    k = game.current_k if k is None else k
+    actives = store.active_resolutions(session, game_id)
+    row = next((r for r in actives if r.k == k), None) if k else None
+    if k and row is None:
+        raise LookupError(f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})")
+    sides = ruleset.sides(game.scenario)
+    if side is not None and side not in sides:
+        raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})")
+    position = json.loads(row.position) if row else json.loads(game.initial_position)
+    before = actives[actives.index(row) - 1] if row and actives.index(row) > 0 else None
+    outcome = ruleset.outcome(position)
+    due = () if outcome else ruleset.due(position)
+    latest = k == game.current_k
+    next_turn = game.next_k if latest else k + 1
+    next_file = None
+    if side is not None and side in due:
+        body = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" + ruleset.order_template(position, side)
+        next_file = render_turn_file(game.id, game.rules, side, next_turn, row.state_hash if row else game.initial_state_hash, body)
+    events = tuple(json.loads(row.events)) if row else ()
+    refusals = session.exec(
+        select(store.Refusal).where(store.Refusal.game_id == game_id, store.Refusal.turn.in_([k, next_turn])).order_by(store.Refusal.id)  # type: ignore[union-attr]
+    ).all()
+    problems = tuple(
+        report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
+        for r in refusals
+        if side is None or r.side == side
+    )
+    roster = store.players(session, game_id)
+    return report.ReportData(
+        game_id=game.id,
+        rules_id=game.rules,
+        rules_title=ruleset.title,
+        scenario_id=game.scenario,
+        scenario_title=ruleset.scenario(game.scenario).title,
+        options=tuple(game.option_list()),
+        k=k,
+        label=row.label if row else "set-up",
+        next_label=ruleset.turn_label(position),
+        awaiting=tuple(due),
+        side=side,
+        sides=tuple((p.side, p.email) for p in roster),
+        score=tuple(ruleset.score(position)),
+        over=outcome is not None,
+        result=outcome.to_json() if outcome else None,
+        events=events,
+        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in store.rolls_for(session, game_id, k)) if row else (),
+        reveal=row.reveal if row else None,
+        anchor=game.anchor,
+        chain_length=game.chain_length,
+        previous_reveal=(before.reveal if before else game.anchor) if row else None,
+        state_hash=row.state_hash if row else game.initial_state_hash,
+        previous_state_hash=row.previous_state_hash if row else None,
+        map_svg=ruleset.map_svg(position, list(events), side),
+        problems=problems,
+        next_turn_file=next_file,
+        history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
+    )
+
+
+def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: str) -> str | bytes:
+    """One report as ``html``, ``text`` or ``eml`` (bytes)."""
+    with Session(engine) as session:
+        data = report_data(session, game_id, k, side)
+        email_to = next((p.email for p in store.players(session, game_id) if p.side == side), None)
+    if fmt == "html":
+        return report.render_html(data)
+    if fmt == "text":
+        return report.render_text(data)
+    if fmt == "eml":
+        from pbem import email_build
+
+        message = email_build.report_email(data, sender="referee@pbem.invalid", recipient=email_to or f"{side or 'referee'}@pbem.invalid", thread_root_id=None)
+        return message.as_bytes()
+    raise ValueError(f"unknown report format {fmt!r} (html, text, eml)")
+
+
+def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path) -> list[Path]:
+    """Each side's HTML and text report of resolution ``k``, written to ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with Session(engine) as session:
+        game = store.get_game(session, game_id)
+        for side in find_ruleset(game.rules).sides(game.scenario):
+            data = report_data(session, game_id, k, side)
+            for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
+                path = folder / report.report_filename(k, side, ext)
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+    return written

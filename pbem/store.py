@@ -1,0 +1,273 @@
+"""The store: SQLModel tables on SQLite (WAL) or any SQLAlchemy database.
+
+Everything a player sent is kept byte for byte: submissions (queued, superseded,
+resolved, set aside) and refusals with their reason.  Resolutions form the
+position hash chain (previous hash -> orders -> new hash); rolls keep every die
+with its purpose.  ``SCHEMA_VERSION`` is stored in ``meta``; opening a database of
+another version is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, LargeBinary, UniqueConstraint, event, inspect, text
+from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
+
+SCHEMA_VERSION = 1
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (wrong version, not a pbem database, unreadable)."""
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+class SubmissionStatus(str, Enum):
+    QUEUED = "queued"
+    SUPERSEDED = "superseded"
+    RESOLVED = "resolved"
+    SET_ASIDE = "set_aside"
+
+
+class Meta(SQLModel, table=True):
+    key: str = Field(primary_key=True)
+    value: str
+
+
+class Game(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    rules: str
+    scenario: str
+    options: str = "[]"  # JSON list
+    created: datetime = Field(default_factory=utcnow)
+    seed: str  # hex; the only secret. Never leaves the database.
+    chain_length: int
+    anchor: str
+    initial_position: str  # canonical JSON
+    initial_state_hash: str
+    current_k: int = 0  # latest active resolution (0: none yet)
+    next_k: int = 1  # number of the next resolution (never reused, even after rollback)
+    state_hash: str  # hash of the current position
+    over: bool = False
+    result: str | None = None  # JSON of Outcome.to_json()
+
+    def option_list(self) -> list[str]:
+        return list(json.loads(self.options))
+
+
+class Player(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "side"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    side: str
+    public_key: str  # OpenSSH line
+    email: str | None = None
+
+
+class Resolution(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "k"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    k: int
+    label: str
+    position: str  # canonical JSON
+    state_hash: str
+    previous_state_hash: str
+    events: str = "[]"  # JSON list
+    reveal: str  # hex, published
+    nmr: str = "[]"  # JSON list of sides resolved with no orders
+    created: datetime = Field(default_factory=utcnow)
+    active: bool = True
+    rollback_id: int | None = None
+
+
+class Submission(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    side: str
+    turn: int
+    message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the signed bytes
+    signature: str  # armored SSHSIG
+    digest: str = Field(index=True)  # hex SHA-256 of message
+    received: datetime = Field(default_factory=utcnow)
+    status: SubmissionStatus = SubmissionStatus.QUEUED
+    source: str = ""
+
+
+class Refusal(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str | None = Field(default=None, index=True)
+    side: str | None = None
+    turn: int | None = None
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    signature: str | None = None
+    reason: str
+    received: datetime = Field(default_factory=utcnow)
+    source: str = ""
+
+
+class Roll(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("game_id", "k", "idx"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    k: int
+    idx: int
+    sides: int
+    value: int
+    purpose: str
+
+
+class Rollback(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    to_k: int
+    at: datetime = Field(default_factory=utcnow)
+    discarded: str = "[]"  # JSON list of k
+
+
+def database_url(db: str | os.PathLike[str] | None) -> str:
+    """``--db`` may be a path or an SQLAlchemy URL; default ``$PBEM_DB`` or ``pbem.db``."""
+    value = str(db) if db is not None else os.environ.get("PBEM_DB", "pbem.db")
+    if "://" in value:
+        return value
+    return f"sqlite:///{Path(value)}"
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the driver, issue BEGIN, so that we can make it IMMEDIATE.
+        dbapi_conn.isolation_level = None
+        cursor = dbapi_conn.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        # A writer takes the lock at BEGIN: two processes never interleave a resolution.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -> Engine:
+    """Open (and create, if new) the database; check its schema version."""
+    url = database_url(db)
+    is_sqlite = url.startswith("sqlite")
+    if is_sqlite and not create:
+        path = url.split("sqlite:///", 1)[-1]
+        if path and not Path(path).exists():
+            raise StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
+    engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
+    if is_sqlite:
+        _sqlite_pragmas(engine)
+    try:
+        _check_or_create_schema(engine)
+    except (DatabaseError, OperationalError) as exc:
+        engine.dispose()
+        raise StoreError(f"cannot open database {url}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}") from None
+    except StoreError:
+        engine.dispose()
+        raise
+    return engine
+
+
+def _check_or_create_schema(engine: Engine) -> None:
+    tables = set(inspect(engine).get_table_names())
+    if not tables:
+        SQLModel.metadata.create_all(engine)
+        with Session(engine) as session:
+            session.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
+            session.commit()
+        return
+    if "meta" not in tables:
+        raise StoreError("this database is not a pbem database (it has no 'meta' table); give another --db")
+    with engine.connect() as conn:
+        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
+    version = row[0] if row else None
+    if version != str(SCHEMA_VERSION):
+        raise StoreError(
+            f"database schema version is {version}, this pbem reads version {SCHEMA_VERSION}; "
+            "use the pbem release that wrote it (nothing was changed)"
+        )
+    missing = set(SQLModel.metadata.tables) - tables
+    if missing:
+        raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """One transaction: committed on success, rolled back on any error."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def get_game(session: Session, game_id: str) -> Game:
+    game = session.get(Game, game_id)
+    if game is None:
+        known = session.exec(select(Game.id)).all()
+        hint = f" (games here: {', '.join(known)})" if known else " (this database has no games)"
+        raise LookupError(f"no game {game_id!r}{hint}")
+    return game
+
+
+def players(session: Session, game_id: str) -> list[Player]:
+    return list(session.exec(select(Player).where(Player.game_id == game_id).order_by(Player.side)).all())
+
+
+def active_resolutions(session: Session, game_id: str) -> list[Resolution]:
+    stmt = select(Resolution).where(Resolution.game_id == game_id, Resolution.active == True).order_by(Resolution.k)  # noqa: E712
+    return list(session.exec(stmt).all())
+
+
+def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
+    stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(Resolution.k)
+    return list(session.exec(stmt).all())
+
+
+def resolution(session: Session, game_id: str, k: int) -> Resolution | None:
+    return session.exec(select(Resolution).where(Resolution.game_id == game_id, Resolution.k == k)).first()
+
+
+def current_position(session: Session, game: Game) -> dict[str, Any]:
+    if game.current_k == 0:
+        return json.loads(game.initial_position)
+    row = resolution(session, game.id, game.current_k)
+    if row is None:
+        raise StoreError(f"game {game.id}: its current resolution {game.current_k} is missing; the database is damaged")
+    return json.loads(row.position)
+
+
+def submissions_for(session: Session, game_id: str, k: int, status: SubmissionStatus | None = None) -> list[Submission]:
+    stmt = select(Submission).where(Submission.game_id == game_id, Submission.turn == k)
+    if status is not None:
+        stmt = stmt.where(Submission.status == status)
+    return list(session.exec(stmt.order_by(Submission.side, Submission.id)).all())
+
+
+def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll]:
+    stmt = select(Roll).where(Roll.game_id == game_id)
+    if k is not None:
+        stmt = stmt.where(Roll.k == k)
+    return list(session.exec(stmt.order_by(Roll.k, Roll.idx)).all())
+
+
+def game_ids(session: Session) -> list[str]:
+    return list(session.exec(select(Game.id).order_by(Game.id)).all())

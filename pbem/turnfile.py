@@ -1,0 +1,139 @@
+"""The turn file envelope (DESIGN.md, "Turn file").
+
+UTF-8 text, LF line ends (CRLF read as LF); a header of ``key: value`` lines, a
+blank line, one order per line; ``#`` starts a comment; at most 64 KiB.
+
+>>> tf = parse_turn_file(b"game: g1\\nrules: farrapos\\nside: republic\\nturn: 1\\nstate: " + b"0" * 64 + b"\\n\\n# nothing\\n")
+>>> tf.game, tf.side, tf.turn, tf.body_offset
+('g1', 'republic', 1, 6)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rules.base import Problem
+
+MAX_TURN_FILE_BYTES = 64 * 1024
+HEADER_KEYS = ("game", "rules", "side", "turn", "state")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_BOM = "\ufeff"
+
+
+class TurnFileError(ValueError):
+    """A turn file that cannot be read as one; ``problems`` name the lines."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems))
+
+
+@dataclass(frozen=True)
+class TurnFile:
+    game: str
+    rules: str
+    side: str
+    turn: int
+    state: str
+    body: str
+    """The order lines (comments blanked, line count kept) as the ruleset reads them."""
+    body_offset: int
+    """Lines before the body: problem line ``n`` of the body is file line ``n + body_offset``."""
+
+
+def normalise(data: bytes) -> bytes:
+    """CRLF -> LF: the bytes that are signed and hashed."""
+    return data.replace(b"\r\n", b"\n")
+
+
+def strip_comments(body: str) -> str:
+    """Blank out ``#`` comments, keeping every line (so line numbers hold)."""
+    return "\n".join(line.split("#", 1)[0].rstrip() for line in body.split("\n"))
+
+
+def decode(data: bytes) -> str:
+    """Size, NUL and UTF-8 checks; returns the text with LF line ends."""
+    if len(data) > MAX_TURN_FILE_BYTES:
+        raise TurnFileError([Problem(0, f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)")])
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise TurnFileError([Problem(line, "turn file contains a NUL byte")])
+    try:
+        text = normalise(data).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise TurnFileError([Problem(line, f"turn file is not valid UTF-8 (byte {exc.start})")]) from None
+    if "\r" in text:
+        line = text[: text.index("\r")].count("\n") + 1
+        raise TurnFileError([Problem(line, "stray carriage return (CR) in turn file")])
+    return text
+
+
+def parse_turn_file(data: bytes) -> TurnFile:
+    """Parse the envelope of a turn file (the signed message, without any inline
+    signature).  Raises :class:`TurnFileError` listing every header problem."""
+    text = decode(data)
+    if text.startswith(_BOM):
+        text = text[1:]
+    lines = text.split("\n")
+    header: dict[str, str] = {}
+    problems: list[Problem] = []
+    body_start: int | None = None
+    for number, line in enumerate(lines, start=1):
+        if line.strip() == "":
+            body_start = number
+            break
+        if line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep or not key:
+            problems.append(Problem(number, f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from the orders)"))
+            continue
+        if key not in HEADER_KEYS:
+            problems.append(Problem(number, f"unknown header key {key!r} (expected {', '.join(HEADER_KEYS)})"))
+            continue
+        if key in header:
+            problems.append(Problem(number, f"header key {key!r} given twice"))
+            continue
+        header[key] = value.strip()
+    if body_start is None:
+        problems.append(Problem(len(lines), "no blank line after the header: a turn file is a header, a blank line, then the orders"))
+        body_start = len(lines)
+    for key in HEADER_KEYS:
+        if key not in header:
+            problems.append(Problem(0, f"header key {key!r} is missing"))
+    turn = 0
+    if "turn" in header:
+        if re.fullmatch(r"[0-9]{1,9}", header["turn"]):
+            turn = int(header["turn"])
+        else:
+            problems.append(Problem(_header_line(lines, "turn"), f"turn {header['turn']!r} is not a whole number"))
+    if "state" in header and not _HEX64.match(header["state"]):
+        problems.append(Problem(_header_line(lines, "state"), "state must be the 64 lowercase hex digits of the position hash"))
+    if problems:
+        raise TurnFileError(sorted(problems, key=lambda p: p.line))
+    body = "\n".join(lines[body_start:])
+    return TurnFile(
+        game=header["game"],
+        rules=header["rules"],
+        side=header["side"],
+        turn=turn,
+        state=header["state"],
+        body=strip_comments(body),
+        body_offset=body_start,
+    )
+
+
+def _header_line(lines: list[str], key: str) -> int:
+    for number, line in enumerate(lines, start=1):
+        if line.split(":", 1)[0].strip().lower() == key:
+            return number
+    return 0
+
+
+def render_turn_file(game: str, rules: str, side: str, turn: int, state: str, body: str) -> str:
+    """A turn file's text: header, blank line, body (ending with a newline)."""
+    head = f"game: {game}\nrules: {rules}\nside: {side}\nturn: {turn}\nstate: {state}\n\n"
+    return head + (body if body.endswith("\n") or not body else body + "\n")

@@ -1,0 +1,90 @@
+"""Shared fixtures: real keys, a real SQLite file, the real CLI."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pbem import keys
+from pbem.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@dataclass
+class Table:
+    """A referee's desk: a database file, key pairs per side, and the CLI."""
+
+    tmp: Path
+    db: Path
+
+    def run(self, *args: str) -> CliResult:
+        runner = CliRunner()
+        result = runner.invoke(app, ["--db", str(self.db), *args], catch_exceptions=False)
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    def run_subprocess(self, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        full_env = {**os.environ, **(env or {})}
+        return subprocess.run(
+            [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
+            capture_output=True, text=True, env=full_env, timeout=timeout, cwd=self.tmp,
+        )
+
+    def key(self, name: str) -> tuple[Path, Path]:
+        private = self.tmp / "keys" / name
+        if not private.exists():
+            keys.generate_ed25519(name, self.tmp / "keys")
+        return private, private.with_name(name + ".pub")
+
+    def dump(self, skip: tuple[str, ...] = ("refusal",)) -> list[str]:
+        """Every row of every table (but ``skip``), to compare before and after."""
+        con = sqlite3.connect(self.db)
+        try:
+            con.execute("PRAGMA wal_checkpoint(FULL)")
+            lines = []
+            for line in con.iterdump():
+                if any(f'INSERT INTO "{t}"' in line for t in skip):
+                    continue
+                lines.append(line)
+            return lines
+        finally:
+            con.close()
+
+    def count(self, table: str) -> int:
+        con = sqlite3.connect(self.db)
+        try:
+            return con.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
+        finally:
+            con.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Table:
+    return Table(tmp_path, tmp_path / "referee.db")
+
+
+@pytest.fixture
+def new_farrapos(table: Table) -> Callable[[str], Table]:
+    def make(game: str = "g1", *extra: str) -> Table:
+        _, rep_pub = table.key("republic")
+        _, emp_pub = table.key("empire")
+        r = table.run("new", game, "--rules", "farrapos", "--player", f"republic={rep_pub}", "--player", f"empire={emp_pub}", *extra)
+        assert r.exit_code == 0, r.stderr
+        return table
+
+    return make
