@@ -372,6 +372,61 @@ def case(files: Annotated[list[Path], typer.Argument(help="Rule case TOML files 
         raise typer.Exit(1)
 
 
+@app.command()
+def report(
+    game: Annotated[str, typer.Argument()],
+    output: Annotated[Path, typer.Option("-o", "--output", help="File to write.")],
+    turn: Annotated[Optional[int], typer.Option("--turn", help="Resolution k (default: the latest; 0: the game as created).")] = None,
+    side: Annotated[Optional[str], typer.Option("--side", help="The side's view (default: the referee's).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="html, text or eml.")] = "html",
+) -> None:
+    """Write one report."""
+    from pbem import reporting
+
+    if fmt not in ("html", "text", "eml"):
+        typer.echo(f"pbem: --format must be html, text or eml, not {fmt!r}", err=True)
+        raise typer.Exit(2)
+    with refusals():
+        content = reporting.render(engine(), game, turn, side, fmt)
+        if isinstance(content, bytes):
+            output.write_bytes(content)
+        else:
+            output.write_text(content, encoding="utf-8")
+    typer.echo(f"wrote {output}")
+
+
+@app.command()
+def demo(
+    rules: Annotated[Optional[str], typer.Option("--rules", help="Only this ruleset.")] = None,
+    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Only this scenario.")] = None,
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("demo"),
+    seed: Annotated[int, typer.Option("--seed", help="Bot seed.")] = 1,
+) -> None:
+    """Whole bot-vs-bot games through signed files, the database and reports."""
+    from pbem import demo as demos
+
+    games = [g for g in demos.DEMO_GAMES if (rules is None or g[0] == rules) and (scenario is None or g[1] == scenario)]
+    if rules and not games:
+        games = [(rules, scenario)]
+    with refusals():
+        if sys.stderr.isatty():
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            with Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} resolutions"), TimeElapsedColumn()) as bar:
+                def progress(name: str) -> Callable[[], None]:
+                    task = bar.add_task(name, total=None)
+                    return lambda: bar.advance(task)
+
+                results = demos.run_demo(out, games, seed, progress)
+        else:
+            results = demos.run_demo(out, games, seed)
+    for r in results:
+        res = r.result or {}
+        typer.echo(f"{r.game_id}: {res.get('kind')} for {res.get('winner') or 'nobody'} ({res.get('reason')}); "
+                   f"{r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls verified by audit")
+    typer.echo(f"open {out / 'index.html'}")
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,172 @@
+"""``pbem demo``: whole bot-vs-bot games through the referee's real path.
+
+For each game: key pairs are made, every turn file is written by a bot
+(``pipeline.next_turn_file``), signed (SSHSIG), submitted, processed; each
+resolution's reports are written; at the end the archive is exported and
+audited from the file.  An ``index.html`` links everything.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store
+from rules import find_ruleset
+
+DEMO_GAMES: tuple[tuple[str, str | None], ...] = (
+    ("farrapos", None),
+    ("furor-barbarus", "campus-mauriacus"),
+    ("furor-barbarus", "soissons"),
+    ("furor-barbarus", "tolbiac"),
+    ("furor-barbarus", "vouille"),
+)
+MAX_RESOLUTIONS = 500  # a safety stop; every shipped game ends long before
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    game_id: str
+    rules: str
+    scenario: str
+    resolutions: int
+    files: int
+    rolls: int
+    result: dict | None
+    folder: Path
+    audit_lines: tuple[str, ...]
+    last_k: int
+    sides: tuple[str, ...]
+
+
+def play_game(
+    engine: Engine,
+    out: Path,
+    rules_id: str,
+    scenario: str | None,
+    seed: int = 1,
+    bots: Sequence[str] = ("greedy", "random"),
+    on_resolution: Callable[[], None] | None = None,
+) -> DemoResult:
+    ruleset = find_ruleset(rules_id)
+    info = ruleset.scenario(scenario)
+    game_id = f"demo-{rules_id}" if rules_id == "farrapos" else f"demo-{info.id}"
+    folder = out / game_id
+    keydir = out / "keys" / game_id
+    private: dict[str, Path] = {}
+    public: dict[str, str] = {}
+    for side in info.sides:
+        priv, pub = keys.generate_ed25519(side, keydir)
+        private[side] = priv
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    pipeline.new_game(engine, game_id, rules_id, info.id, [], public, {side: f"{side}@example.org" for side in info.sides})
+    signers = {side: keys.load_private_key(path) for side, path in private.items()}
+    turns = folder / "turns"
+    turns.mkdir(parents=True, exist_ok=True)
+    reporting.write_resolution_reports(engine, game_id, 0, folder)
+    bot_of = {side: bots[i % len(bots)] for i, side in enumerate(info.sides)}
+    for _ in range(MAX_RESOLUTIONS):
+        st = pipeline.status(engine, game_id)
+        if st.over:
+            break
+        for side in st.awaiting:
+            text = pipeline.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
+            message = text.encode("utf-8")
+            signature = sshsig.sign(message, signers[side])
+            path = turns / f"turn-{st.turn:03d}-{side}.txt"
+            path.write_bytes(message)
+            path.with_name(path.name + ".sig").write_text(signature, encoding="utf-8")
+            pipeline.submit(engine, message, signature, source=str(path.name))
+        outcome = pipeline.resolve_next(engine, game_id)
+        if outcome.resolved is None:
+            raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve ({outcome.note or outcome.awaiting})")
+        reporting.write_resolution_reports(engine, game_id, outcome.resolved, folder)
+        if on_resolution is not None:
+            on_resolution()
+    archive_path = folder / "archive.json"
+    data = archive.export(engine, game_id, archive_path)
+    summary = audit.audit_archive(archive.load(archive_path))
+    _write_audit_page(engine, game_id, folder)
+    return DemoResult(
+        game_id=game_id,
+        rules=rules_id,
+        scenario=info.id,
+        resolutions=summary.resolutions,
+        files=summary.files,
+        rolls=summary.rolls,
+        result=data["final"]["result"],
+        folder=folder,
+        audit_lines=tuple(summary.lines()),
+        last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
+        sides=info.sides,
+    )
+
+
+def _write_audit_page(engine: Engine, game_id: str, folder: Path) -> None:
+    with Session(engine) as session:
+        game = store.get_game(session, game_id)
+        ruleset = find_ruleset(game.rules)
+        actives = store.active_resolutions(session, game_id)
+        rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in store.rolls_for(session, game_id)]
+        scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+        page = report.render_audit_page(
+            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario)
+        )
+    (folder / "audit.html").write_text(page, encoding="utf-8")
+
+
+def run_demo(out: Path, games: Sequence[tuple[str, str | None]] = DEMO_GAMES, seed: int = 1, progress: Callable[[str], Callable[[], None]] | None = None) -> list[DemoResult]:
+    """Play every demo game into ``out`` (a fresh database ``out/demo.db``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    db = out / "demo.db"
+    for stale in (db, db.with_name("demo.db-wal"), db.with_name("demo.db-shm")):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(out / "keys", ignore_errors=True)
+    engine = store.open_engine(db)
+    results = []
+    for rules_id, scenario in games:
+        tick = progress(f"{rules_id} {scenario or ''}".strip()) if progress else None
+        results.append(play_game(engine, out, rules_id, scenario, seed=seed, on_resolution=tick))
+    engine.dispose()
+    _write_index(out, results)
+    return results
+
+
+def _write_index(out: Path, results: list[DemoResult]) -> None:
+    rows = []
+    for r in results:
+        rel = r.folder.relative_to(out)
+        result = r.result or {}
+        rows.append(
+            "<tr><td>{game}</td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>"
+            "<td>{last} · <a href=\"{rel}/audit.html\">audit page</a> · <a href=\"{rel}/archive.json\">archive</a></td></tr>".format(
+                game=html.escape(r.game_id),
+                rules=html.escape(r.rules),
+                scen=html.escape(r.scenario),
+                winner=html.escape(f"{result.get('kind', '?')}: {result.get('winner') or 'nobody'} ({result.get('reason', '')})"),
+                res=r.resolutions,
+                files=r.files,
+                rolls=r.rolls,
+                rel=html.escape(str(rel)),
+                last=" · ".join(
+                    f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides
+                ),
+            )
+        )
+    page = (
+        "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
+        "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}"
+        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}</style>"
+        "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
+        "processor; its archive was exported and audited.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
+        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></html>\n"
+    )
+    (out / "index.html").write_text(page, encoding="utf-8")
+
