@@ -185,10 +185,16 @@ def sign(
     inline: Annotated[bool, typer.Option("--inline", help="Append the armored signature to FILE.")] = False,
 ) -> None:
     """Sign a turn file (SSHSIG, namespace pbem): writes FILE.sig, or appends inline."""
-    from pbem import sshsig
+    from pbem import keys, sshsig
 
     with refusals():
-        written = sshsig.sign_file(file, key, inline=inline)
+        try:
+            written = sshsig.sign_file(file, key, inline=inline)
+        except keys.KeyFileError as exc:
+            if "passphrase" not in str(exc) or not sys.stdin.isatty():
+                raise
+            secret = typer.prompt(f"passphrase for {key}", hide_input=True)
+            written = sshsig.sign_file(file, key, inline=inline, passphrase=secret.encode("utf-8"))
     typer.echo(f"signed: {written}")
 
 

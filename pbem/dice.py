@@ -50,9 +50,14 @@ def anchor(seed: bytes, chain_length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
 
 
 def reveal(seed: bytes, chain_length: int, k: int) -> bytes:
-    """``reveal_k = s_(N-k)`` for resolution ``k`` (1-based)."""
-    if not 1 <= k <= chain_length:
-        raise ValueError(f"resolution {k} is beyond the dice chain of length {chain_length}")
+    """``reveal_k = s_(N-k)`` for resolution ``k`` (1-based).
+
+    ``k`` stops at ``N - 1``: ``k = N`` would publish ``s_0``, the seed itself,
+    which never leaves the database."""
+    if not 1 <= k < chain_length:
+        raise ValueError(
+            f"resolution {k} is outside the dice chain of length {chain_length} (resolutions 1..{chain_length - 1})"
+        )
     return chain_value(seed, chain_length - k)
 
 
@@ -110,6 +115,9 @@ class Commitment:
 
     @classmethod
     def new(cls, chain_length: int = DEFAULT_CHAIN_LENGTH, seed: bytes | None = None) -> "Commitment":
+        if chain_length < 2:
+            # N = 0 would publish the seed as the anchor; N = 1 leaves no resolution
+            raise ValueError(f"dice chain length {chain_length} is too short (at least 2)")
         seed = new_seed() if seed is None else seed
         return cls(seed, chain_length, anchor(seed, chain_length))
 
