@@ -433,6 +433,75 @@ def demo(
     typer.echo(f"open {out / 'index.html'}")
 
 
+@app.command()
+def ingest(
+    dir: Annotated[Optional[Path], typer.Option("--dir", help="A folder of turn files (FILE.txt with FILE.txt.sig or inline signatures).")] = None,
+    maildir: Annotated[Optional[Path], typer.Option("--maildir", help="A Maildir of player mail.")] = None,
+    mbox: Annotated[Optional[Path], typer.Option("--mbox", help="An mbox file of player mail.")] = None,
+    outbox: Annotated[Optional[Path], typer.Option("--outbox", help="Maildir to write receipts and refusals to.")] = None,
+    sender: Annotated[str, typer.Option("--sender", help="The referee's address (From of receipts).")] = "referee@pbem.invalid",
+    smtp: Annotated[Optional[str], typer.Option("--smtp", help="HOST:PORT to send receipts and refusals through.")] = None,
+    starttls: Annotated[bool, typer.Option("--starttls")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Batch submit every turn file or message found; each refusal recorded with its reason."""
+    from pbem import mailroom, smtp_send
+    from pbem.ingest import IngestError
+    from pbem.progress import BatchProgress, ingest_table, stderr_console
+
+    if sum(x is not None for x in (dir, maildir, mbox)) != 1:
+        typer.echo("pbem: give exactly one of --dir, --maildir, --mbox", err=True)
+        raise typer.Exit(2)
+    with refusals():
+        try:
+            db = engine()
+            with BatchProgress("ingest") as bar:
+                summary = mailroom.run_ingest(db, directory=dir, maildir=maildir, mbox=mbox, outbox=outbox, sender=sender, progress=bar if not quiet else None)
+        except IngestError as exc:
+            fail(str(exc))
+        if smtp and summary.replies:
+            host, port = _host_port(smtp)
+            try:
+                smtp_send.send(list(summary.replies), host, port, starttls=starttls)
+            except smtp_send.SendError as exc:
+                fail(str(exc))
+    if not quiet:
+        stderr_console().print(ingest_table(summary))
+    for o in summary.outcomes:
+        first = o.lines[0].splitlines()[0] if o.lines else ""
+        typer.echo(f"{o.verdict.value}: {o.source}: {first}")
+    typer.echo(f"{summary.accepted} accepted, {summary.refused} refused, {summary.checked} checked, {summary.skipped} skipped")
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        typer.echo(f"pbem: --smtp must be HOST:PORT, got {value!r}", err=True)
+        raise typer.Exit(2)
+    return host, int(port)
+
+
+@app.command()
+def send(
+    game: Annotated[str, typer.Argument()],
+    smtp: Annotated[str, typer.Option("--smtp", help="HOST:PORT of the SMTP server.")],
+    sender: Annotated[str, typer.Option("--sender", help="The referee's address.")],
+    turn: Annotated[Optional[int], typer.Option("--turn", help="Resolution k (default: the latest).")] = None,
+    starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the connection with STARTTLS.")] = False,
+    user: Annotated[Optional[str], typer.Option("--user", help="SMTP AUTH user (password from $PBEM_SMTP_PASSWORD).", envvar="PBEM_SMTP_USER")] = None,
+) -> None:
+    """Email each side its report."""
+    import os
+
+    from pbem import mailroom
+
+    host, port = _host_port(smtp)
+    with refusals():
+        sent = mailroom.send_reports(engine(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD"))
+    for message in sent:
+        typer.echo(f"sent to {message['To']}: {message['Subject']}")
+
+
 def main() -> None:
     app()
 
