@@ -1,0 +1,188 @@
+"""E-mail messages: the report of one side, and receipts/refusals for mail intake.
+
+A report e-mail is built to survive mail clients:
+
+    multipart/mixed
+      multipart/alternative
+        text/plain                 the text report (readable anywhere)
+        multipart/related
+          text/html                the HTML report; its map is <img src="cid:...">
+          image/png                the map rendered from the ruleset's SVG (inline)
+      text/plain; name=turn-GAME-K-SIDE.txt   the next turn file (attachment, base64,
+                                              so its bytes arrive exactly as written)
+
+The HTML part shows the map as the PNG rather than inline SVG: many clients
+(Gmail, Outlook) drop ``<svg>`` in mail.  ``pbem report --format html`` writes the
+same page with the SVG inline.
+
+Threading: the Message-ID is deterministic, ``<pbem.GAME.kK.SIDE@pbem.invalid>``,
+so resending a report is idempotent (clients and servers drop the repeat); every
+report of one side's game is In-Reply-To / References the thread root, the
+side's report ``k0`` (the game as created), so a game is one conversation.
+"""
+
+from __future__ import annotations
+
+import email.message
+import email.utils
+import hashlib
+import re
+from collections.abc import Sequence
+from email.message import EmailMessage
+
+from pbem.report import ReportData, environment, render_html, render_text, svg_to_png, turn_file_name
+
+MESSAGE_ID_DOMAIN = "pbem.invalid"
+MAP_WIDTH_PX = 1200
+
+
+def _id_word(text: str) -> str:
+    """``text`` as dot-atom text for a Message-ID (other characters become ``_``)."""
+    return re.sub(r"[^A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+", "_", text) or "_"
+
+
+def report_message_id(game_id: str, k: int, side: str | None) -> str:
+    """The Message-ID of a report: ``<pbem.GAME.kK.SIDE@pbem.invalid>``."""
+    return f"<pbem.{_id_word(game_id)}.k{k}.{_id_word(side or 'referee')}@{MESSAGE_ID_DOMAIN}>"
+
+
+def thread_root_id(game_id: str, side: str | None) -> str:
+    """The Message-ID every report of one side's game replies to (its report k0)."""
+    return report_message_id(game_id, 0, side)
+
+
+def report_subject(data: ReportData) -> str:
+    """``[pbem G] 1837, turn 3: your move`` (or ``...: report`` / ``...: game over``)."""
+    if data.over:
+        return f"[pbem {data.game_id}] {data.label}: game over"
+    if data.your_move:
+        return f"[pbem {data.game_id}] {data.next_label}: your move"
+    return f"[pbem {data.game_id}] {data.label}: report"
+
+
+def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: str | None) -> EmailMessage:
+    """One side's report as a message ready for SMTP (see the module docstring for
+    its shape).  ``thread_root_id`` ``None`` means the default root, this side's
+    report ``k0``."""
+    message_id = report_message_id(data.game_id, data.k, data.side)
+    root = thread_root_id or _default_root(data)
+    map_cid = f"map.{_id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = recipient
+    msg["Subject"] = report_subject(data)
+    msg["Date"] = email.utils.formatdate(localtime=False)
+    msg["Message-ID"] = message_id
+    if root != message_id:
+        msg["In-Reply-To"] = root
+        msg["References"] = root
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["X-Pbem-Game"] = data.game_id
+    msg["X-Pbem-Resolution"] = str(data.k)
+    if data.side:
+        msg["X-Pbem-Side"] = data.side
+    msg.set_content(render_text(data), subtype="plain", charset="utf-8", cte="quoted-printable")
+    has_map = bool(data.map_svg.strip())
+    msg.add_alternative(render_html(data, map_cid=map_cid if has_map else None), subtype="html", charset="utf-8", cte="quoted-printable")
+    if has_map:
+        html_part = msg.get_payload()[1]
+        html_part.add_related(
+            svg_to_png(data.map_svg, MAP_WIDTH_PX),
+            maintype="image",
+            subtype="png",
+            cid=f"<{map_cid}>",
+            disposition="inline",
+            filename=f"map-{_id_word(data.game_id)}-k{data.k}.png",
+        )
+    if data.next_turn_file and data.side:
+        msg.add_attachment(
+            data.next_turn_file.encode("utf-8"),
+            maintype="text",
+            subtype="plain",
+            filename=turn_file_name(data.game_id, data.k, data.side),
+        )
+    return msg
+
+
+def _default_root(data: ReportData) -> str:
+    return thread_root_id(data.game_id, data.side)
+
+
+def reply_address(original: email.message.Message) -> str | None:
+    """Where a reply goes: ``Reply-To``, else ``From`` (the bare address)."""
+    for header in ("Reply-To", "From"):
+        value = original.get(header)
+        if value:
+            try:
+                _name, addr = email.utils.parseaddr(str(value))
+            except Exception:  # a header the parser cannot read is no address
+                continue
+            if addr and "@" in addr:
+                return addr
+    return None
+
+
+def receipt_email(
+    original: email.message.Message,
+    sender: str,
+    accepted: bool,
+    lines: Sequence[str],
+    *,
+    check_only: bool = False,
+    recipient: str | None = None,
+) -> EmailMessage:
+    """The answer to one incoming message: a receipt with the orders as understood
+    (``accepted``), the result of a check (``check_only``), or a refusal listing
+    each problem by line.  It replies to the original (In-Reply-To, References,
+    ``Re:`` subject) and is marked ``Auto-Submitted: auto-replied`` so other robots
+    do not answer it.  Its Message-ID is derived from the original's, so the same
+    message never gets two different receipts."""
+    original_id = _header(original, "Message-ID")
+    subject = _header(original, "Subject") or "your orders"
+    verdict = ("checked: valid" if accepted else "checked: problems") if check_only else ("accepted" if accepted else "refused")
+    msg = EmailMessage()
+    msg["From"] = sender
+    to = recipient or reply_address(original)
+    if to:
+        msg["To"] = to
+    base = subject if subject.lower().startswith("re:") else f"Re: {subject}"
+    msg["Subject"] = f"{base} ({verdict})"
+    msg["Date"] = email.utils.formatdate(localtime=False)
+    # Without a Message-ID, the header lines identify the message (never str(original):
+    # flattening a deeply nested message recurses without bound).
+    seed = original_id or "\n".join(f"{name}: {value}" for name, value in _header_items(original))
+    msg["Message-ID"] = f"<pbem.receipt.{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:24]}@{MESSAGE_ID_DOMAIN}>"
+    if original_id:
+        msg["In-Reply-To"] = original_id
+        refs = _header(original, "References")
+        msg["References"] = f"{refs} {original_id}".strip() if refs else original_id
+    msg["Auto-Submitted"] = "auto-replied"
+    msg["X-Pbem-Verdict"] = verdict
+    body = environment().get_template("receipt.txt.j2").render(
+        accepted=accepted,
+        check_only=check_only,
+        lines=list(lines),
+        original_id=original_id,
+        original_subject=subject,
+    )
+    msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
+    return msg
+
+
+def _header_items(msg: email.message.Message) -> list[tuple[str, str]]:
+    try:
+        return [(str(name), str(value)) for name, value in msg.items()]
+    except Exception:
+        return []
+
+
+def _header(msg: email.message.Message, name: str) -> str | None:
+    """A header as one clean line, or ``None`` (missing or unreadable)."""
+    try:
+        value = msg.get(name)
+    except Exception:
+        return None
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None

@@ -1,0 +1,428 @@
+"""Batch intake of turn files: a Maildir, an mbox or a directory (``pbem ingest``).
+
+The pipeline is injected as two callables, so this module knows nothing of the
+database: ``submit(turn_file_bytes, armored_signature_or_None, source)`` verifies
+and queues a turn file, ``check(...)`` only validates it (a message whose subject
+has the word ``check``).  Both return a :class:`SubmitOutcome`: accepted, and one
+line per order as understood or per problem (``"line 7: ..."``).  The pipeline
+records refused submissions itself; refusals that never reach it (a message with
+no turn file, an oversized or broken message) are in the returned summary, with
+the raw bytes, for the caller to record.
+
+Rules of the loop:
+
+- **Sending order.** Every message is read first, then processed by its Date
+  header (UTC), ties and undated messages by file order (Maildir: file name, which
+  starts with the delivery time; mbox: position); undated messages come last.  So
+  when one side sends several messages for one turn, the latest is submitted last
+  and supersedes the earlier ones (the pipeline replaces a queued file of the same
+  side and turn).
+- **Nothing twice.** A state file remembers the SHA-256 of each processed
+  message's raw bytes and its Message-ID: ``M/.pbem-ingest-seen`` inside a
+  Maildir, ``F.pbem-ingest-seen`` beside an mbox ``F`` (one line per entry,
+  ``sha256 HEX`` or ``message-id <ID>``, appended as each message is done).  A
+  message seen before (same bytes, or same Message-ID delivered twice) is
+  ``SKIPPED``: not submitted and not answered again.  The pipeline independently
+  refuses a byte-identical resubmission of a queued or resolved turn file.  A
+  message whose submit raised an exception is not remembered, so the next run
+  retries it.
+- **Every message ends accepted, refused, checked or skipped**, with its lines;
+  the messages stay in the mailbox untouched.
+- **Answers.** Each processed message gets a receipt (orders as understood) or a
+  refusal (each problem by line), unless it has no address to answer or is itself
+  automatic (``Auto-Submitted``, ``Precedence: bulk/junk/list``, mailer-daemon),
+  which keeps two robots from answering each other forever.  Answers are written
+  to the ``outbox`` Maildir when one is given, and always returned in the summary
+  for the caller to send (``pbem ingest --smtp``).
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+import hashlib
+import mailbox
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import EmailMessage, Message
+from enum import Enum
+from functools import partial
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from pbem.email_build import receipt_email
+from pbem.mail_intake import (
+    HEAD_BYTES,
+    MAX_MESSAGE_BYTES,
+    Candidate,
+    _split_signature,
+    read_headers,
+    read_message,
+)
+
+SEEN_FILE_NAME = ".pbem-ingest-seen"
+MAX_FILE_BYTES = 1 << 20
+
+
+class IngestError(ValueError):
+    """The mailbox or directory itself cannot be read (missing, not a Maildir)."""
+
+
+@dataclass(frozen=True)
+class SubmitOutcome:
+    """What the pipeline said about one turn file: accepted or not, and the orders
+    as understood or one problem per line (``"line 7: ..."``)."""
+
+    accepted: bool
+    lines: tuple[str, ...]
+
+
+Submit = Callable[[bytes, "str | None", str], SubmitOutcome]
+"""(turn file bytes, armored signature or None, source description) -> outcome."""
+Check = Callable[[bytes, "str | None", str], SubmitOutcome]
+"""The same, validating only (nothing is queued)."""
+
+
+class Verdict(str, Enum):
+    ACCEPTED = "accepted"
+    REFUSED = "refused"
+    CHECKED = "checked"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class MessageOutcome:
+    """How one message (or file) ended."""
+
+    source: str
+    verdict: Verdict
+    lines: tuple[str, ...]
+    message_id: str | None = None
+    sender: str | None = None
+    sent: datetime | None = None
+    raw_sha256: str = ""
+    valid: bool = False
+    """For ``CHECKED``: the orders passed the check."""
+    raw: bytes = field(default=b"", repr=False, compare=False)
+    """The message's bytes (of an oversized message, only its first 256 KiB; the
+    message itself stays in the mailbox); ``raw_sha256`` is of the whole message."""
+    reply: EmailMessage | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class IngestSummary:
+    outcomes: tuple[MessageOutcome, ...]
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for o in self.outcomes if o.verdict is verdict)
+
+    @property
+    def accepted(self) -> int:
+        return self.count(Verdict.ACCEPTED)
+
+    @property
+    def refused(self) -> int:
+        return self.count(Verdict.REFUSED)
+
+    @property
+    def checked(self) -> int:
+        return self.count(Verdict.CHECKED)
+
+    @property
+    def skipped(self) -> int:
+        return self.count(Verdict.SKIPPED)
+
+    @property
+    def replies(self) -> tuple[EmailMessage, ...]:
+        return tuple(o.reply for o in self.outcomes if o.reply is not None)
+
+
+class ProgressSink(Protocol):
+    """What a progress display needs (``pbem.progress.BatchProgress`` is one)."""
+
+    def start(self, total: int) -> None: ...
+
+    def advance(self, outcome: MessageOutcome) -> None: ...
+
+
+class SeenStore:
+    """The ``.pbem-ingest-seen`` state file: raw-byte hashes and Message-IDs of the
+    messages already processed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.entries: set[str] = set()
+        if self.path.exists():
+            self.entries = {line.strip() for line in self.path.read_text("utf-8", errors="replace").splitlines() if line.strip()}
+
+    @staticmethod
+    def _keys(raw_sha256: str, message_id: str | None) -> list[str]:
+        keys = [f"sha256 {raw_sha256}"]
+        if message_id:
+            keys.append(f"message-id {message_id}")
+        return keys
+
+    def seen(self, raw_sha256: str, message_id: str | None) -> bool:
+        return any(key in self.entries for key in self._keys(raw_sha256, message_id))
+
+    def add(self, raw_sha256: str, message_id: str | None) -> None:
+        new = [key for key in self._keys(raw_sha256, message_id) if key not in self.entries]
+        if not new:
+            return
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write("".join(key + "\n" for key in new))
+        self.entries.update(new)
+
+
+# --- mailboxes -------------------------------------------------------------------------
+
+
+def ingest_maildir(
+    path: Path | str,
+    submit: Submit,
+    check: Check,
+    outbox: Path | None,
+    sender: str,
+    *,
+    seen_file: Path | None = None,
+    max_bytes: int = MAX_MESSAGE_BYTES,
+    progress: ProgressSink | None = None,
+) -> IngestSummary:
+    """Every message of a Maildir (``new`` and ``cur``), in sending order."""
+    path = Path(path)
+    if not ((path / "cur").is_dir() and (path / "new").is_dir()):
+        raise IngestError(f"not a Maildir: {str(path)!r} (it needs cur/ and new/ folders)")
+    box = mailbox.Maildir(path, factory=None, create=False)
+    keyed: list[tuple[str, str]] = []
+    for key in box.keys():
+        subdir = "new" if (path / "new" / key).exists() else "cur"
+        keyed.append((key, subdir))
+    keyed.sort(key=lambda item: item[0])
+    messages = [(f"maildir {path}: {subdir}/{key}", partial(box.get_file, key)) for key, subdir in keyed]
+    return _ingest_messages(messages, submit, check, outbox, sender, SeenStore(seen_file or path / SEEN_FILE_NAME), max_bytes, progress)
+
+
+def ingest_mbox(
+    path: Path | str,
+    submit: Submit,
+    check: Check,
+    outbox: Path | None,
+    sender: str,
+    *,
+    seen_file: Path | None = None,
+    max_bytes: int = MAX_MESSAGE_BYTES,
+    progress: ProgressSink | None = None,
+) -> IngestSummary:
+    """Every message of an mbox file, in sending order."""
+    path = Path(path)
+    if not path.is_file():
+        raise IngestError(f"no mbox file at {str(path)!r}")
+    box = mailbox.mbox(path, factory=None, create=False)
+    try:
+        messages = [(f"mbox {path}: message {n}", partial(box.get_file, key)) for n, key in enumerate(box.keys(), start=1)]
+        store = SeenStore(seen_file or path.with_name(path.name + SEEN_FILE_NAME))
+        return _ingest_messages(messages, submit, check, outbox, sender, store, max_bytes, progress)
+    finally:
+        box.close()
+
+
+Opener = Callable[[], BinaryIO]
+
+
+@dataclass(frozen=True)
+class _Read:
+    raw: bytes
+    """The whole message, or only its first ``HEAD_BYTES`` when it is over the limit."""
+    size: int
+    sha256: str
+
+
+def _read_limited(open_message: Opener, max_bytes: int) -> _Read:
+    """Read a message in chunks: its SHA-256 and size always, its bytes only up
+    to ``max_bytes`` (beyond that, only the head for the reply), so an oversized
+    message never sits whole in memory."""
+    digest = hashlib.sha256()
+    kept = bytearray()
+    size = 0
+    over = False
+    f = open_message()
+    try:
+        while chunk := f.read(1 << 16):
+            digest.update(chunk)
+            size += len(chunk)
+            if not over:
+                kept += chunk
+                if len(kept) > max_bytes:
+                    over = True
+                    del kept[min(HEAD_BYTES, max_bytes):]
+    finally:
+        f.close()
+    return _Read(bytes(kept), size, digest.hexdigest())
+
+
+def _ingest_messages(
+    messages: Sequence[tuple[str, Opener]],
+    submit: Submit,
+    check: Check,
+    outbox: Path | None,
+    sender: str,
+    store: SeenStore,
+    max_bytes: int,
+    progress: ProgressSink | None,
+) -> IngestSummary:
+    # First pass: when each was sent (keeps only the small Intake of each message).
+    dated = []
+    for n, (source, open_message) in enumerate(messages):
+        first = _read_limited(open_message, max_bytes)
+        dated.append((n, source, open_message, read_message(first.raw, max_bytes, size=first.size).sent))
+    dated.sort(key=lambda item: (item[3] is None, item[3].timestamp() if item[3] else 0.0, item[0]))
+    box = mailbox.Maildir(outbox, create=True) if outbox is not None else None
+    if progress:
+        progress.start(len(dated))
+    outcomes: list[MessageOutcome] = []
+    for _n, source, open_message, _sent in dated:
+        read = _read_limited(open_message, max_bytes)
+        raw, digest = read.raw, read.sha256
+        intake = read_message(raw, max_bytes, size=read.size)
+        common = dict(message_id=intake.message_id, sender=intake.sender, sent=intake.sent, raw_sha256=digest, raw=raw)
+        if store.seen(digest, intake.message_id):
+            outcome = MessageOutcome(source, Verdict.SKIPPED, ("already processed (seen before)",), **common)
+        else:
+            verdict, lines, valid, failed = _judge(intake.candidates, intake.problems, intake.check_only, submit, check, source)
+            reply = None
+            try:
+                original = _original(raw, max_bytes, read.size)
+                if _should_answer(original, intake.sender, sender):
+                    reply = receipt_email(
+                        original,
+                        sender,
+                        valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED,
+                        lines,
+                        check_only=verdict is Verdict.CHECKED,
+                        recipient=intake.sender,
+                    )
+            except Exception as exc:  # a message we cannot answer is still judged and kept
+                lines += (f"no reply could be written ({type(exc).__name__}: {exc})",)
+            outcome = MessageOutcome(source, verdict, lines, valid=valid, reply=reply, **common)
+            if not failed:
+                if reply is not None and box is not None:
+                    box.add(reply.as_bytes())
+                store.add(digest, intake.message_id)
+        outcomes.append(outcome)
+        if progress:
+            progress.advance(outcome)
+    return IngestSummary(tuple(outcomes))
+
+
+def _judge(
+    candidates: Sequence[Candidate],
+    problems: Sequence[str],
+    check_only: bool,
+    submit: Submit,
+    check: Check,
+    source: str,
+) -> tuple[Verdict, tuple[str, ...], bool, bool]:
+    """(verdict, lines, valid, failed): submit or check every candidate."""
+    if not candidates:
+        return Verdict.REFUSED, tuple(problems), False, False
+    call = check if check_only else submit
+    results: list[tuple[Candidate, SubmitOutcome]] = []
+    failed = False
+    for candidate in candidates:
+        try:
+            result = call(candidate.message, candidate.signature, f"{source} ({candidate.where})")
+        except Exception as exc:  # one bad file must not stop the batch; retried next run
+            result = SubmitOutcome(False, (f"could not be processed ({type(exc).__name__}: {exc}); it will be retried",))
+            failed = True
+        results.append((candidate, result))
+    ok = any(r.accepted for _c, r in results)
+    if len(results) == 1:
+        lines = tuple(results[0][1].lines)
+    else:
+        lines = tuple(
+            f"{c.where}: {'accepted' if r.accepted else 'refused'}" + "".join(f"\n    {line}" for line in r.lines) for c, r in results
+        )
+    lines += tuple(problems)
+    if check_only:
+        return Verdict.CHECKED, lines, ok, failed
+    return (Verdict.ACCEPTED if ok else Verdict.REFUSED), lines, ok, failed
+
+
+def _original(raw: bytes, max_bytes: int, size: int) -> Message:
+    if size > max_bytes:
+        return read_headers(raw)
+    try:
+        return email.message_from_bytes(raw, policy=email.policy.compat32)
+    except Exception:
+        return read_headers(raw)
+
+
+_ROBOT_SENDERS = ("mailer-daemon", "postmaster", "noreply", "no-reply")
+
+
+def _should_answer(original: Message, reply_to: str | None, our_address: str) -> bool:
+    """Not to nobody, not to ourselves, not to other robots (RFC 3834)."""
+    if not reply_to:
+        return False
+    local = reply_to.split("@", 1)[0].lower()
+    if reply_to.lower() == _bare(our_address).lower() or local in _ROBOT_SENDERS:
+        return False
+    auto = str(original.get("Auto-Submitted", "no")).strip().lower()
+    precedence = str(original.get("Precedence", "")).strip().lower()
+    return auto.startswith("no") and precedence not in {"bulk", "junk", "list"}
+
+
+def _bare(address: str) -> str:
+    return email.utils.parseaddr(address)[1] or address
+
+
+# --- a directory of turn files -------------------------------------------------------
+
+
+def ingest_dir(
+    path: Path | str,
+    submit: Submit,
+    check: Check,
+    *,
+    check_only: bool = False,
+    progress: ProgressSink | None = None,
+) -> IngestSummary:
+    """Every ``*.txt`` turn file of a directory, in name order, with its detached
+    signature ``FILE.sig`` (or ``FILE-without-.txt.sig``) beside it or its inline
+    signature.  No answers: the caller reports the summary."""
+    path = Path(path)
+    if not path.is_dir():
+        raise IngestError(f"no directory at {str(path)!r}")
+    files = sorted(p for p in path.glob("*.txt") if p.is_file())
+    if progress:
+        progress.start(len(files))
+    outcomes: list[MessageOutcome] = []
+    for file in files:
+        source = f"file {file}"
+        size = file.stat().st_size
+        if size > MAX_FILE_BYTES:
+            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {size} bytes: a turn file is at most 64 KiB",))
+        else:
+            raw = file.read_bytes()
+            message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
+            signature = inline
+            for sig_path in (file.with_name(file.name + ".sig"), file.with_suffix(".sig")):
+                if signature is None and sig_path.is_file():
+                    signature = sig_path.read_text("ascii", errors="replace").replace("\r\n", "\n")
+            candidate = Candidate(message, signature, f"file {file.name}")
+            verdict, lines, valid, _failed = _judge([candidate], (), check_only, submit, check, source)
+            outcome = MessageOutcome(source, verdict, lines, raw_sha256=hashlib.sha256(raw).hexdigest(), valid=valid, raw=raw)
+        outcomes.append(outcome)
+        if progress:
+            progress.advance(outcome)
+    return IngestSummary(tuple(outcomes))
+
+
+def iter_problems(summary: IngestSummary) -> Iterable[str]:
+    """One line per refused message or file: ``source: problem``."""
+    for outcome in summary.outcomes:
+        if outcome.verdict is Verdict.REFUSED:
+            for line in outcome.lines or ("refused",):
+                yield f"{outcome.source}: {line}"

@@ -1,0 +1,285 @@
+"""Turn reports: one per side per resolution, as HTML and as plain text.
+
+The templates live in ``templates/`` (Jinja).  HTML templates (``*.html.j2``) are
+autoescaped: every string from the game (side names, unit names, emails, order
+lines, event texts) is escaped; the one exception is the ruleset's map SVG, which
+the rules layer promises is well-formed XML with all its text escaped, so it is
+embedded as :class:`markupsafe.Markup`.  Text templates (``*.txt.j2``) are not
+escaped: plain text has no markup to inject into.
+
+The report is built from a :class:`ReportData` value the store fills in; this
+module never touches the database.
+
+HTML design, against the usual complaints about PBEM mail:
+- readable on a phone: a single column, ``max-width`` and ``viewport`` meta, the
+  map SVG scaled with ``width:100%; height:auto``; wide tables scroll on their own;
+- printable: a print stylesheet drops colours behind text and keeps the map on
+  one page;
+- no scripts, no external resources: the page works offline and in mail clients.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+import templates as _templates_package
+from rules.base import ScoreLine
+
+from pbem import charts
+
+TEMPLATE_DIR = Path(_templates_package.__file__).parent
+
+
+@dataclass(frozen=True)
+class RollLine:
+    """One die of a resolution, as stored: its index within the resolution (from
+    0), the die size, the value and the purpose a person can read."""
+
+    index: int
+    sides: int
+    value: int
+    purpose: str
+
+
+@dataclass(frozen=True)
+class ProblemLine:
+    """A refused submission to show in a report: whose, what was received (a file
+    or an order line), and why it was refused."""
+
+    side: str
+    received: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything one report shows.  ``side`` is the recipient (``None`` = the
+    referee's view).  ``map_svg`` is trusted markup from the rules layer; every
+    other string is escaped in HTML."""
+
+    game_id: str
+    rules_id: str
+    rules_title: str
+    scenario_id: str
+    scenario_title: str
+    options: tuple[str, ...]
+    k: int
+    label: str
+    next_label: str
+    awaiting: tuple[str, ...]
+    side: str | None
+    sides: tuple[tuple[str, str | None], ...]
+    score: tuple[ScoreLine, ...]
+    over: bool
+    result: dict | None
+    events: tuple[dict, ...]
+    rolls: tuple[RollLine, ...]
+    reveal: str | None
+    anchor: str
+    chain_length: int
+    previous_reveal: str | None
+    state_hash: str
+    previous_state_hash: str | None
+    map_svg: str
+    problems: tuple[ProblemLine, ...]
+    next_turn_file: str | None
+    history: tuple[tuple[int, str, str], ...] = ()
+
+    @property
+    def your_move(self) -> bool:
+        """The recipient is due to send orders for the next turn."""
+        return not self.over and self.side is not None and self.side in self.awaiting
+
+
+def report_filename(k: int, side: str | None, ext: str = "html") -> str:
+    """The file name of one report, as the audit page and history links expect:
+    ``report-k3-republic.html`` (``referee`` for the referee's view)."""
+    return f"report-k{k}-{_file_word(side or 'referee')}.{ext}"
+
+
+def turn_file_name(game_id: str, k: int, side: str) -> str:
+    """The name of the next turn file attached to a report, for resolution ``k``
+    (the orders written after report ``k`` are for turn ``k + 1``)."""
+    return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
+
+
+def _file_word(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
+
+
+_XML_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
+
+
+def _embeddable_svg(svg: str) -> Markup:
+    """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML)."""
+    return Markup(_XML_PROLOG.sub("", svg, count=1))
+
+
+def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int) -> str | None:
+    """A one-line check anyone can run: hashing this resolution's reveal ``k``
+    times must give the game's anchor (and once, the previous reveal)."""
+    if reveal is None or k < 1:
+        return None
+    return (
+        "python3 -c \"import hashlib;h=bytes.fromhex('" + reveal + "');"
+        f"[h:=hashlib.sha256(h).digest() for _ in range({k})];"
+        "print(h.hex()=='" + anchor + "')\""
+    )
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The Jinja environment over ``templates/``: autoescaping for ``*.html.j2``
+    (and any template string), none for ``*.txt.j2``; undefined names fail."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html.j2", "html", "xml", "svg"),
+            disabled_extensions=("txt.j2", "txt", "css"),
+            default_for_string=True,
+            default=True,
+        ),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["detail_value"] = _detail_value
+    env.filters["die_name"] = lambda sides: f"d{sides}"
+    env.globals["report_filename"] = report_filename
+    return env
+
+
+_EVENT_HIDDEN_KEYS = {"type", "text", "roll_indices"}
+_BATTLE_WORDS = ("battle", "combat", "attack", "assault", "siege", "fire", "charge", "morale", "melee")
+
+
+def is_battle(event: Mapping[str, Any]) -> bool:
+    """Fighting events (battles, rounds, combats, fire, charges, morale checks) are
+    shown with every detail the ruleset recorded; the rest by their text alone
+    (their text already says all, e.g. a move's path)."""
+    kind = str(event.get("type", "")).lower()
+    return any(word in kind for word in _BATTLE_WORDS)
+
+
+def _detail_value(value: Any) -> str:
+    """An event detail as one short line of text (lists joined, dicts as k=v)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_detail_value(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(_detail_value(v) for v in value)
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def _event_details(event: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (str(key).replace("_", " "), _detail_value(value))
+        for key, value in event.items()
+        if key not in _EVENT_HIDDEN_KEYS and value not in (None, "", [], {})
+    ]
+
+
+def _event_rolls(event: Mapping[str, Any], rolls: Sequence[RollLine]) -> list[RollLine]:
+    """Dice that belong to an event: listed by index (``roll_indices``/``rolls`` as
+    ints) when the ruleset says so."""
+    wanted = event.get("roll_indices")
+    if wanted is None and isinstance(event.get("rolls"), list) and all(isinstance(i, int) for i in event["rolls"]):
+        wanted = event["rolls"]
+    if not wanted:
+        return []
+    by_index = {r.index: r for r in rolls}
+    return [by_index[i] for i in wanted if i in by_index]
+
+
+def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
+    emails = dict(data.sides)
+    events = []
+    for event in data.events:
+        battle = is_battle(event)
+        events.append(
+            {
+                "type": str(event.get("type", "")),
+                "text": str(event.get("text", "")),
+                "details": _event_details(event) if battle else [],
+                "rolls": _event_rolls(event, data.rolls),
+                "battle": battle,
+            }
+        )
+    return {
+        "d": data,
+        "emails": emails,
+        "events": events,
+        "map": _embeddable_svg(data.map_svg) if data.map_svg else None,
+        "map_cid": map_cid,
+        "verify": verify_command(data.reveal, data.previous_reveal, data.anchor, data.k),
+        "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side else None,
+        "viewer": data.side or "referee",
+    }
+
+
+def render_html(data: ReportData, map_cid: str | None = None) -> str:
+    """The HTML report.  With ``map_cid`` the map is an ``<img src="cid:...">``
+    (for the e-mail's HTML part, where many clients drop inline SVG) instead of
+    the inline SVG."""
+    return environment().get_template("report.html.j2").render(_context(data, map_cid))
+
+
+def render_text(data: ReportData) -> str:
+    """The plain-text report (72 columns, no markup), readable in any mail client."""
+    return environment().get_template("report.txt.j2").render(_context(data))
+
+
+def svg_to_png(svg: str, width: int = 1200) -> bytes:
+    """Render an SVG to PNG (cairosvg) at ``width`` pixels, for mail clients that
+    drop inline SVG."""
+    import cairosvg  # imported here: loading cairo is slow and only mail needs it
+
+    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width, background_color="white")
+
+
+def render_audit_page(
+    game_id: str,
+    rules_title: str,
+    anchor: str,
+    resolutions: Sequence[tuple[int, str, str]],
+    rolls: Sequence[tuple[int, RollLine]],
+    score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
+    sides: Sequence[str] = (),
+) -> str:
+    """The audit page of a whole game: every resolution linked (one link per side
+    in ``sides``, else the referee's report), the dice table, a histogram per die
+    size and the score over time."""
+    by_size: dict[int, list[int]] = {}
+    for _k, roll in rolls:
+        by_size.setdefault(roll.sides, []).append(roll.value)
+    histograms = [
+        (sides_n, len(values), Markup(charts.histogram_svg(values, sides_n, title=f"d{sides_n}: {len(values)} rolls")))
+        for sides_n, values in sorted(by_size.items())
+    ]
+    series: dict[str, list[tuple[int, int]]] = {}
+    for k, lines in score_history:
+        for line in lines:
+            series.setdefault(line.side, []).append((k, line.value))
+    score_chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
+    return environment().get_template("audit.html.j2").render(
+        game_id=game_id,
+        rules_title=rules_title,
+        anchor=anchor,
+        resolutions=list(resolutions),
+        rolls=list(rolls),
+        histograms=histograms,
+        score_chart=score_chart,
+        sides=list(sides) or [None],
+    )

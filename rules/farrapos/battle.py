@@ -1,0 +1,234 @@
+"""Battles (rulebook, "Battles" and "Battle Table").
+
+Each round: the attackers' AF are summed; the defenders' DF are summed, with the
+Militia's DF and the city's VP as extra defence (none under siege, advanced rule);
+each player rolls 1D6; the Battle Table gives each an index; the higher index wins
+and the loser loses one step; a tie costs both sides a step.  A full MU flips to its
+reduced face, a reduced MU or a Militia is eliminated.  The attacker fights on or
+stops by the standing decision in his order; the defender cannot quit.
+
+Only the die-1 row of the table is printed.  The other rows are derived as
+``index = value(die 1) + die - 1``, which gives both printed examples:
+
+>>> battle_index(13, 3)   # Republic: AF 13 and 1D6 is 3 give 6
+6
+>>> battle_index(10, 5)   # Empire: DF 10 and 1D6 is 5 give 7
+7
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rules.base import Dice, Event
+from rules.farrapos.counters import SIDE_NAMES
+from rules.farrapos.orders import MILITIA, Attack, Persistence
+from rules.farrapos.position import Position, View, enemy, sort_units
+
+# The printed die-1 row: (highest strength of the column, value); "-" is 0.
+DIE_ONE_ROW: tuple[tuple[int, int], ...] = (
+    (1, 0), (2, 0), (3, 0), (4, 1), (5, 1), (6, 2), (7, 2), (8, 2), (9, 3), (10, 3),
+    (15, 4), (20, 5), (25, 6),
+)
+ABOVE_25 = 7
+
+
+def column_value(strength: int) -> int:
+    """The die-1 value of the column holding ``strength`` (columns 1..10, 11-15,
+    16-20, 21-25, +25)."""
+    for top, value in DIE_ONE_ROW:
+        if strength <= top:
+            return value
+    return ABOVE_25
+
+
+def battle_index(strength: int, die: int) -> int:
+    if not 1 <= die <= 6:
+        raise ValueError(f"a battle die is 1..6, not {die}")
+    return column_value(strength) + die - 1
+
+
+def under_siege(view: View, city: str, attacker: str) -> bool:
+    """Advanced rule: every city linked to ``city`` is held by the attacker."""
+    if "siege" not in view.options:
+        return False
+    return all(view.controller(n) == attacker for n in view.board.neighbours(city))
+
+
+@dataclass
+class _Losses:
+    """A loss list consumed one entry per step lost; then the default."""
+
+    order: list[str]
+    used: int = 0
+    taken: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _flip_cost(view: View, unit: str, attack: bool) -> int:
+    c = view.sheet.counters[unit]
+    if attack:
+        return c.type.full.af - c.type.reduced.af
+    return c.type.full.df - c.type.reduced.df
+
+
+def _default_victim(view: View, units: list[str], militia: int, attack: bool) -> str:
+    """Documented default: flip the full MU whose flip costs least (AF for the
+    attacker, DF for the defender); then (defender) a Militia; then eliminate the
+    reduced MU with the least AF/DF.  Ties go to the first MU in id order."""
+    full = [u for u in units if u not in view.reduced]
+    if full:
+        return min(full, key=lambda u: _flip_cost(view, u, attack))
+    if militia > 0:
+        return MILITIA
+    return min(units, key=lambda u: view.factors(u).af if attack else view.factors(u).df)
+
+
+def _lose_step(
+    work: Position, view: View, side: str, city: str, units: list[str], losses: _Losses, attacking: bool
+) -> dict[str, Any]:
+    militia = 0 if attacking else int(work["cities"][city]["militia"])
+    victim = None
+    while losses.used < len(losses.order):
+        entry = losses.order[losses.used]
+        losses.used += 1
+        if (entry == MILITIA and militia > 0) or entry in units:
+            victim = entry
+            break
+    if victim is None:
+        victim = _default_victim(view, units, militia, attack=attacking)
+    if victim == MILITIA:
+        work["cities"][city]["militia"] = militia - 1
+        lost = work.setdefault("militia_lost", {"empire": 0, "republic": 0})
+        lost[side] = int(lost.get(side, 0)) + 1
+        record = {"side": side, "counter": MILITIA, "result": "eliminated"}
+    elif victim in view.reduced:
+        view.reduced.discard(victim)
+        work["reduced"] = sort_units([u for u in work["reduced"] if u != victim])
+        work["cities"][city]["units"] = [u for u in work["cities"][city]["units"] if u != victim]
+        work["eliminated"] = sort_units([*work["eliminated"], victim])
+        units.remove(victim)
+        record = {"side": side, "counter": victim, "result": "eliminated"}
+    else:
+        view.reduced.add(victim)
+        work["reduced"] = sort_units([*work["reduced"], victim])
+        record = {"side": side, "counter": victim, "result": "reduced"}
+    losses.taken.append(record)
+    return record
+
+
+def _loss_text(record: dict[str, Any]) -> str:
+    what = "a Militia" if record["counter"] == MILITIA else record["counter"]
+    return f"{what} {'is eliminated' if record['result'] == 'eliminated' else 'flips to its reduced face'}"
+
+
+def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
+    """Resolve ``attack`` by ``side`` on the working position ``work`` (mutated)."""
+    view = View(work)
+    board = view.board
+    defender = enemy(side)
+    target, origin = attack.target, attack.origin
+    name = board.name(target)
+    attackers = [u for u in attack.units if view.location.get(u) == origin]
+    standing = work.get("standing", {}).get(defender, {})
+    defender_losses = _Losses(list(standing.get(target, standing.get("*", []))))
+    attacker_losses = _Losses(list(attack.losses))
+    siege = under_siege(view, target, side)
+    extra = 0 if siege else board.cities[target].vp
+    events: list[Event] = []
+    round_no = 0
+    steps_lost = 0
+    taken = False
+    while True:
+        round_no += 1
+        defenders = list(work["cities"][target]["units"])
+        militia = int(work["cities"][target]["militia"])
+        a_strength = view.strength(attackers, attack=True)
+        d_strength = view.strength(defenders, attack=False) + militia * view.sheet.militia_df + extra
+        purpose = f"battle of {name}, round {round_no}"
+        a_die = dice.roll(6, f"{purpose}, attacker ({SIDE_NAMES[side]})")
+        d_die = dice.roll(6, f"{purpose}, defender ({SIDE_NAMES[defender]})")
+        a_index, d_index = battle_index(a_strength, a_die), battle_index(d_strength, d_die)
+        records = []
+        if a_index >= d_index:
+            records.append(_lose_step(work, view, defender, target, defenders, defender_losses, attacking=False))
+        if d_index >= a_index:
+            records.append(_lose_step(work, view, side, origin, attackers, attacker_losses, attacking=True))
+            steps_lost += 1
+        winner = side if a_index > d_index else defender if d_index > a_index else "tie"
+        verdict = "a tie: both sides lose a step" if winner == "tie" else f"the {SIDE_NAMES[winner]} wins the round"
+        siege_text = " (under siege: no extra defence)" if siege else f" (with {extra} extra defence for the city's VP)"
+        events.append(
+            {
+                "type": "battle_round",
+                "text": (
+                    f"Battle of {name}, round {round_no}: {SIDE_NAMES[side]} AF {a_strength} and die {a_die} give "
+                    f"{a_index}; {SIDE_NAMES[defender]} DF {d_strength}{siege_text} and die {d_die} give {d_index}; "
+                    f"{verdict}; " + ", ".join(_loss_text(r) for r in records) + "."
+                ),
+                "city": target,
+                "origin": origin,
+                "round": round_no,
+                "attacker": side,
+                "defender": defender,
+                "attack_strength": a_strength,
+                "defence_strength": d_strength,
+                "extra_defence": extra,
+                "siege": siege,
+                "attacker_die": a_die,
+                "defender_die": d_die,
+                "attacker_index": a_index,
+                "defender_index": d_index,
+                "winner": winner,
+                "losses": records,
+            }
+        )
+        defenders_left = bool(work["cities"][target]["units"]) or int(work["cities"][target]["militia"]) > 0
+        if not defenders_left:
+            taken = bool(attackers)
+            break
+        if not attackers:
+            break
+        decision = attack.decision
+        if decision.kind is Persistence.ROUNDS and round_no >= decision.n:
+            break
+        if decision.kind is Persistence.STOP_AFTER and steps_lost >= decision.n:
+            break
+    occupants: list[str] = []
+    if taken:
+        wanted = attackers if attack.occupy is None else [u for u in attack.occupy if u in attackers]
+        if attack.occupy and not wanted:
+            wanted = attackers  # every listed occupant fell: the survivors move in
+        occupants = sort_units(wanted)
+        work["cities"][origin]["units"] = [u for u in work["cities"][origin]["units"] if u not in occupants]
+        work["cities"][target]["units"] = occupants
+        work["cities"][target]["owner"] = side
+        result = (
+            f"the {SIDE_NAMES[side]} takes {name}"
+            + (f" and moves in {', '.join(occupants)}" if occupants else ", moving no MU in (the city is empty)")
+        )
+        winner_side: str | None = side
+    elif not attackers and not (work["cities"][target]["units"] or work["cities"][target]["militia"]):
+        result = f"both sides are wiped out; {name} stays the {SIDE_NAMES[defender]}'s but is empty"
+        winner_side = None
+    elif not attackers:
+        result = f"every attacking MU is lost; the {SIDE_NAMES[defender]} holds {name}"
+        winner_side = defender
+    else:
+        result = f"the {SIDE_NAMES[side]} stops the attack and keeps his MU in {board.name(origin)}; the {SIDE_NAMES[defender]} holds {name}"
+        winner_side = defender
+    events.append(
+        {
+            "type": "battle",
+            "text": f"Battle of {name} ({round_no} round{'s' if round_no > 1 else ''}): {result}.",
+            "city": target,
+            "origin": origin,
+            "attacker": side,
+            "defender": defender,
+            "rounds": round_no,
+            "winner": winner_side,
+            "taken": taken,
+            "occupants": occupants,
+        }
+    )
+    return events

@@ -1,0 +1,135 @@
+"""The board: cities, their VP and colour groups, port cities and path lines.
+
+The printed board is not in the rulebook; it is data (``data/board.toml``) that a
+referee can correct.  Rulebook: "The MU can only move through path lines (point to
+point connection)"; "value above the name of the city"; "all the cities of the same
+color"; "all port cities".
+
+>>> board = load_board()
+>>> board.cities["porto-alegre"].vp
+4
+>>> "triunfo" in board.neighbours("porto-alegre")
+True
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+DATA = Path(__file__).with_name("data")
+
+
+class BoardError(ValueError):
+    """The board data file is inconsistent."""
+
+
+@dataclass(frozen=True)
+class City:
+    id: str
+    name: str
+    lat: float
+    lon: float
+    vp: int
+    colour: str
+    port: bool
+
+
+@dataclass(frozen=True)
+class ColourGroup:
+    id: str
+    name: str
+    bonus: int
+    fill: str
+    cities: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Board:
+    cities: dict[str, City]
+    colours: dict[str, ColourGroup]
+    links: tuple[tuple[str, str], ...]
+    port_bonus: int
+    adjacency: dict[str, tuple[str, ...]]
+
+    @property
+    def ports(self) -> tuple[str, ...]:
+        return tuple(c for c, city in self.cities.items() if city.port)
+
+    def neighbours(self, city: str) -> tuple[str, ...]:
+        return self.adjacency[city]
+
+    def linked(self, a: str, b: str) -> bool:
+        return b in self.adjacency.get(a, ())
+
+    def name(self, city: str) -> str:
+        return self.cities[city].name
+
+    def distances_from(self, start: str, passable: Iterable[str] | None = None) -> dict[str, int]:
+        """Path-line steps from ``start`` to every city reachable through
+        ``passable`` cities (the end city of a path need not be passable; all
+        cities pass when ``passable`` is None)."""
+        through = None if passable is None else set(passable)
+        dist = {start: 0}
+        queue = deque([start])
+        while queue:
+            here = queue.popleft()
+            if here != start and through is not None and here not in through:
+                continue  # a path may end here but not go on
+            for there in self.adjacency[here]:
+                if there not in dist:
+                    dist[there] = dist[here] + 1
+                    queue.append(there)
+        return dist
+
+
+def board_from_data(data: dict) -> Board:
+    cities = {
+        cid: City(
+            id=cid,
+            name=str(c["name"]),
+            lat=float(c["lat"]),
+            lon=float(c["lon"]),
+            vp=int(c["vp"]),
+            colour=str(c["colour"]),
+            port=bool(c.get("port", False)),
+        )
+        for cid, c in data["cities"].items()
+    }
+    colours = {}
+    for gid, g in data["colours"].items():
+        members = tuple(c for c in cities if cities[c].colour == gid)
+        colours[gid] = ColourGroup(gid, str(g["name"]), int(g["bonus"]), str(g["fill"]), members)
+    for city in cities.values():
+        if city.colour not in colours:
+            raise BoardError(f"city {city.id!r} has unknown colour {city.colour!r}")
+    adjacency: dict[str, list[str]] = {c: [] for c in cities}
+    links = []
+    for pair in data["links"]["paths"]:
+        a, b = pair
+        for end in (a, b):
+            if end not in cities:
+                raise BoardError(f"path line {a!r}-{b!r} names unknown city {end!r}")
+        if b in adjacency[a]:
+            raise BoardError(f"path line {a!r}-{b!r} is listed twice")
+        adjacency[a].append(b)
+        adjacency[b].append(a)
+        links.append((a, b))
+    return Board(
+        cities=cities,
+        colours=colours,
+        links=tuple(links),
+        port_bonus=int(data["ports"]["bonus"]),
+        adjacency={c: tuple(sorted(n)) for c, n in adjacency.items()},
+    )
+
+
+@lru_cache(maxsize=1)
+def load_board() -> Board:
+    """The board data file, read once (immutable data)."""
+    with (DATA / "board.toml").open("rb") as f:
+        return board_from_data(tomllib.load(f))

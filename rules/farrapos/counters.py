@@ -1,0 +1,103 @@
+"""The counter sheet: Military Units (MU) with two faces, and the Militia.
+
+Rulebook, "Counter Identification": blazon (side), type of MU, reduction step,
+MF, AF, DF, location for setup, phase/year of arrival.  The printed values are not
+in the rulebook; they are data (``data/counters.toml``).
+
+>>> sheet = load_counters()
+>>> sheet.counters["art-1"].factors(reduced=False)
+Factors(mf=1, af=5, df=2)
+>>> sheet.counters["art-1"].side
+'republic'
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+DATA = Path(__file__).with_name("data")
+SIDES = ("empire", "republic")
+SIDE_NAMES = {"empire": "Empire", "republic": "Republic"}
+FIRST_PHASE = 1835
+LAST_PHASE = 1845
+
+
+@dataclass(frozen=True)
+class Factors:
+    mf: int
+    af: int
+    df: int
+
+
+@dataclass(frozen=True)
+class UnitType:
+    id: str
+    name: str
+    full: Factors
+    reduced: Factors
+
+
+@dataclass(frozen=True)
+class Counter:
+    id: str
+    side: str
+    type: UnitType
+    setup: str  # a city id, or "" for "any city of his possession"
+    arrival: int  # phase (year)
+
+    def factors(self, reduced: bool) -> Factors:
+        return self.type.reduced if reduced else self.type.full
+
+
+@dataclass(frozen=True)
+class CounterSheet:
+    types: dict[str, UnitType]
+    counters: dict[str, Counter]
+    militia_per_side: int
+    militia_df: int
+
+    def of_side(self, side: str) -> tuple[Counter, ...]:
+        return tuple(c for c in self.counters.values() if c.side == side)
+
+    def arriving(self, side: str, phase: int) -> tuple[Counter, ...]:
+        return tuple(c for c in self.of_side(side) if c.arrival == phase and phase > FIRST_PHASE)
+
+
+def _factors(data: dict) -> Factors:
+    return Factors(mf=int(data["mf"]), af=int(data["af"]), df=int(data["df"]))
+
+
+def sheet_from_data(data: dict, cities: set[str] | None = None) -> CounterSheet:
+    types = {
+        tid: UnitType(tid, str(t["name"]), _factors(t["full"]), _factors(t["reduced"]))
+        for tid, t in data["types"].items()
+    }
+    counters: dict[str, Counter] = {}
+    for raw in data["counter"]:
+        cid = str(raw["id"])
+        if cid in counters:
+            raise ValueError(f"counter {cid!r} is listed twice")
+        if raw["side"] not in SIDES:
+            raise ValueError(f"counter {cid!r} has unknown side {raw['side']!r}")
+        if raw["type"] not in types or not cid.startswith(f"{raw['type']}-"):
+            raise ValueError(f"counter {cid!r} has type {raw['type']!r}")
+        setup = str(raw.get("setup", ""))
+        if cities is not None and setup and setup not in cities:
+            raise ValueError(f"counter {cid!r} sets up in unknown city {setup!r}")
+        arrival = int(raw["arrival"])
+        if not FIRST_PHASE <= arrival <= LAST_PHASE or (arrival == FIRST_PHASE) != bool(setup):
+            raise ValueError(f"counter {cid!r}: setup {setup!r} with arrival {arrival}")
+        counters[cid] = Counter(cid, str(raw["side"]), types[raw["type"]], setup, arrival)
+    return CounterSheet(types, counters, int(data["militia"]["per_side"]), int(data["militia"]["df"]))
+
+
+@lru_cache(maxsize=1)
+def load_counters() -> CounterSheet:
+    """The counter data file, read once (immutable data)."""
+    from rules.farrapos.board import load_board
+
+    with (DATA / "counters.toml").open("rb") as f:
+        return sheet_from_data(tomllib.load(f), set(load_board().cities))

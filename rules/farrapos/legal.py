@@ -1,0 +1,309 @@
+"""Legality: the one source of what a side may order now.
+
+``validate`` (the referee's check), the bots and the order template all use these
+helpers.  Rulebook, "1ST TURN - PHASE 1": a) attack a directly linked city the enemy
+holds; b) invade a directly linked city the enemy does not hold; c) move along path
+lines within each MU's MF; d) take no action.  A turn is ONE of these actions (any
+number of ``move`` lines make one action c), plus the steps that are not actions:
+placing new MU, deploying Militia, standing loss orders and (advanced rule) carrying
+up to 2 MU between held ports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from rules.base import IllegalOrderError, Orders, Problem
+from rules.farrapos.counters import SIDE_NAMES
+from rules.farrapos.orders import (
+    ACTIONS,
+    MILITIA,
+    Attack,
+    Carry,
+    DeployMilitia,
+    Invade,
+    Move,
+    Pass,
+    Place,
+    StandingLosses,
+)
+from rules.farrapos.position import Position, View, clone, enemy, sort_units
+
+CARRY_LIMIT = 2
+
+
+def _list(items: Sequence[str]) -> str:
+    return ", ".join(items) if items else "none"
+
+
+# --- what may act, and where -----------------------------------------------------
+def mu_in(view: View, side: str, city: str) -> list[str]:
+    return [u for u in view.units_in(city) if view.side_of(u) == side]
+
+
+def attack_targets(view: View, side: str, origin: str) -> list[str]:
+    """Cities held by the enemy with a path line to ``origin`` (a city where
+    ``side`` has MU)."""
+    if not mu_in(view, side, origin):
+        return []
+    return [n for n in view.board.neighbours(origin) if view.controller(n) == enemy(side)]
+
+
+def invasion_targets(view: View, side: str, origin: str) -> list[str]:
+    """Cities with a path line to ``origin`` that nobody holds (no MU, no Militia)."""
+    if not mu_in(view, side, origin):
+        return []
+    return [n for n in view.board.neighbours(origin) if view.controller(n) is None]
+
+
+def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:
+    """Cities the MU in ``units`` (all in ``origin``) reach together along path
+    lines within the lowest MF among them, passing only through cities the enemy
+    does not hold, and ending in one the enemy does not hold."""
+    if not units:
+        return []
+    mf = min(view.factors(u).mf for u in units)
+    passable = [c for c in view.board.cities if view.controller(c) != enemy(side)]
+    dist = view.board.distances_from(origin, passable)
+    return [c for c, d in dist.items() if 0 < d <= mf and view.controller(c) != enemy(side)]
+
+
+def held_ports(view: View, side: str) -> list[str]:
+    return [c for c in view.board.ports if view.controller(c) == side]
+
+
+def carry_allowed(view: View, side: str) -> bool:
+    return "port-transport" in view.options and len(held_ports(view, side)) >= 2
+
+
+def placement_cities(view: View, side: str) -> list[str]:
+    """"In any city of his possession": cities the side owns (held or empty)."""
+    return view.owned_cities(side)
+
+
+def militia_cities(view: View, side: str) -> list[str]:
+    """Cities of the side's possession with no MU."""
+    return [c for c in view.owned_cities(side) if not view.units_in(c)]
+
+
+def legal_actions(position: Position, side: str, exclude: Sequence[str] = ()) -> Iterator[Attack | Invade | Move | Pass]:
+    """Every one-line action ``side`` may order now, in a canonical form: ``pass``;
+    each attack and invasion with the whole stack of its city and with each MU
+    alone; each move of a whole stack and of each MU alone to every city it
+    reaches.  (Any other group of MU from the same city is legal too wherever its
+    whole stack is.)  MU in ``exclude`` are left out (they already have an order).
+    Each order yielded passes ``validate_orders`` on its own.
+
+    >>> from rules.farrapos.setup import opening_position
+    >>> actions = list(legal_actions(opening_position("campaign", ()), "republic"))
+    >>> str(actions[0]), sum(isinstance(a, Attack) for a in actions)
+    ('pass', 10)
+    """
+    view = View(position)
+    if view.due_side() != side:
+        return
+    yield Pass()
+    for origin in view.board.cities:
+        stack = [u for u in mu_in(view, side, origin) if u not in exclude]
+        if not stack:
+            continue
+        groups = [tuple(stack)] + ([(u,) for u in stack] if len(stack) > 1 else [])
+        for target in attack_targets(view, side, origin):
+            for group in groups:
+                yield Attack(target, origin, group)
+        for target in invasion_targets(view, side, origin):
+            for group in groups:
+                yield Invade(target, origin, group)
+        for group in groups:
+            for destination in sorted(move_destinations(view, side, origin, group)):
+                yield Move(group, origin, destination)
+
+
+# --- checking a whole turn file ----------------------------------------------------
+def _check_units(view: View, side: str, units: Sequence[str], origin: str, used: set[str], what: str) -> None:
+    here = mu_in(view, side, origin)
+    for unit in units:
+        if view.side_of(unit) != side:
+            raise IllegalOrderError(f"{unit} is not a {SIDE_NAMES[side]} MU")
+        if unit not in here:
+            raise IllegalOrderError(
+                f"{unit} is not in {origin}; the {SIDE_NAMES[side]} MU there are: {_list(here)}"
+            )
+        if unit in used:
+            raise IllegalOrderError(f"{unit} already has an order this turn ({what} needs MU with no other action)")
+    if len(set(units)) != len(units):
+        raise IllegalOrderError(f"a MU is listed twice in {_list(list(units))}")
+
+
+def _held_origins(view: View, side: str) -> list[str]:
+    return [c for c in view.board.cities if mu_in(view, side, c)]
+
+
+def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:
+    if not mu_in(view, side, order.origin):
+        raise IllegalOrderError(
+            f"the {SIDE_NAMES[side]} has no MU in {order.origin}; it has MU in: {_list(_held_origins(view, side))}"
+        )
+    targets = attack_targets(view, side, order.origin)
+    if order.target not in targets:
+        why = (
+            f"{order.target} is not linked to {order.origin}"
+            if not view.board.linked(order.origin, order.target)
+            else f"{order.target} is not held by the {SIDE_NAMES[enemy(side)]}"
+        )
+        raise IllegalOrderError(f"{why}; from {order.origin} you can attack: {_list(targets)}")
+    _check_units(view, side, order.units, order.origin, used, "an attack")
+    for unit in order.losses:
+        if unit not in order.units:
+            raise IllegalOrderError(f"losses name {unit}, which is not attacking; the attackers are {_list(order.units)}")
+    for unit in order.occupy or ():
+        if unit not in order.units:
+            raise IllegalOrderError(f"occupy names {unit}, which is not attacking; the attackers are {_list(order.units)}")
+
+
+def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
+    if not mu_in(view, side, order.origin):
+        raise IllegalOrderError(
+            f"the {SIDE_NAMES[side]} has no MU in {order.origin}; it has MU in: {_list(_held_origins(view, side))}"
+        )
+    targets = invasion_targets(view, side, order.origin)
+    if order.target not in targets:
+        if not view.board.linked(order.origin, order.target):
+            why = f"{order.target} is not linked to {order.origin}"
+        elif view.controller(order.target) == enemy(side):
+            why = f"{order.target} is held by the {SIDE_NAMES[enemy(side)]} (attack it instead)"
+        else:
+            why = f"{order.target} is already held by the {SIDE_NAMES[side]} (move there instead)"
+        raise IllegalOrderError(f"{why}; from {order.origin} you can invade: {_list(targets)}")
+    _check_units(view, side, order.units, order.origin, used, "an invasion")
+
+
+def check_move(view: View, side: str, order: Move, used: set[str]) -> None:
+    _check_units(view, side, order.units, order.origin, used, "a move")
+    reachable = move_destinations(view, side, order.origin, order.units)
+    if order.destination not in reachable:
+        mf = min(view.factors(u).mf for u in order.units)
+        raise IllegalOrderError(
+            f"{_list(list(order.units))} cannot reach {order.destination} from {order.origin} within MF {mf} "
+            f"by path lines the {SIDE_NAMES[enemy(side)]} does not hold; they can reach: {_list(sorted(reachable))}"
+        )
+
+
+def check_carry(view: View, side: str, order: Carry, carried: list[str]) -> None:
+    if "port-transport" not in view.options:
+        raise IllegalOrderError("carry is the advanced rule port-transport, which this game does not use")
+    ports = held_ports(view, side)
+    if len(ports) < 2:
+        raise IllegalOrderError(f"carrying needs at least 2 held port cities; the {SIDE_NAMES[side]} holds: {_list(ports)}")
+    for port in (order.origin, order.destination):
+        if port not in ports:
+            raise IllegalOrderError(f"{port} is not a port city the {SIDE_NAMES[side]} holds; those are: {_list(ports)}")
+    if order.origin == order.destination:
+        raise IllegalOrderError("a carry goes from one port to another")
+    _check_units(view, side, order.units, order.origin, set(carried), "a carry")
+    if len(carried) + len(order.units) > CARRY_LIMIT:
+        raise IllegalOrderError(f"at most {CARRY_LIMIT} MU are carried per turn")
+
+
+def apply_movement(work: Position, units: Sequence[str], origin: str, destination: str, side: str) -> None:
+    """Move MU on a working position; the destination becomes the side's."""
+    cities = work["cities"]
+    cities[origin]["units"] = [u for u in cities[origin]["units"] if u not in units]
+    cities[destination]["units"] = sort_units([*cities[destination]["units"], *units])
+    cities[destination]["owner"] = side
+
+
+def validate_orders(position: Position, side: str, orders: Orders) -> list[Problem]:
+    """Every problem with ``side``'s orders in ``position`` (empty: legal)."""
+    view = View(position)
+    due = view.due_side()
+    if due != side:
+        now = "the game is over" if due is None else f"it is the {SIDE_NAMES[due]}'s turn"
+        return [Problem(0, f"the {SIDE_NAMES.get(side, side)} has no turn now: {now}")]
+    problems: list[Problem] = []
+    work = clone(position)
+    start = View(position)
+    carried: list[str] = []
+    # carry first: it happens before the action
+    for line in orders:
+        if isinstance(line.order, Carry):
+            try:
+                check_carry(View(work), side, line.order, carried)
+            except IllegalOrderError as err:
+                problems.append(Problem(line.line, str(err)))
+                continue
+            carried.extend(line.order.units)
+            apply_movement(work, line.order.units, line.order.origin, line.order.destination, side)
+    action_kind: tuple[type, int] | None = None
+    used: set[str] = set()
+    for line in orders:
+        order = line.order
+        if not isinstance(order, ACTIONS):
+            continue
+        kind = type(order)
+        if action_kind is not None and (kind is not action_kind[0] or kind is not Move):
+            word = {Attack: "attack", Invade: "invade", Move: "move", Pass: "pass"}[action_kind[0]]
+            problems.append(
+                Problem(
+                    line.line,
+                    f"a turn is one action (one attack, one invade, move lines, or pass) "
+                    f"and line {action_kind[1]} already gives this turn's action ({word!r})",
+                )
+            )
+            continue
+        action_kind = action_kind or (kind, line.line)
+        now = View(work)
+        try:
+            if isinstance(order, Attack):
+                check_attack(now, side, order, used)
+            elif isinstance(order, Invade):
+                check_invade(now, side, order, used)
+            elif isinstance(order, Move):
+                check_move(now, side, order, used)
+        except IllegalOrderError as err:
+            problems.append(Problem(line.line, str(err)))
+            continue
+        if isinstance(order, (Invade, Move)):
+            destination = order.target if isinstance(order, Invade) else order.destination
+            apply_movement(work, order.units, order.origin, destination, side)
+        if isinstance(order, (Attack, Invade, Move)):
+            used.update(order.units)
+    after = View(work)
+    arrivals = start.arrivals_now(side)
+    placed: set[str] = set()
+    militia_left = start.militia_available(side)
+    for line in orders:
+        order = line.order
+        if isinstance(order, Place):
+            problem = None
+            owned = placement_cities(start, side)
+            for unit in order.units:
+                if unit not in arrivals:
+                    problem = f"{unit} does not arrive now; the MU arriving this turn are: {_list(arrivals)}"
+                elif unit in placed:
+                    problem = f"{unit} is placed twice"
+                placed.add(unit)
+            if problem is None and order.city not in owned:
+                problem = f"{order.city} is not in the {SIDE_NAMES[side]}'s possession; new MU may set up in: {_list(owned)}"
+            if problem:
+                problems.append(Problem(line.line, problem))
+        elif isinstance(order, DeployMilitia):
+            allowed = [c for c in militia_cities(after, side) if start.owner(c) == side]
+            if militia_left < 1:
+                problems.append(Problem(line.line, f"the {SIDE_NAMES[side]} has no Militia counter left to deploy"))
+            elif order.city not in allowed:
+                problems.append(
+                    Problem(
+                        line.line,
+                        f"a Militia deploys in a city of one's possession with no MU; for the {SIDE_NAMES[side]} "
+                        f"after this turn's action those are: {_list(allowed)}",
+                    )
+                )
+            else:
+                militia_left -= 1
+        elif isinstance(order, StandingLosses):
+            for unit in order.losses:
+                if unit != MILITIA and start.side_of(unit) != side:
+                    problems.append(Problem(line.line, f"{unit} is not a {SIDE_NAMES[side]} MU"))
+                    break
+    return problems

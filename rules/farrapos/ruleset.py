@@ -1,0 +1,167 @@
+"""``Farrapos``: the ruleset interface over the modules of this package."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rules.base import (
+    Dice,
+    Event,
+    OptionInfo,
+    OrderLine,
+    Orders,
+    OrderSyntaxError,
+    Outcome,
+    OutcomeKind,
+    Position,
+    Problem,
+    Resolution,
+    Ruleset,
+    ScenarioInfo,
+    ScoreLine,
+)
+from rules.farrapos import bots as farrapos_bots
+from rules.farrapos import case_form, svg
+from rules.farrapos.counters import SIDE_NAMES, SIDES
+from rules.farrapos.legal import (
+    attack_targets,
+    carry_allowed,
+    held_ports,
+    invasion_targets,
+    militia_cities,
+    move_destinations,
+    mu_in,
+    placement_cities,
+    validate_orders,
+)
+from rules.farrapos.orders import FORMS, parse_order
+from rules.farrapos.position import View
+from rules.farrapos.sequence import label
+from rules.farrapos.setup import SCENARIO, opening_position
+from rules.farrapos.turn import resolve_turn
+from rules.farrapos.victory_points import breakdown
+
+OPTION_INFO = (
+    OptionInfo("siege", "Siege: a city surrounded by enemy-held cities loses its extra defence", "Advanced Rules (Optional)"),
+    OptionInfo(
+        "port-transport", "Port transport: a side holding 2+ port cities carries up to 2 MU per turn between them", "Advanced Rules (Optional)"
+    ),
+)
+
+
+class Farrapos(Ruleset):
+    id = "farrapos"
+    title = "Farrapos (Julio Trois, 2011)"
+
+    def scenarios(self) -> Sequence[ScenarioInfo]:
+        return (
+            ScenarioInfo(
+                SCENARIO,
+                "The Ragamuffin War, 1835-1845",
+                SIDES,
+                "The Republic Rio-Grandense against the Empire of Brazil, 11 Phases of 4 turns; the Republic moves first.",
+            ),
+        )
+
+    def options(self) -> Sequence[OptionInfo]:
+        return OPTION_INFO
+
+    def setup(self, scenario_id: str | None, options: Sequence[str]) -> Position:
+        scenario = self.scenario(scenario_id).id
+        return opening_position(scenario, options)
+
+    def due(self, position: Position) -> tuple[str, ...]:
+        side = View(position).due_side()
+        return () if side is None else (side,)
+
+    def turn_label(self, position: Position) -> str:
+        return label(int(position["phase"]), int(position["turn"]))
+
+    def score(self, position: Position) -> list[ScoreLine]:
+        view = View(position)
+        lines = []
+        for side in SIDES:
+            value = int(position["vp"][side])
+            detail = str(breakdown(view, side))
+            lines.append(ScoreLine(side, value, detail if breakdown(view, side).total == value else f"{value} VP"))
+        return lines
+
+    def outcome(self, position: Position) -> Outcome | None:
+        raw = position.get("outcome")
+        if not raw:
+            return None
+        return Outcome(OutcomeKind(raw["kind"]), raw["winner"], raw["reason"])
+
+    def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
+        lines: list[OrderLine] = []
+        problems: list[Problem] = []
+        for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+            body = raw.split("#", 1)[0].strip()
+            if not body:
+                continue
+            try:
+                lines.append(OrderLine(number, body, parse_order(body)))
+            except OrderSyntaxError as err:
+                problems.append(Problem(number, str(err)))
+        return Orders(tuple(lines)), problems
+
+    def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
+        return validate_orders(position, side, orders)
+
+    def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
+        return resolve_turn(position, orders, dice)
+
+    def order_template(self, position: Position, side: str) -> str:
+        view = View(position)
+        out = [f"# Farrapos - {label(view.phase, view.turn)} - orders of the {SIDE_NAMES.get(side, side)}"]
+        if view.due_side() != side:
+            out.append("# It is not your turn: nothing to order.")
+            return "\n".join(out) + "\n"
+        out.append("# ONE action: one attack, one invade, any number of move lines, or pass (no lines = pass).")
+        out.append("# Order forms:")
+        out.extend(f"#   {form}" for form in FORMS)
+        out.append("# Your MU (MF/AF/DF), and what they can do:")
+        for city in view.board.cities:
+            mu = mu_in(view, side, city)
+            if not mu:
+                continue
+            factors = ", ".join(f"{u} {view.factors(u).mf}/{view.factors(u).af}/{view.factors(u).df}" for u in mu)
+            out.append(f"#   {city}: {factors}" + (f" + {view.militia_in(city)} militia" if view.militia_in(city) else ""))
+            attacks = attack_targets(view, side, city)
+            invasions = invasion_targets(view, side, city)
+            reach = sorted(move_destinations(view, side, city, mu))
+            if attacks:
+                out.append(f"#     attack: {' '.join(attacks)}")
+            if invasions:
+                out.append(f"#     invade: {' '.join(invasions)}")
+            if reach:
+                out.append(f"#     move (all together): {' '.join(reach)}")
+        arrivals = view.arrivals_now(side)
+        if arrivals:
+            out.append(f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}")
+        if view.militia_available(side):
+            spots = militia_cities(view, side)
+            out.append(f"# Militia left: {view.militia_available(side)}; cities with no MU now: {' '.join(spots) or 'none'}")
+        if carry_allowed(view, side):
+            out.append(f"# Port transport: carry up to 2 MU between {' '.join(held_ports(view, side))}")
+        standing = position.get("standing", {}).get(side, {})
+        if standing:
+            out.append("# Your standing loss orders: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in standing.items()))
+        return "\n".join(out) + "\n"
+
+    def bots(self) -> tuple[str, ...]:
+        return farrapos_bots.BOTS
+
+    def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
+        return farrapos_bots.bot_orders(position, side, bot, rng)
+
+    def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+        return svg.render(position, events, side)
+
+    def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
+        return case_form.position_from_case(data, self.scenario(scenario_id).id, options)
+
+    def position_to_case(self, position: Position) -> dict[str, Any]:
+        return case_form.position_to_case(position)

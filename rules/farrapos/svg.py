@@ -1,0 +1,214 @@
+"""The board as a standalone SVG: cities at their real latitude/longitude
+(equirectangular, scaled to the box), path lines, owners, VP values, colour
+groups, port marks, every stack listed counter by counter, the VP track and the
+Phase/Turn track, and the last resolution's moves and battles as arrows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from xml.sax.saxutils import escape, quoteattr
+
+from rules.base import Event
+from rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
+from rules.farrapos.position import Position, View
+from rules.farrapos.sequence import label
+
+WIDTH, HEIGHT = 1400, 960
+MAP_X0, MAP_Y0, MAP_W, MAP_H = 30, 50, 850, 870
+SIDE_COLOURS = {"empire": "#1f4e9c", "republic": "#b8202a", None: "#777777"}
+TYPE_NAMES = {"inf": "Inf", "cav": "Cav", "art": "Art"}
+
+
+def _projector(view: View):
+    cities = view.board.cities.values()
+    lat_mid = math.radians(sum(c.lat for c in cities) / len(view.board.cities))
+    xs = [c.lon * math.cos(lat_mid) for c in cities]
+    ys = [-c.lat for c in cities]
+    x_min, x_max, y_min, y_max = min(xs), max(xs), min(ys), max(ys)
+    scale = min((MAP_W - 140) / (x_max - x_min), (MAP_H - 80) / (y_max - y_min))
+
+    def project(lat: float, lon: float) -> tuple[float, float]:
+        x = MAP_X0 + 60 + (lon * math.cos(lat_mid) - x_min) * scale
+        y = MAP_Y0 + 40 + (-lat - y_min) * scale
+        return round(x, 1), round(y, 1)
+
+    return project
+
+
+def _spread(at: dict[str, tuple[float, float]], gap: float = 40.0, rounds: int = 60) -> dict[str, tuple[float, float]]:
+    """Nudge cities closer than ``gap`` apart (Porto Alegre and Viamão, Rio Grande
+    and São José do Norte are a few pixels apart at true scale) so that each one
+    stays readable; every city keeps within a few pixels of its true place."""
+    pos = {c: [x, y] for c, (x, y) in at.items()}
+    names = sorted(pos)
+    for _ in range(rounds):
+        moved = False
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                dx, dy = pos[b][0] - pos[a][0], pos[b][1] - pos[a][1]
+                dist = math.hypot(dx, dy)
+                if dist >= gap:
+                    continue
+                if dist < 1e-6:
+                    dx, dy, dist = 1.0, 0.0, 1.0
+                push = (gap - dist) / 2 + 0.5
+                ux, uy = dx / dist, dy / dist
+                pos[a][0] -= ux * push
+                pos[a][1] -= uy * push
+                pos[b][0] += ux * push
+                pos[b][1] += uy * push
+                moved = True
+        if not moved:
+            break
+    return {c: (round(x, 1), round(y, 1)) for c, (x, y) in pos.items()}
+
+
+def _text(x: float, y: float, body: str, size: int = 12, anchor: str = "start", weight: str = "normal", fill: str = "#222") -> str:
+    return (
+        f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
+        f'fill={quoteattr(fill)} font-family="sans-serif">{escape(body)}</text>'
+    )
+
+
+def _counter_label(view: View, unit: str) -> str:
+    c = view.sheet.counters[unit]
+    f = view.factors(unit)
+    face = "reduced" if unit in view.reduced else "full"
+    return f"{unit} {TYPE_NAMES.get(c.type.id, c.type.id)} {face} MF{f.mf} AF{f.af} DF{f.df}"
+
+
+def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: bool) -> str:
+    dash = ' stroke-dasharray="6 4"' if dashed else ""
+    return (
+        f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
+        f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
+    )
+
+
+def render(position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+    view = View(position)
+    board = view.board
+    project = _projector(view)
+    at = _spread({cid: project(c.lat, c.lon) for cid, c in board.cities.items()})
+    out: list[str] = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}">',
+        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
+        "orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#333\"/></marker></defs>",
+        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#f6f1e3"/>',
+        _text(MAP_X0, 30, f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""), 20, weight="bold"),
+    ]
+    out.append('<g class="links">')
+    for a, b in board.links:
+        (x1, y1), (x2, y2) = at[a], at[b]
+        out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
+    out.append("</g>")
+    out.append('<g class="events">')
+    for event in events:
+        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
+            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
+        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
+            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
+            x, y = at[event["city"]]
+            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
+    out.append("</g>")
+    out.append('<g class="cities">')
+    for cid, city in board.cities.items():
+        x, y = at[cid]
+        owner = view.owner(cid)
+        fill = board.colours[city.colour].fill
+        stroke = SIDE_COLOURS[owner]
+        width = 4 if view.occupied(cid) else 2
+        out.append(
+            f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
+            f'<circle cx="{x}" cy="{y}" r="11" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{width}"/>'
+        )
+        if city.port:
+            out.append(f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>')
+        out.append(_text(x, y + 4, str(city.vp), 11, "middle", "bold"))
+        out.append(_text(x, y - 14, city.name, 10, "middle", fill=stroke if owner else "#444"))
+        mu = view.units_in(cid)
+        militia = view.militia_in(cid)
+        if mu or militia:
+            badge = f"{len(mu)} MU" + (f" +{militia} Mil" if militia else "")
+            out.append(_text(x, y + 24, badge, 9, "middle", fill=stroke))
+        out.append("</g>")
+    out.append("</g>")
+    # --- right panel: tracks and stacks ---------------------------------------
+    px = 905
+    panel_at = len(out)
+    out.append("")  # the panel's background, sized once the stacks are listed
+    y = 64
+    out.append(_text(px, y, "Phase track", 13, weight="bold"))
+    y += 8
+    for i, phase in enumerate(range(FIRST_PHASE, LAST_PHASE + 1)):
+        cx = px + i * 43
+        current = phase == view.phase
+        out.append(
+            f'<rect x="{cx}" y="{y}" width="40" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>'
+        )
+        out.append(_text(cx + 20, y + 14, str(phase), 10, "middle", "bold" if current else "normal"))
+    y += 42
+    out.append(_text(px, y, "Turn track", 13, weight="bold"))
+    y += 8
+    for turn in range(1, 5):
+        cx = px + (turn - 1) * 110
+        current = turn == view.turn
+        who = SIDE_NAMES["republic" if turn % 2 else "empire"]
+        out.append(f'<rect x="{cx}" y="{y}" width="104" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>')
+        out.append(_text(cx + 52, y + 14, f"{turn} {who}", 10, "middle", "bold" if current else "normal"))
+    y += 42
+    out.append(_text(px, y, "VP track", 13, weight="bold"))
+    y += 8
+    for vp in range(0, 31):
+        col, row = vp % 16, vp // 16
+        cx, cy = px + col * 29, y + row * 24
+        out.append(f'<rect x="{cx}" y="{cy}" width="27" height="22" fill="#eee" stroke="#aaa"/>')
+        out.append(_text(cx + 13, cy + 9, str(vp), 8, "middle", fill="#777"))
+    for n, s in enumerate(("empire", "republic")):
+        value = int(position["vp"][s])
+        slot = min(value, 30)
+        cx, cy = px + (slot % 16) * 29, y + (slot // 16) * 24
+        out.append(
+            f'<circle cx="{cx + 7 + n * 13}" cy="{cy + 16}" r="5" fill="{SIDE_COLOURS[s]}">'
+            f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
+        )
+    y += 62
+    out.append(
+        _text(px, y, f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)", 12, weight="bold")
+    )
+    y += 22
+    out.append(_text(px, y, "Colour groups (bonus)", 13, weight="bold"))
+    for i, g in enumerate(board.colours.values()):
+        cx, cy = px + (i % 2) * 240, y + 8 + (i // 2) * 18
+        out.append(f'<rect x="{cx}" y="{cy}" width="14" height="12" fill={quoteattr(g.fill)} stroke="#888"/>')
+        out.append(_text(cx + 18, cy + 10, f"{g.name} +{g.bonus}", 11))
+    y += 8 + ((len(board.colours) + 1) // 2) * 18 + 6
+    out.append(f'<rect x="{px}" y="{y - 9}" width="7" height="7" fill="#0b5394"/>')
+    out.append(_text(px + 12, y, f"port city (all ports +{board.port_bonus})", 11))
+    y += 24
+    out.append(_text(px, y, "Stacks", 13, weight="bold"))
+    y += 16
+    for cid in board.cities:
+        mu = view.units_in(cid)
+        militia = view.militia_in(cid)
+        if not (mu or militia):
+            continue
+        owner = view.owner(cid)
+        out.append(_text(px, y, f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})", 11, weight="bold", fill=SIDE_COLOURS[owner]))
+        y += 13
+        lines = [_counter_label(view, u) for u in mu] + ([f"{militia} Militia DF{view.sheet.militia_df}"] if militia else [])
+        for i in range(0, len(lines), 2):
+            out.append(_text(px + 10, y, "; ".join(lines[i : i + 2]), 10))
+            y += 12
+        y += 3
+    if position.get("outcome"):
+        o = position["outcome"]
+        out.append(_text(MAP_X0, HEIGHT - 14, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 14, weight="bold"))
+    height = max(HEIGHT, y + 30)
+    out[panel_at] = f'<rect x="{px - 10}" y="40" width="{WIDTH - px}" height="{height - 50}" fill="#fffdf6" stroke="#c9bb95"/>'
+    out[0] = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">'
+    out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
+    out.append("</svg>")
+    return "\n".join(out)

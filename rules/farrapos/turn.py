@@ -1,0 +1,202 @@
+"""One player turn, resolved (rulebook, "Turn Sequence").
+
+In order: the side's standing loss orders are stored; (advanced rule) MU are
+carried between ports; the one action is carried out (attack, invade, moves or
+nothing); Militia are deployed; new MU set up ("Setup of new units if any"); both
+sides' VP are computed; the Final Objective is checked; the Turn (and Phase)
+marker advances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rules.base import NO_ORDERS, Dice, Event, IllegalOrderError, Orders, Resolution
+from rules.farrapos.battle import fight
+from rules.farrapos.counters import SIDE_NAMES
+from rules.farrapos.legal import apply_movement, placement_cities, validate_orders
+from rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
+from rules.farrapos.position import Position, View, clone, sort_units
+from rules.farrapos.sequence import label, next_turn
+from rules.farrapos.victory import check_victory
+from rules.farrapos.victory_points import breakdown, count_vp
+
+
+def default_placement(view: View, side: str) -> str | None:
+    """Where new MU with no ``place`` order set up: the side's held city of the
+    highest VP (then the one with most MU, then board order); failing that any
+    city of its possession; None if it has none."""
+    cities = placement_cities(view, side)
+    if not cities:
+        return None
+    order = list(view.board.cities)
+    return min(
+        cities,
+        key=lambda c: (not view.occupied(c), -view.board.cities[c].vp, -len(view.units_in(c)), order.index(c)),
+    )
+
+
+def _move_event(kind: str, side: str, units: tuple[str, ...], origin: str, destination: str, view: View) -> Event:
+    verbs = {"move": "moves", "invade": "invades", "carry": "carries"}
+    board = view.board
+    if kind == "invade":
+        text = f"The {SIDE_NAMES[side]} invades {board.name(destination)} from {board.name(origin)} with {', '.join(units)}."
+    elif kind == "carry":
+        text = f"The {SIDE_NAMES[side]} carries {', '.join(units)} by water from {board.name(origin)} to {board.name(destination)}."
+    else:
+        text = f"The {SIDE_NAMES[side]} {verbs[kind]} {', '.join(units)} from {board.name(origin)} to {board.name(destination)}."
+    return {"type": kind, "text": text, "side": side, "units": list(units), "from": origin, "to": destination}
+
+
+def _leave_note(work: Position, origin: str, side: str, view: View) -> list[Event]:
+    city = work["cities"][origin]
+    if city["units"] or city["militia"]:
+        return []
+    return [
+        {
+            "type": "city_empty",
+            "text": f"{view.board.name(origin)} is left with no MU or Militia: it is empty and its VP are not recorded.",
+            "city": origin,
+            "side": side,
+        }
+    ]
+
+
+def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice: Dice) -> Resolution:
+    start = View(position)
+    side = start.due_side()
+    if side is None:
+        raise IllegalOrderError("the game is over: no turn to resolve")
+    orders = orders_by_side.get(side, NO_ORDERS)
+    problems = validate_orders(position, side, orders)
+    if problems:
+        raise IllegalOrderError(f"orders of the {SIDE_NAMES[side]} refused: " + "; ".join(map(str, problems)))
+    phase, turn = start.phase, start.turn
+    work = clone(position)
+    events: list[Event] = []
+    board = start.board
+
+    for line in orders:
+        order = line.order
+        if isinstance(order, StandingLosses):
+            key = order.city or "*"
+            work["standing"].setdefault(side, {})[key] = list(order.losses)
+            where = f"defending {board.name(order.city)}" if order.city else "in any defence"
+            events.append(
+                {
+                    "type": "standing_orders",
+                    "text": f"The {SIDE_NAMES[side]} will lose steps {where} in this order: {', '.join(order.losses)}.",
+                    "side": side,
+                    "city": key,
+                    "losses": list(order.losses),
+                }
+            )
+    for line in orders:
+        if isinstance(line.order, Carry):
+            o = line.order
+            apply_movement(work, o.units, o.origin, o.destination, side)
+            events.append(_move_event("carry", side, o.units, o.origin, o.destination, start))
+    acted = False
+    for line in orders:
+        order = line.order
+        if isinstance(order, Attack):
+            acted = True
+            events.append(
+                {
+                    "type": "attack",
+                    "text": f"The {SIDE_NAMES[side]} attacks {board.name(order.target)} from {board.name(order.origin)} "
+                    f"with {', '.join(order.units)} ({order.decision}).",
+                    "side": side,
+                    "city": order.target,
+                    "from": order.origin,
+                    "units": list(order.units),
+                    "decision": str(order.decision),
+                }
+            )
+            events.extend(fight(work, side, order, dice))
+            events.extend(_leave_note(work, order.origin, side, start))
+        elif isinstance(order, (Invade, Move)):
+            acted = True
+            destination = order.target if isinstance(order, Invade) else order.destination
+            apply_movement(work, order.units, order.origin, destination, side)
+            kind = "invade" if isinstance(order, Invade) else "move"
+            events.append(_move_event(kind, side, order.units, order.origin, destination, start))
+            events.extend(_leave_note(work, order.origin, side, start))
+    if not acted:
+        why = "sent no orders" if orders is NO_ORDERS or not len(orders) else "passes"
+        events.append({"type": "no_action", "text": f"The {SIDE_NAMES[side]} {why}: no action.", "side": side})
+
+    for line in orders:
+        if isinstance(line.order, DeployMilitia):
+            now = View(work)
+            city = line.order.city
+            if now.owner(city) == side and not now.units_in(city) and now.militia_available(side) > 0:
+                work["cities"][city]["militia"] += 1
+                events.append(
+                    {"type": "militia", "text": f"The {SIDE_NAMES[side]} deploys a Militia in {board.name(city)}.", "side": side, "city": city}
+                )
+            else:
+                events.append(
+                    {
+                        "type": "militia_not_deployed",
+                        "text": f"The {SIDE_NAMES[side]}'s Militia cannot deploy in {board.name(city)} (it has MU or is not his).",
+                        "side": side,
+                        "city": city,
+                    }
+                )
+
+    arrivals = start.arrivals_now(side)
+    if arrivals:
+        placed: dict[str, str] = {}
+        now = View(work)
+        for line in orders:
+            if isinstance(line.order, Place):
+                for unit in line.order.units:
+                    if now.owner(line.order.city) == side:
+                        placed[unit] = line.order.city
+        fallback = default_placement(now, side)
+        for unit in arrivals:
+            city = placed.get(unit, fallback)
+            if city is None:
+                work["eliminated"] = sort_units([*work["eliminated"], unit])
+                events.append(
+                    {
+                        "type": "arrival_lost",
+                        "text": f"{unit} cannot set up: the {SIDE_NAMES[side]} has no city in his possession.",
+                        "side": side,
+                        "unit": unit,
+                    }
+                )
+                continue
+            work["cities"][city]["units"] = sort_units([*work["cities"][city]["units"], unit])
+            events.append(
+                {
+                    "type": "arrival",
+                    "text": f"{unit} ({phase}) sets up in {board.name(city)}" + ("" if unit in placed else " (default placement)") + ".",
+                    "side": side,
+                    "unit": unit,
+                    "city": city,
+                    "default": unit not in placed,
+                }
+            )
+
+    final = View(work)
+    work["vp"] = count_vp(final)
+    events.append(
+        {
+            "type": "vp",
+            "text": "Victory points: "
+            + "; ".join(f"{SIDE_NAMES[s]} {breakdown(final, s)}" for s in ("republic", "empire"))
+            + ".",
+            "vp": dict(work["vp"]),
+        }
+    )
+    outcome = check_victory(phase, turn, work["vp"])
+    if outcome is not None:
+        work["outcome"] = outcome.to_json()
+        events.append(
+            {"type": "game_over", "text": f"Game over after {label(phase, turn)}: {outcome.reason}.", **outcome.to_json()}
+        )
+    else:
+        work["phase"], work["turn"] = next_turn(phase, turn)
+    return Resolution(work, events)

@@ -1,0 +1,60 @@
+"""Section 9.11: advance after combat.
+
+When the defender's hex is left empty (retreat or elimination), one adjacent
+hand-to-hand attacker (with the commander stacked with it) may occupy it,
+regardless of ZOC: the one named by ``advance UNIT`` in the attack order, and
+always the unit that charged.  The reverse holds for the defender: if an
+attacker's hex was left empty, the defender advances into the first such hex
+when its owner's standing order says ``standing advance yes`` (default: no).
+A unit stacked with baggage does not advance.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rules.furor_barbarus.battlefield import Battlefield
+from rules.furor_barbarus.hexgrid import adjacent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rules.furor_barbarus.combat import Combat
+
+
+def _advance(field: Battlefield, uid: str, into: str, why: str) -> None:
+    h = field.hex_of(uid)
+    if h is None:
+        return
+    followers = [u for u in field.units_in(h) if u != uid and field.counter(u).is_commander]
+    field.place(uid, into)
+    for f in followers:
+        field.place(f, into)
+    field.add_event("advance", f"{field.counter(uid).name} ({uid}) advances {h} -> {into} ({why}).",
+                    unit=uid, path=[h, into], side=field.side_of(uid))
+
+
+def _may_advance(field: Battlefield, uid: str, into: str) -> bool:
+    h = field.hex_of(uid)
+    return (h is not None and field.counter(uid).is_combat_unit and adjacent(h, into)
+            and field.baggage_in(h) is None and not field.game_map.river_between(h, into))
+
+
+def advance_after_combat(field: Battlefield, combat: Combat, wanted: str | None, attacker_hexes: dict[str, str | None]) -> None:
+    th = combat.target_hex
+    if not field.units_in(th):
+        chosen = None
+        if combat.charger and field.exists(combat.charger) and _may_advance(field, combat.charger, th):
+            chosen, why = combat.charger, "a charger must advance (9.2, 9.11)"
+        elif wanted and wanted in combat.melee and field.exists(wanted) and _may_advance(field, wanted, th):
+            chosen, why = wanted, "advance after combat (9.11)"
+        if chosen:
+            _advance(field, chosen, th, why)
+        return
+    d = combat.defender
+    if not field.exists(d) or field.hex_of(d) != th or not field.counter(d).is_combat_unit:
+        return
+    if not field.standing(field.side_of(d)).get("advance", False):
+        return
+    for u, h in attacker_hexes.items():
+        if h and not field.units_in(h) and _may_advance(field, d, h):
+            _advance(field, d, h, "the defender advances after combat (9.11)")
+            return

@@ -1,0 +1,251 @@
+"""The working state of one resolution: a mutable copy of the position plus the
+scenario, its map and special rules.  Every rule module reads and changes the game
+through it; ``position`` (a plain JSON dict) is what comes out.
+
+Position layout (JSON)::
+
+    {"rules": "furor-barbarus", "scenario": id, "options": [...],
+     "phase": "setup" | "play" | "over", "turn": 1, "player": 1 | 2,
+     "players": [player-1 side, player-2 side],     # [] until set-up decides
+     "units": {uid: {"hex": "0907" | None, "side": side, "reduced": bool,
+                     "status": "active" | "eliminated" | "removed"}},
+     "losses": {side: army morale points lost},
+     "eliminated": [uid, ...],                     # in order of elimination
+     "standing": {side: {"advance": bool, "losses": [uid, ...]}},
+     "special": {...},                             # the scenario rules' memo
+     "outcome": None | Outcome.to_json()}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rules.base import Dice, Event
+from rules.furor_barbarus.counters import Counter
+from rules.furor_barbarus.maps import GameMap
+from rules.furor_barbarus.scenario_rules import ScenarioRules
+from rules.furor_barbarus.scenarios import Scenario
+
+NEUTRAL = "neutral"
+ACTIVE = "active"
+COMMANDER_LOSS_BONUS = 4  # section 10
+BAGGAGE_LOSS_BONUS = 2
+
+
+class NoDice:
+    """Dice for validation and bots: any roll is a refusal to guess."""
+
+    def roll(self, sides: int, purpose: str) -> int:
+        raise RuntimeError(f"no dice while checking orders ({purpose})")
+
+
+class Battlefield:
+    def __init__(self, position: dict[str, Any], scenario: Scenario, game_map: GameMap,
+                 special: ScenarioRules, dice: Dice | None = None) -> None:
+        self.position = position
+        self.scenario = scenario
+        self.game_map = game_map
+        self.special = special
+        self.dice: Dice = dice if dice is not None else NoDice()
+        self.events: list[Event] = []
+        self.options: frozenset[str] = frozenset(position.get("options", []))
+        self.memo: dict[str, Any] = position.setdefault("special", {})
+        # per phase (not kept in the position: a phase never spans two resolutions)
+        self.paths: dict[str, list[str]] = {}      # uid -> hexes from its start hex, this phase
+        self.moved: set[str] = set()
+        self.has_attacked: set[str] = set()
+        self.was_attacked: set[str] = set()
+        self._version = 0                           # bumped whenever a unit changes hex, side or status
+        self._cache: dict[object, Any] = {}
+
+    def touched(self) -> None:
+        """Forget cached lookups (called by every method that moves or removes a unit)."""
+        self._version += 1
+        self._cache.clear()
+
+    def cached(self, key: object, compute: Any) -> Any:
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    # --- reading -------------------------------------------------------------
+    @property
+    def units(self) -> dict[str, dict[str, Any]]:
+        return self.position["units"]  # type: ignore[no-any-return]
+
+    @property
+    def turn(self) -> int:
+        return int(self.position["turn"])
+
+    @property
+    def player_order(self) -> tuple[str, ...]:
+        return tuple(self.position.get("players", []))
+
+    @property
+    def active(self) -> str:
+        players = self.player_order
+        if not players:
+            return ""
+        return players[int(self.position.get("player", 1)) - 1]
+
+    def counter(self, uid: str) -> Counter:
+        return self.scenario.counters[uid]
+
+    def exists(self, uid: str) -> bool:
+        return uid in self.units and self.units[uid]["status"] == ACTIVE and self.units[uid]["hex"] is not None
+
+    def hex_of(self, uid: str) -> str | None:
+        u = self.units.get(uid)
+        return u["hex"] if u and u["status"] == ACTIVE else None
+
+    def side_of(self, uid: str) -> str:
+        return str(self.units[uid]["side"])
+
+    def is_reduced(self, uid: str) -> bool:
+        return bool(self.units[uid]["reduced"])
+
+    def strength(self, uid: str) -> int:
+        """Printed strength (= morale) on the face showing."""
+        return self.counter(uid).value(self.is_reduced(uid))
+
+    def on_map(self, side: str | None = None) -> list[str]:
+        return [u for u, s in self.units.items() if s["status"] == ACTIVE and s["hex"] is not None
+                and (side is None or s["side"] == side)]
+
+    def units_in(self, h: str) -> list[str]:
+        return list(self.cached("index", self._index).get(h, ()))
+
+    def _index(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for u, s in self.units.items():
+            if s["status"] == ACTIVE and s["hex"] is not None:
+                out.setdefault(s["hex"], []).append(u)
+        return out
+
+    def combat_unit_in(self, h: str) -> str | None:
+        for u in self.units_in(h):
+            if self.counter(u).is_combat_unit:
+                return u
+        return None
+
+    def commander_in(self, h: str) -> str | None:
+        for u in self.units_in(h):
+            if self.counter(u).is_commander:
+                return u
+        return None
+
+    def baggage_in(self, h: str) -> str | None:
+        for u in self.units_in(h):
+            if self.counter(u).is_baggage:
+                return u
+        return None
+
+    def principal(self, h: str) -> str | None:
+        """The unit that fights for a hex: its combat unit, else a lone commander
+        or baggage."""
+        return self.combat_unit_in(h) or self.commander_in(h) or self.baggage_in(h)
+
+    def stack_of(self, uid: str) -> list[str]:
+        """``uid`` and the commander / baggage that share its hex."""
+        h = self.hex_of(uid)
+        return [uid] + [u for u in self.units_in(h) if u != uid] if h else [uid]
+
+    @staticmethod
+    def enemies(a: str, b: str) -> bool:
+        return a != b and NEUTRAL not in (a, b)
+
+    def hostile_in(self, h: str, side: str) -> bool:
+        """Does a unit not of ``side`` (enemy or neutral) stand in ``h``?"""
+        return any(self.side_of(u) != side for u in self.units_in(h))
+
+    def friendly_in(self, h: str, side: str) -> list[str]:
+        return [u for u in self.units_in(h) if self.side_of(u) == side]
+
+    def adjacent_enemies(self, uid: str) -> list[str]:
+        h = self.hex_of(uid)
+        if h is None:
+            return []
+        side = self.side_of(uid)
+        return [u for n in self.game_map.neighbours(h) for u in self.units_in(n) if self.enemies(side, self.side_of(u))]
+
+    def losses(self, side: str) -> int:
+        return int(self.position["losses"].get(side, 0))
+
+    def standing(self, side: str) -> dict[str, Any]:
+        return self.position.setdefault("standing", {}).setdefault(side, {"advance": False, "losses": []})  # type: ignore[no-any-return]
+
+    # --- writing ---------------------------------------------------------------
+    def add_event(self, type_: str, text: str, **data: Any) -> None:
+        self.events.append({"type": type_, "text": text, **data})
+
+    def set_side(self, uid: str, side: str) -> None:
+        self.units[uid]["side"] = side
+        self.touched()
+
+    def place(self, uid: str, h: str) -> None:
+        self.units[uid]["hex"] = h
+        self.touched()
+
+    def lose_step(self, uid: str, cause: str) -> bool:
+        """One step loss (9.9); returns True if the unit is eliminated by it."""
+        c = self.counter(uid)
+        if c.steps == 2 and not self.is_reduced(uid):
+            self.units[uid]["reduced"] = True
+            self.add_event("step_loss", f"{c.name} ({uid}) loses a step ({cause}).", unit=uid, cause=cause)
+            self.special.on_step_loss(self, uid, False, cause)
+            return False
+        self.eliminate(uid, cause)
+        self.special.on_step_loss(self, uid, True, cause)
+        return True
+
+    def eliminate(self, uid: str, cause: str) -> None:
+        """Eliminated (counts for army morale, section 10); a stacked commander
+        dies with his unit (6), stacked baggage is pillaged (9.4)."""
+        if not self.exists(uid):
+            return
+        h = self.hex_of(uid)
+        c = self.counter(uid)
+        side = self.side_of(uid)
+        self.units[uid].update(status="eliminated", hex=None)
+        self.touched()
+        self.position.setdefault("eliminated", []).append(uid)
+        points = 0
+        if self.special.counts_for_morale(self, uid) and side != NEUTRAL:
+            points = morale_points(c)
+            self.position["losses"][side] = self.losses(side) + points
+        word = "pillaged" if c.is_baggage else "eliminated"
+        self.add_event("elimination", f"{c.name} ({uid}) is {word} ({cause}); {side} army morale loss {points}.",
+                       unit=uid, hex=h, side=side, points=points, cause=cause)
+        self.special.on_elimination(self, uid, cause)
+        if c.is_combat_unit and h is not None:
+            for other in self.units_in(h):
+                oc = self.counter(other)
+                if oc.is_commander:
+                    self.eliminate(other, f"his unit {uid} was eliminated")
+                elif oc.is_baggage:
+                    self.eliminate(other, f"the unit defending it, {uid}, was eliminated")
+
+    def remove(self, uid: str, cause: str) -> None:
+        """Leaves the map without counting for army morale (special rules)."""
+        h = self.hex_of(uid)
+        self.units[uid].update(status="removed", hex=None)
+        self.touched()
+        self.add_event("removal", f"{self.counter(uid).name} ({uid}) leaves the battle ({cause}).", unit=uid, hex=h, cause=cause)
+
+    def retreat(self, uid: str, attackers: Iterable[str] = (), cause: str = "retreat") -> None:
+        from rules.furor_barbarus.retreat import retreat_unit
+
+        retreat_unit(self, uid, tuple(attackers), cause)
+
+    def morale_check(self, uid: str, purpose: str, attackers: Iterable[str] = ()) -> None:
+        from rules.furor_barbarus.morale import morale_check
+
+        morale_check(self, uid, purpose, tuple(attackers))
+
+
+def morale_points(c: Counter) -> int:
+    """What an eliminated counter adds to its army's total (10): its full
+    strength, +4 for a commander, +2 for baggage."""
+    bonus = COMMANDER_LOSS_BONUS if c.is_commander else BAGGAGE_LOSS_BONUS if c.is_baggage else 0
+    return c.strength + bonus

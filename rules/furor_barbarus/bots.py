@@ -1,0 +1,199 @@
+"""Legal orders for players and bots: the generator of legal moves and attacks,
+the ``random`` and ``greedy`` bots and the commented order template.
+
+Every candidate is checked with the same ``check_move`` / ``declare`` the order
+checker uses, on a working copy that applies the moves chosen so far.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from rules.furor_barbarus.battlefield import Battlefield
+from rules.furor_barbarus.charge import charge_problem
+from rules.furor_barbarus.combat import COLUMNS, declare
+from rules.furor_barbarus.hexgrid import hex_distance
+from rules.furor_barbarus.movement import check_move, reachable
+from rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
+from rules.furor_barbarus.sequence import _dry_move
+from rules.furor_barbarus.setup import deployment_of, placement_problem
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rules.furor_barbarus.ruleset import FurorBarbarus
+
+MAX_ATTACKERS = 4
+
+
+def legal_moves(field: Battlefield, side: str) -> list[MoveOrder]:
+    """Every unit's every legal destination now (one path each)."""
+    out = []
+    for uid in field.on_map(side):
+        for h, path in sorted(reachable(field, uid).items()):
+            out.append(MoveOrder(uid, path))
+    return out
+
+
+def attack_candidates(field: Battlefield, side: str) -> dict[str, list[str]]:
+    """Target hex -> own units that could join an attack on it now."""
+    out: dict[str, list[str]] = {}
+    mine = [u for u in field.on_map(side) if field.counter(u).is_combat_unit and u not in field.has_attacked]
+    for target in {field.hex_of(u) for u in field.on_map() if field.enemies(side, field.side_of(u))}:
+        if target is None:
+            continue
+        principal = field.principal(target)
+        if principal is None or principal in field.was_attacked:
+            continue
+        ok = []
+        for u in mine:
+            d = hex_distance(field.hex_of(u) or target, target)
+            if d == 1 or (field.counter(u).is_missile and d <= field.counter(u).range):
+                if not declare(field, side, target, [u], None)[0] or _joins(field, side, target, u):
+                    ok.append(u)
+        if ok:
+            out[target] = ok
+    return out
+
+
+def _joins(field: Battlefield, side: str, target: str, u: str) -> bool:
+    """``u`` is legal as part of a bigger attack (e.g. a lone missile unit at 1/1)."""
+    problems, _ = declare(field, side, target, [u], None)
+    return all("alone" in p for p in problems)
+
+
+def legal_attacks(field: Battlefield, side: str) -> list[AttackOrder]:
+    """Legal attacks now: for each target, every group of up to 4 candidates."""
+    out = []
+    for target, units in sorted(attack_candidates(field, side).items()):
+        for k in range(1, min(len(units), MAX_ATTACKERS) + 1):
+            for group in combinations(units, k):
+                charger = next((u for u in group if charge_problem(field, u, target) is None), None)
+                problems, _ = declare(field, side, target, list(group), charger)
+                if not problems:
+                    out.append(AttackOrder(target, tuple(group), charger))
+    return out
+
+
+def _commit_attack(field: Battlefield, side: str, order: AttackOrder) -> bool:
+    problems, combat = declare(field, side, order.target, list(order.all_attackers), order.charge)
+    if problems or combat is None:
+        return False
+    field.has_attacked.update(combat.attackers + combat.commanders)
+    field.was_attacked.update(field.units_in(combat.target_hex))
+    return True
+
+
+def _nearest_enemy(field: Battlefield, side: str, h: str) -> int:
+    enemies = [field.hex_of(u) for u in field.on_map() if field.enemies(side, field.side_of(u))]
+    return min((hex_distance(h, e) for e in enemies if e), default=0)
+
+
+def _setup_orders(field: Battlefield, side: str, rng: random.Random) -> list[str]:
+    lines = []
+    used: set[str] = set()
+    mine = [u for u in field.units if field.counter(u).side == side]
+    for uid in mine:
+        d = deployment_of(field.scenario, uid)
+        if d is not None and not d.fixed:
+            field.place(uid, None)  # type: ignore[arg-type]
+    for uid in mine:
+        d = deployment_of(field.scenario, uid)
+        if d is None or d.fixed:
+            continue
+        hexes = list(d.hexes)
+        rng.shuffle(hexes)
+        for h in hexes:
+            order = PlaceOrder(uid, h)
+            if placement_problem(field, side, order, used) is None:
+                field.place(uid, h)
+                used.add(uid)
+                lines.append(str(order))
+                break
+    return lines
+
+
+def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot: str, rng: random.Random) -> str:
+    field = ruleset.field(position)
+    if position["phase"] == "setup":
+        return "\n".join(_setup_orders(field, side, rng)) + "\n"
+    lines: list[str] = []
+    units = sorted(field.on_map(side))
+    rng.shuffle(units)
+    for uid in units:
+        if field.side_of(uid) != side or not field.exists(uid):
+            continue
+        dests = reachable(field, uid)
+        if not dests:
+            continue
+        if bot == "random":
+            if rng.random() < 0.3:
+                continue
+            h = rng.choice(sorted(dests))
+        else:
+            here = field.hex_of(uid) or ""
+            cur = _nearest_enemy(field, side, here)
+            if cur <= 1 and field.counter(uid).is_combat_unit:
+                continue
+            h = min(sorted(dests), key=lambda x: (_nearest_enemy(field, side, x), rng.random()))
+            if _nearest_enemy(field, side, h) >= cur:
+                continue
+        path = dests[h]
+        if not check_move(field, uid, path, side).legal:
+            continue
+        _dry_move(field, uid, path, check_move(field, uid, path, side).overruns)
+        lines.append(str(MoveOrder(uid, path)))
+    while True:
+        attacks = legal_attacks(field, side)
+        if not attacks:
+            break
+        if bot == "random":
+            if rng.random() < 0.2:
+                break
+            order = rng.choice(attacks)
+        else:
+            def odds(a: AttackOrder) -> tuple[int, int]:
+                _, c = declare(field, side, a.target, list(a.all_attackers), a.charge)
+                return (c.odds if c else -1, -len(a.attackers))
+
+            best = max(attacks, key=odds)
+            if odds(best)[0] < COLUMNS.index("3/2"):
+                break
+            order = best
+        if rng.random() < 0.5 and order.attackers:
+            order = AttackOrder(order.target, order.attackers, order.charge, (), order.attackers[0])
+        if not _commit_attack(field, side, order):
+            break
+        lines.append(str(order))
+    if bot == "greedy" and rng.random() < 0.5:
+        lines.append("standing advance yes")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def template(ruleset: FurorBarbarus, position: dict[str, Any], side: str) -> str:
+    field = ruleset.field(position)
+    out = [f"# Furor Barbarus, {ruleset.turn_label(position)}, orders for {side}"]
+    if position["phase"] == "setup":
+        out.append("# place UNIT HEX          (units of a fixed deployment need no line)")
+        for d in field.scenario.deployments:
+            if d.fixed:
+                continue
+            mine = [u for u in d.units if field.counter(u).side == side]
+            if mine:
+                out.append(f"#   {' '.join(mine)} -> {' '.join(d.hexes[:12])}{' ...' if len(d.hexes) > 12 else ''}")
+    else:
+        out += [
+            "# move UNIT HEX HEX ...    (path hex by hex; moves first, one unit after the other)",
+            "# attack TARGET with UNIT ... [charge UNIT] [losses UNIT,UNIT] [advance UNIT]",
+            "# standing advance yes|no  standing losses UNIT,UNIT",
+            "# your units:",
+        ]
+        for uid in sorted(field.on_map(side)):
+            c = field.counter(uid)
+            out.append(f"#   {uid} at {field.hex_of(uid)}: {c.type.value} {field.strength(uid)}"
+                       f"{' (reduced)' if field.is_reduced(uid) else ''}, {c.mp} MP"
+                       + (f", range {c.range}" if c.range else ""))
+    st = field.standing(side)
+    out.append(f"# standing orders now: advance {'yes' if st.get('advance') else 'no'}, "
+               f"losses {','.join(st.get('losses', [])) or '(default)'}")
+    return "\n".join(out) + "\n"

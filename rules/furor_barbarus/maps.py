@@ -1,0 +1,130 @@
+"""Section 1 and 3: maps as data (terrain per hex and per hexside), scenario overlays."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rules.furor_barbarus.hexgrid import Hex, HexError, hex_id, side_key
+from rules.furor_barbarus.terrain import Crossing, Feature, Hexside, Terrain
+
+
+class MapDataError(ValueError):
+    """A map or overlay file that does not follow the schema."""
+
+
+@dataclass(frozen=True)
+class GameMap:
+    id: str
+    title: str
+    columns: int
+    rows: int
+    default_terrain: Terrain = Terrain.CLEAR
+    terrain_of: Mapping[str, Terrain] = field(default_factory=dict)
+    hexsides: Mapping[tuple[str, str], Hexside] = field(default_factory=dict)
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def on_map(self, h: str) -> bool:
+        return _on_map(h, self.columns, self.rows)
+
+    def terrain(self, h: str) -> Terrain:
+        return self.terrain_of.get(h, self.default_terrain)
+
+    def hexside(self, a: str, b: str) -> Hexside | None:
+        return self.hexsides.get(side_key(a, b))
+
+    def neighbours(self, h: str) -> list[str]:
+        """On-map neighbours."""
+        return list(_neighbours(h, self.columns, self.rows))
+
+    def on_edge(self, h: str) -> bool:
+        return len(self.neighbours(h)) < 6
+
+    def all_hexes(self) -> list[str]:
+        return [f"{c:02d}{r:02d}" for c in range(1, self.columns + 1) for r in range(1, self.rows + 1)]
+
+    def river_between(self, a: str, b: str) -> bool:
+        """An unbridged river hexside (blocks ZOC, melee and retreat)."""
+        side = self.hexside(a, b)
+        return side is not None and side.feature is Feature.RIVER and not side.bridged
+
+    def with_overlay(self, overlay: Mapping[str, Any] | None) -> GameMap:
+        """This map with a scenario's ``[overlay]`` applied."""
+        if not overlay:
+            return self
+        terrain = dict(self.terrain_of)
+        terrain.update(_terrain_table(overlay.get("terrain", {}), self.id))
+        for h in overlay.get("ignore", {}).get("hexes", []):
+            terrain[hex_id(h)] = Terrain.CLEAR
+        sides = dict(self.hexsides)
+        sides.update(_hexsides(overlay.get("hexside", []), self.id))
+        names = dict(self.names)
+        names.update({hex_id(k): str(v) for k, v in overlay.get("names", {}).items()})
+        return GameMap(self.id, self.title, self.columns, self.rows, self.default_terrain, terrain, sides, names)
+
+
+@functools.lru_cache(maxsize=8192)
+def _on_map(h: str, columns: int, rows: int) -> bool:
+    try:
+        x = Hex.parse(h)
+    except HexError:
+        return False
+    return 1 <= x.col <= columns and 1 <= x.row <= rows
+
+
+@functools.lru_cache(maxsize=8192)
+def _neighbours(h: str, columns: int, rows: int) -> tuple[str, ...]:
+    return tuple(str(n) for n in Hex.parse(h).neighbours() if 1 <= n.col <= columns and 1 <= n.row <= rows)
+
+
+def _terrain_table(table: Mapping[str, Any], where: str) -> dict[str, Terrain]:
+    out: dict[str, Terrain] = {}
+    for name, hexes in table.items():
+        try:
+            kind = Terrain(name)
+        except ValueError:
+            raise MapDataError(f"{where}: unknown terrain {name!r}") from None
+        for h in hexes:
+            out[hex_id(h)] = kind
+    return out
+
+
+def _hexsides(items: list[Mapping[str, Any]], where: str) -> dict[tuple[str, str], Hexside]:
+    out: dict[tuple[str, str], Hexside] = {}
+    for item in items:
+        a, b = (hex_id(h) for h in item["hexes"])
+        if Hex.parse(a).direction_to(Hex.parse(b)) is None:
+            raise MapDataError(f"{where}: hexside {a}-{b} joins hexes that are not adjacent")
+        try:
+            feature = Feature(item["feature"])
+            crossing = Crossing(item["crossing"]) if item.get("crossing") else None
+        except ValueError as exc:
+            raise MapDataError(f"{where}: hexside {a}-{b}: {exc}") from None
+        out[side_key(a, b)] = Hexside(feature, crossing)
+    return out
+
+
+def map_from_dict(data: Mapping[str, Any]) -> GameMap:
+    where = str(data.get("id", "?"))
+    try:
+        return GameMap(
+            id=str(data["id"]),
+            title=str(data.get("title", data["id"])),
+            columns=int(data["columns"]),
+            rows=int(data["rows"]),
+            default_terrain=Terrain(data.get("default_terrain", "clear")),
+            terrain_of=_terrain_table(data.get("terrain", {}), where),
+            hexsides=_hexsides(data.get("hexside", []), where),
+            names={hex_id(k): str(v) for k, v in data.get("names", {}).items()},
+        )
+    except KeyError as exc:
+        raise MapDataError(f"map {where}: missing key {exc}") from None
+
+
+def load_map(path: Path) -> GameMap:
+    with open(path, "rb") as fh:
+        return map_from_dict(tomllib.load(fh))

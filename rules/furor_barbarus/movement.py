@@ -1,0 +1,209 @@
+"""Section 7: movement (with the ZOC rules of section 8 and optional rule 10.1).
+
+One unit at a time, along a path given hex by hex.  ``check_move`` is the one
+source of legality, shared by the order checker, the resolver and the bots.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules.furor_barbarus.battlefield import Battlefield
+from rules.furor_barbarus.hexgrid import adjacent
+from rules.furor_barbarus.stacking import stacking_problem
+from rules.furor_barbarus.terrain import (
+    FORD_CROSSING_HALF, MOVE_COST_HALF, ROAD_COST_HALF, ROAD_TERRAIN, STREAM_EXTRA_HALF, Crossing, Feature,
+)
+from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+
+ZOC_TO_ZOC = "zoc-to-zoc"
+
+
+@dataclass(frozen=True)
+class MoveCheck:
+    problem: str | None = None
+    step: int = 0                      # 1-based step of the problem (0: the unit itself)
+    zoc_tests: tuple[int, ...] = ()    # steps needing the morale test of optional 10.1
+    overruns: tuple[tuple[int, str], ...] = ()  # (step, lone enemy commander passed through)
+    spent_half: int = 0
+    stops: bool = False                # the unit may go no further (ZOC entered, minimum move)
+
+    @property
+    def legal(self) -> bool:
+        return self.problem is None
+
+
+def step_cost_half(field: Battlefield, a: str, b: str, on_road: bool) -> int | None:
+    """Half-MPs to move from ``a`` into adjacent ``b`` (None: impassable).
+    ``on_road``: the unit began its move on a road hex and has stayed on road."""
+    gm = field.game_map
+    terrain = gm.terrain(b)
+    side = gm.hexside(a, b)
+    cost = MOVE_COST_HALF[terrain]
+    if on_road and terrain in ROAD_TERRAIN and gm.terrain(a) in ROAD_TERRAIN and (side is None or side.bridged):
+        cost = ROAD_COST_HALF
+    if side is not None:
+        if side.feature is Feature.RIVER and side.crossing is None:
+            return None
+        if side.crossing is Crossing.FORD:
+            cost = max(cost, FORD_CROSSING_HALF)
+        elif side.feature is Feature.STREAM and not side.bridged:
+            cost += STREAM_EXTRA_HALF
+    return cost
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """A move in progress: where the unit is after ``step`` steps."""
+
+    here: str
+    step: int = 0
+    spent: int = 0
+    on_road: bool = False
+    stopped: str | None = None
+    zoc_tests: tuple[int, ...] = ()
+    overruns: tuple[tuple[int, str], ...] = ()
+
+
+def _unit_problem(field: Battlefield, uid: str, side: str) -> str | None:
+    if uid not in field.units:
+        return f"no unit {uid!r} in this scenario"
+    if not field.exists(uid):
+        return f"{uid} is not on the map"
+    if field.side_of(uid) != side:
+        return f"{uid} is not a unit of {side}"
+    if uid in field.moved:
+        return f"{uid} has already moved this phase: each unit finishes its move before another moves (7)"
+    if field.counter(uid).mp <= 0:
+        return f"{uid} has no movement points"
+    return None
+
+
+def _step(field: Battlefield, uid: str, side: str, walk: _Walk, nxt: str) -> _Walk | str:
+    """One more hex: the new walk, or the reason it is illegal (7, 8, TEC)."""
+    i = walk.step + 1
+    here = walk.here
+    where = f"step {i} to {nxt}"
+    if walk.stopped:
+        return f"{where}: {uid} {walk.stopped}"
+    if not field.game_map.on_map(nxt):
+        return f"{where}: off the map"
+    if not adjacent(here, nxt):
+        return f"{where}: not adjacent to {here}"
+    overruns = walk.overruns
+    occupants = field.units_in(nxt)
+    hostile = [u for u in occupants if field.side_of(u) != side]
+    if hostile:
+        lone_enemy_commander = (len(occupants) == 1 and field.counter(hostile[0]).is_commander
+                                and field.enemies(side, field.side_of(hostile[0])))
+        if not lone_enemy_commander:
+            return f"{where}: {nxt} is occupied by {hostile[0]}; a unit never enters another side's hex (5)"
+        overruns = overruns + ((i, hostile[0]),)
+    cost = step_cost_half(field, here, nxt, walk.on_road)
+    if cost is None:
+        return f"{where}: the river between {here} and {nxt} has no bridge or ford (TEC: impassable)"
+    stopped = None
+    allowance = 2 * field.counter(uid).mp
+    if walk.spent + cost > allowance:
+        if i == 1:
+            stopped = "has used its one-hex minimum move (7)"
+        else:
+            left = (allowance - walk.spent) / 2
+            return f"{where}: costs {cost / 2:g} MP but {uid} has {left:g} MP left (7)"
+    zoc_tests = walk.zoc_tests
+    to_zoc = in_enemy_zoc(field, nxt, side)
+    if to_zoc and in_enemy_zoc(field, here, side):
+        if ZOC_TO_ZOC not in field.options:
+            return f"{where}: {uid} may not pass directly from one enemy zone of control to another (8)"
+        zoc_tests = zoc_tests + (i,)
+    if to_zoc and not stopped:
+        stopped = f"stopped on entering an enemy zone of control at {nxt} (8)"
+    return _Walk(nxt, i, walk.spent + cost, walk.on_road and cost == ROAD_COST_HALF, stopped, zoc_tests, overruns)
+
+
+def _begin(field: Battlefield, uid: str) -> _Walk:
+    start = field.hex_of(uid)
+    assert start is not None
+    return _Walk(start, on_road=field.game_map.terrain(start) in ROAD_TERRAIN)
+
+
+def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, final: bool = True) -> MoveCheck:
+    """Is moving ``uid`` along ``path`` (hexes after its current one) legal now?
+    ``final=False`` skips the end-of-move stacking check (paths in progress)."""
+    problem = _unit_problem(field, uid, side)
+    if problem:
+        return MoveCheck(problem)
+    if not path:
+        return MoveCheck(f"a move of {uid} needs at least one hex")
+    walk = _begin(field, uid)
+    for nxt in path:
+        result = _step(field, uid, side, walk, nxt)
+        if isinstance(result, str):
+            return MoveCheck(result, walk.step + 1)
+        walk = result
+    problem = stacking_problem(field, uid, walk.here, side) if final else None
+    if problem:
+        return MoveCheck(f"{uid} may not end its move in {walk.here}: {problem}", len(path))
+    return MoveCheck(None, 0, walk.zoc_tests, walk.overruns, walk.spent, walk.stopped is not None)
+
+
+def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
+    """Carry out a move already found legal; rolls the 10.1 morale tests."""
+    side = field.side_of(uid)
+    check = check_move(field, uid, path, side)
+    if not check.legal:
+        return check
+    path = field.special.before_move(field, uid, tuple(path))
+    start = field.hex_of(uid)
+    followed = [start]
+    overruns = dict(check.overruns)
+    for i, nxt in enumerate(path, start=1):
+        if not field.exists(uid):
+            break
+        if i in check.zoc_tests:
+            from rules.furor_barbarus.morale import zoc_to_zoc_test
+
+            if not zoc_to_zoc_test(field, uid, nxt):
+                break
+        if i in overruns and field.exists(overruns[i]):
+            field.eliminate(overruns[i], f"alone in {nxt} when {uid} passed through (6)")
+        field.place(uid, nxt)
+        followed.append(nxt)
+    field.moved.add(uid)
+    field.paths[uid] = [h for h in followed if h is not None]
+    if len(followed) > 1:
+        c = field.counter(uid)
+        field.add_event("move", f"{c.name} ({uid}) moves {' '.join(h for h in followed if h)}.",
+                        unit=uid, side=side, path=[h for h in followed if h])
+    return check
+
+
+def reachable(field: Battlefield, uid: str) -> dict[str, tuple[str, ...]]:
+    """Every hex ``uid`` may legally end a move in, with one path to it (bots);
+    built from the same ``_step`` as ``check_move``."""
+    side = field.side_of(uid)
+    if _unit_problem(field, uid, side):
+        return {}
+    start = _begin(field, uid)
+    out: dict[str, tuple[str, ...]] = {}
+    best: dict[str, int] = {start.here: 0}
+    frontier: list[tuple[_Walk, tuple[str, ...]]] = [(start, ())]
+    while frontier:
+        new: list[tuple[_Walk, tuple[str, ...]]] = []
+        for walk, path in frontier:
+            for n in field.game_map.neighbours(walk.here):
+                if n == start.here or n in path:
+                    continue
+                result = _step(field, uid, side, walk, n)
+                if isinstance(result, str):
+                    continue
+                cand = path + (n,)
+                if n not in out and not result.overruns and stacking_problem(field, uid, n, side) is None:
+                    out[n] = cand
+                if result.stopped or result.overruns or result.spent >= best.get(n, 10**6):
+                    continue
+                best[n] = result.spent
+                new.append((result, cand))
+        frontier = new
+    return out

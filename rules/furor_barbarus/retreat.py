@@ -1,0 +1,100 @@
+"""Section 9.8: retreat.
+
+A retreating unit goes one hex, chosen by the priority list:
+
+1. no enemy ZOC, no friendly unit;
+2. no enemy ZOC, with a friendly unit;
+3. in an enemy ZOC, with a friendly unit.
+
+A hex in an enemy ZOC without a friendly unit is never entered (8: "a unit may
+not retreat into an enemy Zone of Control"), nor a hex across an unbridged river
+(TEC), nor a hex of another side.  Entering a hex held by a friendly combat unit
+displaces that unit (with its commander): it retreats by the same rule (the chain
+of 9.8) and then checks its morale.  A unit with no hex loses one step and stays
+(unless a map edge is next to it: then it is forced off the map and eliminated).
+Equal hexes are split by the greatest total distance from the units it retreats
+from, then by the lowest hex id.  Baggage, and a unit stacked with baggage,
+ignore R (9.4).  A commander goes with his unit (6).
+"""
+
+from __future__ import annotations
+
+from rules.furor_barbarus.battlefield import Battlefield
+from rules.furor_barbarus.hexgrid import hex_distance
+from rules.furor_barbarus.movement import step_cost_half
+from rules.furor_barbarus.stacking import stacking_problem
+from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+
+MAX_CHAIN = 4  # designed: a displacement chain is looked for up to 4 units deep
+
+Plan = list[tuple[str, str]]  # (unit, hex it retreats into), first the retreating unit
+
+
+def _plan(field: Battlefield, uid: str, away_from: tuple[str, ...], blocked: frozenset[str], depth: int) -> Plan | None:
+    h = field.hex_of(uid)
+    if h is None:
+        return None
+    side = field.side_of(uid)
+    best: tuple[tuple[int, int, str], Plan] | None = None
+    for n in field.game_map.neighbours(h):
+        if n in blocked or field.hostile_in(n, side):
+            continue
+        if step_cost_half(field, h, n, False) is None:
+            continue
+        zoc = in_enemy_zoc(field, n, side)
+        friends = field.friendly_in(n, side)
+        if zoc and not friends:
+            continue
+        priority = 1 if not friends else (3 if zoc else 2)
+        plan: Plan = [(uid, n)]
+        if stacking_problem(field, uid, n, side, frozenset()) is not None:
+            friend = field.combat_unit_in(n)
+            if friend is None or not field.counter(uid).is_combat_unit or depth >= MAX_CHAIN \
+                    or field.baggage_in(n) is not None:
+                continue
+            rest = _plan(field, friend, away_from, blocked | {h, n}, depth + 1)
+            if rest is None:
+                continue
+            plan += rest
+        spread = sum(hex_distance(n, a) for a in away_from)
+        key = (priority, -spread, n)
+        if best is None or key < best[0]:
+            best = (key, plan)
+    return best[1] if best else None
+
+
+def _move_with_commander(field: Battlefield, uid: str, to: str) -> None:
+    h = field.hex_of(uid)
+    followers = [u for u in field.units_in(h) if u != uid and field.counter(u).is_commander] if h else []
+    field.place(uid, to)
+    for f in followers:
+        field.place(f, to)
+
+
+def retreat_unit(field: Battlefield, uid: str, away_from_units: tuple[str, ...], cause: str) -> None:
+    if not field.exists(uid):
+        return
+    c = field.counter(uid)
+    h = field.hex_of(uid)
+    assert h is not None
+    if c.is_baggage or (c.is_combat_unit and field.baggage_in(h) is not None):
+        field.add_event("retreat", f"{c.name} ({uid}) ignores the retreat: baggage (9.4).", unit=uid, blocked=True)
+        return
+    away = tuple(x for x in (field.hex_of(a) or "" for a in away_from_units) if x)
+    plan = _plan(field, uid, away, frozenset(), 0)
+    if plan is None:
+        if field.game_map.on_edge(h):
+            field.add_event("retreat", f"{c.name} ({uid}) is forced off the map at {h} (9.8).", unit=uid, off_map=True)
+            field.eliminate(uid, "retreated off the map (9.8)")
+        else:
+            field.add_event("retreat", f"{c.name} ({uid}) cannot retreat from {h} (9.8).", unit=uid, blocked=True)
+            field.lose_step(uid, "unable to retreat (9.8)")
+        return
+    for unit, to in reversed(plan):
+        frm = field.hex_of(unit)
+        _move_with_commander(field, unit, to)
+        uc = field.counter(unit)
+        why = cause if unit == uid else f"displaced by {plan[0][0]} (9.8)"
+        field.add_event("retreat", f"{uc.name} ({unit}) retreats {frm} -> {to} ({why}).", unit=unit, path=[frm, to])
+    for unit, _ in plan[1:]:
+        field.morale_check(unit, f"displaced by a retreat (9.8)", away_from_units)

@@ -1,0 +1,222 @@
+"""``FurorBarbarus``: the ruleset interface over the engine modules."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rules.base import (
+    NO_ORDERS, OptionInfo, Orders, OrderLine, Outcome, OutcomeKind, Position, Problem, Resolution, Ruleset,
+    ScenarioInfo, ScoreLine, OrderSyntaxError, Dice, Event,
+)
+from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from rules.furor_barbarus.combat import CombatResultsTable, standard_crt
+from rules.furor_barbarus.orders import Order, PlaceOrder
+from rules.furor_barbarus.scenarios import DataLibrary, Scenario
+from rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
+from rules.furor_barbarus.setup import initial_position, place_side, roll_first_player
+from rules.furor_barbarus.special_rules import rules_for
+
+CORE_OPTIONS = (
+    OptionInfo("zoc-to-zoc", "Moving from an enemy ZOC to another enemy ZOC, with a morale test", "11 (10.1)"),
+    OptionInfo("counter-charge", "Counter charge: no charge bonus against units that can charge", "11 (10.2)"),
+)
+
+
+class FurorBarbarus(Ruleset):
+    id = "furor-barbarus"
+    title = "Furor Barbarus"
+
+    def __init__(self, data_dirs: Sequence[Path | str] = (), crt: CombatResultsTable | None = None) -> None:
+        self.library = DataLibrary(tuple(Path(d) for d in data_dirs))
+        self.crt = crt or standard_crt()
+
+    # --- data -------------------------------------------------------------------
+    def load(self, scenario_id: str, options: Sequence[str] = ()) -> Scenario:
+        return self.library.scenario(scenario_id).with_options(list(options))
+
+    def field(self, position: Position, dice: Dice | None = None, copy: bool = True) -> Battlefield:
+        pos = self.copy_position(position) if copy else position
+        scenario = self.load(pos["scenario"], pos.get("options", []))
+        game_map = self.library.game_map(scenario.map_id).with_overlay(scenario.overlay)
+        return Battlefield(pos, scenario, game_map, rules_for(scenario.id), dice)
+
+    # --- metadata -------------------------------------------------------------
+    def scenarios(self) -> Sequence[ScenarioInfo]:
+        out = []
+        for sid in self.library.scenario_ids():
+            sc = self.library.scenario(sid)
+            out.append(ScenarioInfo(sc.id, sc.title, sc.sides, str(sc.raw.get("description", ""))))
+        return out
+
+    def scenario(self, scenario_id: str | None) -> ScenarioInfo:
+        if scenario_id:
+            sc = self.library.scenario(scenario_id)
+            return ScenarioInfo(sc.id, sc.title, sc.sides, str(sc.raw.get("description", "")))
+        return super().scenario(scenario_id)
+
+    def options(self) -> Sequence[OptionInfo]:
+        return CORE_OPTIONS
+
+    def scenario_options(self, scenario_id: str) -> Sequence[OptionInfo]:
+        sc = self.library.scenario(scenario_id)
+        return [OptionInfo(str(o["id"]), str(o.get("title", o["id"])), "scenario") for o in sc.options]
+
+    # --- the position -----------------------------------------------------------
+    def setup(self, scenario_id: str | None, options: Sequence[str]) -> Position:
+        sid = scenario_id or self.default_scenario()
+        sc = self.library.scenario(sid)
+        known = {o.id for o in CORE_OPTIONS} | set(sc.option_ids())
+        for o in options:
+            if o not in known:
+                raise ValueError(f"unknown option {o!r} for {sid} (known: {', '.join(sorted(known))})")
+        return initial_position(sc.with_options(list(options)), list(options))
+
+    def due(self, position: Position) -> tuple[str, ...]:
+        phase = position["phase"]
+        if phase == "over":
+            return ()
+        if phase == "setup":
+            return tuple(sorted(position["losses"]))
+        return (position["players"][position["player"] - 1],)
+
+    def turn_label(self, position: Position) -> str:
+        if position["phase"] == "setup":
+            return "set-up"
+        side = position["players"][position["player"] - 1]
+        label = f"turn {position['turn']}, {side} (player {position['player']})"
+        return label + ", game over" if position["phase"] == "over" else label
+
+    def score(self, position: Position) -> list[ScoreLine]:
+        sc = self.library.scenario(position["scenario"])
+        return [ScoreLine(s, int(position["losses"].get(s, 0)),
+                          f"losses {position['losses'].get(s, 0)} / threshold {sc.side_info[s].threshold}")
+                for s in sc.sides]
+
+    def outcome(self, position: Position) -> Outcome | None:
+        o = position.get("outcome")
+        if not o:
+            return None
+        return Outcome(OutcomeKind(o["kind"]), o["winner"], o["reason"])
+
+    # --- orders -------------------------------------------------------------------
+    def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
+        lines: list[OrderLine] = []
+        problems: list[Problem] = []
+        for n, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+            body = raw.split("#", 1)[0].strip()
+            if not body:
+                continue
+            try:
+                lines.append(OrderLine(n, body, Order.parse(body)))
+            except OrderSyntaxError as exc:
+                problems.append(Problem(n, str(exc)))
+        return Orders(tuple(lines)), problems
+
+    def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
+        if side not in self.due(position):
+            return [Problem(0, f"{side} is not due to send orders now ({self.turn_label(position)})")]
+        field = self.field(position)
+        if position["phase"] == "setup":
+            places = [(ol.line, ol.order) for ol in orders if isinstance(ol.order, PlaceOrder)]
+            others = [Problem(ol.line, f"only 'place' and 'standing' orders in the set-up: {ol.text!r} (3)")
+                      for ol in orders if not isinstance(ol.order, PlaceOrder) and not ol.text.startswith("standing")]
+            return others + [Problem(line, msg) for line, msg in place_side(field, side, places) if line]
+        return [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), self.crt, dry=True)]
+
+    def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
+        field = self.field(position, dice)
+        if position["phase"] == "over":
+            return Resolution(field.position, [])
+        if position["phase"] == "setup":
+            for side in field.scenario.sides:
+                given = orders.get(side, NO_ORDERS)
+                apply_standing(field, side, list(given))
+                places = [(ol.line, ol.order) for ol in given if isinstance(ol.order, PlaceOrder)]
+                for line, msg in place_side(field, side, places):
+                    field.add_event("skip", f"{side}: set-up line {line} ignored: {msg}.", side=side, line=line)
+                placed = sorted((u, field.hex_of(u)) for u in field.on_map(side))
+                field.add_event("setup", f"{side} deploys {len(placed)} units.", side=side,
+                                units={u: h for u, h in placed})
+            if not field.player_order:
+                roll_first_player(field)
+            field.position["phase"] = "play"
+            return Resolution(field.position, field.events)
+        side = self.due(position)[0]
+        play_phase_pair(field, side, list(orders.get(side, NO_ORDERS)), self.crt)
+        return Resolution(field.position, field.events)
+
+    # --- help for players and bots -------------------------------------------------
+    def order_template(self, position: Position, side: str) -> str:
+        from rules.furor_barbarus.bots import template
+
+        return template(self, position, side)
+
+    def bots(self) -> tuple[str, ...]:
+        return ("random", "greedy")
+
+    def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
+        from rules.furor_barbarus.bots import bot_orders
+
+        if bot not in self.bots():
+            raise ValueError(f"unknown bot {bot!r} (known: {', '.join(self.bots())})")
+        return bot_orders(self, position, side, bot, rng)
+
+    def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+        from rules.furor_barbarus.svg import render
+
+        return render(self.field(position), events)
+
+    # --- rule cases ----------------------------------------------------------------
+    def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
+        sid = scenario_id or data.get("scenario") or self.default_scenario()
+        pos = self.setup(sid, options)
+        sc = self.load(sid, options)
+        if data.get("phase", "play") != "setup":  # in play, only the listed units are on the map
+            for u in pos["units"].values():
+                u["hex"] = None
+                u["status"] = "removed"
+        for uid, spec in data.get("units", {}).items():
+            if uid not in pos["units"]:
+                raise ValueError(f"case names unknown unit {uid!r} (scenario {sid})")
+            spec = str(spec)
+            reduced = spec.endswith("r")
+            pos["units"][uid].update(hex=spec.rstrip("r"), reduced=reduced, status=ACTIVE)
+        for uid in data.get("eliminated", []):
+            pos["units"][uid].update(status="eliminated", hex=None)
+            pos["eliminated"].append(uid)
+        for uid, s in data.get("sides", {}).items():
+            pos["units"][uid]["side"] = s
+        pos["losses"].update({k: int(v) for k, v in data.get("losses", {}).items()})
+        pos["turn"] = int(data.get("turn", 1))
+        players = list(data.get("players", [])) or pos["players"] or list(sc.sides)
+        pos["players"] = players
+        player = data.get("player", 1)
+        pos["player"] = players.index(player) + 1 if isinstance(player, str) else int(player)
+        pos["phase"] = str(data.get("phase", "play"))
+        for s, st in data.get("standing", {}).items():
+            pos["standing"][s].update(dict(st))
+        pos["special"].update(dict(data.get("special", {})))
+        return pos
+
+    def position_to_case(self, position: Position) -> dict[str, Any]:
+        sc = self.library.scenario(position["scenario"])
+        units = {uid: u["hex"] + ("r" if u["reduced"] else "")
+                 for uid, u in position["units"].items() if u["status"] == ACTIVE and u["hex"]}
+        out: dict[str, Any] = {
+            "map": sc.map_id,
+            "phase": position["phase"],
+            "turn": position["turn"],
+            "players": list(position["players"]),
+            "player": position["players"][position["player"] - 1] if position["players"] else "",
+            "units": units,
+            "eliminated": list(position.get("eliminated", [])),
+            "losses": dict(position["losses"]),
+            "sides": {uid: u["side"] for uid, u in position["units"].items() if u["side"] != sc.counters[uid].side},
+            "standing": position.get("standing", {}),
+        }
+        if position.get("outcome"):
+            out["outcome"] = dict(position["outcome"])
+        return out

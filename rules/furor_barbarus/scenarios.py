@@ -1,0 +1,229 @@
+"""Section 3: scenarios as data, and the loader of scenario and map files.
+
+Data files live in ``rules/furor_barbarus/data/{maps,scenarios}/<id>.toml``.  A
+:class:`DataLibrary` searches the package's data folder, then any extra folders it
+is given (tests use ``tests/data/furor-barbarus``).  Loaded files are immutable and
+cached by path.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rules.furor_barbarus.counters import Counter, CounterError, counter_from_dict
+from rules.furor_barbarus.hexgrid import Hex, hex_id
+from rules.furor_barbarus.maps import GameMap, load_map
+
+PACKAGE_DATA = Path(__file__).with_name("data")
+REPO_TEST_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "furor-barbarus"
+
+
+class ScenarioError(ValueError):
+    """A scenario file that does not follow the schema, or an unknown id."""
+
+
+@dataclass(frozen=True)
+class SideInfo:
+    id: str
+    name: str
+    threshold: int
+    colour: str = "grey"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """``[[deploy]]``: units that go into given hexes (fixed or the player's choice)."""
+
+    units: tuple[str, ...]
+    hexes: tuple[str, ...]
+    fixed: bool = False
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    title: str
+    map_id: str
+    turns: int
+    sides: tuple[str, ...]
+    first_player: str
+    roll_ties: str
+    setup_first: str
+    side_info: Mapping[str, SideInfo]
+    counters: Mapping[str, Counter]
+    deployments: tuple[Deployment, ...]
+    options: tuple[Mapping[str, Any], ...] = ()
+    overlay: Mapping[str, Any] = field(default_factory=dict)
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def option_ids(self) -> tuple[str, ...]:
+        return tuple(str(o["id"]) for o in self.options)
+
+    def with_options(self, chosen: Sequence[str]) -> Scenario:
+        """The scenario with its chosen ``[[option]]`` tables applied: ``unit_change``
+        replaces counter values, ``deploy`` replaces the deployment of the units
+        it names."""
+        counters = dict(self.counters)
+        deployments = list(self.deployments)
+        for opt in self.options:
+            if opt["id"] not in chosen:
+                continue
+            for change in opt.get("unit_change", []):
+                uid = str(change["unit"]).lower()
+                if uid not in counters:
+                    raise ScenarioError(f"option {opt['id']!r}: unknown unit {uid!r}")
+                values = {k: v for k, v in change.items() if k in ("strength", "reduced", "mp", "range", "name")}
+                counters[uid] = counters[uid].changed(**values)
+            new = [_deployment(d, self.map_id) for d in opt.get("deploy", [])]
+            if new:
+                moved = {u for d in new for u in d.units}
+                kept = []
+                for d in deployments:
+                    rest = tuple(u for u in d.units if u not in moved)
+                    if rest:
+                        hexes = d.hexes if not d.fixed else tuple(h for u, h in zip(d.units, d.hexes) if u not in moved)
+                        kept.append(Deployment(rest, hexes, d.fixed))
+                deployments = kept + new
+        return Scenario(self.id, self.title, self.map_id, self.turns, self.sides, self.first_player, self.roll_ties,
+                        self.setup_first, self.side_info, counters, tuple(deployments), self.options, self.overlay, self.raw)
+
+
+def expand_area(area: str, columns: int = 99, rows: int = 99) -> tuple[str, ...]:
+    """``"line:04"`` (every hex of column 04) or ``"range:0806-0814"``, joined by ``,``.
+
+    >>> expand_area("range:0806-0808")
+    ('0806', '0807', '0808')
+    """
+    out: list[str] = []
+    for part in area.split(","):
+        part = part.strip()
+        kind, _, arg = part.partition(":")
+        if kind == "line":
+            col = int(arg)
+            out += [f"{col:02d}{r:02d}" for r in range(1, rows + 1)]
+        elif kind == "range":
+            a, _, b = arg.partition("-")
+            ha, hb = Hex.parse(a), Hex.parse(b)
+            if ha.col != hb.col:
+                raise ScenarioError(f"area {part!r}: a range stays in one column")
+            out += [f"{ha.col:02d}{r:02d}" for r in range(ha.row, hb.row + 1)]
+        elif kind == "hex":
+            out.append(hex_id(arg))
+        else:
+            raise ScenarioError(f"unknown area {part!r} (line:CC, range:CCRR-CCRR)")
+    return tuple(dict.fromkeys(out))
+
+
+def _deployment(data: Mapping[str, Any], where: str) -> Deployment:
+    units = tuple(str(u).lower() for u in data["units"])
+    if "hexes" in data:
+        hexes = tuple(hex_id(h) for h in data["hexes"])
+    elif "area" in data:
+        hexes = expand_area(str(data["area"]))
+    else:
+        raise ScenarioError(f"{where}: a deploy needs hexes or area")
+    fixed = bool(data.get("fixed", False))
+    if fixed and len(hexes) != len(units):
+        raise ScenarioError(f"{where}: fixed deploy of {units} needs one hex per unit")
+    return Deployment(units, hexes, fixed)
+
+
+def scenario_from_dict(data: Mapping[str, Any]) -> Scenario:
+    sid = str(data.get("id", "?"))
+    try:
+        sides = tuple(str(s) for s in data["sides"])
+        side_info = {
+            s: SideInfo(s, str(data["side"][s].get("name", s)), int(data["side"][s]["threshold"]),
+                        str(data["side"][s].get("colour", "grey")))
+            for s in sides
+        }
+        counters: dict[str, Counter] = {}
+        for u in data.get("unit", []):
+            c = counter_from_dict(u)
+            if c.id in counters:
+                raise ScenarioError(f"scenario {sid}: unit {c.id!r} twice")
+            if c.side not in sides and c.side != "neutral":
+                raise ScenarioError(f"scenario {sid}: unit {c.id!r} of unknown side {c.side!r}")
+            counters[c.id] = c
+        deployments = tuple(_deployment(d, sid) for d in data.get("deploy", []))
+        for d in deployments:
+            for u in d.units:
+                if u not in counters:
+                    raise ScenarioError(f"scenario {sid}: deploy names unknown unit {u!r}")
+        return Scenario(
+            id=sid,
+            title=str(data.get("title", sid)),
+            map_id=str(data["map"]),
+            turns=int(data["turns"]),
+            sides=sides,
+            first_player=str(data.get("first_player", sides[0])),
+            roll_ties=str(data.get("roll_ties", sides[0])),
+            setup_first=str(data.get("setup_first", sides[0])),
+            side_info=side_info,
+            counters=counters,
+            deployments=deployments,
+            options=tuple(data.get("option", [])),
+            overlay=dict(data.get("overlay", {})),
+            raw=dict(data),
+        )
+    except KeyError as exc:
+        raise ScenarioError(f"scenario {sid}: missing key {exc}") from None
+    except CounterError as exc:
+        raise ScenarioError(f"scenario {sid}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _load_toml(path: Path) -> dict[str, Any]:
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+@functools.lru_cache(maxsize=64)
+def _load_map_cached(path: Path) -> GameMap:
+    return load_map(path)
+
+
+def load_scenario(path: Path | str) -> Scenario:
+    """A scenario from an explicit file (tests)."""
+    return scenario_from_dict(_load_toml(Path(path).resolve()))
+
+
+@dataclass(frozen=True)
+class DataLibrary:
+    """Where scenario and map files are found: the package data, then ``extra``."""
+
+    extra: tuple[Path, ...] = ()
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        return (PACKAGE_DATA, *self.extra)
+
+    def scenario_ids(self) -> tuple[str, ...]:
+        ids: list[str] = []
+        for folder in self.folders:
+            for p in sorted((folder / "scenarios").glob("*.toml")):
+                if p.stem not in ids:
+                    ids.append(p.stem)
+        return tuple(ids)
+
+    def _find(self, kind: str, ident: str) -> Path:
+        for folder in self.folders:
+            p = folder / kind / f"{ident}.toml"
+            if p.is_file():
+                return p.resolve()
+        # development checkouts: "test-..." ids also come from tests/data
+        p = REPO_TEST_DATA / kind / f"{ident}.toml"
+        if ident.startswith("test-") and p.is_file():
+            return p.resolve()
+        raise ScenarioError(f"unknown {kind[:-1]} {ident!r} (looked in {', '.join(str(f) for f in self.folders)})")
+
+    def scenario(self, scenario_id: str) -> Scenario:
+        return scenario_from_dict(_load_toml(self._find("scenarios", scenario_id)))
+
+    def game_map(self, map_id: str) -> GameMap:
+        return _load_map_cached(self._find("maps", map_id))

@@ -1,0 +1,141 @@
+"""Section 4: the sequence of play, by mail.
+
+Resolution 1 is the set-up (both sides).  Then one resolution per player phase
+pair: the active player's movement (his ``move`` / ``special`` lines in order)
+and combat (his ``attack`` lines in order, each resolved and applied before the
+next; an attack whose target or attackers are gone is skipped with a reason).
+After player 2's pair come phase 5 (victory check) and phase 6 (turn marker).
+
+``walk_orders`` is shared by the checker (``dry``: no dice, 10.1 tests assumed
+passed) and the resolver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rules.base import OrderLine, Outcome, OutcomeKind
+from rules.furor_barbarus.battlefield import Battlefield
+from rules.furor_barbarus.combat import CombatResultsTable, declare, resolve_attack
+from rules.furor_barbarus.movement import apply_move, check_move
+from rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder, SpecialOrder, StandingOrder
+from rules.furor_barbarus.victory import check_victory
+
+
+def normalised_path(field: Battlefield, order: MoveOrder) -> tuple[str, ...]:
+    """The path without the start hex, if the order names it first."""
+    path = order.path
+    if path and path[0] == field.hex_of(order.unit):
+        path = path[1:]
+    return path
+
+
+def apply_standing(field: Battlefield, side: str, lines: Sequence[OrderLine]) -> None:
+    for ol in lines:
+        o = ol.order
+        if isinstance(o, StandingOrder):
+            st = field.standing(side)
+            if o.kind == "advance":
+                st["advance"] = o.values[0] == "yes"
+            elif o.kind == "losses":
+                st["losses"] = list(o.values)
+            else:
+                st[o.kind] = o.values[0]
+
+
+def walk_orders(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: CombatResultsTable,
+                dry: bool) -> list[tuple[int, str]]:
+    """Apply (or, ``dry``, check) a player's phase pair.  Returns ``(line, problem)``;
+    when not dry, problems become ``skip`` events instead."""
+    problems: list[tuple[int, str]] = []
+    attacking = False
+
+    def refuse(line: int, text: str, message: str) -> None:
+        if dry:
+            problems.append((line, message))
+        else:
+            field.add_event("skip", f"Order {text!r} is skipped: {message}.", line=line, order=text, reason=message)
+
+    for ol in lines:
+        o = ol.order
+        text = str(o)
+        if isinstance(o, StandingOrder):
+            continue
+        if isinstance(o, PlaceOrder):
+            refuse(ol.line, text, "units are placed only in the set-up (3)")
+            continue
+        if isinstance(o, (MoveOrder, SpecialOrder)) and attacking:
+            refuse(ol.line, text, "moves come before attacks: movement phase, then combat phase (4)")
+            continue
+        if isinstance(o, SpecialOrder):
+            why = field.special.check_special(field, side, o.words)
+            if why:
+                refuse(ol.line, text, why)
+            elif not dry:
+                field.special.apply_special(field, side, o.words)
+            continue
+        if isinstance(o, MoveOrder):
+            path = normalised_path(field, o)
+            check = check_move(field, o.unit, path, side)
+            if not check.legal:
+                refuse(ol.line, text, check.problem or "illegal move")
+                continue
+            if dry:
+                _dry_move(field, o.unit, path, check.overruns)
+            else:
+                apply_move(field, o.unit, path)
+            continue
+        if isinstance(o, AttackOrder):
+            attacking = True
+            why, combat = declare(field, side, o.target, o.all_attackers, o.charge)
+            extra = [f"{u} in 'losses' is not one of the attackers" for u in o.losses if u not in o.all_attackers]
+            if o.advance and o.advance not in o.all_attackers:
+                extra.append(f"{o.advance} in 'advance' is not one of the attackers")
+            if why or extra or combat is None:
+                refuse(ol.line, text, "; ".join(why + extra))
+                continue
+            if dry:
+                field.has_attacked.update(combat.attackers + combat.commanders)
+                field.was_attacked.update(field.units_in(combat.target_hex))
+            else:
+                resolve_attack(field, combat, o.losses, o.advance, crt)
+    return problems
+
+
+def _dry_move(field: Battlefield, uid: str, path: tuple[str, ...], overruns: tuple[tuple[int, str], ...]) -> None:
+    start = field.hex_of(uid)
+    for _, cmd in overruns:
+        field.units[cmd].update(status="eliminated", hex=None)
+        field.touched()
+    field.place(uid, path[-1])
+    field.moved.add(uid)
+    field.paths[uid] = [start or "", *path]
+
+
+def play_phase_pair(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: CombatResultsTable) -> None:
+    pos: dict[str, Any] = field.position
+    if pos["player"] == 1:
+        field.add_event("turn", f"Turn {field.turn} begins.", turn=field.turn)
+        field.special.start_of_turn(field)
+    field.special.start_of_phase(field, side)
+    apply_standing(field, side, lines)
+    if not lines:
+        field.add_event("no_orders", f"{side}: no moves received.", side=side)
+    walk_orders(field, side, lines, crt, dry=False)
+    if pos["player"] == 1:
+        pos["player"] = 2
+        return
+    field.special.end_of_turn(field)
+    last = field.turn >= field.scenario.turns
+    outcome = check_victory(field, last)
+    if outcome is None and last:
+        outcome = Outcome(OutcomeKind.DRAW, None, f"end of turn {field.turn}, the last (3.1)")
+    if outcome is not None:
+        pos["phase"] = "over"
+        pos["outcome"] = outcome.to_json()
+        field.add_event("victory", f"{outcome.kind.value.replace('_', ' ')}: "
+                        f"{outcome.winner or 'nobody'} ({outcome.reason}).", **outcome.to_json())
+        return
+    pos["turn"] = field.turn + 1
+    pos["player"] = 1

@@ -1,0 +1,415 @@
+"""Campus Mauriacus, 451: the special rules of scenario 1.
+
+1. Charge: only units with the ``charge`` mark charge.
+2. Hand-to-hand penalty: units with the ``no_melee_penalty`` mark have none (the
+   rulebook's "11.3" is our 9.3; the core already honours the mark).
+3. Feigned flight: ``special feigned-flight UNIT TARGET [HEX HEX]`` at the start of
+   the unit's move; the target (an enemy not adjacent to another unit of its own
+   side, at most 3 hexes away) rolls 1d6, -1 if it has the mark itself, +1 if it
+   is impetuous; lower than its strength (+ a stacked commander's), no effect;
+   otherwise it is pulled 2 hexes towards the activated unit (the hexes given in
+   the order, else the nearest free ones).
+4. Defection of the Alans: each Alan unit lost makes the Roman player roll 1d6 (2d6
+   if it was lost at full strength); a result <= the Alan units lost so far removes
+   the remaining Alans (removed, they do not count for army morale).
+5. Role of the commanders (option ``commanders-role``): a commander affects only
+   his own colour band; at his death his camp rolls 1d6: 1-2, his units -1 in
+   strength and morale next turn; 6, +1 (Aetius: the Roman units only; Ardaric:
+   the Gepids only).
+6. Impetuousness (option ``impetuousness``): an impetuous unit not adjacent to an
+   enemy that is fired on at range, or that wants to move within 2 hexes of an
+   enemy, rolls 1d6: on 5-6 it advances with all its MP towards the closest
+   enemy (the opponent's choice among equally close ones: his standing order
+   ``impetuous-target``, default the strongest).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rules.furor_barbarus.counters import Mark
+from rules.furor_barbarus.hexgrid import hex_distance
+from rules.furor_barbarus.scenario_rules import ScenarioRules
+from rules.furor_barbarus.special_rules import REGISTRY
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rules.furor_barbarus.battlefield import Battlefield
+    from rules.furor_barbarus.combat import Combat
+
+SCENARIO = "campus-mauriacus"
+COMMANDERS_ROLE = "commanders-role"
+IMPETUOUSNESS = "impetuousness"
+
+FEIGNED_FLIGHT = "feigned-flight"
+FEIGNED_FLIGHT_RANGE = 3
+FEIGNED_FLIGHT_PULL = 2
+ALAN_NAME = "Alans"
+ROMANS = "romans"
+# the death roll's +1 reaches only these units of Aetius and Ardaric (special rule 5)
+DEATH_ROLL_LIMITS = {"aetius": "Romans", "ardaric": "Gepids"}
+IMPETUOUS_DISTANCE = 3        # "wants to move less than 3 hexes from an enemy unit"
+IMPETUOUS_TARGET = "impetuous-target"   # standing order key: strongest | weakest
+FF_USED = "feigned_flight_used"  # memo: units that declared feigned flight this phase
+FULL_ALANS = "_full_alans"
+# commanders whose set-up companions are one people of their band ("with a Gepid unit")
+SETUP_COMPANIONS = {"sangiban": "Alans", "ardaric": "Gepids", "attila": "Huns", "valamir": "Ostrogoths"}    # memo: Alan units at full strength when the current combat began
+
+
+class CampusMauriacusRules(ScenarioRules):
+    scenario_id = SCENARIO
+
+    def start_of_phase(self, field: Battlefield, side: str) -> None:
+        field.memo.pop(FF_USED, None)
+
+    def start_of_turn(self, field: Battlefield) -> None:
+        if field.turn == 1 and not field.memo.get("setup_checked"):
+            field.memo["setup_checked"] = True
+            for side in field.scenario.sides:
+                for problem in commander_setup_problems(field, side):
+                    field.add_event("setup_note", problem)
+
+    # --- 1. charge ---------------------------------------------------------------
+    def can_charge(self, field: Battlefield, uid: str, default: bool) -> bool:
+        return Mark.CHARGE in field.counter(uid).marks
+
+    # --- 3. feigned flight ---------------------------------------------------------
+    def check_special(self, field: Battlefield, side: str, words: tuple[str, ...]) -> str | None:
+        if not words or words[0] != FEIGNED_FLIGHT:
+            return f"Campus Mauriacus has no special order {' '.join(words)!r} (special feigned-flight UNIT TARGET)"
+        if len(words) not in (3, 5):
+            return "feigned flight: special feigned-flight UNIT TARGET [HEX HEX]"
+        uid, target = words[1], words[2]
+        return feigned_flight_problem(field, side, uid, target, words[3:])
+
+    def apply_special(self, field: Battlefield, side: str, words: tuple[str, ...]) -> None:
+        feigned_flight(field, words[1], words[2], tuple(words[3:]))
+
+    # --- 4. defection of the Alans ------------------------------------------------
+    def before_combat(self, field: Battlefield, combat: Combat) -> None:
+        field.memo[FULL_ALANS] = sorted(u for u in field.on_map(ROMANS)
+                                        if field.counter(u).name == ALAN_NAME and not field.is_reduced(u))
+
+    def after_combat(self, field: Battlefield, combat: Combat) -> None:
+        field.memo.pop(FULL_ALANS, None)
+        if IMPETUOUSNESS in field.options:
+            impetuous_after_fire(field, combat)
+
+    def on_elimination(self, field: Battlefield, uid: str, cause: str) -> None:
+        c = field.counter(uid)
+        if c.name == ALAN_NAME and c.side == ROMANS:
+            alans_defection_roll(field, uid)
+        elif c.is_commander and COMMANDERS_ROLE in field.options:
+            commander_death_roll(field, uid)
+
+    # --- 5. role of the commanders ------------------------------------------------------
+    def commander_affects(self, field: Battlefield, commander: str, uid: str) -> bool:
+        if COMMANDERS_ROLE not in field.options:
+            return True
+        return field.counter(uid).band == field.counter(commander).band
+
+    def strength_modifier(self, field: Battlefield, uid: str, role: str) -> int:
+        c = field.counter(uid)
+        if c.is_commander and COMMANDERS_ROLE in field.options:
+            mate = field.combat_unit_in(field.hex_of(uid) or "")
+            if mate is not None and field.counter(mate).band != c.band:
+                return -field.strength(uid)   # he adds nothing to another band's unit
+        return _floor_at_one(field, uid, commander_effect(field, uid))
+
+    def morale_modifier(self, field: Battlefield, uid: str) -> int:
+        return _floor_at_one(field, uid, commander_effect(field, uid))
+
+    # --- 6. impetuousness ---------------------------------------------------------------
+    def before_move(self, field: Battlefield, uid: str, path: tuple[str, ...]) -> tuple[str, ...]:
+        if IMPETUOUSNESS not in field.options or not is_impetuous_and_free(field, uid):
+            return path
+        enemies = enemy_units(field, uid)
+        if not any(hex_distance(h, field.hex_of(e)) < IMPETUOUS_DISTANCE for h in path for e in enemies):  # type: ignore[arg-type]
+            return path
+        rush = impetuous_roll(field, uid, "wants to move near the enemy")
+        return rush if rush is not None else path
+
+
+# ----------------------------------------------------------------------------------
+# set-up: each commander stands with one of his troops
+# ----------------------------------------------------------------------------------
+def commander_companions(field: Battlefield, commander: str) -> list[str]:
+    """The units the rulebook sets a commander with: Aetius "with a red unit",
+    Sangiban "with an Alan unit", Theodoric "with a Visigothic unit from the right
+    wing", Ardaric "with a Gepid unit", Attila "with a Hunnic unit", Valamir "with
+    an Ostrogothic unit": the units of his set-up hexes with his band and, where the
+    rulebook names a people, that people."""
+    from rules.furor_barbarus.setup import deployment_of
+
+    mine = deployment_of(field.scenario, commander)
+    hexes = set(mine.hexes) if mine else set()
+    band = field.counter(commander).band
+    people = SETUP_COMPANIONS.get(commander)
+    out = []
+    for d in field.scenario.deployments:
+        if commander in d.units or not set(d.hexes) <= hexes:
+            continue
+        out += [u for u in d.units if field.counter(u).band == band and field.counter(u).is_combat_unit
+                and (people is None or field.counter(u).name == people)]
+    return out
+
+
+def commander_setup_problems(field: Battlefield, side: str) -> list[str]:
+    """Set-up check (proposed hook ``setup_problems``): every commander of ``side``
+    stands with one of his companions; a wrongly placed one is moved onto the first
+    companion (in the deployment's order) so that the game can go on."""
+    problems = []
+    for uid, c in field.scenario.counters.items():
+        if c.side != side or not c.is_commander or not field.exists(uid):
+            continue
+        companions = commander_companions(field, uid)
+        here = field.hex_of(uid)
+        if not companions or any(field.hex_of(u) == here for u in companions):
+            continue
+        to = next((field.hex_of(u) for u in companions if field.exists(u)), None)
+        if to is None:
+            continue
+        field.place(uid, to)
+        problems.append(f"{c.name} must be set up with one of {', '.join(companions)}: moved from {here} to {to} "
+                        "(Campus Mauriacus set-up).")
+    return problems
+
+
+# ----------------------------------------------------------------------------------
+# 3. feigned flight
+# ----------------------------------------------------------------------------------
+def feigned_flight_problem(field: Battlefield, side: str, uid: str, target: str, hexes: tuple[str, ...] = ()) -> str | None:
+    """Why ``uid`` may not use feigned flight on ``target`` now (None: it may)."""
+    if uid not in field.units or not field.exists(uid):
+        return f"feigned flight: no unit {uid!r} on the map"
+    if field.side_of(uid) != side:
+        return f"feigned flight: {uid} is not a unit of {side}"
+    if Mark.FEIGNED_FLIGHT not in field.counter(uid).marks:
+        return f"feigned flight: {uid} has no feigned flight mark (special rule 3)"
+    if uid in field.moved:
+        return f"feigned flight: {uid} has already moved; it is declared at the beginning of its move (special rule 3)"
+    if uid in field.memo.get(FF_USED, []):
+        return f"feigned flight: {uid} has already declared it this phase"
+    if target not in field.units or not field.exists(target):
+        return f"feigned flight: no unit {target!r} on the map"
+    if not field.enemies(side, field.side_of(target)) or not field.counter(target).is_combat_unit:
+        return f"feigned flight: {target} is not an enemy combat unit"
+    d = hex_distance(field.hex_of(uid), field.hex_of(target))  # type: ignore[arg-type]
+    if d > FEIGNED_FLIGHT_RANGE:
+        return f"feigned flight: {target} is {d} hexes from {uid}, more than {FEIGNED_FLIGHT_RANGE} (special rule 3)"
+    neighbours = companions_of(field, target)
+    if neighbours:
+        return f"feigned flight: {target} is adjacent to {neighbours[0]}, another unit of its army (special rule 3)"
+    if hexes:
+        problem = pull_path_problem(field, uid, target, hexes)
+        if problem:
+            return f"feigned flight: {problem}"
+    return None
+
+
+def companions_of(field: Battlefield, target: str) -> list[str]:
+    """Units of the target's own side in the six hexes around it."""
+    h = field.hex_of(target)
+    side = field.side_of(target)
+    return [u for n in field.game_map.neighbours(h) for u in field.units_in(n)  # type: ignore[arg-type]
+            if field.side_of(u) == side]
+
+
+def _free_for(field: Battlefield, target: str, frm: str, to: str) -> bool:
+    gm = field.game_map
+    return gm.on_map(to) and not field.units_in(to) and not gm.river_between(frm, to)
+
+
+def pull_path_problem(field: Battlefield, uid: str, target: str, hexes: tuple[str, ...]) -> str | None:
+    here = field.hex_of(target)
+    goal = field.hex_of(uid)
+    for h in hexes:
+        if h not in field.game_map.neighbours(here) or not _free_for(field, target, here, h):  # type: ignore[arg-type]
+            return f"{h} is not a free hex next to {here}"
+        if hex_distance(h, goal) >= hex_distance(here, goal):  # type: ignore[arg-type]
+            return f"{h} is not nearer to {uid} than {here}: the target comes towards the activated unit"
+        here = h
+    return None
+
+
+def pull_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
+    """The target's 2 hexes towards ``uid``: each step the free neighbour nearest
+    to it (ties: the lowest hex id); shorter if the way is blocked."""
+    here = field.hex_of(target)
+    goal = field.hex_of(uid)
+    out: list[str] = []
+    for _ in range(FEIGNED_FLIGHT_PULL):
+        options = [n for n in field.game_map.neighbours(here) if _free_for(field, target, here, n)  # type: ignore[arg-type]
+                   and hex_distance(n, goal) < hex_distance(here, goal)]  # type: ignore[arg-type]
+        if not options:
+            break
+        here = min(options, key=lambda n: (hex_distance(n, goal), n))  # type: ignore[arg-type]
+        out.append(here)
+    return tuple(out)
+
+
+def feigned_flight(field: Battlefield, uid: str, target: str, hexes: tuple[str, ...] = ()) -> bool:
+    """Special rule 3; True if the target was drawn out."""
+    field.memo.setdefault(FF_USED, []).append(uid)
+    tc = field.counter(target)
+    modifier = (-1 if Mark.FEIGNED_FLIGHT in tc.marks else 0) + (1 if Mark.IMPETUOUS in tc.marks else 0)
+    commander = field.commander_in(field.hex_of(target))  # type: ignore[arg-type]
+    steadiness = field.strength(target) + (field.strength(commander) if commander else 0)
+    die = field.dice.roll(6, f"feigned flight of {uid} against {target} (special rule 3)")
+    total = die + modifier
+    if total < steadiness:
+        field.add_event("feigned_flight", f"{field.counter(uid).name} ({uid}) feigns flight before {tc.name} ({target}): "
+                        f"rolls {die}{modifier:+d} = {total} against {steadiness}, the {tc.name} hold.",
+                        unit=uid, target=target, die=die, modifier=modifier, against=steadiness, drawn=False)
+        return False
+    path = hexes or pull_path(field, uid, target)
+    start = field.hex_of(target)
+    for h in path:
+        for u in [target] + ([commander] if commander else []):
+            field.place(u, h)
+    field.add_event("feigned_flight", f"{field.counter(uid).name} ({uid}) feigns flight before {tc.name} ({target}): "
+                    f"rolls {die}{modifier:+d} = {total} against {steadiness}; {target} is drawn "
+                    f"{' '.join([start, *path]) if path else 'but cannot move'}.",  # type: ignore[list-item]
+                    unit=uid, target=target, die=die, modifier=modifier, against=steadiness, drawn=True,
+                    path=[start, *path])
+    return True
+
+
+# ----------------------------------------------------------------------------------
+# 4. defection of the Alans
+# ----------------------------------------------------------------------------------
+def alans_defection_roll(field: Battlefield, uid: str) -> None:
+    lost = sum(1 for u, s in field.units.items() if field.counter(u).name == ALAN_NAME and s["status"] == "eliminated")
+    full = uid in field.memo.get(FULL_ALANS, [])
+    dice = 2 if full else 1
+    rolls = [field.dice.roll(6, f"defection of the Alans after the loss of {uid} (special rule 4)") for _ in range(dice)]
+    total = sum(rolls)
+    remaining = [u for u in field.on_map(ROMANS) if field.counter(u).name == ALAN_NAME]
+    defect = total <= lost
+    field.add_event("alans_defection", f"The Alans have lost {lost} unit(s); the Roman player rolls "
+                    f"{'+'.join(map(str, rolls))} = {total}: "
+                    + ("the remaining Alans leave the battle." if defect and remaining else "the Alans stay."),
+                    unit=uid, lost=lost, dice=rolls, total=total, defect=defect)
+    if defect:
+        for u in remaining:
+            field.remove(u, "the Alans defect (special rule 4)")
+
+
+# ----------------------------------------------------------------------------------
+# 5. role of the commanders
+# ----------------------------------------------------------------------------------
+def commander_death_roll(field: Battlefield, commander: str) -> None:
+    cc = field.counter(commander)
+    die = field.dice.roll(6, f"death of {cc.name} (special rule 5)")
+    value = -1 if die <= 2 else 1 if die == 6 else 0
+    units = [u for u, c in field.scenario.counters.items() if c.commander == commander and u != commander]
+    if value > 0 and commander in DEATH_ROLL_LIMITS:
+        units = [u for u in units if field.counter(u).name == DEATH_ROLL_LIMITS[commander]]
+    turn = field.turn + 1
+    if value:
+        field.memo.setdefault("commander_effects", []).append({"commander": commander, "turn": turn, "value": value,
+                                                               "units": sorted(units)})
+    text = {-1: f"his units fight and test morale at -1 on turn {turn}",
+            0: "no effect",
+            1: f"{'the ' + DEATH_ROLL_LIMITS[commander] + ' of his band' if commander in DEATH_ROLL_LIMITS else 'his units'}"
+               f" fight and test morale at +1 on turn {turn}"}[value]
+    field.add_event("commander_death", f"{cc.name} is dead; his camp rolls {die}: {text} (special rule 5).",
+                    unit=commander, die=die, value=value, turn=turn, units=sorted(units))
+
+
+def commander_effect(field: Battlefield, uid: str) -> int:
+    return sum(e["value"] for e in field.memo.get("commander_effects", [])
+               if e["turn"] == field.turn and uid in e["units"])
+
+
+def _floor_at_one(field: Battlefield, uid: str, modifier: int) -> int:
+    """A -1 never takes a unit below strength/morale 1."""
+    if modifier < 0:
+        return max(modifier, 1 - field.strength(uid))
+    return modifier
+
+
+# ----------------------------------------------------------------------------------
+# 6. impetuousness
+# ----------------------------------------------------------------------------------
+def enemy_units(field: Battlefield, uid: str) -> list[str]:
+    side = field.side_of(uid)
+    return [u for u in field.on_map() if field.enemies(side, field.side_of(u)) and field.counter(u).is_combat_unit]
+
+
+def is_impetuous_and_free(field: Battlefield, uid: str) -> bool:
+    return (field.exists(uid) and Mark.IMPETUOUS in field.counter(uid).marks
+            and not any(field.counter(e).is_combat_unit for e in field.adjacent_enemies(uid)))
+
+
+def closest_enemy(field: Battlefield, uid: str) -> str | None:
+    """The closest enemy combat unit; among equally close ones, the opponent's
+    choice: his standing order ``impetuous-target weakest``, else the strongest
+    (then the lowest hex id)."""
+    here = field.hex_of(uid)
+    enemies = enemy_units(field, uid)
+    if not enemies or here is None:
+        return None
+    opponent = next((s for s in field.scenario.sides if s != field.side_of(uid)), "")
+    weakest = _standing(field, opponent, IMPETUOUS_TARGET) == "weakest"
+    sign = 1 if weakest else -1
+    return min(enemies, key=lambda e: (hex_distance(here, field.hex_of(e)),  # type: ignore[arg-type]
+                                       sign * field.strength(e), field.hex_of(e)))
+
+
+def _standing(field: Battlefield, side: str, key: str) -> Any:
+    orders = field.position.get("standing", {}).get(side, {})
+    return orders.get(key)
+
+
+def impetuous_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
+    """The legal move nearest to ``target`` using the unit's MP (the longest such
+    move among equally near ones, then the lowest hex id)."""
+    from rules.furor_barbarus.movement import check_move, reachable
+
+    goal = field.hex_of(target)
+    here = field.hex_of(uid)
+    side = field.side_of(uid)
+    best: tuple[tuple[int, int, str], tuple[str, ...]] | None = None
+    for h, path in reachable(field, uid).items():
+        check = check_move(field, uid, path, side)
+        if not check.legal or check.zoc_tests or check.overruns:
+            continue
+        key = (hex_distance(h, goal), -check.spent_half, h)  # type: ignore[arg-type]
+        if best is None or key < best[0]:
+            best = (key, path)
+    if best is None or best[0][0] >= hex_distance(here, goal):  # type: ignore[arg-type]
+        return ()
+    return best[1]
+
+
+def impetuous_roll(field: Battlefield, uid: str, why: str) -> tuple[str, ...] | None:
+    """Roll for an impetuous unit; on 5-6 the path of its rush (possibly empty)."""
+    c = field.counter(uid)
+    die = field.dice.roll(6, f"impetuousness of {uid}: {why} (special rule 6)")
+    if die < 5:
+        field.add_event("impetuous", f"{c.name} ({uid}) {why}: rolls {die}, keeps its head (special rule 6).",
+                        unit=uid, die=die, rushes=False)
+        return None
+    target = closest_enemy(field, uid)
+    path = impetuous_path(field, uid, target) if target else ()
+    field.add_event("impetuous", f"{c.name} ({uid}) {why}: rolls {die} and rushes towards {target} (special rule 6).",
+                    unit=uid, die=die, rushes=True, target=target, path=list(path))
+    return path
+
+
+def impetuous_after_fire(field: Battlefield, combat: Combat) -> None:
+    """An impetuous unit fired on from a distance (and still free) rolls."""
+    defender = getattr(combat, "defender", None)
+    if not defender or not getattr(combat, "ranged", False) or not is_impetuous_and_free(field, defender):
+        return
+    path = impetuous_roll(field, defender, "suffers fire from a distance")
+    if not path:
+        return
+    start = field.hex_of(defender)
+    for h in path:
+        field.place(defender, h)
+    field.add_event("move", f"{field.counter(defender).name} ({defender}) moves {' '.join([start, *path])}.",  # type: ignore[list-item]
+                    unit=defender, side=field.side_of(defender), path=[start, *path])
+
+
+REGISTRY[SCENARIO] = CampusMauriacusRules

@@ -1,0 +1,350 @@
+"""Crash anywhere (issue 2, issue 8 part 3): a ``pbem process`` killed with SIGKILL
+leaves the last good state, every queued turn file, and a database that the next
+run completes from.
+
+The short tests run by default: the fault hook (``PBEM_TEST_FAULT=kill-mid-resolution``
+kills ``process`` after it wrote a resolution, before the commit) and a few kills
+from outside at random moments.  ``make test-slow`` runs the 50-kill versions for
+``process --all`` and ``ingest``.
+
+The helpers here (a referee's desk with many games, queued through the library,
+and the checks made after every kill) are shared with ``test_concurrency.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from pbem import archive, audit, keys, pipeline, sshsig, store
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULT = {pipeline.FAULT_ENV: "kill-mid-resolution"}
+KILLED = -signal.SIGKILL
+
+
+# ----------------------------------------------------------------- the desk
+
+
+@dataclass
+class Desk:
+    """A referee's database with games between the same two players, and the
+    digests of every turn file queued (the files that must never be lost)."""
+
+    tmp: Path
+    db: Path
+    engine: Engine
+    signers: dict[str, keys.PrivateKey]
+    public: dict[str, str]
+    queued: set[str] = field(default_factory=set)
+    """Digests of every turn file accepted so far (queued, then resolved)."""
+
+    def pbem(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
+            capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout, cwd=ROOT,
+        )
+
+    def popen(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}, cwd=ROOT,
+        )
+
+    def reopen(self) -> None:
+        self.engine.dispose()
+        self.engine = store.open_engine(self.db, create=False)
+
+
+def open_desk(tmp: Path) -> Desk:
+    keydir = tmp / "keys"
+    signers: dict[str, keys.PrivateKey] = {}
+    public: dict[str, str] = {}
+    for side in ("republic", "empire"):
+        private, pub = keys.generate_ed25519(side, keydir)
+        signers[side] = keys.load_private_key(private)
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    db = tmp / "referee.db"
+    return Desk(tmp, db, store.open_engine(db), signers, public)
+
+
+def new_games(desk: Desk, count: int, prefix: str = "g") -> list[str]:
+    ids = [f"{prefix}{i:04d}" for i in range(count)]
+    for game_id in ids:
+        pipeline.new_game(desk.engine, game_id, "farrapos", None, [], desk.public)
+    return ids
+
+
+def signed_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> list[tuple[str, bytes, str]]:
+    """(game, signed message, armored signature) for every side awaited in each game."""
+    out = []
+    for game_id in game_ids:
+        st = pipeline.status(desk.engine, game_id)
+        for side in [] if st.over else st.awaiting:
+            message = pipeline.next_turn_file(desk.engine, game_id, side, bot="random", seed=seed).encode("utf-8")
+            out.append((game_id, message, sshsig.sign(message, desk.signers[side])))
+    return out
+
+
+def queue_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> int:
+    """Submit (through the library) a bot's signed turn file for every awaited side."""
+    files = signed_next_turns(desk, game_ids, seed)
+    for _game, message, signature in files:
+        pipeline.submit(desk.engine, message, signature, source="test")
+        desk.queued.add(hashlib.sha256(message).hexdigest())
+    return len(files)
+
+
+def write_next_turns(desk: Desk, game_ids: list[str], folder: Path, seed: int = 0) -> list[Path]:
+    """Write signed turn files (inline signatures) for ``pbem ingest --dir``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for game_id, message, signature in signed_next_turns(desk, game_ids, seed):
+        tf_side = message.split(b"\nside: ", 1)[1].split(b"\n", 1)[0].decode()
+        path = folder / f"{game_id}-{tf_side}-{hashlib.sha256(message).hexdigest()[:8]}.txt"
+        path.write_bytes(message + signature.encode("ascii"))
+        paths.append(path)
+    return paths
+
+
+def games_in_play(desk: Desk) -> list[str]:
+    return [g for g in pipeline.pending_games(desk.engine)]
+
+
+# ------------------------------------------------------------------ checks
+
+
+def assert_sound(desk: Desk, moment: str = "") -> dict[str, int]:
+    """After a kill: the database opens; every game audits; no accepted file is
+    lost; each was resolved at most once; the positions chain holds.  Returns
+    the number of resolutions per game."""
+    where = f" (after {moment})" if moment else ""
+    desk.reopen()
+    with Session(desk.engine) as session:
+        subs = list(session.exec(select(store.Submission)).all())
+        games = list(session.exec(select(store.Game)).all())
+        resolutions = list(session.exec(select(store.Resolution)).all())
+    live = [s for s in subs if s.status in (store.SubmissionStatus.QUEUED, store.SubmissionStatus.RESOLVED)]
+    counts = Counter(s.digest for s in live)
+    lost = desk.queued - set(counts)
+    assert not lost, f"{len(lost)} accepted turn file(s) lost{where}"
+    twice = [d for d, n in counts.items() if n > 1]
+    assert not twice, f"{len(twice)} turn file(s) stored twice{where}"
+    per_game = Counter(r.game_id for r in resolutions)
+    for game in games:
+        ks = sorted(r.k for r in resolutions if r.game_id == game.id)
+        assert ks == list(range(1, game.current_k + 1)), f"{game.id}: resolutions {ks} but current_k {game.current_k}{where}"
+        for s in live:
+            if s.game_id != game.id:
+                continue
+            if s.status == store.SubmissionStatus.RESOLVED:
+                assert s.turn <= game.current_k, f"{game.id}: file for turn {s.turn} marked resolved at k={game.current_k}{where}"
+            else:
+                assert s.turn == game.next_k, f"{game.id}: file queued for turn {s.turn} but the game waits for {game.next_k}{where}"
+        try:
+            audit.audit_archive(archive.build_archive(desk.engine, game.id))
+        except audit.AuditFailure as exc:
+            pytest.fail(f"{game.id}: audit failed{where}: {exc}")
+    return {g.id: per_game[g.id] for g in games}
+
+
+def queued_count(desk: Desk) -> int:
+    with Session(desk.engine) as session:
+        stmt = select(store.Submission.id).where(store.Submission.status == store.SubmissionStatus.QUEUED)
+        return len(session.exec(stmt).all())
+
+
+def kill_after(proc: subprocess.Popen[str], delay: float) -> int:
+    """SIGKILL ``proc`` after ``delay`` seconds (unless it ended first); its return code."""
+    try:
+        proc.wait(timeout=delay)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    proc.communicate()
+    return proc.returncode
+
+
+def calibrate(desk: Desk, *args: str) -> float:
+    """How long ``pbem ARGS`` runs on a copy of the database as it is now."""
+    copy = desk.tmp / "calibrate.db"
+    con = sqlite3.connect(desk.db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    shutil.copy(desk.db, copy)
+    start = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "pbem", "--db", str(copy), *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    elapsed = time.monotonic() - start
+    assert r.returncode == 0, r.stderr
+    for p in (copy, copy.with_name(copy.name + "-wal"), copy.with_name(copy.name + "-shm")):
+        p.unlink(missing_ok=True)
+    return elapsed
+
+
+# ------------------------------------------------------------------ the tests
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Desk:
+    d = open_desk(tmp_path)
+    yield d
+    d.engine.dispose()
+
+
+def test_process_killed_mid_resolution_keeps_the_last_good_state(desk: Desk) -> None:
+    """Issue 2: the fault hook kills ``pbem process`` after it wrote resolution 1
+    and before the commit.  Reopened: the game is at its set-up position, the
+    turn file is still queued, and the next ``process`` makes resolution 1."""
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game])
+    before = pipeline.status(desk.engine, game)
+    r = desk.pbem("process", game, env=FAULT)
+    assert r.returncode == KILLED, (r.returncode, r.stdout, r.stderr)
+    assert assert_sound(desk, "the fault hook") == {game: 0}
+    after = pipeline.status(desk.engine, game)
+    assert (after.turn, after.queued, after.awaiting) == (before.turn, before.queued, before.awaiting) == (1, ["republic"], [])
+    with Session(desk.engine) as session:
+        assert store.get_game(session, game).state_hash == store.get_game(session, game).initial_state_hash
+    r = desk.pbem("process", game)
+    assert r.returncode == 0, r.stderr
+    assert f"{game}: resolution 1" in r.stdout
+    assert assert_sound(desk, "the next run") == {game: 1}
+    assert queued_count(desk) == 0
+
+
+def test_process_all_killed_by_the_fault_hook_loses_nothing(desk: Desk) -> None:
+    """The hook kills ``process --all`` at its first resolution, three times over:
+    nothing is half-written, and the run after that resolves every game."""
+    games = new_games(desk, 4)
+    queue_next_turns(desk, games)
+    for attempt in range(3):
+        r = desk.pbem("process", "--all", "-q", env=FAULT)
+        assert r.returncode == KILLED, (attempt, r.stdout, r.stderr)
+        assert set(assert_sound(desk, f"kill {attempt + 1}").values()) == {0}
+        assert queued_count(desk) == len(games)
+    r = desk.pbem("process", "--all", "-q")
+    assert r.returncode == 0, r.stderr
+    assert f"{len(games)} resolution(s) made" in r.stdout
+    assert set(assert_sound(desk, "the next run").values()) == {1}
+
+
+def kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, command: tuple[str, ...] = ("process", "--all", "-q")) -> list[float]:
+    """``kills`` times: queue a turn for every game in play, start ``pbem
+    process --all`` and SIGKILL it at a random moment within how long a whole
+    run takes; check the database; then let the next run complete.  Returns the
+    moments (seconds after start)."""
+    rng = random.Random(seed)
+    moments = []
+    for n in range(kills):
+        in_play = games_in_play(desk)
+        if not in_play:
+            games += new_games(desk, len(games), prefix=f"r{n}-")
+            in_play = games_in_play(desk)
+        queue_next_turns(desk, in_play, seed=n)
+        span = calibrate(desk, *command)
+        moment = rng.uniform(0.0, span)
+        moments.append(moment)
+        before = assert_sound(desk, "queueing")
+        code = kill_after(desk.popen(*command), moment)
+        label = f"kill {n + 1} at {moment:.3f}s of {span:.3f}s"
+        assert code in (KILLED, 0), f"{label}: exit {code}"
+        during = assert_sound(desk, label)
+        assert all(during[g] - before.get(g, 0) in (0, 1) for g in during), label
+        r = desk.pbem(*command)
+        assert r.returncode == 0, f"the run after {label}: {r.stderr}"
+        after = assert_sound(desk, f"the run after {label}")
+        assert queued_count(desk) == 0, f"the run after {label} left files queued"
+        assert all(after[g] - before.get(g, 0) == 1 for g in in_play), f"the run after {label}: not every queued turn was resolved once"
+    return moments
+
+
+def test_process_all_killed_at_random_moments(desk: Desk) -> None:
+    """Two kills from outside at random moments of a ``process --all`` over a
+    dozen games (the slow suite does fifty)."""
+    games = new_games(desk, 12)
+    moments = kill_rounds(desk, games, kills=2, seed=20261129)
+    assert len(moments) == 2
+
+
+@pytest.mark.slow
+def test_process_all_killed_fifty_times(desk: Desk) -> None:
+    """Issue 8: ``pbem process --all`` over many games killed with SIGKILL at fifty
+    different random moments; after each kill the database opens, every game
+    audits, no queued file is lost, and the next run completes."""
+    games = new_games(desk, 40)
+    moments = kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")))
+    assert len(set(round(m, 3) for m in moments)) > 40, "the kill moments should differ"
+
+
+# ------------------------------------------------------------------ ingest
+
+
+def _ingest_available() -> bool:
+    try:
+        import pbem.ingest  # noqa: F401
+    except ImportError:
+        return False
+    from pbem.cli import app
+
+    return any((c.name or c.callback.__name__) == "ingest" for c in app.registered_commands if c.callback)
+
+
+needs_ingest = pytest.mark.skipif(not _ingest_available(), reason="pbem ingest is not wired into the CLI yet")
+
+
+def ingest_kill_rounds(desk: Desk, games: list[str], kills: int, seed: int) -> None:
+    """``kills`` times: write a signed file for each game in play into a folder,
+    start ``pbem ingest --dir`` and SIGKILL it at a random moment; check that
+    every file ingested is queued exactly once; the next ingest queues the rest;
+    a clean ``process --all`` then resolves them (so the next round has work)."""
+    rng = random.Random(seed)
+    for n in range(kills):
+        in_play = games_in_play(desk)
+        if not in_play:
+            games += new_games(desk, len(games), prefix=f"i{n}-")
+            in_play = games_in_play(desk)
+        folder = desk.tmp / f"inbox-{n}"
+        paths = write_next_turns(desk, in_play, folder, seed=n)
+        digests = {hashlib.sha256(sshsig.split_inline(p.read_bytes())[0]).hexdigest() for p in paths}
+        span = calibrate(desk, "ingest", "--dir", str(folder))
+        moment = rng.uniform(0.0, span)
+        label = f"ingest kill {n + 1} at {moment:.3f}s of {span:.3f}s"
+        code = kill_after(desk.popen("ingest", "--dir", str(folder)), moment)
+        assert code in (KILLED, 0), f"{label}: exit {code}"
+        assert_sound(desk, label)
+        r = desk.pbem("ingest", "--dir", str(folder))
+        assert r.returncode in (0, 1), f"the ingest after {label}: {r.returncode} {r.stderr}"
+        assert "Traceback" not in r.stderr
+        desk.queued |= digests
+        assert_sound(desk, f"the ingest after {label}")
+        assert queued_count(desk) == len(digests), f"the ingest after {label}: {queued_count(desk)} queued, {len(digests)} sent"
+        r = desk.pbem("process", "--all", "-q")
+        assert r.returncode == 0, r.stderr
+        assert queued_count(desk) == 0
+
+
+@needs_ingest
+def test_ingest_killed_at_random_moments(desk: Desk) -> None:
+    games = new_games(desk, 12)
+    ingest_kill_rounds(desk, games, kills=2, seed=11)
+
+
+@needs_ingest
+@pytest.mark.slow
+def test_ingest_killed_fifty_times(desk: Desk) -> None:
+    """Issue 8: the same for ``pbem ingest``: no file ingested twice or lost."""
+    games = new_games(desk, 40)
+    ingest_kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")))

@@ -1,0 +1,262 @@
+"""Campus Mauriacus, 451 (scenario 1): each special rule."""
+
+from __future__ import annotations
+
+import pytest
+from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
+
+from rules.furor_barbarus.charge import can_charge
+from rules.furor_barbarus.hexgrid import hex_distance
+from rules.furor_barbarus.missile_fire import melee_strength
+from rules.furor_barbarus.morale import commander_bonus, morale_value
+from rules.furor_barbarus.movement import apply_move
+from rules.furor_barbarus.special_rules.campus_mauriacus import (
+    COMMANDERS_ROLE, IMPETUOUSNESS, commander_setup_problems, feigned_flight_problem,
+)
+
+CM = "campus-mauriacus"
+
+
+# --- special rule 1: only units with the charge mark charge -------------------------
+def test_special_rule_1_only_marked_units_charge() -> None:
+    field = battlefield(CM, {"visigoth-1": "1005", "visigoth-3": "1006", "hun-1": "1009", "hun-2": "1010"})
+    assert can_charge(field, "visigoth-1")          # cavalry with the mark
+    assert can_charge(field, "hun-1")
+    assert not can_charge(field, "visigoth-3")      # cavalry without the mark: the core would let it charge
+    assert not can_charge(field, "hun-2")           # missile cavalry
+
+
+# --- special rule 2: no hand-to-hand penalty for marked missile units --------------
+def test_special_rule_2_no_melee_penalty_mark() -> None:
+    field = battlefield(CM, {"hun-2": "1008", "hun-7": "1108", "visigoth-5": "1007"})
+    assert melee_strength(field, "hun-2", 4, ["visigoth-5"]) == 4     # marked: no penalty
+    assert melee_strength(field, "hun-7", 2, ["visigoth-5"]) == 1     # unmarked: -1 (9.3)
+
+
+# --- special rule 3: feigned flight -------------------------------------------------------
+def test_special_rule_3_feigned_flight_who_may_be_targeted() -> None:
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-1": "1005", "visigoth-5": "1204", "roman-1": "1504",
+                             "visigoth-6": "0904", "ostrogoth-3": "1109"})
+    assert feigned_flight_problem(field, "huns", "hun-2", "visigoth-1") is None
+    assert "more than 3" in feigned_flight_problem(field, "huns", "hun-2", "roman-1")
+    assert "no feigned flight mark" in feigned_flight_problem(field, "huns", "ostrogoth-3", "visigoth-1")
+    assert "not a unit of huns" in feigned_flight_problem(field, "huns", "visigoth-1", "hun-2")
+    field.place("visigoth-6", "1004")              # now next to visigoth-1
+    assert "adjacent to visigoth-6" in feigned_flight_problem(field, "huns", "hun-2", "visigoth-1")
+    field.place("visigoth-6", "0904")
+    field.moved.add("hun-2")
+    assert "beginning of its move" in feigned_flight_problem(field, "huns", "hun-2", "visigoth-1")
+
+
+def test_special_rule_3_feigned_flight_draws_the_target_two_hexes() -> None:
+    # visigoth-1: strength 4, impetuous (+1): 3 + 1 = 4 is not less than 4, drawn
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-1": "1005"}, script=dice((3, "feigned flight")))
+    rules = field.special
+    words = ("feigned-flight", "hun-2", "visigoth-1")
+    assert rules.check_special(field, "huns", words) is None
+    rules.apply_special(field, "huns", words)
+    assert field.hex_of("visigoth-1") == "1007"
+    assert hex_distance("1007", "1008") == 1
+    (event,) = events(field, "feigned_flight")
+    assert event["drawn"] and event["modifier"] == 1 and event["against"] == 4
+    assert field.hex_of("hun-2") == "1008"           # the activated unit then moves as it likes
+    assert rules.check_special(field, "huns", words) is not None   # once per phase
+
+
+def test_special_rule_3_feigned_flight_target_holds_below_its_strength() -> None:
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005"}, script=dice(2))
+    field.special.apply_special(field, "huns", ("feigned-flight", "hun-2", "visigoth-5"))
+    assert field.hex_of("visigoth-5") == "1005"
+    assert not events(field, "feigned_flight")[0]["drawn"]
+
+
+def test_special_rule_3_feigned_flight_stacked_commander_adds_his_strength() -> None:
+    # visigoth-5 (3) with Theodoric (2): a 4 is less than 5, the target holds
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005", "theodoric": "1005"}, script=dice(4))
+    field.special.apply_special(field, "huns", ("feigned-flight", "hun-2", "visigoth-5"))
+    assert field.hex_of("visigoth-5") == "1005" and field.hex_of("theodoric") == "1005"
+    # without him, the same 4 draws it out (4 >= 3), and a stacked commander follows his unit
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005"}, script=dice(4))
+    field.special.apply_special(field, "huns", ("feigned-flight", "hun-2", "visigoth-5"))
+    assert field.hex_of("visigoth-5") == "1007"
+
+
+def test_special_rule_3_feigned_flight_minus_one_against_feigned_flight_units() -> None:
+    # alan-1: strength 3, has the mark itself (-1): 3 - 1 = 2 < 3, holds
+    field = battlefield(CM, {"hun-2": "1008", "alan-1": "1005"}, script=dice(3))
+    field.special.apply_special(field, "huns", ("feigned-flight", "hun-2", "alan-1"))
+    event = events(field, "feigned_flight")[0]
+    assert event["modifier"] == -1 and not event["drawn"]
+    assert field.hex_of("alan-1") == "1005"
+
+
+def test_special_rule_3_feigned_flight_with_chosen_hexes() -> None:
+    # hun-3 at 1207, three hexes from visigoth-1: the opponent may bring it by 1106 and 1206
+    field = battlefield(CM, {"hun-3": "1207", "visigoth-1": "1005"}, script=dice(6))
+    assert "not nearer" in field.special.check_special(field, "huns", ("feigned-flight", "hun-3", "visigoth-1",
+                                                                        "1004", "1005"))
+    assert "not a free hex" in field.special.check_special(field, "huns", ("feigned-flight", "hun-3", "visigoth-1",
+                                                                            "1106", "1207"))
+    words = ("feigned-flight", "hun-3", "visigoth-1", "1106", "1206")
+    assert field.special.check_special(field, "huns", words) is None
+    field.special.apply_special(field, "huns", words)
+    assert field.hex_of("visigoth-1") == "1206"
+    # without hexes: the nearest free hexes, lowest id first
+    field = battlefield(CM, {"hun-3": "1207", "visigoth-1": "1005"}, script=dice(6))
+    field.special.apply_special(field, "huns", ("feigned-flight", "hun-3", "visigoth-1"))
+    assert field.hex_of("visigoth-1") == "1107"
+
+
+# --- special rule 4: defection of the Alans --------------------------------------------------
+def test_special_rule_4_alans_defect_and_do_not_count() -> None:
+    field = battlefield(CM, {"alan-1": "1006", "alan-2": "1305", "alan-3": "1204"}, script=dice((1, "defection")))
+    field.units["alan-1"]["reduced"] = True
+    field.lose_step("alan-1", "test")                 # a reduced Alan lost: 1d6, 1 <= 1 lost
+    assert field.units["alan-1"]["status"] == "eliminated"
+    assert field.units["alan-2"]["status"] == "removed" and field.units["alan-3"]["status"] == "removed"
+    assert field.losses("romans") == 3               # alan-1 only; the removed Alans do not count
+    assert events(field, "alans_defection")[0]["defect"]
+
+
+def test_special_rule_4_alans_stay_on_a_higher_roll() -> None:
+    field = battlefield(CM, {"alan-1": "1006", "alan-2": "1305"}, script=dice(2))
+    field.units["alan-1"]["reduced"] = True
+    field.lose_step("alan-1", "test")
+    assert field.exists("alan-2")
+    assert not events(field, "alans_defection")[0]["defect"]
+
+
+def test_special_rule_4_a_full_alan_unit_eliminated_rolls_2d6() -> None:
+    # 4 + 4 + 3 = 11 against 3 (no melee penalty for the Alans): 3/1, die 1: D2 eliminates the full unit
+    field = battlefield(CM, {"alan-1": "1006", "alan-2": "1305", "hun-1": "1007", "ostrogoth-1": "0907",
+                             "ostrogoth-2": "1107"},
+                        script=dice((1, "combat"), (1, "defection"), (1, "defection")))
+    attack(field, "huns", "alan-1", ["hun-1", "ostrogoth-1", "ostrogoth-2"])
+    assert field.units["alan-1"]["status"] == "eliminated"
+    (event,) = events(field, "alans_defection")
+    assert len(event["dice"]) == 2 and event["total"] == 2 and event["lost"] == 1
+    assert field.exists("alan-2")                    # 2 > 1 lost: they stay
+    # the second Alan lost, reduced: one die, 2 <= 2 lost: the rest leave
+    field.units["alan-2"]["reduced"] = True
+    field.dice = dice(2)
+    field.lose_step("alan-2", "test")
+    assert len(events(field, "alans_defection")[1]["dice"]) == 1
+    assert events(field, "alans_defection")[1]["defect"]
+
+
+# --- special rule 5: role of the commanders (optional) ------------------------------------
+def test_special_rule_5_commander_affects_only_his_band() -> None:
+    units = {"theodoric": "1005", "visigoth-5": "1006", "alan-1": "1105"}
+    field = battlefield(CM, units)
+    assert commander_bonus(field, "alan-1") == 1               # without the option: any friend
+    field = battlefield(CM, units, options=[COMMANDERS_ROLE])
+    assert commander_bonus(field, "alan-1") == 0
+    assert commander_bonus(field, "visigoth-5") == 1
+
+
+def test_special_rule_5_stacked_commander_adds_strength_to_his_band_only() -> None:
+    field = battlefield(CM, {"aetius": "1006", "alan-1": "1006", "theodoric": "1105", "visigoth-5": "1105"},
+                        options=[COMMANDERS_ROLE])
+    assert field.special.strength_modifier(field, "aetius", "defence") == -2    # Aetius adds nothing to an Alan
+    assert field.special.strength_modifier(field, "theodoric", "defence") == 0
+
+
+@pytest.mark.parametrize(("die", "unit", "expected"), [
+    (1, "visigoth-5", -1), (2, "visigoth-1", -1), (4, "visigoth-5", 0), (6, "visigoth-5", 1),
+    (1, "visigoth-8", 0),            # strength 1 never goes below 1
+])
+def test_special_rule_5_death_roll(die: int, unit: str, expected: int) -> None:
+    field = battlefield(CM, {"theodoric": "1005", "visigoth-5": "1006", "visigoth-1": "0905", "visigoth-8": "0805"},
+                        options=[COMMANDERS_ROLE], turn=4, script=dice((die, "death of Theodoric")))
+    field.eliminate("theodoric", "test")
+    assert field.losses("romans") == 2 + 4
+    assert field.special.strength_modifier(field, unit, "attack") == 0            # not this turn
+    field.position["turn"] = 5
+    assert field.special.strength_modifier(field, unit, "attack") == expected
+    assert field.special.morale_modifier(field, unit) == expected
+    field.position["turn"] = 6
+    assert field.special.morale_modifier(field, unit) == 0
+
+
+@pytest.mark.parametrize(("commander", "limited", "others"), [
+    ("aetius", ["roman-1", "roman-3"], ["burgundians", "saxons"]),
+    ("ardaric", ["gepid-1", "gepid-2"], ["hunnic-franks", "hunnic-burgundians"]),
+])
+def test_special_rule_5_aetius_and_ardaric_limits(commander: str, limited: list[str], others: list[str]) -> None:
+    field = battlefield(CM, {commander: "1005"}, options=[COMMANDERS_ROLE], turn=2, script=dice(6))
+    field.eliminate(commander, "test")
+    field.position["turn"] = 3
+    assert all(field.special.strength_modifier(field, u, "attack") == 1 for u in limited)
+    assert all(field.special.strength_modifier(field, u, "attack") == 0 for u in others)
+
+
+def test_special_rule_5_no_roll_without_the_option() -> None:
+    field = battlefield(CM, {"theodoric": "1005"}, script=dice())
+    field.eliminate("theodoric", "test")
+    assert not events(field, "commander_death")
+
+
+# --- special rule 6: impetuousness (optional) -----------------------------------------------
+def test_special_rule_6_impetuous_unit_rushes_on_5_or_6() -> None:
+    # visigoth-1 (impetuous, 7 MP) wants to move to 1006, within 2 hexes of hun-3 at 1008: rolls 5
+    field = battlefield(CM, {"visigoth-1": "1004", "hun-3": "1008", "hun-4": "1410"}, options=[IMPETUOUSNESS],
+                        player=1, script=dice((5, "impetuousness")))
+    apply_move(field, "visigoth-1", ("1005", "1006"))
+    assert hex_distance(field.hex_of("visigoth-1"), "1008") == 1        # it ran at the closest enemy
+    assert events(field, "impetuous")[0]["target"] == "hun-3"
+
+
+def test_special_rule_6_impetuous_unit_keeps_its_head_on_1_to_4() -> None:
+    field = battlefield(CM, {"visigoth-1": "1004", "hun-3": "1008"}, options=[IMPETUOUSNESS], script=dice(4))
+    apply_move(field, "visigoth-1", ("1005", "1006"))
+    assert field.hex_of("visigoth-1") == "1006"
+
+
+@pytest.mark.parametrize(("units", "path"), [
+    ({"visigoth-1": "1004", "hun-3": "1010"}, ("1005",)),       # stays 3 or more hexes away: no roll
+    ({"visigoth-1": "1004", "hun-3": "1005"}, ("0904",)),       # already next to an enemy: no roll
+    ({"visigoth-5": "1004", "hun-3": "1008"}, ("1005", "1006")),  # not impetuous: no roll
+])
+def test_special_rule_6_when_no_roll_is_made(units: dict[str, str], path: tuple[str, ...]) -> None:
+    field = battlefield(CM, units, options=[IMPETUOUSNESS], script=dice())
+    uid = next(iter(units))
+    apply_move(field, uid, path)
+    assert field.hex_of(uid) == path[-1]
+    assert not events(field, "impetuous")
+
+
+def test_special_rule_6_needs_the_option() -> None:
+    field = battlefield(CM, {"visigoth-1": "1004", "hun-3": "1008"}, script=dice())
+    apply_move(field, "visigoth-1", ("1005", "1006"))
+    assert field.hex_of("visigoth-1") == "1006"
+
+
+def test_special_rule_6_fire_from_a_distance() -> None:
+    # hun-7 (2) fires at visigoth-1 (4) two hexes away: 1/2, die 3: AR, which a firer ignores; then the roll
+    field = battlefield(CM, {"visigoth-1": "1004", "hun-7": "1006", "hun-3": "1208"}, options=[IMPETUOUSNESS],
+                        player=2, script=dice((3, "combat"), (6, "impetuousness")))
+    attack(field, "huns", "visigoth-1", ["hun-7"])
+    assert events(field, "impetuous")[0]["rushes"]
+    assert hex_distance(field.hex_of("visigoth-1"), "1006") == 1
+
+
+def test_special_rule_6_opponents_choice_between_equally_close_enemies() -> None:
+    # hun-3 (3) and hun-2 (4) both 3 hexes away: by default the strongest
+    units = {"visigoth-1": "1004", "hun-3": "0806", "hun-2": "1007"}
+    assert hex_distance("1004", "0806") == hex_distance("1004", "1007") == 3
+    field = battlefield(CM, units, options=[IMPETUOUSNESS], script=dice(6))
+    apply_move(field, "visigoth-1", ("1005",))
+    assert events(field, "impetuous")[0]["target"] == "hun-2"
+    field = battlefield(CM, units, options=[IMPETUOUSNESS], script=dice(6))
+    field.position["standing"]["huns"]["impetuous-target"] = "weakest"
+    apply_move(field, "visigoth-1", ("1005",))
+    assert events(field, "impetuous")[0]["target"] == "hun-3"
+
+
+# --- set-up: commanders with their troops ------------------------------------------------------
+def test_setup_ardaric_stands_with_a_gepid() -> None:
+    field = battlefield(CM, {"ardaric": "2212", "hunnic-burgundians": "2212", "gepid-1": "2011", "gepid-2": "1811",
+                             "hunnic-franks": "1711"})
+    (problem,) = commander_setup_problems(field, "huns")
+    assert "Ardaric" in problem and field.hex_of("ardaric") == "2011"
+    assert commander_setup_problems(field, "huns") == []
