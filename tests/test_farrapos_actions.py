@@ -1,0 +1,72 @@
+"""Rulebook, "1ST TURN - PHASE 1", actions a) to d): attack a directly linked
+enemy city, invade a directly linked city the enemy does not hold, move along path
+lines within each MU's MF, or take no action; one action per turn (documented)."""
+
+import pytest
+
+from rules import find_ruleset
+from rules.dice import ScriptedDice
+
+RULES = find_ruleset("farrapos")
+
+
+def _problems(cities, text, side="republic", **extra):
+    position = RULES.position_from_case({"cities": cities, **extra}, None, [])
+    orders, syntax = RULES.parse_orders(text)
+    assert not syntax
+    return [(p.line, p.message) for p in RULES.validate(position, side, orders)]
+
+
+def test_action_a_attack_only_a_city_the_enemy_holds():
+    problems = _problems({"pelotas": {"units": ["inf-3"]}, "rio-grande": {"owner": "empire"}}, "attack rio-grande from pelotas with inf-3")
+    assert problems == [(1, "rio-grande is not held by the Empire; from pelotas you can attack: none")]
+
+
+def test_action_b_invade_a_city_of_ones_own_is_a_move():
+    problems = _problems({"pelotas": {"units": ["inf-3", "inf-4"]}, "piratini": {"units": ["inf-5"]}}, "invade piratini from pelotas with inf-3")
+    assert problems and "already held by the Republic (move there instead)" in problems[0][1]
+
+
+def test_action_b_invade_an_empty_enemy_city_takes_it_without_battle():
+    position = RULES.position_from_case(
+        {"cities": {"pelotas": {"units": ["inf-3", "inf-4"]}, "rio-grande": {"owner": "empire"}}}, None, []
+    )
+    orders, _ = RULES.parse_orders("invade rio-grande from pelotas with inf-4")
+    after = RULES.resolve(position, {"republic": orders}, ScriptedDice([])).position
+    assert after["cities"]["rio-grande"] == {"owner": "republic", "units": ["inf-4"], "militia": 0}
+
+
+def test_action_c_move_uses_the_lowest_mf_of_the_group():
+    # art MF 1, cav MF 3: together they reach only the neighbours of Bagé
+    problems = _problems({"bage": {"units": ["art-2", "cav-3"]}}, "move art-2 cav-3 from bage to sao-gabriel")
+    assert problems and "within MF 1" in problems[0][1]
+    assert not _problems({"bage": {"units": ["art-2", "cav-3"]}}, "move cav-3 from bage to sao-gabriel")
+
+
+def test_action_c_move_cannot_pass_through_a_city_the_enemy_holds():
+    cities = {"bage": {"units": ["cav-3"]}, "piratini": {"units": ["inf-13"]}, "dom-pedrito": {"units": ["inf-14"]}, "cacapava": {"units": ["inf-15"]}}
+    problems = _problems(cities, "move cav-3 from bage to pelotas")
+    assert problems and "they can reach: none" in problems[0][1]
+
+
+def test_action_c_each_mu_moves_once_per_turn():
+    problems = _problems({"bage": {"units": ["cav-3", "inf-5"]}}, "move cav-3 from bage to piratini\nmove cav-3 from piratini to pelotas")
+    assert problems == [(2, "cav-3 already has an order this turn (a move needs MU with no other action)")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["pass\ninvade piratini from bage with cav-3", "invade piratini from bage with cav-3\ninvade dom-pedrito from bage with inf-5"],
+)
+def test_one_action_per_turn(text):
+    problems = _problems({"bage": {"units": ["cav-3", "inf-5"]}}, text)
+    assert [line for line, _ in problems] == [2] and "a turn is one action" in problems[0][1]
+
+
+def test_action_d_no_action_and_leaving_a_city_empty_loses_its_vp():
+    position = RULES.position_from_case({"cities": {"bage": {"units": ["cav-3"]}}}, None, [])
+    orders, _ = RULES.parse_orders("move cav-3 from bage to cacapava")
+    resolution = RULES.resolve(position, {"republic": orders}, ScriptedDice([]))
+    assert resolution.position["cities"]["bage"]["owner"] == "republic"
+    assert resolution.position["vp"]["republic"] == 2  # Caçapava only: Bagé is empty
+    assert any(e["type"] == "city_empty" and e["city"] == "bage" for e in resolution.events)
