@@ -4,6 +4,7 @@ hexes, no illegal stack, every loss accounted for in the army morale totals."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 
 import pytest
@@ -59,6 +60,8 @@ def play(seed: int) -> dict:  # type: ignore[type-arg]
         before = position_hash(pos)
         res = RULES.resolve(pos, orders, DiceStream(hashlib.sha256(f"test-{seed}-{k}".encode()).digest()))
         assert position_hash(pos) == before  # resolve never mutates its input
+        json.dumps(res.events)  # events are JSON too
+        assert all(isinstance(e["type"], str) and isinstance(e["text"], str) for e in res.events)
         pos = res.position
         check_invariants(pos)
         assert k < 40

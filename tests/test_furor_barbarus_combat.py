@@ -160,7 +160,7 @@ def test_9_6_no_hand_to_hand_across_an_unbridged_river() -> None:
     gm = blank_map(hexside=[{"hexes": ["0404", "0403"], "feature": "river"}])
     field = battlefield({"neustrie": "0404", "bourgogne": "0403"}, game_map=gm)
     problems, _ = declare(field, "lothaire", "0404", ["bourgogne"], None)
-    assert problems and "river" in problems[0]
+    assert problems and "river without bridge or ford" in problems[0]
 
 
 def test_9_7_defender_step_and_retreat_applied_immediately() -> None:
@@ -168,3 +168,9 @@ def test_9_7_defender_step_and_retreat_applied_immediately() -> None:
                         script=dice(1))  # 8:3 = 2/1, die 1 -> D1R
     attack(field, "lothaire", "neustrie", ["austrasie", "bourgogne", "aquitaine"])
     assert field.is_reduced("neustrie") and field.hex_of("neustrie") != "0404"
+
+
+def test_9_1_hand_to_hand_across_a_ford_is_allowed() -> None:
+    gm = blank_map(hexside=[{"hexes": ["0404", "0403"], "feature": "river", "crossing": "ford"}])
+    field = battlefield({"neustrie": "0404", "bourgogne": "0403"}, game_map=gm)
+    assert not declare(field, "lothaire", "0404", ["bourgogne"], None)[0]

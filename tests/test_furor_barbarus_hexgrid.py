@@ -110,3 +110,18 @@ def test_2_counter_errors() -> None:
         counter_from_dict({"id": "x", "side": "a", "type": "missile_infantry", "strength": 1})
     with pytest.raises(CounterError, match="'x'"):
         counter_from_dict({"id": "x", "side": "a", "type": "chariot", "strength": 1})
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+HEXES = st.builds(Hex, st.integers(1, 40), st.integers(1, 40))
+
+
+@given(HEXES, HEXES)
+def test_1_adjacency_is_symmetric_and_distance_one(a: Hex, b: Hex) -> None:
+    assert (b in a.neighbours()) == (a in b.neighbours()) == (hex_distance(str(a), str(b)) == 1)
+
+
+@given(HEXES)
+def test_1_six_distinct_neighbours(a: Hex) -> None:
+    assert len(set(a.neighbours())) == 6 and a not in a.neighbours()

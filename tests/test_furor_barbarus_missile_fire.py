@@ -67,8 +67,6 @@ def test_9_3_firer_takes_no_result_unless_its_target_can_fire() -> None:
 
 
 def test_9_3_fire_only_in_attack() -> None:
-    from rules.furor_barbarus.movement import check_move  # noqa: F401 (no defensive fire exists to call)
-
     field = battlefield({"neustrie": "0404", "archers-c": "0402", "bourgogne": "0403"}, game_map=blank_map())
     _, combat = declare(field, "lothaire", "neustrie", ["bourgogne"], None)
     assert combat is not None and combat.defence_strength == 3  # the archers nearby add nothing

@@ -16,6 +16,7 @@ LINES = [
     "attack 0708 with bowmen",
     "standing advance yes",
     "standing losses salian-1,salian-2",
+    "standing retreat 0405,0406",
     "standing breton-evasion no",
     "special feigned-flight huns-1 ostrogoths-2",
 ]
@@ -52,3 +53,16 @@ def test_problems_name_the_line_and_the_rule() -> None:
     orders, _ = RULES.parse_orders("move bourgogne 0902\nmove austrasie 0504\n")
     problems = RULES.validate(pos, "lothaire", orders)
     assert [p.line for p in problems] == [2] and problems[0].message.endswith("(8)")
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+IDS = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True).filter(
+    lambda s: s not in ("with", "charge", "losses", "advance"))
+
+
+@given(IDS, st.lists(IDS, min_size=1, max_size=4), st.none() | IDS, st.lists(IDS, max_size=3), st.none() | IDS)
+def test_attack_orders_round_trip(target: str, units: list[str], charge: str | None, losses: list[str],
+                                  advance: str | None) -> None:
+    order = AttackOrder(target, tuple(units), charge, tuple(losses), advance)
+    assert Order.parse(str(order)) == order

@@ -29,15 +29,15 @@ def test_9_8_retreat_into_a_friend_displaces_it_with_a_morale_check() -> None:
 
 
 def test_9_8_chains_of_displacement() -> None:
-    # a column of friends: each displaced unit checks its morale
+    # neustrie (0402) can only go to 0403 (provence, in an enemy ZOC: priority 3); provence
+    # can only go to 0404 (aquitaine-c, free of ZOC: priority 2); aquitaine-c has free hexes.
     units = {"neustrie": "0402", "provence": "0403", "aquitaine-c": "0404", "austrasie": "0401",
              "bourgogne": "0302", "aquitaine": "0502", "bowmen": "0303", "horse-archers": "0503"}
     field = battlefield(units, game_map=blank_map(), script=dice(1, 1))
     field.retreat("neustrie", ["austrasie"])
-    assert field.hex_of("neustrie") == "0403"
-    assert field.hex_of("provence") == "0404" or field.hex_of("provence") is not None
-    assert len(events(field, "morale_check")) >= 1
-    assert len({field.hex_of(u) for u in field.on_map()}) == len(field.on_map())
+    assert (field.hex_of("neustrie"), field.hex_of("provence")) == ("0403", "0404")
+    assert field.hex_of("aquitaine-c") in {"0305", "0405", "0505"}
+    assert [e["unit"] for e in events(field, "morale_check")] == ["provence", "aquitaine-c"]
 
 
 def test_9_8_unable_to_retreat_costs_a_step() -> None:
@@ -137,3 +137,14 @@ def test_9_11_defender_advances_after_an_attacker_retreat_by_standing_order() ->
                             standing={"charles": {"advance": standing}})
         attack(field, "lothaire", "neustrie", ["bourgogne"])  # 2:3 = 2/3, die 3 -> AR
         assert field.hex_of("neustrie") == where
+
+
+def test_9_8_owner_chooses_among_equal_hexes_by_standing_order() -> None:
+    units = {"neustrie": "0404", "austrasie": "0403"}
+    default = battlefield(units, game_map=blank_map())
+    default.retreat("neustrie", ["austrasie"])
+    free = {"0305", "0405", "0505"} - {default.hex_of("neustrie")}
+    wanted = sorted(free)[0]
+    field = battlefield(units, game_map=blank_map(), standing={"charles": {"retreat": [wanted]}})
+    field.retreat("neustrie", ["austrasie"])
+    assert field.hex_of("neustrie") == wanted

@@ -7,7 +7,7 @@ from rules.furor_barbarus.morale import morale_value
 from rules.furor_barbarus.movement import apply_move, check_move
 from rules.furor_barbarus.stacking import stacking_problem
 
-from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice
+from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice
 
 
 def test_5_one_unit_per_hex_except_commander_and_one_baggage() -> None:

@@ -35,7 +35,7 @@ def _advance(field: Battlefield, uid: str, into: str, why: str) -> None:
 def _may_advance(field: Battlefield, uid: str, into: str) -> bool:
     h = field.hex_of(uid)
     return (h is not None and field.counter(uid).is_combat_unit and adjacent(h, into)
-            and field.baggage_in(h) is None and not field.game_map.river_between(h, into))
+            and field.baggage_in(h) is None and not field.game_map.impassable_between(h, into))
 
 
 def advance_after_combat(field: Battlefield, combat: Combat, wanted: str | None, attacker_hexes: dict[str, str | None]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from rules.furor_barbarus.baggage import BAGGAGE_DEFENCE, baggage_bonus, defends_alone
 from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.charge import can_charge, charge_bonus, charge_problem
+from rules.furor_barbarus.charge import charge_bonus, charge_problem
 from rules.furor_barbarus.hexgrid import adjacent
 from rules.furor_barbarus.missile_fire import can_fire_back, fire_problem, melee_strength
 from rules.furor_barbarus.terrain import COLUMN_SHIFT, DIE_MODIFIER, STREAM_DIE_MODIFIER, Feature, Terrain
@@ -285,8 +285,8 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
         uh = field.hex_of(u)
         assert uh is not None
         if adjacent(uh, th):
-            if field.game_map.river_between(uh, th):
-                problems.append(f"{u} faces {th} across a river without a bridge: no hand-to-hand combat (TEC)")
+            if field.game_map.impassable_between(uh, th):
+                problems.append(f"{u} faces {th} across a river without bridge or ford: no hand-to-hand combat (TEC)")
                 continue
             melee.append(u)
         else:
@@ -430,7 +430,3 @@ def resolve_attack(field: Battlefield, combat: Combat, losses: Sequence[str], ad
     apply_attacker(field, combat, result.attacker, losses)
     advance_after_combat(field, combat, advance, attacker_hexes)
     field.special.after_combat(field, combat)
-
-
-def can_be_charged_by(field: Battlefield, uid: str) -> bool:
-    return can_charge(field, uid)

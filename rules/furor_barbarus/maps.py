@@ -48,9 +48,15 @@ class GameMap:
         return [f"{c:02d}{r:02d}" for c in range(1, self.columns + 1) for r in range(1, self.rows + 1)]
 
     def river_between(self, a: str, b: str) -> bool:
-        """An unbridged river hexside (blocks ZOC, melee and retreat)."""
+        """A river hexside without bridge (blocks ZOC, 8; a ford does not carry ZOC)."""
         side = self.hexside(a, b)
         return side is not None and side.feature is Feature.RIVER and not side.bridged
+
+    def impassable_between(self, a: str, b: str) -> bool:
+        """A river hexside without any crossing (TEC: impassable; no hand-to-hand
+        combat, retreat or advance across it)."""
+        side = self.hexside(a, b)
+        return side is not None and not side.passable
 
     def with_overlay(self, overlay: Mapping[str, Any] | None) -> GameMap:
         """This map with a scenario's ``[overlay]`` applied."""

@@ -15,6 +15,7 @@ Standing orders (any turn file; kept until changed)::
 
     standing advance yes              # the defender advances after an attacker's retreat (default no)
     standing losses salian-1,salian-2 # preferred order of your units for step losses you choose
+    standing retreat 0405,0406        # preferred retreat hexes among hexes of equal priority (9.8)
     standing breton-evasion no        # a scenario's own standing order (kept as a string)
 
 >>> str(Order.parse("attack provence with austrasie bourgogne charge aquitaine"))
@@ -72,7 +73,7 @@ class AttackOrder:
     advance: str | None = None
 
     def __str__(self) -> str:
-        out = f"attack {self.target} with {' '.join(self.attackers)}"
+        out = " ".join(["attack", self.target, "with", *self.attackers])
         if self.charge:
             out += f" charge {self.charge}"
         if self.losses:
@@ -93,7 +94,7 @@ class StandingOrder:
     values: tuple[str, ...]
 
     def __str__(self) -> str:
-        sep = "," if self.kind == "losses" else " "
+        sep = "," if self.kind in ("losses", "retreat") else " "
         return f"standing {self.kind} {sep.join(self.values)}"
 
 
@@ -137,6 +138,8 @@ class Order:
                 return StandingOrder(kind, (words[2].lower(),))
             if kind == "losses":
                 return StandingOrder(kind, tuple(_unit(w, line) for w in words[2].split(",") if w))
+            if kind == "retreat":
+                return StandingOrder(kind, tuple(_hex(w, line) for w in words[2].split(",") if w))
             return StandingOrder(kind, (words[2].lower(),))
         if verb == "special":
             if len(words) < 2:

@@ -12,8 +12,9 @@ not retreat into an enemy Zone of Control"), nor a hex across an unbridged river
 displaces that unit (with its commander): it retreats by the same rule (the chain
 of 9.8) and then checks its morale.  A unit with no hex loses one step and stays
 (unless a map edge is next to it: then it is forced off the map and eliminated).
-Equal hexes are split by the greatest total distance from the units it retreats
-from, then by the lowest hex id.  Baggage, and a unit stacked with baggage,
+Equal hexes are split by the owner's standing order ``standing retreat HEX,HEX``
+(hexes listed first are preferred), then by the greatest total distance from the
+units it retreats from, then by the lowest hex id.  Baggage, and a unit stacked with baggage,
 ignore R (9.4).  A commander goes with his unit (6).
 """
 
@@ -35,7 +36,8 @@ def _plan(field: Battlefield, uid: str, away_from: tuple[str, ...], blocked: fro
     if h is None:
         return None
     side = field.side_of(uid)
-    best: tuple[tuple[int, int, str], Plan] | None = None
+    wishes = list(field.standing(side).get("retreat", [])) if side in field.position.get("standing", {}) else []
+    best: tuple[tuple[int, int, int, str], Plan] | None = None
     for n in field.game_map.neighbours(h):
         if n in blocked or field.hostile_in(n, side):
             continue
@@ -57,7 +59,8 @@ def _plan(field: Battlefield, uid: str, away_from: tuple[str, ...], blocked: fro
                 continue
             plan += rest
         spread = sum(hex_distance(n, a) for a in away_from)
-        key = (priority, -spread, n)
+        wish = wishes.index(n) if n in wishes else len(wishes)
+        key = (priority, wish, -spread, n)
         if best is None or key < best[0]:
             best = (key, plan)
     return best[1] if best else None
@@ -97,4 +100,4 @@ def retreat_unit(field: Battlefield, uid: str, away_from_units: tuple[str, ...],
         why = cause if unit == uid else f"displaced by {plan[0][0]} (9.8)"
         field.add_event("retreat", f"{uc.name} ({unit}) retreats {frm} -> {to} ({why}).", unit=unit, path=[frm, to])
     for unit, _ in plan[1:]:
-        field.morale_check(unit, f"displaced by a retreat (9.8)", away_from_units)
+        field.morale_check(unit, "displaced by a retreat (9.8)", away_from_units)

@@ -184,6 +184,11 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=64)
+def _load_scenario_cached(path: Path) -> Scenario:
+    return scenario_from_dict(_load_toml(path))
+
+
+@functools.lru_cache(maxsize=64)
 def _load_map_cached(path: Path) -> GameMap:
     return load_map(path)
 
@@ -223,7 +228,7 @@ class DataLibrary:
         raise ScenarioError(f"unknown {kind[:-1]} {ident!r} (looked in {', '.join(str(f) for f in self.folders)})")
 
     def scenario(self, scenario_id: str) -> Scenario:
-        return scenario_from_dict(_load_toml(self._find("scenarios", scenario_id)))
+        return _load_scenario_cached(self._find("scenarios", scenario_id))
 
     def game_map(self, map_id: str) -> GameMap:
         return _load_map_cached(self._find("maps", map_id))

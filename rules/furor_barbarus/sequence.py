@@ -38,8 +38,8 @@ def apply_standing(field: Battlefield, side: str, lines: Sequence[OrderLine]) ->
             st = field.standing(side)
             if o.kind == "advance":
                 st["advance"] = o.values[0] == "yes"
-            elif o.kind == "losses":
-                st["losses"] = list(o.values)
+            elif o.kind in ("losses", "retreat"):
+                st[o.kind] = list(o.values)
             else:
                 st[o.kind] = o.values[0]
 

@@ -80,7 +80,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
             out.append(f'<g class="unit"><title>{_t(c.name)} ({_t(uid)})</title>'
                        f'<rect x="{x:.1f}" y="{y:.1f}" width="26" height="22" rx="2" fill="{face}" '
                        f'stroke="{fill}" stroke-width="1.5"/>')
-            label = {"commander": "C", "baggage": "B"}.get(c.type.value, c.type.value[0].upper())
+            label = {"commander": "L", "baggage": "B"}.get(c.type.value, c.type.value[0].upper())
             if c.is_missile:
                 label += "~"
             out.append(f'<text x="{x + 13:.1f}" y="{y + 9:.1f}" font-size="7" text-anchor="middle" '
@@ -94,7 +94,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
             pts = " ".join(f"{centre(h)[0]:.1f},{centre(h)[1]:.1f}" for h in path if h)
             dash = ' stroke-dasharray="3,2"' if e["type"] != "move" else ""
             out.append(f'<polyline points="{pts}" fill="none" stroke="#222" stroke-width="1.5"{dash} '
-                       f'marker-end="url(#arrow)" class="{e["type"]}"/>')
+                       f'marker-end="url(#arrow)" class="{_t(e["type"])}"/>')
         if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
             cx, cy = centre(e["hex"])
             out.append(f'<g class="combat"><circle cx="{cx:.1f}" cy="{cy:.1f}" r="{SIZE * 0.8:.1f}" fill="none" '
