@@ -384,13 +384,13 @@ def report(
     output: Annotated[Path, typer.Option("-o", "--output", help="File to write.")],
     turn: Annotated[Optional[int], typer.Option("--turn", help="Resolution k (default: the latest; 0: the game as created).")] = None,
     side: Annotated[Optional[str], typer.Option("--side", help="The side's view (default: the referee's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="html, text or eml.")] = "html",
+    fmt: Annotated[str, typer.Option("--format", help="html, text, eml, or audit (the whole game's audit page).")] = "html",
 ) -> None:
-    """Write one report."""
+    """Write one report (or the game's audit page)."""
     from pbem import reporting
 
-    if fmt not in ("html", "text", "eml"):
-        typer.echo(f"pbem: --format must be html, text or eml, not {fmt!r}", err=True)
+    if fmt not in ("html", "text", "eml", "audit"):
+        typer.echo(f"pbem: --format must be html, text, eml or audit, not {fmt!r}", err=True)
         raise typer.Exit(2)
     with refusals():
         content = reporting.render(engine(), game, turn, side, fmt)

@@ -9,14 +9,12 @@ audited from the file.  An ``index.html`` links everything.
 from __future__ import annotations
 
 import html
-import json
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store
 from rules import find_ruleset
@@ -93,7 +91,7 @@ def play_game(
     archive_path = folder / "archive.json"
     data = archive.export(engine, game_id, archive_path)
     summary = audit.audit_archive(archive.load(archive_path))
-    _write_audit_page(engine, game_id, folder)
+    (folder / "audit.html").write_text(reporting.audit_page(engine, game_id), encoding="utf-8")
     return DemoResult(
         game_id=game_id,
         rules=rules_id,
@@ -107,19 +105,6 @@ def play_game(
         last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
         sides=info.sides,
     )
-
-
-def _write_audit_page(engine: Engine, game_id: str, folder: Path) -> None:
-    with Session(engine) as session:
-        game = store.get_game(session, game_id)
-        ruleset = find_ruleset(game.rules)
-        actives = store.active_resolutions(session, game_id)
-        rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in store.rolls_for(session, game_id)]
-        scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
-        page = report.render_audit_page(
-            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario)
-        )
-    (folder / "audit.html").write_text(page, encoding="utf-8")
 
 
 def run_demo(out: Path, games: Sequence[tuple[str, str | None]] = DEMO_GAMES, seed: int = 1, progress: Callable[[str], Callable[[], None]] | None = None) -> list[DemoResult]:

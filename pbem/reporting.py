@@ -78,8 +78,24 @@ def report_data(session: Session, game_id: str, k: int | None = None, side: str 
     )
 
 
+def audit_page(engine: Engine, game_id: str) -> str:
+    """The whole game's audit page: every resolution linked, the dice history with
+    a histogram per die size, and the score over time."""
+    with Session(engine) as session:
+        game = store.get_game(session, game_id)
+        ruleset = find_ruleset(game.rules)
+        actives = store.active_resolutions(session, game_id)
+        rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in store.rolls_for(session, game_id)]
+        scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+        return report.render_audit_page(
+            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario)
+        )
+
+
 def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: str) -> str | bytes:
-    """One report as ``html``, ``text`` or ``eml`` (bytes)."""
+    """One report as ``html``, ``text`` or ``eml`` (bytes), or the game's ``audit`` page."""
+    if fmt == "audit":
+        return audit_page(engine, game_id)
     with Session(engine) as session:
         data = report_data(session, game_id, k, side)
         email_to = next((p.email for p in store.players(session, game_id) if p.side == side), None)
@@ -92,7 +108,7 @@ def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: s
 
         message = email_build.report_email(data, sender="referee@pbem.invalid", recipient=email_to or f"{side or 'referee'}@pbem.invalid", thread_root_id=None)
         return message.as_bytes()
-    raise ValueError(f"unknown report format {fmt!r} (html, text, eml)")
+    raise ValueError(f"unknown report format {fmt!r} (html, text, eml, audit)")
 
 
 def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path) -> list[Path]:

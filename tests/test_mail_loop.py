@@ -12,7 +12,6 @@ import socket
 import sqlite3
 import time
 from email.message import EmailMessage
-from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -168,6 +167,9 @@ def test_report_formats(new_farrapos) -> None:
         r = t.run("report", "g1", "--side", "republic", "--format", fmt, "-o", str(out))
         assert r.exit_code == 0, r.stderr
         assert out.stat().st_size > 500
+    audit_page = t.tmp / "audit.html"
+    assert t.run("report", "g1", "--format", "audit", "-o", str(audit_page)).exit_code == 0
+    assert "g1" in audit_page.read_text() and "<svg" in audit_page.read_text()
     assert t.run("report", "g1", "--format", "pdf", "-o", str(t.tmp / "x")).exit_code == 2
     r = t.run("report", "g1", "--turn", "9", "-o", str(t.tmp / "x"))
     assert r.exit_code == 1 and "no active resolution 9" in r.stderr
