@@ -75,13 +75,15 @@ def _flip_cost(view: View, unit: str, attack: bool) -> int:
 def _default_victim(view: View, units: list[str], militia: int, attack: bool) -> str:
     """Documented default: flip the full MU whose flip costs least (AF for the
     attacker, DF for the defender); then (defender) a Militia; then eliminate the
-    reduced MU with the least AF/DF.  Ties go to the first MU in id order."""
-    full = [u for u in units if u not in view.reduced]
+    reduced MU with the least AF/DF.  Ties go to the first MU in id order (as
+    ``sort_units`` lists them), never to the order the attack order named them in."""
+    in_id_order = sort_units(list(units))
+    full = [u for u in in_id_order if u not in view.reduced]
     if full:
         return min(full, key=lambda u: _flip_cost(view, u, attack))
     if militia > 0:
         return MILITIA
-    return min(units, key=lambda u: view.factors(u).af if attack else view.factors(u).df)
+    return min(in_id_order, key=lambda u: view.factors(u).af if attack else view.factors(u).df)
 
 
 def _lose_step(
