@@ -164,3 +164,20 @@ def test_submissions_reordered_is_caught(new_farrapos) -> None:
     a["submissions"], b["submissions"] = b["submissions"], a["submissions"]
     code, err = _audit(t, data, "reordered")
     assert code == 1 and "header" in err, err
+
+
+def test_dice_command_lists_every_roll_with_stats(played) -> None:
+    t, archive, _ = played
+    data = json.loads(archive.read_text())
+    stored = [(r["k"], roll["index"], roll["sides"], roll["value"], roll["purpose"]) for r in data["resolutions"] for roll in r["rolls"]]
+    r = t.run("dice", "dice1", "--json", "--stats")
+    assert r.exit_code == 0, r.stderr
+    listed = json.loads(r.stdout)
+    assert [(x["resolution"], x["index"], x["sides"], x["value"], x["purpose"]) for x in listed["rolls"]] == stored
+    d6 = listed["stats"]["6"]
+    assert sum(d6["faces"].values()) == sum(1 for s in stored if s[2] == 6)
+    statistic, dof, p = d6["chi_square"]
+    assert dof == 5 and 0.0 <= p <= 1.0 and statistic >= 0
+    text = t.run("dice", "dice1", "--stats").stdout
+    assert f"{len(stored)} roll(s)" in text and "chi-square" in text
+    assert all(purpose in text for *_, purpose in stored[:5])
