@@ -181,3 +181,39 @@ def test_dice_command_lists_every_roll_with_stats(played) -> None:
     text = t.run("dice", "dice1", "--stats").stdout
     assert f"{len(stored)} roll(s)" in text and "chi-square" in text
     assert all(purpose in text for *_, purpose in stored[:5])
+
+
+@pytest.fixture(scope="module")
+def furor_archives(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A whole bot game of every Furor Barbarus scenario, through the real path."""
+    from pbem import demo, store
+
+    out = tmp_path_factory.mktemp("furor")
+    engine = store.open_engine(out / "fb.db")
+    archives = {}
+    for rules_id, scenario in demo.DEMO_GAMES:
+        if rules_id == "furor-barbarus":
+            result = demo.play_game(engine, out, rules_id, scenario)
+            archives[scenario] = result.folder / "archive.json"
+    engine.dispose()
+    return archives
+
+
+def test_independent_verifier_agrees_over_every_furor_barbarus_scenario(furor_archives) -> None:
+    verifier = _verifier()
+    for scenario, path in furor_archives.items():
+        data = json.loads(path.read_text())
+        assert data["final"]["over"], scenario
+        assert sum(len(r["rolls"]) for r in data["resolutions"]) > 0, scenario
+        verifier.verify(data, data["dice"]["anchor"])
+
+
+def test_reordered_submissions_in_one_resolution_are_caught(furor_archives, tmp_path: Path) -> None:
+    """The set-up resolution of Furor Barbarus holds both sides' files."""
+    data = json.loads(furor_archives["soissons"].read_text())
+    setup = data["resolutions"][0]
+    assert len(setup["submissions"]) == 2
+    setup["submissions"].reverse()
+    t = Table(tmp_path, tmp_path / "none.db")
+    code, err = _audit(t, data, "reordered")
+    assert code == 1 and "out of side order" in err, err
