@@ -32,8 +32,8 @@ def test_militia_have_no_movement_factor_so_they_cannot_move_or_attack():
 
 def test_militia_deploys_after_the_mu_leave_and_the_city_keeps_its_vp():
     position = RULES.position_from_case({"cities": {"bage": {"units": ["inf-5", "cav-3"]}}}, None, [])
-    orders, _ = RULES.parse_orders("move inf-5 cav-3 from bage to cacapava\nmilitia bage")
+    orders, _ = RULES.parse_orders("move inf-5 cav-3 from bage to pelotas\nmilitia bage")
     assert not RULES.validate(position, "republic", orders)
     after = RULES.resolve(position, {"republic": orders}, ScriptedDice([])).position
     assert after["cities"]["bage"] == {"owner": "republic", "units": [], "militia": 1}
-    assert after["vp"]["republic"] == 2 + 2  # Bagé and Caçapava
+    assert after["vp"]["republic"] == 2 + 2  # Bagé and Pelotas

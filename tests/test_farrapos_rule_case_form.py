@@ -12,7 +12,7 @@ from rules.farrapos.setup import OPTIONS
 from test_farrapos_random_games import play_game
 
 RULES = find_ruleset("farrapos")
-MODULES = ["board", "counters", "orders", "battle", "sequence", "victory_points", "__init__"]
+MODULES = ["board", "counters", "orders", "legal", "battle", "sequence", "victory_points", "__init__"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -2,9 +2,10 @@
 
 ``validate`` (the referee's check), the bots and the order template all use these
 helpers.  Rulebook, "1ST TURN - PHASE 1": a) attack a directly linked city the enemy
-holds; b) invade a directly linked city the enemy does not hold; c) move along path
-lines within each MU's MF; d) take no action.  A turn is ONE of these actions (any
-number of ``move`` lines make one action c), plus the steps that are not actions:
+holds; b) invade a directly linked city the enemy does not hold; c) move "into a
+city that has no direct link" with the city of origin, along path lines within each
+MU's MF; d) take no action.  A turn is ONE of these actions (any number of ``move``
+lines make one action c), plus the steps that are not actions:
 placing new MU, deploying Militia, standing loss orders and (advanced rule) carrying
 up to 2 MU between held ports.
 """
@@ -57,15 +58,45 @@ def invasion_targets(view: View, side: str, origin: str) -> list[str]:
 
 
 def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:
-    """Cities the MU in ``units`` (all in ``origin``) reach together along path
-    lines within the lowest MF among them, passing only through cities the enemy
-    does not hold, and ending in one the enemy does not hold."""
+    """Cities the MU in ``units`` (all in ``origin``) reach together by action c):
+    along path lines within the lowest MF among them, passing only through cities
+    the enemy does not hold, and ending in a city the enemy does not hold that has
+    NO direct link (path line) with ``origin`` ("Move his troops into a city that
+    has no direct link with one of his cities"; entering a directly linked city is
+    a) attack or b) invade).  So a move is at least 2 path lines long, and a group
+    with an MF 1 MU (artillery) has no move.
+
+    >>> from rules.farrapos.setup import opening_position
+    >>> view = View(opening_position("campaign", ()))
+    >>> sorted(move_destinations(view, "republic", "bage", ["inf-5"]))  # MF 2; piratini, cacapava, dom-pedrito are linked
+    ['cachoeira', 'cangucu', 'encruzilhada', 'jaguarao', 'livramento', 'pelotas', 'sao-gabriel']
+    >>> move_destinations(view, "republic", "pelotas", ["inf-3", "art-2"])  # MF 1: only linked cities in reach
+    []
+    """
     if not units:
         return []
     mf = min(view.factors(u).mf for u in units)
     passable = [c for c in view.board.cities if view.controller(c) != enemy(side)]
     dist = view.board.distances_from(origin, passable)
-    return [c for c, d in dist.items() if 0 < d <= mf and view.controller(c) != enemy(side)]
+    return [
+        c
+        for c, d in dist.items()
+        if 0 < d <= mf and not view.board.linked(origin, c) and view.controller(c) != enemy(side)
+    ]
+
+
+def linked_entry(view: View, side: str, origin: str, target: str) -> str:
+    """What entering ``target``, directly linked to ``origin``, is instead of a
+    move: the action to order, or why no action enters it."""
+    holder = view.controller(target)
+    if holder == enemy(side):
+        return f"that is an attack (a): attack {target} from {origin} with"
+    if holder is None:
+        return f"that is an invasion (b): invade {target} from {origin} with"
+    return (
+        f"it is already held by the {SIDE_NAMES[side]}, and an invasion (b) enters only a city nobody holds, "
+        f"so no action takes MU from {origin} into it"
+    )
 
 
 def held_ports(view: View, side: str) -> list[str]:
@@ -90,8 +121,9 @@ def legal_actions(position: Position, side: str, exclude: Sequence[str] = ()) ->
     """Every one-line action ``side`` may order now, in a canonical form: ``pass``;
     each attack and invasion with the whole stack of its city and with each MU
     alone; each move of a whole stack and of each MU alone to every city it
-    reaches.  (Any other group of MU from the same city is legal too wherever its
-    whole stack is.)  MU in ``exclude`` are left out (they already have an order).
+    reaches with no direct link to its origin.  (Any other group of MU from the
+    same city is legal too wherever its whole stack is.)  MU in ``exclude`` are
+    left out (they already have an order).
     Each order yielded passes ``validate_orders`` on its own.
 
     >>> from rules.farrapos.setup import opening_position
@@ -173,7 +205,10 @@ def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
         elif view.controller(order.target) == enemy(side):
             why = f"{order.target} is held by the {SIDE_NAMES[enemy(side)]} (attack it instead)"
         else:
-            why = f"{order.target} is already held by the {SIDE_NAMES[side]} (move there instead)"
+            why = (
+                f"{order.target} is already held by the {SIDE_NAMES[side]} (an invasion enters only a city nobody "
+                f"holds, and a move only a city with no direct link to its origin)"
+            )
         raise IllegalOrderError(f"{why}; from {order.origin} you can invade: {_list(targets)}")
     _check_units(view, side, order.units, order.origin, used, "an invasion")
 
@@ -181,6 +216,15 @@ def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
 def check_move(view: View, side: str, order: Move, used: set[str]) -> None:
     _check_units(view, side, order.units, order.origin, used, "a move")
     reachable = move_destinations(view, side, order.origin, order.units)
+    if view.board.linked(order.origin, order.destination):
+        instead = linked_entry(view, side, order.origin, order.destination)
+        if instead.endswith(" with"):
+            instead += f" {' '.join(order.units)}"
+        raise IllegalOrderError(
+            f"{order.destination} is directly linked to {order.origin}: {instead} "
+            f"(a move, c, ends only in a city with no direct link to its origin; "
+            f"from {order.origin} {_list(list(order.units))} can move to: {_list(sorted(reachable))})"
+        )
     if order.destination not in reachable:
         mf = min(view.factors(u).mf for u in order.units)
         raise IllegalOrderError(

@@ -120,6 +120,8 @@ class Farrapos(Ruleset):
             out.append("# It is not your turn: nothing to order.")
             return "\n".join(out) + "\n"
         out.append("# ONE action: one attack, one invade, any number of move lines, or pass (no lines = pass).")
+        out.append("# attack/invade: a city directly linked to the origin; move: a city with NO direct link to its origin,")
+        out.append("# along path lines within the lowest MF of the MU moving, not through or into a city the enemy holds.")
         out.append("# Order forms:")
         out.extend(f"#   {form}" for form in FORMS)
         out.append("# Your MU (MF/AF/DF), and what they can do:")
@@ -131,13 +133,19 @@ class Farrapos(Ruleset):
             out.append(f"#   {city}: {factors}" + (f" + {view.militia_in(city)} militia" if view.militia_in(city) else ""))
             attacks = attack_targets(view, side, city)
             invasions = invasion_targets(view, side, city)
-            reach = sorted(move_destinations(view, side, city, mu))
             if attacks:
                 out.append(f"#     attack: {' '.join(attacks)}")
             if invasions:
                 out.append(f"#     invade: {' '.join(invasions)}")
-            if reach:
-                out.append(f"#     move (all together): {' '.join(reach)}")
+            # a group moves within its lowest MF: one line per MF, for the MU that have at least it
+            shown: list[str] = []
+            for mf in sorted({view.factors(u).mf for u in mu}):
+                group = [u for u in mu if view.factors(u).mf >= mf]
+                reach = sorted(move_destinations(view, side, city, group))
+                if reach and reach != shown:
+                    together = "all together, " if len(group) == len(mu) else ""
+                    out.append(f"#     move {' '.join(group)} ({together}MF {mf}): {' '.join(reach)}")
+                shown = reach
         arrivals = view.arrivals_now(side)
         if arrivals:
             out.append(f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}")
