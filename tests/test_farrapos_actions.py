@@ -23,9 +23,21 @@ def test_action_a_attack_only_a_city_the_enemy_holds():
     assert problems == [(1, "rio-grande is not held by the Empire; from pelotas you can attack: none")]
 
 
-def test_action_b_invade_a_city_of_ones_own_is_refused():
-    problems = _problems({"pelotas": {"units": ["inf-3", "inf-4"]}, "piratini": {"units": ["inf-5"]}}, "invade piratini from pelotas with inf-3")
-    assert problems and "already held by the Republic (an invasion enters only a city nobody holds" in problems[0][1]
+def test_action_b_invade_a_city_of_ones_own_reinforces_it():
+    """b) "any city ... NOT under control of the Empire" includes the Republic's own
+    held cities: a stack reinforces a neighbouring city of its own by b)."""
+    cities = {"pelotas": {"units": ["inf-3", "inf-4"]}, "piratini": {"units": ["inf-5"]}}
+    assert _problems(cities, "invade piratini from pelotas with inf-3") == []
+    position = RULES.position_from_case({"cities": cities}, None, [])
+    orders, _ = RULES.parse_orders("invade piratini from pelotas with inf-3")
+    after = RULES.resolve(position, {"republic": orders}, ScriptedDice([])).position
+    assert after["cities"]["piratini"]["units"] == ["inf-3", "inf-5"]
+    assert after["cities"]["pelotas"]["units"] == ["inf-4"]
+
+
+def test_action_b_invade_an_enemy_held_city_is_refused():
+    problems = _problems({"pelotas": {"units": ["inf-3"]}, "rio-grande": {"owner": "empire", "units": ["inf-20"]}}, "invade rio-grande from pelotas with inf-3")
+    assert problems and "rio-grande is held by the Empire (attack it instead)" in problems[0][1]
 
 
 def test_action_b_invade_an_empty_enemy_city_takes_it_without_battle():
@@ -92,8 +104,7 @@ def test_action_d_no_action_and_leaving_a_city_empty_loses_its_vp():
         (
             {"pelotas": {"units": ["inf-3", "inf-4"]}, "piratini": {"units": ["inf-5"]}},
             "move inf-3 from pelotas to piratini",
-            "piratini is directly linked to pelotas: it is already held by the Republic, and an invasion (b) enters only "
-            "a city nobody holds, so no action takes MU from pelotas into it",
+            "piratini is directly linked to pelotas: that is an invasion (b): invade piratini from pelotas with inf-3",
         ),
     ],
 )

@@ -2,7 +2,8 @@
 
 ``validate`` (the referee's check), the bots and the order template all use these
 helpers.  Rulebook, "1ST TURN - PHASE 1": a) attack a directly linked city the enemy
-holds; b) invade a directly linked city the enemy does not hold; c) move "into a
+holds; b) invade a directly linked city the enemy does not hold (nobody's, or
+one's own, to reinforce it); c) move "into a
 city that has no direct link" with the city of origin, along path lines within each
 MU's MF; d) take no action.  A turn is ONE of these actions (any number of ``move``
 lines make one action c), plus the steps that are not actions:
@@ -51,10 +52,13 @@ def attack_targets(view: View, side: str, origin: str) -> list[str]:
 
 
 def invasion_targets(view: View, side: str, origin: str) -> list[str]:
-    """Cities with a path line to ``origin`` that nobody holds (no MU, no Militia)."""
+    """Cities with a path line to ``origin`` that the enemy does not hold: nobody's
+    cities, and the side's own held cities ("any city that has a direct link with
+    his cities and NOT under control of the Empire": entering one's own
+    neighbouring city is how a stack reinforces it)."""
     if not mu_in(view, side, origin):
         return []
-    return [n for n in view.board.neighbours(origin) if view.controller(n) is None]
+    return [n for n in view.board.neighbours(origin) if view.controller(n) != enemy(side)]
 
 
 def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:
@@ -88,15 +92,9 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
 def linked_entry(view: View, side: str, origin: str, target: str) -> str:
     """What entering ``target``, directly linked to ``origin``, is instead of a
     move: the action to order, or why no action enters it."""
-    holder = view.controller(target)
-    if holder == enemy(side):
+    if view.controller(target) == enemy(side):
         return f"that is an attack (a): attack {target} from {origin} with"
-    if holder is None:
-        return f"that is an invasion (b): invade {target} from {origin} with"
-    return (
-        f"it is already held by the {SIDE_NAMES[side]}, and an invasion (b) enters only a city nobody holds, "
-        f"so no action takes MU from {origin} into it"
-    )
+    return f"that is an invasion (b): invade {target} from {origin} with"
 
 
 def held_ports(view: View, side: str) -> list[str]:
@@ -202,13 +200,8 @@ def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
     if order.target not in targets:
         if not view.board.linked(order.origin, order.target):
             why = f"{order.target} is not linked to {order.origin}"
-        elif view.controller(order.target) == enemy(side):
-            why = f"{order.target} is held by the {SIDE_NAMES[enemy(side)]} (attack it instead)"
         else:
-            why = (
-                f"{order.target} is already held by the {SIDE_NAMES[side]} (an invasion enters only a city nobody "
-                f"holds, and a move only a city with no direct link to its origin)"
-            )
+            why = f"{order.target} is held by the {SIDE_NAMES[enemy(side)]} (attack it instead)"
         raise IllegalOrderError(f"{why}; from {order.origin} you can invade: {_list(targets)}")
     _check_units(view, side, order.units, order.origin, used, "an invasion")
 
