@@ -94,6 +94,22 @@ def test_3_deployment_areas() -> None:
         expand_area("swamp:1")
 
 
+def test_3_deployment_areas_are_limited_to_the_map() -> None:
+    assert expand_area("line:04", columns=12, rows=14)[-1] == "0414"
+    assert expand_area("range:0810-0820", columns=12, rows=14) == ("0810", "0811", "0812", "0813", "0814")
+    with pytest.raises(ScenarioError, match="no hex on a map of 12 x 14"):
+        expand_area("line:13", columns=12, rows=14)
+    # the loader knows the map: test-fontenoy (12 x 14) deploys charles on line:05,line:06
+    (area,) = [d for d in RULES.load(SCENARIO).deployments if "neustrie" in d.units]
+    assert len(area.hexes) == 2 * 14 and all(RULES.field(RULES.setup(SCENARIO, [])).game_map.on_map(h)
+                                              for h in area.hexes)
+    # so a refused placement lists real hexes, never 0499
+    position = RULES.setup(SCENARIO, [])
+    orders, _ = RULES.parse_orders("place neustrie 0915\n")
+    (problem,) = RULES.validate(position, "charles", orders)
+    assert "0915 is not a hex of neustrie's deployment (0501-0514, 0601-0614) (3)" in problem.message
+
+
 def test_2_the_six_unit_types_steps_and_reduced_values() -> None:
     sc = RULES.load(SCENARIO)
     kinds = {c.type for c in sc.counters.values()}

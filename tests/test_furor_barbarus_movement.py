@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.movement import apply_move, check_move, reachable
+from rules.furor_barbarus.scenario_rules import ScenarioRules
 
 from tests.test_furor_barbarus_core_support import RULES, battlefield, blank_map, position
 
@@ -97,3 +99,39 @@ def test_7_reachable_hexes_are_all_legal_moves() -> None:
     assert dests
     for path in dests.values():
         assert check_move(field, "austrasie", path, "lothaire").legal
+
+
+class _Redirect(ScenarioRules):
+    """A special rule that replaces every move by a path of its own (as impetuousness does)."""
+
+    def __init__(self, path: tuple[str, ...]) -> None:
+        self.path = path
+
+    def before_move(self, field: Battlefield, uid: str, path: tuple[str, ...]) -> tuple[str, ...]:
+        return self.path
+
+
+def test_7_a_path_set_by_before_move_is_checked_again() -> None:
+    # the given move 0401-0501 is legal; the hook's path passes through the lone enemy commander in
+    # 0402 (6: he is eliminated) and stops in provence's zone of control at 0403 (8)
+    field = battlefield({"bourgogne": "0401", "charles": "0402", "provence": "0404"}, game_map=blank_map())
+    field.special = _Redirect(("0402", "0403"))
+    check = apply_move(field, "bourgogne", ["0501"])
+    assert check.legal and check.overruns == ((1, "charles"),) and check.stops
+    assert field.hex_of("bourgogne") == "0403" and not field.exists("charles")
+
+
+def test_8_a_path_set_by_before_move_that_breaks_a_zoc_stop_is_refused() -> None:
+    field = battlefield({"bourgogne": "0401", "provence": "0404"}, game_map=blank_map())
+    field.special = _Redirect(("0402", "0403", "0302"))         # 0403 is in provence's ZOC: must stop
+    check = apply_move(field, "bourgogne", ["0501"])
+    assert not check.legal and "zone of control" in (check.problem or "")
+    assert field.hex_of("bourgogne") == "0401" and "bourgogne" in field.moved
+    assert [e["unit"] for e in field.events if e["type"] == "skip"] == ["bourgogne"]
+
+
+def test_7_an_empty_path_from_before_move_leaves_the_unit_in_place() -> None:
+    field = battlefield({"bourgogne": "0401", "provence": "0404"}, game_map=blank_map())
+    field.special = _Redirect(())
+    assert apply_move(field, "bourgogne", ["0501"]).legal
+    assert field.hex_of("bourgogne") == "0401" and "bourgogne" in field.moved

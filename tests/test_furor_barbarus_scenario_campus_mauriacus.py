@@ -5,14 +5,17 @@ from __future__ import annotations
 import pytest
 from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
+from rules.dice import ScriptedDice
 from rules.furor_barbarus.charge import can_charge
+from rules.furor_barbarus.combat import declare
 from rules.furor_barbarus.hexgrid import hex_distance
 from rules.furor_barbarus.missile_fire import melee_strength
 from rules.furor_barbarus.morale import commander_bonus, morale_value
 from rules.furor_barbarus.movement import apply_move
 from rules.furor_barbarus.special_rules.campus_mauriacus import (
-    COMMANDERS_ROLE, IMPETUOUSNESS, commander_setup_problems, feigned_flight_problem,
+    COMMANDERS_ROLE, IMPETUOUSNESS, commander_setup_problems, feigned_flight, feigned_flight_problem,
 )
+from rules.furor_barbarus.ruleset import FurorBarbarus
 
 CM = "campus-mauriacus"
 
@@ -155,10 +158,32 @@ def test_special_rule_5_commander_affects_only_his_band() -> None:
 
 
 def test_special_rule_5_stacked_commander_adds_strength_to_his_band_only() -> None:
-    field = battlefield(CM, {"aetius": "1006", "alan-1": "1006", "theodoric": "1105", "visigoth-5": "1105"},
-                        options=[COMMANDERS_ROLE])
-    assert field.special.strength_modifier(field, "aetius", "defence") == -2    # Aetius adds nothing to an Alan
-    assert field.special.strength_modifier(field, "theodoric", "defence") == 0
+    # the core asks commander_affects for a stacked commander's strength (6): Aetius (2) stacked with an
+    # Alan (3, no melee penalty) adds nothing with the option; Theodoric (2) adds his 2 to a Visigoth
+    units = {"aetius": "1006", "alan-1": "1006", "hun-1": "1007", "theodoric": "1108", "visigoth-5": "1108"}
+    for options, defence in (([], 3 + 2), ([COMMANDERS_ROLE], 3)):
+        field = battlefield(CM, units, options=options, player=2)
+        problems, combat = declare(field, "huns", "alan-1", ["hun-1"], None)
+        assert not problems and combat is not None
+        assert combat.defence_strength == defence
+        assert field.special.strength_modifier(field, "aetius", "defence") == 0     # no workaround left
+    field = battlefield(CM, units, options=[COMMANDERS_ROLE], player=1)
+    problems, combat = declare(field, "romans", "hun-1", ["visigoth-5"], None)
+    assert not problems and combat is not None and combat.commanders == ["theodoric"]
+    assert combat.attack_strength == 3 + 2
+    problems, combat = declare(field, "romans", "hun-1", ["alan-1", "visigoth-5"], None)
+    assert not problems and combat is not None and sorted(combat.commanders) == ["aetius", "theodoric"]
+    assert combat.attack_strength == 3 + 3 + 2                                  # Aetius adds nothing
+
+
+def test_special_rule_5_feigned_flight_commander_of_another_band_adds_nothing() -> None:
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005", "theodoric": "1005"},
+                        options=[COMMANDERS_ROLE], player=2, script=dice(4))
+    assert feigned_flight(field, "hun-2", "visigoth-5") is False          # 4 < 3 + 2: Theodoric helps his own
+    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005", "aetius": "1005"},
+                        options=[COMMANDERS_ROLE], player=2, script=dice(4))
+    assert feigned_flight(field, "hun-2", "visigoth-5") is True           # 4 >= 3: Aetius does not (blue band)
+    assert field.hex_of("aetius") == field.hex_of("visigoth-5") != "1005"  # but he goes with it
 
 
 @pytest.mark.parametrize(("die", "unit", "expected"), [
@@ -253,10 +278,59 @@ def test_special_rule_6_opponents_choice_between_equally_close_enemies() -> None
     assert events(field, "impetuous")[0]["target"] == "hun-3"
 
 
-# --- set-up: commanders with their troops ------------------------------------------------------
+# --- set-up: commanders with their troops (core hook setup_problems) ----------------------------
 def test_setup_ardaric_stands_with_a_gepid() -> None:
     field = battlefield(CM, {"ardaric": "2212", "hunnic-burgundians": "2212", "gepid-1": "2011", "gepid-2": "1811",
                              "hunnic-franks": "1711"})
-    (problem,) = commander_setup_problems(field, "huns")
-    assert "Ardaric" in problem and field.hex_of("ardaric") == "2011"
+    ((uid, problem),) = commander_setup_problems(field, "huns")
+    assert uid == "ardaric" and "Ardaric" in problem and "gepid-1, gepid-2" in problem
+    assert field.hex_of("ardaric") == "2212"                       # the check changes nothing
+    field.place("ardaric", "1811")
     assert commander_setup_problems(field, "huns") == []
+
+
+def test_setup_check_refuses_the_line_and_resolve_moves_a_default_commander() -> None:
+    rules = FurorBarbarus()
+    position = rules.setup(CM, [])
+    orders, _ = rules.parse_orders("place gepid-1 2011\nplace ardaric 2212\nplace hunnic-burgundians 2212\n")
+    problems = rules.validate(position, "huns", orders)
+    assert [(p.line, "Ardaric" in p.message) for p in problems] == [(2, True)]
+    # resolved anyway (a file never checked): the line is skipped and Ardaric goes to a Gepid
+    after = rules.resolve(position, {"huns": orders}, ScriptedDice([(6, 6, "first"), (1, 6, "first")]))
+    assert [e["line"] for e in after.events if e["type"] == "skip"] == [2]
+    assert after.position["units"]["ardaric"]["hex"] == after.position["units"]["gepid-1"]["hex"] == "2011"
+    # without a line for Ardaric: the default puts him on a Gepid, no note needed at turn 1
+    orders, _ = rules.parse_orders("place hunnic-burgundians 2212\nplace gepid-1 1711\nplace gepid-2 1811\n")
+    assert rules.validate(position, "huns", orders) == []
+    after = rules.resolve(position, {"huns": orders}, ScriptedDice([(6, 6, "first"), (1, 6, "first")]))
+    units = after.position["units"]
+    assert units["ardaric"]["hex"] in (units["gepid-1"]["hex"], units["gepid-2"]["hex"])
+    assert not [e for e in after.events if e["type"] in ("skip", "setup_note")]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_setup_bot_places_commanders_with_their_troops(seed: int) -> None:
+    import random
+
+    rules = FurorBarbarus()
+    position = rules.setup(CM, [])
+    for side in ("romans", "huns"):
+        text = rules.bot_orders(position, side, "random", random.Random(seed))
+        orders, problems = rules.parse_orders(text)
+        assert problems == [] and rules.validate(position, side, orders) == [], text
+
+
+# --- victory conditions ---------------------------------------------------------------------------
+def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
+    from rules.furor_barbarus.victory import check_victory
+
+    field = battlefield(CM, {"aetius": "1705", "attila": "1511"}, turn=12)
+    for losses, expected in (({"romans": 20, "huns": 25}, ("minor_victory", "romans")),
+                             ({"romans": 22, "huns": 21}, ("minor_victory", "huns")),
+                             ({"romans": 22, "huns": 22}, ("draw", None)),
+                             ({"romans": 30, "huns": 22}, ("major_victory", "huns"))):
+        field.position["losses"] = losses
+        outcome = check_victory(field, last_turn=True)
+        assert outcome is not None and (outcome.kind.value, outcome.winner) == expected
+    field.position["losses"] = {"romans": 22, "huns": 21}
+    assert check_victory(field, last_turn=False) is None

@@ -5,7 +5,7 @@ These tests read the scenario and map TOML files directly (no engine): the
 expected values below are typed from the rulebook (``seeds/furor-barbarus-rulebook.txt``),
 one entry per printed set-up line.  Unit names are the counters' names in our data
 (the rulebook's "3 Roman" are three counters named "Romans", and so on; the
-mapping is in ``docs/rules/furor-barbarus-scenarios.md``).
+mapping is in the "Scenarios" part of ``docs/rules/furor-barbarus.md``).
 """
 
 from __future__ import annotations

@@ -80,3 +80,16 @@ def test_variation_elite_visigothic_cavalry() -> None:
     before = sorted(c.strength for u, c in scenario.counters.items() if c.name == "Visigothic cavalry")
     after = sorted(c.strength for u, c in elite.counters.items() if c.name == "Visigothic cavalry")
     assert before == [2, 2, 3, 3, 4] and after == [2, 3, 3, 4, 4]
+
+
+def test_victory_at_the_end_of_turn_6_lesser_losses_else_a_tie() -> None:
+    from rules.furor_barbarus.victory import check_victory
+
+    field = battlefield(VO, {"clovis": "0907", "alaric": "0407"}, turn=6)
+    for losses, expected in (({"franks": 5, "visigoths": 9}, ("minor_victory", "franks")),
+                             ({"franks": 9, "visigoths": 5}, ("minor_victory", "visigoths")),
+                             ({"franks": 7, "visigoths": 7}, ("draw", None)),
+                             ({"franks": 15, "visigoths": 16}, ("minor_victory", "franks"))):
+        field.position["losses"] = losses
+        outcome = check_victory(field, last_turn=True)
+        assert outcome is not None and (outcome.kind.value, outcome.winner) == expected

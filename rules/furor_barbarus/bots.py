@@ -18,7 +18,7 @@ from rules.furor_barbarus.hexgrid import hex_distance
 from rules.furor_barbarus.movement import check_move, reachable
 from rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
 from rules.furor_barbarus.sequence import _dry_move
-from rules.furor_barbarus.setup import deployment_of, placement_problem
+from rules.furor_barbarus.setup import deployment_of, placement_problem, special_setup_problems
 
 if TYPE_CHECKING:  # pragma: no cover
     from rules.furor_barbarus.ruleset import FurorBarbarus
@@ -108,9 +108,10 @@ def _setup_orders(field: Battlefield, side: str, rng: random.Random) -> list[str
             if placement_problem(field, side, order, used) is None:
                 field.place(uid, h)
                 used.add(uid)
-                lines.append(str(order))
+                lines.append(uid)
                 break
-    return lines
+    special_setup_problems(field, side, {})   # moves a unit a special rule forbids (e.g. a commander)
+    return [str(PlaceOrder(uid, field.hex_of(uid) or "")) for uid in lines]
 
 
 def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot: str, rng: random.Random) -> str:

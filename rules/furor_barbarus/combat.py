@@ -181,6 +181,10 @@ def compute_strengths(field: Battlefield, combat: Combat) -> None:
             notes.append(f"charge +{bonus}" if bonus else "counter charge: no charge bonus (10.2)")
         att += max(s, 0)
     for cmd in combat.commanders:
+        mate = field.combat_unit_in(field.hex_of(cmd) or "")
+        if mate is not None and not field.special.commander_affects(field, cmd, mate):
+            notes.append(f"{cmd} adds nothing to {mate}, not one of his troops")
+            continue
         att += field.strength(cmd) + field.special.strength_modifier(field, cmd, "attack")
     if defends_alone(field, dh):
         dfn = BAGGAGE_DEFENCE
@@ -191,7 +195,10 @@ def compute_strengths(field: Battlefield, combat: Combat) -> None:
         if field.counter(d).is_combat_unit:
             cmd = field.commander_in(dh)
             if cmd and melee_attackers:
-                dfn += field.strength(cmd) + field.special.strength_modifier(field, cmd, "defence")
+                if field.special.commander_affects(field, cmd, d):
+                    dfn += field.strength(cmd) + field.special.strength_modifier(field, cmd, "defence")
+                else:
+                    notes.append(f"{cmd} adds nothing to {d}, not one of his troops")
             dfn += baggage_bonus(field, dh)
     combat.attack_strength, combat.defence_strength = att, max(dfn, 1)
     combat.odds = odds_column(combat.attack_strength, combat.defence_strength)

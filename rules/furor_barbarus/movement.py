@@ -149,12 +149,33 @@ def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, fin
 
 
 def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
-    """Carry out a move already found legal; rolls the 10.1 morale tests."""
+    """Carry out a move already found legal; rolls the 10.1 morale tests.
+
+    A scenario's ``before_move`` may change the path (impetuousness); the path
+    it returns is checked again with ``check_move``, so that the ZOC stops, the
+    10.1 tests and the overruns are those of the path actually followed.  An
+    empty or illegal new path leaves the unit where it is (it has moved)."""
     side = field.side_of(uid)
     check = check_move(field, uid, path, side)
     if not check.legal:
         return check
-    path = field.special.before_move(field, uid, tuple(path))
+    wanted = tuple(path)
+    path = tuple(field.special.before_move(field, uid, wanted))
+    if path != wanted:
+        if not field.exists(uid):
+            return check
+        if not path:
+            field.moved.add(uid)
+            field.paths[uid] = [field.hex_of(uid) or ""]
+            return MoveCheck(None, 0)
+        check = check_move(field, uid, path, side)
+        if not check.legal:
+            field.add_event("skip", f"{field.counter(uid).name} ({uid}) stays in {field.hex_of(uid)}: the move "
+                            f"{' '.join(path)} set by the special rules is illegal: {check.problem}.",
+                            unit=uid, reason=check.problem)
+            field.moved.add(uid)
+            field.paths[uid] = [field.hex_of(uid) or ""]
+            return check
     start = field.hex_of(uid)
     followed = [start]
     overruns = dict(check.overruns)

@@ -191,11 +191,13 @@ class FurorBarbarus(Ruleset):
             pos["units"][uid]["side"] = s
         pos["losses"].update({k: int(v) for k, v in data.get("losses", {}).items()})
         pos["turn"] = int(data.get("turn", 1))
-        players = list(data.get("players", [])) or pos["players"] or list(sc.sides)
+        pos["phase"] = str(data.get("phase", "play"))
+        players = list(data.get("players", [])) or pos["players"]
+        if not players and pos["phase"] != "setup":   # in the set-up, "roll" leaves them to the dice (3)
+            players = list(sc.sides)
         pos["players"] = players
         player = data.get("player", 1)
         pos["player"] = players.index(player) + 1 if isinstance(player, str) else int(player)
-        pos["phase"] = str(data.get("phase", "play"))
         for s, st in data.get("standing", {}).items():
             pos["standing"][s].update(dict(st))
         pos["special"].update(dict(data.get("special", {})))

@@ -48,6 +48,15 @@ class ScenarioRules:
 
     scenario_id: str = ""
 
+    # --- the set-up -------------------------------------------------------------
+    def setup_problems(self, field: Battlefield, side: str) -> list[tuple[str, str]]:
+        """Placements of ``side`` that a special rule forbids, once all of that
+        side's units are placed (resolution 1): ``(unit id, reason)`` pairs.  The
+        checker refuses the unit's ``place`` line with the reason; a unit placed
+        without a line is moved to another hex of its deployment.  Must not change
+        the field.  E.g. Campus Mauriacus: Ardaric "with a Gepid unit"."""
+        return []
+
     # --- the turn ---------------------------------------------------------------
     def start_of_turn(self, field: Battlefield) -> None:
         """Phase 1 is about to begin for turn ``field.turn`` (called once per
@@ -75,7 +84,10 @@ class ScenarioRules:
     def before_move(self, field: Battlefield, uid: str, path: tuple[str, ...]) -> tuple[str, ...]:
         """A unit is about to move along ``path`` (hex ids after its start hex).
         Return the path to actually follow (the default: ``path``); a rule may
-        shorten it or act first (e.g. impetuousness)."""
+        shorten it or act first (e.g. impetuousness).  The engine checks the path
+        returned with ``check_move`` (ZOC stops, 10.1 tests and overruns are those
+        of the path actually followed); an illegal one leaves the unit in place.
+        An empty path: the unit stays where it is."""
         return path
 
     # --- combat ----------------------------------------------------------------
@@ -125,8 +137,10 @@ class ScenarioRules:
         return 0
 
     def commander_affects(self, field: Battlefield, commander: str, uid: str) -> bool:
-        """Does ``commander`` give his +1 morale to ``uid``?  Default: any
-        friendly unit (optional rule 5 of Campus Mauriacus: same band only)."""
+        """Does ``commander`` affect ``uid``: give it his +1 morale (6, 9.10) and,
+        stacked with it, add his strength to it in hand-to-hand combat (6)?
+        Default: any friendly unit (optional rule 5 of Campus Mauriacus: same
+        band only)."""
         return True
 
     def counts_for_morale(self, field: Battlefield, uid: str) -> bool:

@@ -60,6 +60,7 @@ class Scenario:
     options: tuple[Mapping[str, Any], ...] = ()
     overlay: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
+    map_size: tuple[int, int] = (99, 99)      # columns, rows: areas are limited to the map
 
     def option_ids(self) -> tuple[str, ...]:
         return tuple(str(o["id"]) for o in self.options)
@@ -79,7 +80,7 @@ class Scenario:
                     raise ScenarioError(f"option {opt['id']!r}: unknown unit {uid!r}")
                 values = {k: v for k, v in change.items() if k in ("strength", "reduced", "mp", "range", "name")}
                 counters[uid] = counters[uid].changed(**values)
-            new = [_deployment(d, self.map_id) for d in opt.get("deploy", [])]
+            new = [_deployment(d, self.map_id, *self.map_size) for d in opt.get("deploy", [])]
             if new:
                 moved = {u for d in new for u in d.units}
                 kept = []
@@ -90,14 +91,18 @@ class Scenario:
                         kept.append(Deployment(rest, hexes, d.fixed))
                 deployments = kept + new
         return Scenario(self.id, self.title, self.map_id, self.turns, self.sides, self.first_player, self.roll_ties,
-                        self.setup_first, self.side_info, counters, tuple(deployments), self.options, self.overlay, self.raw)
+                        self.setup_first, self.side_info, counters, tuple(deployments), self.options, self.overlay, self.raw,
+                        self.map_size)
 
 
 def expand_area(area: str, columns: int = 99, rows: int = 99) -> tuple[str, ...]:
-    """``"line:04"`` (every hex of column 04) or ``"range:0806-0814"``, joined by ``,``.
+    """``"line:04"`` (every hex of column 04) or ``"range:0806-0814"``, joined by ``,``,
+    limited to the hexes of a map of ``columns`` x ``rows``.
 
     >>> expand_area("range:0806-0808")
     ('0806', '0807', '0808')
+    >>> expand_area("line:04", columns=12, rows=3)
+    ('0401', '0402', '0403')
     """
     out: list[str] = []
     for part in area.split(","):
@@ -116,15 +121,18 @@ def expand_area(area: str, columns: int = 99, rows: int = 99) -> tuple[str, ...]
             out.append(hex_id(arg))
         else:
             raise ScenarioError(f"unknown area {part!r} (line:CC, range:CCRR-CCRR)")
-    return tuple(dict.fromkeys(out))
+    on_map = [h for h in out if 1 <= int(h[:2]) <= columns and 1 <= int(h[2:]) <= rows]
+    if out and not on_map:
+        raise ScenarioError(f"area {area!r} has no hex on a map of {columns} x {rows}")
+    return tuple(dict.fromkeys(on_map))
 
 
-def _deployment(data: Mapping[str, Any], where: str) -> Deployment:
+def _deployment(data: Mapping[str, Any], where: str, columns: int = 99, rows: int = 99) -> Deployment:
     units = tuple(str(u).lower() for u in data["units"])
     if "hexes" in data:
         hexes = tuple(hex_id(h) for h in data["hexes"])
     elif "area" in data:
-        hexes = expand_area(str(data["area"]))
+        hexes = expand_area(str(data["area"]), columns, rows)
     else:
         raise ScenarioError(f"{where}: a deploy needs hexes or area")
     fixed = bool(data.get("fixed", False))
@@ -133,7 +141,9 @@ def _deployment(data: Mapping[str, Any], where: str) -> Deployment:
     return Deployment(units, hexes, fixed)
 
 
-def scenario_from_dict(data: Mapping[str, Any]) -> Scenario:
+def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 99) -> Scenario:
+    """A scenario from its TOML table; areas are limited to a map of
+    ``columns`` x ``rows`` (its map's size, when the loader knows it)."""
     sid = str(data.get("id", "?"))
     try:
         sides = tuple(str(s) for s in data["sides"])
@@ -150,7 +160,7 @@ def scenario_from_dict(data: Mapping[str, Any]) -> Scenario:
             if c.side not in sides and c.side != "neutral":
                 raise ScenarioError(f"scenario {sid}: unit {c.id!r} of unknown side {c.side!r}")
             counters[c.id] = c
-        deployments = tuple(_deployment(d, sid) for d in data.get("deploy", []))
+        deployments = tuple(_deployment(d, sid, columns, rows) for d in data.get("deploy", []))
         for d in deployments:
             for u in d.units:
                 if u not in counters:
@@ -170,6 +180,7 @@ def scenario_from_dict(data: Mapping[str, Any]) -> Scenario:
             options=tuple(data.get("option", [])),
             overlay=dict(data.get("overlay", {})),
             raw=dict(data),
+            map_size=(columns, rows),
         )
     except KeyError as exc:
         raise ScenarioError(f"scenario {sid}: missing key {exc}") from None
@@ -184,8 +195,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=64)
-def _load_scenario_cached(path: Path) -> Scenario:
-    return scenario_from_dict(_load_toml(path))
+def _load_scenario_cached(path: Path, columns: int = 99, rows: int = 99) -> Scenario:
+    return scenario_from_dict(_load_toml(path), columns, rows)
 
 
 @functools.lru_cache(maxsize=64)
@@ -194,8 +205,15 @@ def _load_map_cached(path: Path) -> GameMap:
 
 
 def load_scenario(path: Path | str) -> Scenario:
-    """A scenario from an explicit file (tests)."""
-    return scenario_from_dict(_load_toml(Path(path).resolve()))
+    """A scenario from an explicit file (tests); its areas are limited to its map
+    when the map file is found beside it (``../maps/<map>.toml``)."""
+    p = Path(path).resolve()
+    data = _load_toml(p)
+    map_path = p.parent.parent / "maps" / f"{data.get('map', '')}.toml"
+    if map_path.is_file():
+        gm = _load_map_cached(map_path)
+        return _load_scenario_cached(p, gm.columns, gm.rows)
+    return _load_scenario_cached(p)
 
 
 @dataclass(frozen=True)
@@ -228,7 +246,12 @@ class DataLibrary:
         raise ScenarioError(f"unknown {kind[:-1]} {ident!r} (looked in {', '.join(str(f) for f in self.folders)})")
 
     def scenario(self, scenario_id: str) -> Scenario:
-        return _load_scenario_cached(self._find("scenarios", scenario_id))
+        path = self._find("scenarios", scenario_id)
+        map_id = _load_toml(path).get("map")
+        if map_id is None:
+            return _load_scenario_cached(path)   # the loader names the missing key
+        gm = self.game_map(str(map_id))
+        return _load_scenario_cached(path, gm.columns, gm.rows)
 
     def game_map(self, map_id: str) -> GameMap:
         return _load_map_cached(self._find("maps", map_id))

@@ -49,6 +49,22 @@ def deployment_of(scenario: Scenario, uid: str) -> Deployment | None:
     return None
 
 
+def describe_hexes(hexes: tuple[str, ...] | list[str]) -> str:
+    """Hex ids with runs of one column shortened.
+
+    >>> describe_hexes(["0401", "0402", "0403", "0907", "0501"])
+    '0401-0403, 0907, 0501'
+    """
+    runs: list[list[str]] = []
+    for h in hexes:
+        last = runs[-1][-1] if runs else ""
+        if last and h[:2] == last[:2] and int(h[2:]) == int(last[2:]) + 1:
+            runs[-1].append(h)
+        else:
+            runs.append([h])
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
 def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: set[str]) -> str | None:
     uid, h = order.unit, order.hex
     if uid not in field.units:
@@ -63,7 +79,7 @@ def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: se
     if uid in used:
         return f"{uid} is placed twice"
     if h not in d.hexes:
-        return f"{h} is not a hex of {uid}'s deployment ({', '.join(d.hexes[:8])}{' ...' if len(d.hexes) > 8 else ''}) (3)"
+        return f"{h} is not a hex of {uid}'s deployment ({describe_hexes(d.hexes)}) (3)"
     if not field.game_map.on_map(h):
         return f"{h} is off the map"
     same_group = [u for u in d.units if u != uid and field.hex_of(u) == h and field.counter(u).is_combat_unit
@@ -74,10 +90,12 @@ def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: se
 
 
 def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder]]) -> list[tuple[int, str]]:
-    """Place ``side``'s units (orders first, then defaults).  Returns problems
+    """Place ``side``'s units (orders first, then defaults), then apply the
+    scenario's set-up check (hook ``setup_problems``).  Returns problems
     ``(line, message)``; problem lines are ignored (their units get defaults)."""
     problems: list[tuple[int, str]] = []
     used: set[str] = set()
+    lines: dict[str, int] = {}
     for uid in field.units:
         c = field.counter(uid)
         d = deployment_of(field.scenario, uid)
@@ -90,6 +108,7 @@ def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder
             continue
         field.place(order.unit, order.hex)
         used.add(order.unit)
+        lines[order.unit] = line
     for d in field.scenario.deployments:
         if d.fixed:
             continue
@@ -103,7 +122,46 @@ def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder
             else:
                 problems.append((0, f"no free hex left for {uid} in its deployment"))
             used.add(uid)
-    return problems
+    return problems + special_setup_problems(field, side, lines)
+
+
+def special_setup_problems(field: Battlefield, side: str, lines: dict[str, int]) -> list[tuple[int, str]]:
+    """The scenario's set-up check (hook ``setup_problems``) on ``side``'s placed
+    units: a unit placed by a line (``lines``: unit -> line) is refused with the
+    reason, and every unit named is moved to a hex of its deployment where the
+    scenario allows it, if there is one.  Returns ``(line, reason)``."""
+    out: list[tuple[int, str]] = []
+    for _ in range(len(field.scenario.counters)):
+        found = field.special.setup_problems(field, side)
+        if not found:
+            break
+        moved = False
+        for uid, why in found:
+            if uid in lines:
+                out.append((lines.pop(uid), why))
+            moved = relocate(field, side, uid) or moved
+        if not moved:
+            for uid, why in found:
+                out.append((0, f"{uid}: {why}; no hex of its deployment allows it"))
+            break
+    return out
+
+
+def relocate(field: Battlefield, side: str, uid: str) -> bool:
+    """Move ``uid`` to the first hex of its deployment where stacking (5) and the
+    scenario's set-up check allow it; False if there is none."""
+    d = deployment_of(field.scenario, uid)
+    start = field.hex_of(uid)
+    if d is None or d.fixed:
+        return False
+    for h in d.hexes:
+        if h == start or not field.game_map.on_map(h) or stacking_problem(field, uid, h, side) is not None:
+            continue
+        field.place(uid, h)
+        if all(u != uid for u, _ in field.special.setup_problems(field, side)):
+            return True
+    field.place(uid, start)  # type: ignore[arg-type]
+    return False
 
 
 def roll_first_player(field: Battlefield) -> None:

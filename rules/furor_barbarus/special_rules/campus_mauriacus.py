@@ -61,12 +61,8 @@ class CampusMauriacusRules(ScenarioRules):
     def start_of_phase(self, field: Battlefield, side: str) -> None:
         field.memo.pop(FF_USED, None)
 
-    def start_of_turn(self, field: Battlefield) -> None:
-        if field.turn == 1 and not field.memo.get("setup_checked"):
-            field.memo["setup_checked"] = True
-            for side in field.scenario.sides:
-                for problem in commander_setup_problems(field, side):
-                    field.add_event("setup_note", problem)
+    def setup_problems(self, field: Battlefield, side: str) -> list[tuple[str, str]]:
+        return commander_setup_problems(field, side)
 
     # --- 1. charge ---------------------------------------------------------------
     def can_charge(self, field: Battlefield, uid: str, default: bool) -> bool:
@@ -108,11 +104,6 @@ class CampusMauriacusRules(ScenarioRules):
         return field.counter(uid).band == field.counter(commander).band
 
     def strength_modifier(self, field: Battlefield, uid: str, role: str) -> int:
-        c = field.counter(uid)
-        if c.is_commander and COMMANDERS_ROLE in field.options:
-            mate = field.combat_unit_in(field.hex_of(uid) or "")
-            if mate is not None and field.counter(mate).band != c.band:
-                return -field.strength(uid)   # he adds nothing to another band's unit
         return _floor_at_one(field, uid, commander_effect(field, uid))
 
     def morale_modifier(self, field: Battlefield, uid: str) -> int:
@@ -153,10 +144,11 @@ def commander_companions(field: Battlefield, commander: str) -> list[str]:
     return out
 
 
-def commander_setup_problems(field: Battlefield, side: str) -> list[str]:
-    """Set-up check (proposed hook ``setup_problems``): every commander of ``side``
-    stands with one of his companions; a wrongly placed one is moved onto the first
-    companion (in the deployment's order) so that the game can go on."""
+def commander_setup_problems(field: Battlefield, side: str) -> list[tuple[str, str]]:
+    """Set-up check (hook ``setup_problems``): every commander of ``side`` stands
+    with one of his companions.  Returns ``(commander, reason)`` for each one
+    that does not; changes nothing (the core refuses the ``place`` line, or moves
+    a commander placed by default)."""
     problems = []
     for uid, c in field.scenario.counters.items():
         if c.side != side or not c.is_commander or not field.exists(uid):
@@ -165,12 +157,8 @@ def commander_setup_problems(field: Battlefield, side: str) -> list[str]:
         here = field.hex_of(uid)
         if not companions or any(field.hex_of(u) == here for u in companions):
             continue
-        to = next((field.hex_of(u) for u in companions if field.exists(u)), None)
-        if to is None:
-            continue
-        field.place(uid, to)
-        problems.append(f"{c.name} must be set up with one of {', '.join(companions)}: moved from {here} to {to} "
-                        "(Campus Mauriacus set-up).")
+        problems.append((uid, f"{c.name} ({uid}) must be set up with one of {', '.join(companions)}, "
+                              f"not in {here} (Campus Mauriacus set-up)"))
     return problems
 
 
@@ -253,7 +241,9 @@ def feigned_flight(field: Battlefield, uid: str, target: str, hexes: tuple[str, 
     tc = field.counter(target)
     modifier = (-1 if Mark.FEIGNED_FLIGHT in tc.marks else 0) + (1 if Mark.IMPETUOUS in tc.marks else 0)
     commander = field.commander_in(field.hex_of(target))  # type: ignore[arg-type]
-    steadiness = field.strength(target) + (field.strength(commander) if commander else 0)
+    # optional rule 5: he adds nothing to another band's unit (but still goes with it)
+    helps = commander is not None and field.special.commander_affects(field, commander, target)
+    steadiness = field.strength(target) + (field.strength(commander) if helps and commander else 0)
     die = field.dice.roll(6, f"feigned flight of {uid} against {target} (special rule 3)")
     total = die + modifier
     if total < steadiness:
