@@ -30,6 +30,7 @@ import re
 from collections.abc import Sequence
 from email.message import EmailMessage
 
+from pbem.mail_intake import header_line
 from pbem.report import ReportData, environment, render_html, render_text, svg_to_png, turn_file_name
 
 MESSAGE_ID_DOMAIN = "pbem.invalid"
@@ -137,8 +138,8 @@ def receipt_email(
     ``Re:`` subject) and is marked ``Auto-Submitted: auto-replied`` so other robots
     do not answer it.  Its Message-ID is derived from the original's, so the same
     message never gets two different receipts."""
-    original_id = _header(original, "Message-ID")
-    subject = _header(original, "Subject") or "your orders"
+    original_id = header_line(original, "Message-ID")
+    subject = header_line(original, "Subject") or "your orders"
     verdict = ("checked: valid" if accepted else "checked: problems") if check_only else ("accepted" if accepted else "refused")
     msg = EmailMessage()
     msg["From"] = sender
@@ -154,7 +155,7 @@ def receipt_email(
     msg["Message-ID"] = f"<pbem.receipt.{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:24]}@{MESSAGE_ID_DOMAIN}>"
     if original_id:
         msg["In-Reply-To"] = original_id
-        refs = _header(original, "References")
+        refs = header_line(original, "References")
         msg["References"] = f"{refs} {original_id}".strip() if refs else original_id
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Pbem-Verdict"] = verdict
@@ -174,15 +175,3 @@ def _header_items(msg: email.message.Message) -> list[tuple[str, str]]:
         return [(str(name), str(value)) for name, value in msg.items()]
     except Exception:
         return []
-
-
-def _header(msg: email.message.Message, name: str) -> str | None:
-    """A header as one clean line, or ``None`` (missing or unreadable)."""
-    try:
-        value = msg.get(name)
-    except Exception:
-        return None
-    if value is None:
-        return None
-    text = " ".join(str(value).split())
-    return text or None

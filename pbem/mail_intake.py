@@ -100,17 +100,17 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
         headers = read_headers(raw)
         return Intake(
             candidates=(),
-            check_only=_is_check(_get(headers, "Subject")),
+            check_only=_is_check(header_line(headers, "Subject")),
             sender=_sender(headers),
             sent=_date(headers),
-            message_id=_get(headers, "Message-ID"),
+            message_id=header_line(headers, "Message-ID"),
             problems=(f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",),
         )
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; this is a last resort
         headers = read_headers(raw)
-        return Intake((), False, _sender(headers), _date(headers), _get(headers, "Message-ID"), (f"message cannot be parsed: {exc}",))
+        return Intake((), False, _sender(headers), _date(headers), header_line(headers, "Message-ID"), (f"message cannot be parsed: {exc}",))
     try:
         candidates, found_problems = _find_candidates(msg)
     except RecursionError:
@@ -125,10 +125,10 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
         )
     return Intake(
         candidates=tuple(candidates),
-        check_only=_is_check(_get(msg, "Subject")),
+        check_only=_is_check(header_line(msg, "Subject")),
         sender=_sender(msg),
         sent=_date(msg),
-        message_id=_get(msg, "Message-ID"),
+        message_id=header_line(msg, "Message-ID"),
         problems=tuple(problems),
     )
 
@@ -136,7 +136,8 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
 # --- headers -----------------------------------------------------------------
 
 
-def _get(msg: Message, name: str) -> str | None:
+def header_line(msg: Message, name: str) -> str | None:
+    """A header as one clean line, or ``None`` (missing or unreadable)."""
     try:
         value = msg.get(name)
     except Exception:
@@ -153,7 +154,7 @@ def _is_check(subject: str | None) -> bool:
 
 def _sender(msg: Message) -> str | None:
     for header in ("Reply-To", "From"):
-        value = _get(msg, header)
+        value = header_line(msg, header)
         if value:
             addr = email.utils.parseaddr(value)[1]
             if addr and "@" in addr:
@@ -162,7 +163,7 @@ def _sender(msg: Message) -> str | None:
 
 
 def _date(msg: Message) -> datetime | None:
-    value = _get(msg, "Date")
+    value = header_line(msg, "Date")
     if not value:
         return None
     try:
