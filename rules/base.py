@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
@@ -88,6 +88,23 @@ class Orders:
 NO_ORDERS = Orders()
 
 
+def parse_order_lines(text: str, parse_one: Callable[[str], Any]) -> tuple[Orders, list[Problem]]:
+    """Parse a turn file body line by line with ``parse_one`` (one order from one
+    line, raising :class:`OrderSyntaxError`); blank lines and ``#`` comments are
+    skipped; every syntax problem is kept with its line number."""
+    lines: list[OrderLine] = []
+    problems: list[Problem] = []
+    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+        body = raw.split("#", 1)[0].strip()
+        if not body:
+            continue
+        try:
+            lines.append(OrderLine(number, body, parse_one(body)))
+        except OrderSyntaxError as exc:
+            problems.append(Problem(number, str(exc)))
+    return Orders(tuple(lines)), problems
+
+
 class OutcomeKind(str, Enum):
     WIN = "win"
     MAJOR_VICTORY = "major_victory"
@@ -106,6 +123,13 @@ class Outcome:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "winner": self.winner, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any] | None) -> "Outcome | None":
+        """The outcome a position stored with :meth:`to_json` (``None`` if none)."""
+        if not raw:
+            return None
+        return cls(OutcomeKind(raw["kind"]), raw["winner"], raw["reason"])
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,15 @@ from rules.base import (
     Dice,
     Event,
     OptionInfo,
-    OrderLine,
     Orders,
-    OrderSyntaxError,
     Outcome,
-    OutcomeKind,
     Position,
     Problem,
     Resolution,
     Ruleset,
     ScenarioInfo,
     ScoreLine,
+    parse_order_lines,
 )
 from rules.farrapos import bots as farrapos_bots
 from rules.farrapos import case_form, svg
@@ -89,23 +87,10 @@ class Farrapos(Ruleset):
         return lines
 
     def outcome(self, position: Position) -> Outcome | None:
-        raw = position.get("outcome")
-        if not raw:
-            return None
-        return Outcome(OutcomeKind(raw["kind"]), raw["winner"], raw["reason"])
+        return Outcome.from_json(position.get("outcome"))
 
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
-        lines: list[OrderLine] = []
-        problems: list[Problem] = []
-        for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
-            body = raw.split("#", 1)[0].strip()
-            if not body:
-                continue
-            try:
-                lines.append(OrderLine(number, body, parse_order(body)))
-            except OrderSyntaxError as err:
-                problems.append(Problem(number, str(err)))
-        return Orders(tuple(lines)), problems
+        return parse_order_lines(text, parse_order)
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         return validate_orders(position, side, orders)

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from rules.base import (
-    NO_ORDERS, OptionInfo, Orders, OrderLine, Outcome, OutcomeKind, Position, Problem, Resolution, Ruleset,
-    ScenarioInfo, ScoreLine, OrderSyntaxError, Dice, Event,
+    NO_ORDERS, OptionInfo, Orders, Outcome, Position, Problem, Resolution, Ruleset,
+    ScenarioInfo, ScoreLine, Dice, Event, parse_order_lines,
 )
 from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from rules.furor_barbarus.combat import CombatResultsTable, standard_crt
@@ -96,24 +96,11 @@ class FurorBarbarus(Ruleset):
                 for s in sc.sides]
 
     def outcome(self, position: Position) -> Outcome | None:
-        o = position.get("outcome")
-        if not o:
-            return None
-        return Outcome(OutcomeKind(o["kind"]), o["winner"], o["reason"])
+        return Outcome.from_json(position.get("outcome"))
 
     # --- orders -------------------------------------------------------------------
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
-        lines: list[OrderLine] = []
-        problems: list[Problem] = []
-        for n, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
-            body = raw.split("#", 1)[0].strip()
-            if not body:
-                continue
-            try:
-                lines.append(OrderLine(n, body, Order.parse(body)))
-            except OrderSyntaxError as exc:
-                problems.append(Problem(n, str(exc)))
-        return Orders(tuple(lines)), problems
+        return parse_order_lines(text, Order.parse)
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         if side not in self.due(position):
