@@ -36,6 +36,7 @@ class AuditSummary:
     rolls: int
     rollbacks: int
     result: Any
+    rollback_notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         out = [
@@ -44,6 +45,7 @@ class AuditSummary:
             f"  turn files verified:  {self.files} (signatures and headers)",
             f"  dice verified:        {self.rolls} rolls recomputed from the committed chain",
         ]
+        out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
         if self.result:
             out.append(f"  result:               {self.result.get('kind')} for {self.result.get('winner') or 'nobody'} ({self.result.get('reason')})")
         return out
@@ -190,6 +192,11 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         rolls=rolls,
         rollbacks=len(archive.get("set_aside", [])),
         result=want,
+        rollback_notes=tuple(
+            f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
+            + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))
+            for g in archive.get("set_aside", [])
+        ),
     )
 
 

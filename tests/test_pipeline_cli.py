@@ -322,6 +322,7 @@ def test_rollback_sets_aside_and_audit_shows_it(new_farrapos) -> None:
     r = t.run("audit", "--archive", str(archive))
     assert r.exit_code == 0, r.stderr
     assert "2 set aside by 1 rollback" in r.stdout
+    assert "rollback:             to resolution 1 at" in r.stdout and "set aside 2 (1835, turn 2 (Empire)), 3 (1835, turn 3 (Republic))" in r.stdout
 
 
 def test_store_opens_by_url(tmp_path: Path) -> None:
