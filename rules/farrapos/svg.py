@@ -15,8 +15,12 @@ from rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from rules.farrapos.position import Position, View
 from rules.farrapos.sequence import label
 
-WIDTH, HEIGHT = 1400, 960
-MAP_X0, MAP_Y0, MAP_W, MAP_H = 30, 50, 850, 870
+# Portrait: the board takes the whole width (so it stays legible on a phone),
+# the tracks and the stacks follow below it.
+WIDTH, HEIGHT = 960, 1500
+MAP_X0, MAP_Y0, MAP_W, MAP_H = 10, 44, 940, 760
+PANEL_Y0 = MAP_Y0 + MAP_H + 10
+COLUMN_W = 460
 SIDE_COLOURS = {"empire": "#1f4e9c", "republic": "#b8202a", None: "#777777"}
 TYPE_NAMES = {"inf": "Inf", "cav": "Cav", "art": "Art"}
 
@@ -122,24 +126,24 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         width = 4 if view.occupied(cid) else 2
         out.append(
             f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
-            f'<circle cx="{x}" cy="{y}" r="11" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{width}"/>'
+            f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{width}"/>'
         )
         if city.port:
             out.append(f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>')
-        out.append(_text(x, y + 4, str(city.vp), 11, "middle", "bold"))
-        out.append(_text(x, y - 14, city.name, 10, "middle", fill=stroke if owner else "#444"))
+        out.append(_text(x, y + 5, str(city.vp), 13, "middle", "bold"))
+        out.append(_text(x, y - 15, city.name, 14, "middle", fill=stroke if owner else "#444"))
         mu = view.units_in(cid)
         militia = view.militia_in(cid)
         if mu or militia:
             badge = f"{len(mu)} MU" + (f" +{militia} Mil" if militia else "")
-            out.append(_text(x, y + 24, badge, 9, "middle", fill=stroke))
+            out.append(_text(x, y + 27, badge, 12, "middle", "bold", fill=stroke))
         out.append("</g>")
     out.append("</g>")
-    # --- right panel: tracks and stacks ---------------------------------------
-    px = 905
+    # --- panel below the board: tracks and stacks --------------------------------
+    px = MAP_X0 + 20
     panel_at = len(out)
     out.append("")  # the panel's background, sized once the stacks are listed
-    y = 64
+    y = PANEL_Y0 + 24
     out.append(_text(px, y, "Phase track", 13, weight="bold"))
     y += 8
     for i, phase in enumerate(range(FIRST_PHASE, LAST_PHASE + 1)):
@@ -187,27 +191,32 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     y += 8 + ((len(board.colours) + 1) // 2) * 18 + 6
     out.append(f'<rect x="{px}" y="{y - 9}" width="7" height="7" fill="#0b5394"/>')
     out.append(_text(px + 12, y, f"port city (all ports +{board.port_bonus})", 11))
-    y += 24
-    out.append(_text(px, y, "Stacks", 13, weight="bold"))
-    y += 16
+    y += 28
+    out.append(_text(px, y, "Stacks", 14, weight="bold"))
+    y += 18
+    column_y = [y, y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
         mu = view.units_in(cid)
         militia = view.militia_in(cid)
         if not (mu or militia):
             continue
+        col = 0 if column_y[0] <= column_y[1] else 1
+        cx, cy = px + col * COLUMN_W, column_y[col]
         owner = view.owner(cid)
-        out.append(_text(px, y, f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})", 11, weight="bold", fill=SIDE_COLOURS[owner]))
-        y += 13
+        out.append(_text(cx, cy, f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})", 13, weight="bold", fill=SIDE_COLOURS[owner]))
+        cy += 16
         lines = [_counter_label(view, u) for u in mu] + ([f"{militia} Militia DF{view.sheet.militia_df}"] if militia else [])
-        for i in range(0, len(lines), 2):
-            out.append(_text(px + 10, y, "; ".join(lines[i : i + 2]), 10))
-            y += 12
-        y += 3
+        for line in lines:
+            out.append(_text(cx + 10, cy, line, 12))
+            cy += 15
+        column_y[col] = cy + 6
+    y = max(column_y)
     if position.get("outcome"):
         o = position["outcome"]
-        out.append(_text(MAP_X0, HEIGHT - 14, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 14, weight="bold"))
-    height = max(HEIGHT, y + 30)
-    out[panel_at] = f'<rect x="{px - 10}" y="40" width="{WIDTH - px}" height="{height - 50}" fill="#fffdf6" stroke="#c9bb95"/>'
+        y += 20
+        out.append(_text(px, y, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 16, weight="bold"))
+    height = y + 24
+    out[panel_at] = f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
     out[0] = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">'
     out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
     out.append("</svg>")
