@@ -5,7 +5,9 @@ run completes from.
 The short tests run by default: the fault hook (``PBEM_TEST_FAULT=kill-mid-resolution``
 kills ``process`` after it wrote a resolution, before the commit) and a few kills
 from outside at random moments.  ``make test-slow`` runs the 50-kill versions for
-``process --all`` and ``ingest``.
+``process --all`` and for ``ingest`` (a folder of turn files, and a Maildir with its
+seen-file).  The slow ones must run on a tree nobody is editing: the test process
+and the ``pbem`` processes it starts must import the same rules.
 
 The helpers here (a referee's desk with many games, queued through the library,
 and the checks made after every kill) are shared with ``test_concurrency.py``.
@@ -14,6 +16,7 @@ and the checks made after every kill) are shared with ``test_concurrency.py``.
 from __future__ import annotations
 
 import hashlib
+import mailbox
 import os
 import random
 import shutil
@@ -24,6 +27,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
@@ -122,7 +126,7 @@ def write_next_turns(desk: Desk, game_ids: list[str], folder: Path, seed: int = 
 
 
 def games_in_play(desk: Desk) -> list[str]:
-    return [g for g in pipeline.pending_games(desk.engine)]
+    return pipeline.pending_games(desk.engine)
 
 
 # ------------------------------------------------------------------ checks
@@ -141,7 +145,7 @@ def assert_sound(desk: Desk, moment: str = "") -> dict[str, int]:
     live = [s for s in subs if s.status in (store.SubmissionStatus.QUEUED, store.SubmissionStatus.RESOLVED)]
     counts = Counter(s.digest for s in live)
     lost = desk.queued - set(counts)
-    assert not lost, f"{len(lost)} accepted turn file(s) lost{where}"
+    assert not lost, f"{len(lost)} accepted turn file(s) lost{where}; refused because: {refusal_reasons(desk, lost)}"
     twice = [d for d, n in counts.items() if n > 1]
     assert not twice, f"{len(twice)} turn file(s) stored twice{where}"
     per_game = Counter(r.game_id for r in resolutions)
@@ -160,6 +164,13 @@ def assert_sound(desk: Desk, moment: str = "") -> dict[str, int]:
         except audit.AuditFailure as exc:
             pytest.fail(f"{game.id}: audit failed{where}: {exc}")
     return {g.id: per_game[g.id] for g in games}
+
+
+def refusal_reasons(desk: Desk, digests: set[str]) -> list[str]:
+    """Why the files with these digests were refused, if they were."""
+    with Session(desk.engine) as session:
+        refusals = list(session.exec(select(store.Refusal)).all())
+    return [r.reason for r in refusals if hashlib.sha256(sshsig.split_inline(r.data)[0]).hexdigest() in digests][:3]
 
 
 def queued_count(desk: Desk) -> int:
@@ -241,52 +252,54 @@ def test_process_all_killed_by_the_fault_hook_loses_nothing(desk: Desk) -> None:
     assert set(assert_sound(desk, "the next run").values()) == {1}
 
 
-def kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, command: tuple[str, ...] = ("process", "--all", "-q")) -> list[float]:
+def kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, command: tuple[str, ...] = ("process", "--all", "-q")) -> list[tuple[int, int]]:
     """``kills`` times: queue a turn for every game in play, start ``pbem
     process --all`` and SIGKILL it at a random moment within how long a whole
-    run takes; check the database; then let the next run complete.  Returns the
-    moments (seconds after start)."""
+    run takes; check the database; then let the next run complete.  Returns, for
+    each kill, (games the killed run had resolved, games in play)."""
     rng = random.Random(seed)
-    moments = []
+    size = len(games)
+    resolved_before_kill: list[tuple[int, int]] = []
     for n in range(kills):
         in_play = games_in_play(desk)
         if not in_play:
-            games += new_games(desk, len(games), prefix=f"r{n}-")
+            games += new_games(desk, size, prefix=f"r{n}-")
             in_play = games_in_play(desk)
         queue_next_turns(desk, in_play, seed=n)
         span = calibrate(desk, *command)
         moment = rng.uniform(0.0, span)
-        moments.append(moment)
         before = assert_sound(desk, "queueing")
         code = kill_after(desk.popen(*command), moment)
         label = f"kill {n + 1} at {moment:.3f}s of {span:.3f}s"
         assert code in (KILLED, 0), f"{label}: exit {code}"
         during = assert_sound(desk, label)
         assert all(during[g] - before.get(g, 0) in (0, 1) for g in during), label
+        resolved_before_kill.append((sum(during[g] - before.get(g, 0) for g in during), len(in_play)))
         r = desk.pbem(*command)
         assert r.returncode == 0, f"the run after {label}: {r.stderr}"
         after = assert_sound(desk, f"the run after {label}")
         assert queued_count(desk) == 0, f"the run after {label} left files queued"
         assert all(after[g] - before.get(g, 0) == 1 for g in in_play), f"the run after {label}: not every queued turn was resolved once"
-    return moments
+    return resolved_before_kill
 
 
 def test_process_all_killed_at_random_moments(desk: Desk) -> None:
     """Two kills from outside at random moments of a ``process --all`` over a
     dozen games (the slow suite does fifty)."""
     games = new_games(desk, 12)
-    moments = kill_rounds(desk, games, kills=2, seed=20261129)
-    assert len(moments) == 2
+    kill_rounds(desk, games, kills=2, seed=20261129)
 
 
 @pytest.mark.slow
 def test_process_all_killed_fifty_times(desk: Desk) -> None:
-    """Issue 8: ``pbem process --all`` over many games killed with SIGKILL at fifty
-    different random moments; after each kill the database opens, every game
-    audits, no queued file is lost, and the next run completes."""
-    games = new_games(desk, 40)
-    moments = kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")))
-    assert len(set(round(m, 3) for m in moments)) > 40, "the kill moments should differ"
+    """Issue 8: ``pbem process --all`` over sixty games killed with SIGKILL at
+    fifty random moments; after each kill the database opens, every game audits,
+    no queued file is lost, and the next run completes.  Some kills must land in
+    the middle of the batch (not all in the interpreter's start-up)."""
+    games = new_games(desk, 60)
+    resolved = kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")))
+    mid_batch = [done for done, in_play in resolved if 0 < done < in_play]
+    assert len(mid_batch) >= 5, f"games resolved by each killed run: {resolved}"
 
 
 # ------------------------------------------------------------------ ingest
@@ -305,27 +318,49 @@ def _ingest_available() -> bool:
 needs_ingest = pytest.mark.skipif(not _ingest_available(), reason="pbem ingest is not wired into the CLI yet")
 
 
-def ingest_kill_rounds(desk: Desk, games: list[str], kills: int, seed: int) -> None:
-    """``kills`` times: write a signed file for each game in play into a folder,
-    start ``pbem ingest --dir`` and SIGKILL it at a random moment; check that
-    every file ingested is queued exactly once; the next ingest queues the rest;
-    a clean ``process --all`` then resolves them (so the next round has work)."""
+def write_mail(folder: Path, paths: list[Path]) -> None:
+    """The same signed files as player mail in a Maildir: each inline in a message."""
+    box = mailbox.Maildir(folder, create=True)
+    for n, path in enumerate(paths):
+        msg = EmailMessage()
+        msg["From"] = "player@example.org"
+        msg["To"] = "referee@example.org"
+        msg["Subject"] = "orders"
+        msg["Message-ID"] = f"<{path.stem}-{n}@example.org>"
+        msg.set_content(path.read_text(encoding="utf-8"))
+        box.add(msg.as_bytes())
+
+
+def ingest_kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, source: str = "--dir") -> None:
+    """``kills`` times: write a signed file for each game in play (into a folder,
+    or as mail into a Maildir), start ``pbem ingest`` on it and SIGKILL it at a
+    random moment; check that every file ingested is queued exactly once; the
+    next ingest queues the rest; a clean ``process --all`` then resolves them (so
+    the next round has work).  A Maildir keeps a seen-file, so the calibration
+    run works on a copy of it."""
     rng = random.Random(seed)
+    size = len(games)
     for n in range(kills):
         in_play = games_in_play(desk)
         if not in_play:
-            games += new_games(desk, len(games), prefix=f"i{n}-")
+            games += new_games(desk, size, prefix=f"i{n}-")
             in_play = games_in_play(desk)
-        folder = desk.tmp / f"inbox-{n}"
-        paths = write_next_turns(desk, in_play, folder, seed=n)
+        files = desk.tmp / f"files-{n}"
+        paths = write_next_turns(desk, in_play, files, seed=n)
         digests = {hashlib.sha256(sshsig.split_inline(p.read_bytes())[0]).hexdigest() for p in paths}
-        span = calibrate(desk, "ingest", "--dir", str(folder))
+        inbox = files
+        if source == "--maildir":
+            inbox = desk.tmp / f"maildir-{n}"
+            write_mail(inbox, paths)
+        rehearsal = desk.tmp / f"rehearsal-{n}"
+        shutil.copytree(inbox, rehearsal)
+        span = calibrate(desk, "ingest", source, str(rehearsal))
         moment = rng.uniform(0.0, span)
-        label = f"ingest kill {n + 1} at {moment:.3f}s of {span:.3f}s"
-        code = kill_after(desk.popen("ingest", "--dir", str(folder)), moment)
-        assert code in (KILLED, 0), f"{label}: exit {code}"
+        label = f"ingest {source} kill {n + 1} at {moment:.3f}s of {span:.3f}s"
+        code = kill_after(desk.popen("ingest", source, str(inbox)), moment)
+        assert code in (KILLED, 0, 1), f"{label}: exit {code}"
         assert_sound(desk, label)
-        r = desk.pbem("ingest", "--dir", str(folder))
+        r = desk.pbem("ingest", source, str(inbox))
         assert r.returncode in (0, 1), f"the ingest after {label}: {r.returncode} {r.stderr}"
         assert "Traceback" not in r.stderr
         desk.queued |= digests
@@ -337,14 +372,41 @@ def ingest_kill_rounds(desk: Desk, games: list[str], kills: int, seed: int) -> N
 
 
 @needs_ingest
-def test_ingest_killed_at_random_moments(desk: Desk) -> None:
-    games = new_games(desk, 12)
-    ingest_kill_rounds(desk, games, kills=2, seed=11)
+@pytest.mark.parametrize("source", ["--dir", "--maildir"])
+def test_ingest_killed_at_a_random_moment(desk: Desk, source: str) -> None:
+    """One kill of ``pbem ingest`` (the slow suite does fifty)."""
+    games = new_games(desk, 8)
+    ingest_kill_rounds(desk, games, kills=1, seed=11, source=source)
 
 
 @needs_ingest
 @pytest.mark.slow
-def test_ingest_killed_fifty_times(desk: Desk) -> None:
+@pytest.mark.parametrize("source", ["--dir", "--maildir"])
+def test_ingest_killed_fifty_times(desk: Desk, source: str) -> None:
     """Issue 8: the same for ``pbem ingest``: no file ingested twice or lost."""
     games = new_games(desk, 40)
-    ingest_kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")))
+    ingest_kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")), source=source)
+
+
+# ------------------------------------------------------------------ one bad game
+
+
+@pytest.mark.xfail(strict=True, reason="process --all stops at the first game that cannot resolve; proposed fix in docs/performance.md, 'Reliability findings'")
+def test_one_game_that_cannot_resolve_does_not_stop_the_batch(desk: Desk) -> None:
+    """A queued file that no longer passes its checks (a damaged row, or a rules
+    upgrade between submit and process) is reported for its game, with exit 1;
+    every other game of the batch is still resolved."""
+    games = new_games(desk, 3)
+    queue_next_turns(desk, games)
+    con = sqlite3.connect(desk.db)
+    try:
+        # The first game's queued file, damaged so that it no longer parses.
+        con.execute("UPDATE submission SET message = CAST(? AS BLOB) WHERE game_id = ?", (b"not a turn file\n", games[0]))
+        con.commit()
+    finally:
+        con.close()
+    r = desk.pbem("process", "--all", "-q")
+    assert r.returncode == 1, r.stdout
+    assert games[0] in r.stderr and "Traceback" not in r.stderr
+    desk.reopen()
+    assert [pipeline.status(desk.engine, g).turn for g in games] == [1, 2, 2]

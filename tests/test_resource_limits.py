@@ -3,7 +3,7 @@ attachment, is refused without reading it all into memory.
 
 Memory is measured, not time: in-process with ``tracemalloc`` (its peak counts
 every bytes object Python makes, so reading 100 MB shows as 100 MB), and for
-real ``pbem`` processes with the child's peak RSS from ``os.wait4``.  The big
+real ``pbem`` processes with the child's own peak RSS (VmHWM).  The big
 files are sparse, so they cost no disk.
 """
 
@@ -50,14 +50,28 @@ def peak_traced(call: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
+# The child's own peak RSS (VmHWM of its memory map).  Not ``ru_maxrss`` from
+# ``wait4``: Linux carries the parent's peak over fork and exec into it.
+MEASURED = """
+import os, runpy
+try:
+    runpy.run_module("pbem", run_name="__main__", alter_sys=True)
+finally:
+    with open("/proc/self/status") as status:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+    with open(os.environ["PBEM_PEAK_RSS_FILE"], "w") as out:
+        out.write(peak)
+"""
+
+
 def run_measured(args: list[str], cwd: Path) -> tuple[int, str, int]:
     """Run ``python -m pbem ARGS``; (exit status, stderr, peak RSS in bytes)."""
-    proc = subprocess.Popen([sys.executable, "-m", "pbem", *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read().decode("utf-8", "replace")
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, usage.ru_maxrss * 1024
+    report = cwd / f"peak-rss-{os.getpid()}.txt"
+    env = {**os.environ, "PBEM_PEAK_RSS_FILE": str(report)}
+    r = subprocess.run([sys.executable, "-c", MEASURED, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+    peak = int(report.read_text()) * 1024
+    report.unlink()
+    return r.returncode, r.stderr.decode("utf-8", "replace"), peak
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +108,7 @@ def test_a_100_mb_turn_file_is_refused_unread(referee: tuple[Path, Any], tmp_pat
     assert rss_big < rss_small + 30 * MiB, f"peak RSS {rss_big // MiB} MiB refusing 100 MB, {rss_small // MiB} MiB refusing a small file"
 
 
-@pytest.mark.xfail(strict=True, reason="record_refusal stores every byte it is given; see /tmp/proposed-refusal-size.patch")
+@pytest.mark.xfail(strict=True, reason="record_refusal stores every byte it is given; proposed fix in docs/performance.md, 'Reliability findings'")
 def test_an_oversized_turn_file_is_not_kept_whole(referee: tuple[Path, Any]) -> None:
     """A library caller handing ``pipeline.submit`` 10 MB gets a refusal, and the
     refusal record keeps at most a turn file's worth (plus a margin) of it."""
@@ -209,12 +223,6 @@ def test_ingest_dir_refuses_a_100_mb_file_unread(referee: tuple[Path, Any], tmp_
     assert peak < 5 * MiB, f"refusing a 100 MB file allocated {peak // MiB} MiB"
 
 
-# ``ingest_maildir`` / ``ingest_mbox`` read every message whole (``get_bytes``)
-# before ``read_message`` sees the size.  See /tmp/proposed-ingest-size.patch.
-READS_WHOLE_MESSAGE = pytest.mark.xfail(strict=True, reason="ingest reads the whole message before checking its size")
-
-
-@READS_WHOLE_MESSAGE
 def test_ingest_maildir_refuses_a_100_mb_message_unread(referee: tuple[Path, Any], tmp_path: Path) -> None:
     ingest = _ingest()
     _db, engine = referee
@@ -229,21 +237,23 @@ def test_ingest_maildir_refuses_a_100_mb_message_unread(referee: tuple[Path, Any
     assert peak < 20 * MiB, f"refusing a 100 MB message allocated {peak // MiB} MiB"
 
 
-@READS_WHOLE_MESSAGE
 def test_ingest_mbox_refuses_a_100_mb_message_unread(referee: tuple[Path, Any], tmp_path: Path) -> None:
+    """A 100 MB message (base64-like lines, as mail has) between two small ones."""
     ingest = _ingest()
     _db, engine = referee
     path = tmp_path / "inbox.mbox"
+    line = b"QUFB" * 19 + b"\n"
     with open(path, "wb") as f:
         f.write(b"From republic@example.org Sun Nov 29 12:00:00 2026\n" + HEADER.replace(b"\r\n", b"\n"))
-        f.write(b"x" * 100 + b"\n")
-        f.truncate(BIG)
-        f.seek(0, 2)
-        f.write(b"\n\nFrom empire@example.org Sun Nov 29 12:01:00 2026\nFrom: empire@example.org\nSubject: hi\n\nsmall\n")
+        block = line * (MiB // len(line))
+        for _ in range(BIG // len(block)):
+            f.write(block)
+        f.write(b"\nFrom empire@example.org Sun Nov 29 12:01:00 2026\nFrom: empire@example.org\nSubject: hi\n\nsmall\n")
     submit, check = callables(engine, ingest)
     summary, peak = peak_traced(lambda: ingest.ingest_mbox(path, submit, check, None, "referee@example.org"))
     assert len(summary.outcomes) == 2
     assert all(o.verdict is ingest.Verdict.REFUSED for o in summary.outcomes)
+    assert any("over the limit" in line for o in summary.outcomes for line in o.lines)
     assert peak < 20 * MiB, f"refusing a 100 MB message allocated {peak // MiB} MiB"
 
 
