@@ -238,6 +238,9 @@ def process(
                 if o.resolved is not None:
                     reporting.write_resolution_reports(db, o.game_id, o.resolved, reports / o.game_id)
     _print_outcomes(outcomes, quiet)
+    failed = [p for o in outcomes for p in o.problems]
+    if failed:
+        fail(failed)
 
 
 def _with_progress(what: str, items: list[str], run: Callable[[Callable[[], None]], Any], quiet: bool) -> Any:
@@ -471,6 +474,8 @@ def ingest(
         first = o.lines[0].splitlines()[0] if o.lines else ""
         typer.echo(f"{o.verdict.value}: {o.source}: {first}")
     typer.echo(f"{summary.accepted} accepted, {summary.refused} refused, {summary.checked} checked, {summary.skipped} skipped")
+    if summary.refused and not summary.accepted and not summary.checked:
+        raise typer.Exit(1)  # everything that came in was refused (each refusal is recorded and listed above)
 
 
 def _host_port(value: str) -> tuple[str, int]:

@@ -23,7 +23,7 @@ from sqlmodel import Session
 from pbem import dice as dicev1
 from pbem import keys, sshsig, store
 from pbem.canonical import canonical_json, position_hash
-from pbem.turnfile import TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
+from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
 from rules import find_ruleset
 from rules.base import NO_ORDERS, Orders, Problem, Ruleset
 
@@ -32,11 +32,28 @@ FAULT_ENV = "PBEM_TEST_FAULT"
 after writing a resolution but before committing it (see tests/test_crash.py)."""
 
 
+MAX_PROBLEMS = 50
+MAX_PROBLEM_CHARS = 500
+MAX_KEPT_BYTES = 80 * 1024
+"""The most of a refused input that is kept (a turn file is at most 64 KiB; the
+margin holds an inline signature)."""
+
+
+def clip_problems(problems: Sequence[str]) -> list[str]:
+    """At most ``MAX_PROBLEMS`` lines of at most ``MAX_PROBLEM_CHARS`` characters: a
+    refusal that quotes a 60 KB order line, or lists 2,000 bad lines, helps nobody."""
+    lines = [p if len(p) <= MAX_PROBLEM_CHARS else p[: MAX_PROBLEM_CHARS - 1] + "\u2026" for p in problems]
+    if len(lines) > MAX_PROBLEMS:
+        lines = lines[: MAX_PROBLEMS - 1] + [f"... and {len(lines) - MAX_PROBLEMS + 1} more problems"]
+    return lines
+
+
 class Refused(ValueError):
-    """An input was refused; ``problems`` are the lines to print (one per problem)."""
+    """An input was refused; ``problems`` are the lines to print (one per problem,
+    clipped by :func:`clip_problems`)."""
 
     def __init__(self, problems: Sequence[str]) -> None:
-        self.problems = list(problems)
+        self.problems = clip_problems(problems)
         super().__init__("\n".join(self.problems))
 
 
@@ -94,6 +111,7 @@ def new_game(
         scenario=info.id,
         options=json.dumps(list(options)),
         seed=commitment.seed.hex(),
+        seed_checkpoints=commitment.kept.hex(),
         chain_length=chain_length,
         anchor=commitment.anchor.hex(),
         initial_position=canonical_json(position),
@@ -229,6 +247,10 @@ class Submitted:
 def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "") -> Submitted:
     """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
     reason) and raised as :class:`Refused`; nothing else changes."""
+    if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
+        refusal = Refused([f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)"])
+        record_refusal(engine, data, None, refusal.problems, source)
+        raise refusal
     message, armored = split_signature(data, signature)
     try:
         with store.session_scope(engine) as session:
@@ -261,10 +283,14 @@ def record_refusal(engine: Engine, data: bytes, signature: str | None, problems:
     game_id = side = None
     turn = None
     try:
-        tf = parse_turn_file(sshsig.split_inline(data)[0] if signature is None else normalise(data))
-        game_id, side, turn = tf.game, tf.side, tf.turn
+        if len(data) <= MAX_KEPT_BYTES:
+            tf = parse_turn_file(sshsig.split_inline(data)[0] if signature is None else normalise(data))
+            game_id, side, turn = tf.game, tf.side, tf.turn
     except (TurnFileError, ValueError):
         pass
+    if len(data) > MAX_KEPT_BYTES:
+        problems = [*problems, f"(only the first {MAX_KEPT_BYTES} of its {len(data)} bytes are kept)"]
+        data = data[:MAX_KEPT_BYTES]
     with store.session_scope(engine) as session:
         session.add(
             store.Refusal(game_id=game_id, side=side, turn=turn, data=data, signature=signature, reason="\n".join(problems), source=source)
@@ -283,6 +309,7 @@ class ProcessOutcome:
     nmr: tuple[str, ...] = ()
     over: bool = False
     note: str = ""
+    problems: tuple[str, ...] = ()  # why this game could not be resolved (the batch went on)
 
 
 def pending_games(engine: Engine) -> list[str]:
@@ -303,7 +330,11 @@ def process(
     (turn files are only ever queued for the next resolution)."""
     outcomes: list[ProcessOutcome] = []
     for game_id in list(game_ids) if game_ids is not None else pending_games(engine):
-        outcome = resolve_next(engine, game_id, force_nmr)
+        try:
+            outcome = resolve_next(engine, game_id, force_nmr)
+        except (Refused, store.StoreError, LookupError) as exc:  # one game's trouble must not stop the batch
+            problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
+            outcome = ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
         outcomes.append(outcome)
         if on_resolved is not None:
             on_resolved(outcome)
@@ -327,11 +358,14 @@ def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> Proce
             if missing and not force_nmr:
                 return ProcessOutcome(game_id, None, label, awaiting=missing)
             files = [queued[side] for side in sorted(queued) if side in due]
-            reveal = dicev1.reveal(bytes.fromhex(game.seed), game.chain_length, k)
+            reveal = dicev1.reveal(bytes.fromhex(game.seed), game.chain_length, k, bytes.fromhex(game.seed_checkpoints))
             stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
             orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
             for f in files:
-                tf = parse_turn_file(f.message)
+                try:
+                    tf = parse_turn_file(f.message)
+                except TurnFileError as exc:  # cannot happen either, unless the row was damaged
+                    raise Refused([f"queued {f.side} file no longer readable: {p}" for p in exc.problems]) from None
                 parsed, problems = orders_of(ruleset, position, tf)
                 if problems:  # cannot happen: checked at submit against this very position
                     raise Refused([f"queued {f.side} file no longer valid: {p}" for p in problems])

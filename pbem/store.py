@@ -22,7 +22,7 @@ from sqlalchemy import Engine, LargeBinary, UniqueConstraint, event, inspect, te
 from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
 
 
 class StoreError(RuntimeError):
@@ -52,6 +52,7 @@ class Game(SQLModel, table=True):
     options: str = "[]"  # JSON list
     created: datetime = Field(default_factory=utcnow)
     seed: str  # hex; the only secret. Never leaves the database.
+    seed_checkpoints: str = ""  # hex of dice.checkpoints(seed, N): as secret as the seed; never exported
     chain_length: int
     anchor: str
     initial_position: str  # canonical JSON

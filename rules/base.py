@@ -16,7 +16,7 @@ Bots and ``pbem check`` use the same legality code as ``pbem process``.
 
 from __future__ import annotations
 
-import copy
+import marshal
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -286,4 +286,10 @@ class Ruleset(ABC):
     # --- helpers shared by rulesets ----------------------------------------------
     @staticmethod
     def copy_position(position: Position) -> Position:
-        return copy.deepcopy(position)
+        """A deep copy of a position (JSON data only, so ``marshal`` round-trips it
+        exactly, about twice as fast as ``copy.deepcopy``).
+
+        >>> p = {"units": [{"id": "inf-1"}]}; q = Ruleset.copy_position(p); q["units"][0]["id"] = "x"; p
+        {'units': [{'id': 'inf-1'}]}
+        """
+        return marshal.loads(marshal.dumps(position))

@@ -391,7 +391,6 @@ def test_ingest_killed_fifty_times(desk: Desk, source: str) -> None:
 # ------------------------------------------------------------------ one bad game
 
 
-@pytest.mark.xfail(strict=True, reason="process --all stops at the first game that cannot resolve; proposed fix in docs/performance.md, 'Reliability findings'")
 def test_one_game_that_cannot_resolve_does_not_stop_the_batch(desk: Desk) -> None:
     """A queued file that no longer passes its checks (a damaged row, or a rules
     upgrade between submit and process) is reported for its game, with exit 1;

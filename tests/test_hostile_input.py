@@ -43,12 +43,6 @@ MAX_PROBLEMS = 100
 BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
 FUZZ = settings(max_examples=int(os.environ.get("PBEM_FUZZ_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# Cases whose refusal is correct but not yet short: the rules quote a whole order
-# line, or give one line per bad line.  The proposed refusal limits (docs/performance.md,
-# "Reliability findings") clip problems in pipeline.Refused; once applied these
-# become XPASS (strict: a failure), and this set should be emptied.
-TOO_LONG_TODAY = {"huge-line.txt", "combining-storm.txt", "deep-unicode-orders.txt", "many-lines.txt"}
-
 
 @dataclass
 class Referee:
@@ -156,11 +150,7 @@ def case_id(case: dict) -> str:
 
 
 def corpus_params() -> list:
-    params = []
-    for case in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason="refusal too long; see TOO_LONG_TODAY")] if case["file"] in TOO_LONG_TODAY else []
-        params.append(pytest.param(case, id=case_id(case), marks=marks))
-    return params
+    return [pytest.param(case, id=case_id(case)) for case in CASES]
 
 
 # ------------------------------------------------------------------ the corpus
@@ -447,7 +437,6 @@ def test_pbem_ingest_of_the_broken_mail(referee: Referee, tmp_path: Path) -> Non
     assert referee.refusals() == count + len(mail_corpus())
 
 
-@pytest.mark.xfail(strict=True, reason="pbem ingest exits 0 when it refused every message; proposed fix in docs/performance.md, 'Reliability findings'")
 def test_pbem_ingest_exits_1_when_it_refused_everything(referee: Referee, tmp_path: Path) -> None:
     """Issue 8: every hostile case ends in "a clear refusal, exit 1".  (A batch in
     which something was accepted still exits 0: tests/test_mail_loop.py.)"""

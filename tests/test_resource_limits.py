@@ -108,7 +108,6 @@ def test_a_100_mb_turn_file_is_refused_unread(referee: tuple[Path, Any], tmp_pat
     assert rss_big < rss_small + 30 * MiB, f"peak RSS {rss_big // MiB} MiB refusing 100 MB, {rss_small // MiB} MiB refusing a small file"
 
 
-@pytest.mark.xfail(strict=True, reason="record_refusal stores every byte it is given; proposed fix in docs/performance.md, 'Reliability findings'")
 def test_an_oversized_turn_file_is_not_kept_whole(referee: tuple[Path, Any]) -> None:
     """A library caller handing ``pipeline.submit`` 10 MB gets a refusal, and the
     refusal record keeps at most a turn file's worth (plus a margin) of it."""
