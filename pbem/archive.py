@@ -43,7 +43,7 @@ def _resolution_json(session: Session, game_id: str, row: store.Resolution) -> d
 
 
 def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         rows = store.all_resolutions(session, game_id)
         rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())

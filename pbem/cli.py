@@ -292,12 +292,10 @@ def dice(
     stats: Annotated[bool, typer.Option("--stats", help="Counts per face and a chi-square figure per die size.")] = False,
 ) -> None:
     """The dice history: resolution, index, die, value, purpose."""
-    from sqlmodel import Session
-
     from pbem import dice_stats
 
     with refusals():
-        with Session(engine()) as session:
+        with store.reading(engine()) as session:
             g = store.get_game(session, game)
             rows = store.rolls_for(session, g.id)
             active = {r.k: r.active for r in store.all_resolutions(session, g.id)}

@@ -14,7 +14,6 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlmodel import Session
 
 from pbem import email_build, ingest, pipeline, reporting, smtp_send, store
 from rules import find_ruleset
@@ -76,7 +75,7 @@ def report_messages(engine: Engine, game_id: str, k: int | None, sender: str) ->
     """Each side's report of resolution ``k`` (default the latest) as an email, to
     the side's registered address; sides without one are skipped."""
     messages = []
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         roster = {p.side: p.email for p in store.players(session, game_id)}
         for side in find_ruleset(game.rules).sides(game.scenario):

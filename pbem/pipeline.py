@@ -234,7 +234,7 @@ def check(engine: Engine, data: bytes, signature: str | bytes | None = None) -> 
     """``pbem check``: every check, storing nothing.  An unsigned file is checked
     for everything but its signature."""
     message, armored = split_signature(data, signature)
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         return inspect_turn_file(session, message, armored, require_signature=False)
 
 
@@ -315,7 +315,7 @@ class ProcessOutcome:
 def pending_games(engine: Engine) -> list[str]:
     from sqlmodel import select
 
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         return list(session.exec(select(store.Game.id).where(store.Game.over == False).order_by(store.Game.id)).all())  # noqa: E712
 
 
@@ -458,7 +458,7 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
     one filled with a bot's legal orders."""
     import random
 
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         ruleset = find_ruleset(game.rules)
         position = store.current_position(session, game)
@@ -511,7 +511,7 @@ class Status:
 
 
 def status(engine: Engine, game_id: str) -> Status:
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         ruleset = find_ruleset(game.rules)
         position = store.current_position(session, game)

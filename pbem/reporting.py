@@ -81,7 +81,7 @@ def report_data(session: Session, game_id: str, k: int | None = None, side: str 
 def audit_page(engine: Engine, game_id: str) -> str:
     """The whole game's audit page: every resolution linked, the dice history with
     a histogram per die size, and the score over time."""
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         ruleset = find_ruleset(game.rules)
         actives = store.active_resolutions(session, game_id)
@@ -96,7 +96,7 @@ def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: s
     """One report as ``html``, ``text`` or ``eml`` (bytes), or the game's ``audit`` page."""
     if fmt == "audit":
         return audit_page(engine, game_id)
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         data = report_data(session, game_id, k, side)
         email_to = next((p.email for p in store.players(session, game_id) if p.side == side), None)
     if fmt == "html":
@@ -115,7 +115,7 @@ def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path)
     """Each side's HTML and text report of resolution ``k``, written to ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with Session(engine) as session:
+    with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         for side in find_ruleset(game.rules).sides(game.scenario):
             data = report_data(session, game_id, k, side)

@@ -23,6 +23,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
+_READ_ONLY = "pbem_read_only"  # execution option: a read-only transaction (see ``reading``)
 
 
 class StoreError(RuntimeError):
@@ -160,7 +161,9 @@ def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         # A writer takes the lock at BEGIN: two processes never interleave a resolution.
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        # A reader (see ``reading``) takes none: WAL gives it a snapshot, and it never
+        # waits behind a writer.
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(_READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -> Engine:
@@ -186,16 +189,17 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
 
 
 def _check_or_create_schema(engine: Engine) -> None:
-    tables = set(inspect(engine).get_table_names())
+    reader = engine.execution_options(**{_READ_ONLY: True})
+    tables = set(inspect(reader).get_table_names())
     if not tables:
-        SQLModel.metadata.create_all(engine)
-        with Session(engine) as session:
-            session.add(Meta(key="schema_version", value=str(SCHEMA_VERSION)))
-            session.commit()
-        return
+        with engine.begin() as conn:  # the write lock: one creator at a time
+            if not inspect(conn).get_table_names():
+                SQLModel.metadata.create_all(conn)
+                conn.execute(Meta.__table__.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))  # type: ignore[attr-defined]
+        tables = set(inspect(reader).get_table_names())
     if "meta" not in tables:
         raise StoreError("this database is not a pbem database (it has no 'meta' table); give another --db")
-    with engine.connect() as conn:
+    with reader.connect() as conn:
         row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
     version = row[0] if row else None
     if version != str(SCHEMA_VERSION):
@@ -206,6 +210,12 @@ def _check_or_create_schema(engine: Engine) -> None:
     missing = set(SQLModel.metadata.tables) - tables
     if missing:
         raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
+
+
+def reading(engine: Engine) -> Session:
+    """A session for reading only (``status``, ``check``, reports, export, audit):
+    on SQLite it begins a plain (deferred) transaction, so it takes no write lock."""
+    return Session(engine.execution_options(**{_READ_ONLY: True}), expire_on_commit=False)
 
 
 @contextmanager
