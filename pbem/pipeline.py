@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
@@ -184,7 +184,7 @@ def inspect_turn_file(session: Session, message: bytes, signature: str | None, r
             who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
     digest = hashlib.sha256(message).hexdigest()
-    for earlier in _submissions_with_digest(session, game.id, digest):
+    for earlier in store.submissions_with_digest(session, game.id, digest):
         if earlier.status == store.SubmissionStatus.RESOLVED:
             raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
         if earlier.status == store.SubmissionStatus.QUEUED:
@@ -214,13 +214,6 @@ def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, l
         problems = ruleset.validate(position, tf.side, orders)
     shifted = [Problem(p.line + tf.body_offset if p.line else 0, p.message) for p in problems]
     return orders, shifted
-
-
-def _submissions_with_digest(session: Session, game_id: str, digest: str) -> list[store.Submission]:
-    from sqlmodel import select
-
-    stmt = select(store.Submission).where(store.Submission.game_id == game_id, store.Submission.digest == digest)
-    return list(session.exec(stmt).all())
 
 
 def _result_text(game: store.Game) -> str:
@@ -386,21 +379,25 @@ def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> Proce
                     nmr=json.dumps(list(missing)),
                 )
             )
-            for roll in stream.rolls:
-                session.add(store.Roll(game_id=game_id, k=k, idx=roll.index, sides=roll.sides, value=roll.value, purpose=roll.purpose))
+            if stream.rolls:  # one bulk insert: rolls are plain rows, never read back here
+                session.execute(
+                    insert(store.Roll),
+                    [{"game_id": game_id, "k": k, "idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
+                )
             for f in files:
                 f.status = store.SubmissionStatus.RESOLVED
                 session.add(f)
+            over = outcome is not None
             game.current_k = k
             game.next_k = k + 1
             game.state_hash = new_hash
-            game.over = outcome is not None
+            game.over = over
             game.result = json.dumps(outcome.to_json()) if outcome else None
             session.add(game)
             session.flush()
             if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
                 os.kill(os.getpid(), signal.SIGKILL)
-            return ProcessOutcome(game_id, k, label, nmr=missing, over=game.over)
+            return ProcessOutcome(game_id, k, label, nmr=missing, over=over)
     except IntegrityError:
         # Another process made this resolution first (unique game_id, k): nothing to do.
         return ProcessOutcome(game_id, None, "", note="resolved by another process")

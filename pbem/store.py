@@ -18,7 +18,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, LargeBinary, UniqueConstraint, event, inspect, text
+from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
@@ -239,8 +239,21 @@ def get_game(session: Session, game_id: str) -> Game:
     return game
 
 
+# The hot statements are built once, with bound parameters: building a statement
+# costs more than SQLite takes to run it (see docs/performance.md).
+_PLAYERS = select(Player).where(Player.game_id == bindparam("g")).order_by(Player.side)
+_RESOLUTION = select(Resolution).where(Resolution.game_id == bindparam("g"), Resolution.k == bindparam("k"))
+_SUBMISSIONS = select(Submission).where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k")).order_by(Submission.side, Submission.id)
+_SUBMISSIONS_WITH_STATUS = (
+    select(Submission)
+    .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"), Submission.status == bindparam("status"))
+    .order_by(Submission.side, Submission.id)
+)
+_SUBMISSIONS_WITH_DIGEST = select(Submission).where(Submission.game_id == bindparam("g"), Submission.digest == bindparam("digest"))
+
+
 def players(session: Session, game_id: str) -> list[Player]:
-    return list(session.exec(select(Player).where(Player.game_id == game_id).order_by(Player.side)).all())
+    return list(session.exec(_PLAYERS, params={"g": game_id}).all())
 
 
 def active_resolutions(session: Session, game_id: str) -> list[Resolution]:
@@ -254,7 +267,7 @@ def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
 
 
 def resolution(session: Session, game_id: str, k: int) -> Resolution | None:
-    return session.exec(select(Resolution).where(Resolution.game_id == game_id, Resolution.k == k)).first()
+    return session.exec(_RESOLUTION, params={"g": game_id, "k": k}).first()
 
 
 def current_position(session: Session, game: Game) -> dict[str, Any]:
@@ -267,10 +280,14 @@ def current_position(session: Session, game: Game) -> dict[str, Any]:
 
 
 def submissions_for(session: Session, game_id: str, k: int, status: SubmissionStatus | None = None) -> list[Submission]:
-    stmt = select(Submission).where(Submission.game_id == game_id, Submission.turn == k)
-    if status is not None:
-        stmt = stmt.where(Submission.status == status)
-    return list(session.exec(stmt.order_by(Submission.side, Submission.id)).all())
+    if status is None:
+        return list(session.exec(_SUBMISSIONS, params={"g": game_id, "k": k}).all())
+    return list(session.exec(_SUBMISSIONS_WITH_STATUS, params={"g": game_id, "k": k, "status": status}).all())
+
+
+def submissions_with_digest(session: Session, game_id: str, digest: str) -> list[Submission]:
+    """Every submission of the game with these exact bytes (hex SHA-256)."""
+    return list(session.exec(_SUBMISSIONS_WITH_DIGEST, params={"g": game_id, "digest": digest}).all())
 
 
 def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll]:
