@@ -7,11 +7,13 @@ Phase/Turn track, and the last resolution's moves and battles as arrows.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from rules.base import Event
 from rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
+from rules.farrapos.board import Board, load_board
 from rules.farrapos.position import Position, View
 from rules.farrapos.sequence import label
 
@@ -25,9 +27,9 @@ SIDE_COLOURS = {"empire": "#1f4e9c", "republic": "#b8202a", None: "#777777"}
 TYPE_NAMES = {"inf": "Inf", "cav": "Cav", "art": "Art"}
 
 
-def _projector(view: View):
-    cities = view.board.cities.values()
-    lat_mid = math.radians(sum(c.lat for c in cities) / len(view.board.cities))
+def _projector(board: Board):
+    cities = board.cities.values()
+    lat_mid = math.radians(sum(c.lat for c in cities) / len(board.cities))
     xs = [c.lon * math.cos(lat_mid) for c in cities]
     ys = [-c.lat for c in cities]
     x_min, x_max, y_min, y_max = min(xs), max(xs), min(ys), max(ys)
@@ -91,11 +93,23 @@ def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: 
     )
 
 
+def _layout(board: Board) -> dict[str, tuple[float, float]]:
+    """Where each city is drawn: projected, then spread apart where crowded."""
+    project = _projector(board)
+    return _spread({cid: project(c.lat, c.lon) for cid, c in board.cities.items()})
+
+
+@lru_cache(maxsize=1)
+def _shipped_layout() -> dict[str, tuple[float, float]]:
+    """The layout of the shipped board (``load_board``), worked out once: it
+    depends on the board only, and placing the labels is the map's main cost."""
+    return _layout(load_board())
+
+
 def render(position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
     view = View(position)
     board = view.board
-    project = _projector(view)
-    at = _spread({cid: project(c.lat, c.lon) for cid, c in board.cities.items()})
+    at = _shipped_layout() if board is load_board() else _layout(board)
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}">',
         "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
