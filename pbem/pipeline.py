@@ -334,51 +334,22 @@ def process(
     return outcomes
 
 
-@dataclass(frozen=True)
-class _Readiness:
-    game: store.Game
-    ruleset: Ruleset
-    position: dict
-    label: str
-    due: tuple[str, ...]
-    queued: dict[str, store.Submission]
-    missing: tuple[str, ...]
-    waiting: ProcessOutcome | None  # why the game cannot resolve now, or None
-
-
-def _readiness(session: Session, game_id: str, force_nmr: bool) -> _Readiness:
-    game = store.get_game(session, game_id)
-    ruleset = find_ruleset(game.rules)
-    position = store.current_position(session, game)
-    label = ruleset.turn_label(position)
-    due = ruleset.due(position) if not game.over else ()
-    queued = {s.side: s for s in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED)}
-    missing = tuple(side for side in due if side not in queued)
-    waiting = None
-    if game.over:
-        waiting = ProcessOutcome(game_id, None, label, over=True, note="game over")
-    elif missing and not force_nmr:
-        waiting = ProcessOutcome(game_id, None, label, awaiting=missing)
-    return _Readiness(game, ruleset, position, label, due, queued, missing, waiting)
-
-
 def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> ProcessOutcome:
-    """Make the next resolution of one game if it is ready, in one transaction.
-
-    A game that is not ready is seen with a read (no write lock), so a referee's
-    ``process --all`` over many waiting games does not queue behind writers; a
-    ready one is checked again under the write lock before anything is written."""
-    with store.reading(engine) as session:
-        first_look = _readiness(session, game_id, force_nmr)
-    if first_look.waiting is not None:
-        return first_look.waiting
+    """Make the next resolution of one game if it is ready, in one transaction."""
     try:
         with store.session_scope(engine) as session:
-            ready = _readiness(session, game_id, force_nmr)
-            if ready.waiting is not None:
-                return ready.waiting
-            game, ruleset, position, label = ready.game, ready.ruleset, ready.position, ready.label
-            k, due, queued, missing = game.next_k, ready.due, ready.queued, ready.missing
+            game = store.get_game(session, game_id)
+            ruleset = find_ruleset(game.rules)
+            position = store.current_position(session, game)
+            label = ruleset.turn_label(position)
+            if game.over:
+                return ProcessOutcome(game_id, None, label, over=True, note="game over")
+            k = game.next_k
+            due = ruleset.due(position)
+            queued = {s.side: s for s in store.submissions_for(session, game_id, k, store.SubmissionStatus.QUEUED)}
+            missing = tuple(side for side in due if side not in queued)
+            if missing and not force_nmr:
+                return ProcessOutcome(game_id, None, label, awaiting=missing)
             files = [queued[side] for side in sorted(queued) if side in due]
             reveal = dicev1.reveal(bytes.fromhex(game.seed), game.chain_length, k, bytes.fromhex(game.seed_checkpoints))
             stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
