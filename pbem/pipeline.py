@@ -80,7 +80,7 @@ def new_game(
         info = ruleset.scenario(scenario)
     except ValueError as exc:
         raise Refused([str(exc)]) from None
-    known_options = {o.id for o in ruleset.options()} | _scenario_option_ids(ruleset, info.id)
+    known_options = {o.id for o in (*ruleset.options(), *ruleset.scenario_options(info.id))}
     for option in options:
         if option not in known_options:
             problems.append(f"unknown option {option!r} for {rules_id} (known: {', '.join(sorted(known_options)) or 'none'})")
@@ -125,11 +125,6 @@ def new_game(
         for side in info.sides:
             session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
     return game
-
-
-def _scenario_option_ids(ruleset: Ruleset, scenario_id: str) -> set[str]:
-    hook = getattr(ruleset, "scenario_options", None)
-    return {o.id for o in hook(scenario_id)} if callable(hook) else set()
 
 
 # ---------------------------------------------------------------------- checking

@@ -199,7 +199,11 @@ class Ruleset(ABC):
         raise ValueError(f"unknown scenario {wanted!r} for {self.id} (known: {known})")
 
     def options(self) -> Sequence[OptionInfo]:
-        """Optional rules that ``pbem new --option NAME`` may switch on."""
+        """Optional rules of the game that ``pbem new --option NAME`` may switch on."""
+        return ()
+
+    def scenario_options(self, scenario_id: str) -> Sequence[OptionInfo]:
+        """Options of one scenario only (e.g. a scenario's variant set-up)."""
         return ()
 
     def sides(self, scenario_id: str | None = None) -> tuple[str, ...]:

@@ -329,3 +329,20 @@ def test_store_opens_by_url(tmp_path: Path) -> None:
     engine = store.open_engine(f"sqlite:///{tmp_path / 'x.db'}")
     engine.dispose()
     assert (tmp_path / "x.db").exists()
+
+
+def test_new_takes_game_and_scenario_options_and_refuses_unknown_ones(table: Table) -> None:
+    _, a = table.key("a")
+    _, b = table.key("b")
+    r = table.run("new", "f1", "--rules", "farrapos", "--option", "siege", "--option", "port-transport", "--player", f"republic={a}", "--player", f"empire={b}")
+    assert r.exit_code == 0, r.stderr
+    r = table.run("new", "v1", "--rules", "furor-barbarus", "--scenario", "vouille", "--option", "elite", "--option", "zoc-to-zoc",
+                  "--player", f"franks={a}", "--player", f"visigoths={b}")
+    assert r.exit_code == 0, r.stderr
+    r = table.run("new", "v2", "--rules", "furor-barbarus", "--scenario", "soissons", "--option", "elite",
+                  "--player", f"franks={a}", "--player", f"gallo-romans={b}")
+    assert r.exit_code == 1 and "unknown option 'elite'" in r.stderr and "free-placement" in r.stderr
+    r = table.run("new", "v3", "--rules", "furor-barbarus", "--scenario", "nowhere", "--player", f"franks={a}")
+    assert r.exit_code == 1 and "unknown scenario 'nowhere'" in r.stderr
+    r = table.run("new", "v4", "--rules", "chess", "--player", f"white={a}")
+    assert r.exit_code == 1 and "unknown rules 'chess'" in r.stderr
