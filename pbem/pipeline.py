@@ -11,14 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from sqlalchemy import Engine, insert
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from pbem import dice as dicev1
 from pbem import keys, sshsig, store
@@ -301,8 +301,6 @@ class ProcessOutcome:
 
 
 def pending_games(engine: Engine) -> list[str]:
-    from sqlmodel import select
-
     with store.reading(engine) as session:
         return list(session.exec(select(store.Game.id).where(store.Game.over == False).order_by(store.Game.id)).all())  # noqa: E712
 
@@ -448,8 +446,6 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.Rollback:
 def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = None, seed: int = 0) -> str:
     """``pbem orders``: the next turn file for ``side``: a commented template, or
     one filled with a bot's legal orders."""
-    import random
-
     with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         ruleset = find_ruleset(game.rules)
@@ -523,6 +519,3 @@ def status(engine: Engine, game_id: str) -> Status:
             queued=queued,
         )
 
-
-def received_at(value: datetime) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S UTC")
