@@ -74,17 +74,12 @@ def run_ingest(
 def report_messages(engine: Engine, game_id: str, k: int | None, sender: str) -> list[EmailMessage]:
     """Each side's report of resolution ``k`` (default the latest) as an email, to
     the side's registered address; sides without one are skipped."""
-    messages = []
     with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         roster = {p.side: p.email for p in store.players(session, game_id)}
-        for side in find_ruleset(game.rules).sides(game.scenario):
-            address = roster.get(side)
-            if not address:
-                continue
-            data = reporting.report_data(session, game_id, k, side)
-            messages.append(email_build.report_email(data, sender, address, None))
-    return messages
+        sides = [side for side in find_ruleset(game.rules).sides(game.scenario) if roster.get(side)]
+        views = reporting.report_views(session, game_id, k, sides) if sides else []
+    return [email_build.report_email(data, sender, roster[data.side], None) for data in views if data.side]
 
 
 def send_reports(

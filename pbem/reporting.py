@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -17,6 +19,12 @@ from rules import find_ruleset
 def report_data(session: Session, game_id: str, k: int | None = None, side: str | None = None) -> report.ReportData:
     """The report of resolution ``k`` (default: the latest active; 0 = the game as
     created) for ``side`` (``None``: the referee's view)."""
+    return report_views(session, game_id, k, (side,))[0]
+
+
+def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[str | None]) -> list[report.ReportData]:
+    """The reports of resolution ``k`` for several sides: what they share (the
+    position, events, rolls, dice proof, history) is read once."""
     game = store.get_game(session, game_id)
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
@@ -24,30 +32,21 @@ def report_data(session: Session, game_id: str, k: int | None = None, side: str 
     row = next((r for r in actives if r.k == k), None) if k else None
     if k and row is None:
         raise LookupError(f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})")
-    sides = ruleset.sides(game.scenario)
-    if side is not None and side not in sides:
-        raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})")
+    known = ruleset.sides(game.scenario)
+    for side in sides:
+        if side is not None and side not in known:
+            raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(known)})")
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     before = actives[actives.index(row) - 1] if row and actives.index(row) > 0 else None
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
-    latest = k == game.current_k
-    next_turn = game.next_k if latest else k + 1
-    next_file = None
-    if side is not None and side in due:
-        body = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" + ruleset.order_template(position, side)
-        next_file = render_turn_file(game.id, game.rules, side, next_turn, row.state_hash if row else game.initial_state_hash, body)
+    next_turn = game.next_k if k == game.current_k else k + 1
+    state_hash = row.state_hash if row else game.initial_state_hash
     events = tuple(json.loads(row.events)) if row else ()
     refusals = session.exec(
         select(store.Refusal).where(store.Refusal.game_id == game_id, store.Refusal.turn.in_([k, next_turn])).order_by(store.Refusal.id)  # type: ignore[union-attr]
     ).all()
-    problems = tuple(
-        report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
-        for r in refusals
-        if side is None or r.side == side
-    )
-    roster = store.players(session, game_id)
-    return report.ReportData(
+    shared = report.ReportData(
         game_id=game.id,
         rules_id=game.rules,
         rules_title=ruleset.title,
@@ -58,8 +57,8 @@ def report_data(session: Session, game_id: str, k: int | None = None, side: str 
         label=row.label if row else "set-up",
         next_label=ruleset.turn_label(position),
         awaiting=tuple(due),
-        side=side,
-        sides=tuple((p.side, p.email) for p in roster),
+        side=None,
+        sides=tuple((p.side, p.email) for p in store.players(session, game_id)),
         score=tuple(ruleset.score(position)),
         over=outcome is not None,
         result=outcome.to_json() if outcome else None,
@@ -69,13 +68,28 @@ def report_data(session: Session, game_id: str, k: int | None = None, side: str 
         anchor=game.anchor,
         chain_length=game.chain_length,
         previous_reveal=(before.reveal if before else game.anchor) if row else None,
-        state_hash=row.state_hash if row else game.initial_state_hash,
+        state_hash=state_hash,
         previous_state_hash=row.previous_state_hash if row else None,
-        map_svg=ruleset.map_svg(position, list(events), side),
-        problems=problems,
-        next_turn_file=next_file,
+        map_svg="",
+        problems=(),
+        next_turn_file=None,
         history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
     )
+    views = []
+    for side in sides:
+        next_file = None
+        if side is not None and side in due:
+            body = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" + ruleset.order_template(position, side)
+            next_file = render_turn_file(game.id, game.rules, side, next_turn, state_hash, body)
+        problems = tuple(
+            report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
+            for r in refusals
+            if side is None or r.side == side
+        )
+        views.append(
+            replace(shared, side=side, map_svg=ruleset.map_svg(position, list(events), side), problems=problems, next_turn_file=next_file)
+        )
+    return views
 
 
 def audit_page(engine: Engine, game_id: str) -> str:
@@ -117,10 +131,10 @@ def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path)
     written: list[Path] = []
     with store.reading(engine) as session:
         game = store.get_game(session, game_id)
-        for side in find_ruleset(game.rules).sides(game.scenario):
-            data = report_data(session, game_id, k, side)
-            for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
-                path = folder / report.report_filename(k, side, ext)
-                path.write_text(text, encoding="utf-8")
-                written.append(path)
+        views = report_views(session, game_id, k, find_ruleset(game.rules).sides(game.scenario))
+    for data in views:
+        for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
+            path = folder / report.report_filename(k, data.side, ext)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
     return written
