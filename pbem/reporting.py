@@ -75,6 +75,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         next_turn_file=None,
         history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
     )
+    shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     views = []
     for side in sides:
         next_file = None
@@ -87,7 +88,13 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
             if side is None or r.side == side
         )
         views.append(
-            replace(shared, side=side, map_svg=ruleset.map_svg(position, list(events), side), problems=problems, next_turn_file=next_file)
+            replace(
+                shared,
+                side=side,
+                map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(events), side),
+                problems=problems,
+                next_turn_file=next_file,
+            )
         )
     return views
 

@@ -180,6 +180,9 @@ class Ruleset(ABC):
 
     id: str = ""
     title: str = ""
+    map_depends_on_side: bool = True
+    """Whether ``map_svg`` draws something only one side may see (hidden units);
+    when ``False`` the referee draws one map per resolution for every side."""
 
     # --- metadata -------------------------------------------------------------
     @abstractmethod

@@ -52,6 +52,7 @@ OPTION_INFO = (
 class Farrapos(Ruleset):
     id = "farrapos"
     title = "Farrapos (Julio Trois, 2011)"
+    map_depends_on_side = False  # nothing on the board is hidden from either side
 
     def scenarios(self) -> Sequence[ScenarioInfo]:
         return (

@@ -28,6 +28,7 @@ CORE_OPTIONS = (
 class FurorBarbarus(Ruleset):
     id = "furor-barbarus"
     title = "Furor Barbarus"
+    map_depends_on_side = False  # nothing on the board is hidden from either side
 
     def __init__(self, data_dirs: Sequence[Path | str] = (), crt: CombatResultsTable | None = None) -> None:
         self.library = DataLibrary(tuple(Path(d) for d in data_dirs))
