@@ -31,7 +31,6 @@ import platform
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,6 +54,7 @@ from pbem.turnfile import parse_turn_file  # noqa: E402
 from rules import find_ruleset  # noqa: E402
 
 sys.path.insert(0, str(HERE))
+import peak_rss as peak_rss_module  # noqa: E402
 import workload  # noqa: E402
 
 TARGETS = {"with_reports_per_s": 100, "without_reports_per_s": 500, "audit_resolutions_per_s": 1000}
@@ -247,28 +247,10 @@ def audit_speed(tmp: Path, players: workload.Players, games: int) -> dict[str, f
 # ------------------------------------------------------------------ memory
 
 
-# The child's own peak RSS (VmHWM of its memory map), written as it exits.  Not
-# ``ru_maxrss`` from ``wait4``: Linux carries the parent's peak into the child.
-MEASURED = """
-import os, runpy
-try:
-    runpy.run_module("pbem", run_name="__main__", alter_sys=True)
-finally:
-    with open("/proc/self/status") as status:
-        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-    with open(os.environ["PBEM_PEAK_RSS_FILE"], "w") as out:
-        out.write(peak)
-"""
-
-
 def peak_rss(args: list[str], tmp: Path) -> tuple[int, float, str]:
     """(exit status, peak RSS in MiB, stderr) of ``python -m pbem ARGS``."""
-    report = tmp / "peak-rss.txt"
-    env = {**os.environ, "PBEM_PEAK_RSS_FILE": str(report)}
-    r = subprocess.run([sys.executable, "-c", MEASURED, *args], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=3600)
-    peak = int(report.read_text()) / 1024
-    report.unlink()
-    return r.returncode, round(peak, 1), r.stderr.decode("utf-8", "replace")
+    code, err, peak = peak_rss_module.run_pbem(args, ROOT, tmp, timeout=3600)
+    return code, round(peak / 2**20, 1), err
 
 
 def memory(tmp: Path, players: workload.Players, sizes: list[int]) -> list[dict[str, Any]]:

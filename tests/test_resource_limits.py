@@ -9,13 +9,12 @@ files are sparse, so they cost no disk.
 
 from __future__ import annotations
 
+import importlib.util
+
 import gzip
 import io
 import mailbox
-import os
 import sqlite3
-import subprocess
-import sys
 import tracemalloc
 import zipfile
 from collections.abc import Callable
@@ -50,28 +49,20 @@ def peak_traced(call: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
-# The child's own peak RSS (VmHWM of its memory map).  Not ``ru_maxrss`` from
-# ``wait4``: Linux carries the parent's peak over fork and exec into it.
-MEASURED = """
-import os, runpy
-try:
-    runpy.run_module("pbem", run_name="__main__", alter_sys=True)
-finally:
-    with open("/proc/self/status") as status:
-        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
-    with open(os.environ["PBEM_PEAK_RSS_FILE"], "w") as out:
-        out.write(peak)
-"""
+def _peak_rss_module():  # noqa: ANN202
+    spec = importlib.util.spec_from_file_location("peak_rss", Path(__file__).resolve().parent.parent / "bench" / "peak_rss.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PEAK_RSS = _peak_rss_module()
 
 
 def run_measured(args: list[str], cwd: Path) -> tuple[int, str, int]:
     """Run ``python -m pbem ARGS``; (exit status, stderr, peak RSS in bytes)."""
-    report = cwd / f"peak-rss-{os.getpid()}.txt"
-    env = {**os.environ, "PBEM_PEAK_RSS_FILE": str(report)}
-    r = subprocess.run([sys.executable, "-c", MEASURED, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
-    peak = int(report.read_text()) * 1024
-    report.unlink()
-    return r.returncode, r.stderr.decode("utf-8", "replace"), peak
+    return PEAK_RSS.run_pbem(args, cwd, cwd, timeout=300)
 
 
 @pytest.fixture(scope="module")
