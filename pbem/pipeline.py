@@ -8,6 +8,7 @@ and reason, so nothing a player sent is lost).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -16,13 +17,12 @@ import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import Engine, insert
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlalchemy import Engine
 
 from pbem import dice as dicev1
 from pbem import keys, sshsig, store
 from pbem.canonical import canonical_json, position_hash
+from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
 from rules import find_ruleset
 from rules.base import NO_ORDERS, Orders, Problem, Ruleset
@@ -151,18 +151,24 @@ def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, 
     return sshsig.split_inline(data)
 
 
-def inspect_turn_file(session: Session, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
+@functools.lru_cache(maxsize=4096)
+def registered_key(line: str) -> keys.PublicKey:
+    """A side's stored public key line, parsed once per process."""
+    return keys.PublicKey.from_openssh(line)
+
+
+def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
     """Run every check on a turn file against the stored game; raise :class:`Refused`."""
     try:
         tf = parse_turn_file(message)
     except TurnFileError as exc:
         raise Refused([str(p) for p in exc.problems]) from None
-    game = session.get(store.Game, tf.game)
+    game = store.game_state(tx, tf.game)
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
-    roster = {p.side: p for p in store.players(session, game.id)}
+    roster = {side: registered_key(line) for side, line in store.public_keys(tx, game.id).items()}
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
     if signature is None:
@@ -173,33 +179,31 @@ def inspect_turn_file(session: Session, message: bytes, signature: str | None, r
             signer = sshsig.verify(message, signature)
         except sshsig.SignatureError as exc:
             raise Refused([f"signature refused: {exc}"]) from None
-        expected = keys.PublicKey.from_openssh(roster[tf.side].public_key)
+        expected = roster[tf.side]
         if not signer.same_key(expected):
-            owner = next((p.side for p in roster.values() if keys.PublicKey.from_openssh(p.public_key).same_key(signer)), None)
+            owner = next((side for side, key in roster.items() if key.same_key(signer)), None)
             who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
-    digest = hashlib.sha256(message).hexdigest()
-    for earlier in store.submissions_with_digest(session, game.id, digest):
+    for earlier in store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()):
         if earlier.status == store.SubmissionStatus.RESOLVED:
             raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
         if earlier.status == store.SubmissionStatus.QUEUED:
             raise Refused([f"this turn file is already queued for turn {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
     if game.over:
-        raise Refused([f"game {game.id} is over ({_result_text(game)}); no more turns are taken"])
+        raise Refused([f"game {game.id} is over ({result_text(game.result)}); no more turns are taken"])
     if tf.turn != game.next_k:
         when = "stale" if tf.turn < game.next_k else "from the future"
         raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
     if tf.state != game.state_hash:
         raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
     ruleset = find_ruleset(game.rules)
-    position = store.current_position(session, game)
-    due = ruleset.due(position)
+    due = ruleset.due(game.position)
     if tf.side not in due:
         raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for turn {game.next_k}"])
-    orders, problems = orders_of(ruleset, position, tf)
+    orders, problems = orders_of(ruleset, game.position, tf)
     if problems:
         raise Refused([str(p) for p in problems])
-    return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(position))
+    return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
 
 
 def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:
@@ -211,19 +215,20 @@ def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, l
     return orders, shifted
 
 
-def _result_text(game: store.Game) -> str:
-    if not game.result:
+def result_text(result: str | None) -> str:
+    """A stored outcome (``Game.result``) in words."""
+    if not result:
         return "no result"
-    result = json.loads(game.result)
-    return f"{result.get('kind')}, {result.get('winner') or 'no winner'}: {result.get('reason')}"
+    fields = json.loads(result)
+    return f"{fields.get('kind')}, {fields.get('winner') or 'no winner'}: {fields.get('reason')}"
 
 
 def check(engine: Engine, data: bytes, signature: str | bytes | None = None) -> Checked:
     """``pbem check``: every check, storing nothing.  An unsigned file is checked
     for everything but its signature."""
     message, armored = split_signature(data, signature)
-    with store.reading(engine) as session:
-        return inspect_turn_file(session, message, armored, require_signature=False)
+    with transaction(engine, write=False) as tx:
+        return inspect_turn_file(tx, message, armored, require_signature=False)
 
 
 @dataclass(frozen=True)
@@ -241,25 +246,10 @@ def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, so
         raise refusal
     message, armored = split_signature(data, signature)
     try:
-        with store.session_scope(engine) as session:
-            checked = inspect_turn_file(session, message, armored)
-            superseded = 0
-            for earlier in store.submissions_for(session, checked.game_id, checked.turn, store.SubmissionStatus.QUEUED):
-                if earlier.side == checked.side:
-                    earlier.status = store.SubmissionStatus.SUPERSEDED
-                    session.add(earlier)
-                    superseded += 1
-            session.add(
-                store.Submission(
-                    game_id=checked.game_id,
-                    side=checked.side,
-                    turn=checked.turn,
-                    message=message,
-                    signature=armored or "",
-                    digest=hashlib.sha256(message).hexdigest(),
-                    source=source,
-                )
-            )
+        with transaction(engine) as tx:
+            checked = inspect_turn_file(tx, message, armored)
+            digest = hashlib.sha256(message).hexdigest()
+            superseded = store.queue_submission(tx, checked.game_id, checked.side, checked.turn, message, armored or "", digest, source)
             return Submitted(checked, superseded)
     except Refused as refusal:
         record_refusal(engine, data, armored, refusal.problems, source)
@@ -279,10 +269,8 @@ def record_refusal(engine: Engine, data: bytes, signature: str | None, problems:
     if len(data) > MAX_KEPT_BYTES:
         problems = [*problems, f"(only the first {MAX_KEPT_BYTES} of its {len(data)} bytes are kept)"]
         data = data[:MAX_KEPT_BYTES]
-    with store.session_scope(engine) as session:
-        session.add(
-            store.Refusal(game_id=game_id, side=side, turn=turn, data=data, signature=signature, reason="\n".join(problems), source=source)
-        )
+    with transaction(engine) as tx:
+        store.add_refusal(tx, game_id, side, turn, data, signature, "\n".join(problems), source)
 
 
 # -------------------------------------------------------------------- resolving
@@ -301,8 +289,8 @@ class ProcessOutcome:
 
 
 def pending_games(engine: Engine) -> list[str]:
-    with store.reading(engine) as session:
-        return list(session.exec(select(store.Game.id).where(store.Game.over == False).order_by(store.Game.id)).all())  # noqa: E712
+    with transaction(engine, write=False) as tx:
+        return store.unfinished_game_ids(tx)
 
 
 def process(
@@ -330,16 +318,18 @@ def process(
 def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> ProcessOutcome:
     """Make the next resolution of one game if it is ready, in one transaction."""
     try:
-        with store.session_scope(engine) as session:
-            game = store.get_game(session, game_id)
+        with transaction(engine) as tx:
+            game = store.game_state(tx, game_id)
+            if game is None:
+                raise store.unknown_game(game_id, store.known_game_ids(tx))
             ruleset = find_ruleset(game.rules)
-            position = store.current_position(session, game)
+            position = game.position
             label = ruleset.turn_label(position)
             if game.over:
                 return ProcessOutcome(game_id, None, label, over=True, note="game over")
             k = game.next_k
             due = ruleset.due(position)
-            queued = {s.side: s for s in store.submissions_for(session, game_id, k, store.SubmissionStatus.QUEUED)}
+            queued = {f.side: f for f in store.queued_files(tx, game_id, k)}
             missing = tuple(side for side in due if side not in queued)
             if missing and not force_nmr:
                 return ProcessOutcome(game_id, None, label, awaiting=missing)
@@ -357,41 +347,28 @@ def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> Proce
                     raise Refused([f"queued {f.side} file no longer valid: {p}" for p in problems])
                 orders[f.side] = parsed
             result = ruleset.resolve(position, orders, stream)
-            new_hash = position_hash(result.position)
             outcome = ruleset.outcome(result.position)
-            session.add(
-                store.Resolution(
+            store.add_resolution(
+                tx,
+                store.NewResolution(
                     game_id=game_id,
                     k=k,
                     label=label,
                     position=canonical_json(result.position),
-                    state_hash=new_hash,
+                    state_hash=position_hash(result.position),
                     previous_state_hash=game.state_hash,
                     events=canonical_json(result.events),
                     reveal=reveal.hex(),
                     nmr=json.dumps(list(missing)),
-                )
+                    result=json.dumps(outcome.to_json()) if outcome else None,
+                ),
+                [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
+                [f.id for f in files],
             )
-            if stream.rolls:  # one bulk insert: rolls are plain rows, never read back here
-                session.execute(
-                    insert(store.Roll),
-                    [{"game_id": game_id, "k": k, "idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
-                )
-            for f in files:
-                f.status = store.SubmissionStatus.RESOLVED
-                session.add(f)
-            over = outcome is not None
-            game.current_k = k
-            game.next_k = k + 1
-            game.state_hash = new_hash
-            game.over = over
-            game.result = json.dumps(outcome.to_json()) if outcome else None
-            session.add(game)
-            session.flush()
             if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
                 os.kill(os.getpid(), signal.SIGKILL)
-            return ProcessOutcome(game_id, k, label, nmr=missing, over=over)
-    except IntegrityError:
+            return ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
+    except Conflict:
         # Another process made this resolution first (unique game_id, k): nothing to do.
         return ProcessOutcome(game_id, None, "", note="resolved by another process")
 
@@ -454,7 +431,7 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
         if side not in sides:
             raise Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})"])
         if game.over:
-            raise Refused([f"game {game_id} is over ({_result_text(game)})"])
+            raise Refused([f"game {game_id} is over ({result_text(game.result)})"])
         due = ruleset.due(position)
         if side not in due:
             raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for turn {game.next_k}"])

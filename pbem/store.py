@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
+from pbem.transaction import READ_ONLY, Tx
+
 SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
-_READ_ONLY = "pbem_read_only"  # execution option: a read-only transaction (see ``reading``)
 
 
 class StoreError(RuntimeError):
@@ -163,7 +164,7 @@ def _sqlite_pragmas(engine: Engine) -> None:
         # A writer takes the lock at BEGIN: two processes never interleave a resolution.
         # A reader (see ``reading``) takes none: WAL gives it a snapshot, and it never
         # waits behind a writer.
-        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(_READ_ONLY) else "BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
 def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -> Engine:
@@ -189,7 +190,7 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
 
 
 def _check_or_create_schema(engine: Engine) -> None:
-    reader = engine.execution_options(**{_READ_ONLY: True})
+    reader = engine.execution_options(**{READ_ONLY: True})
     tables = set(inspect(reader).get_table_names())
     if not tables:
         with engine.begin() as conn:  # the write lock: one creator at a time
@@ -215,7 +216,7 @@ def _check_or_create_schema(engine: Engine) -> None:
 def reading(engine: Engine) -> Session:
     """A session for reading only (``status``, ``check``, reports, export, audit):
     on SQLite it begins a plain (deferred) transaction, so it takes no write lock."""
-    return Session(engine.execution_options(**{_READ_ONLY: True}), expire_on_commit=False)
+    return Session(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
 
 
 @contextmanager
@@ -230,12 +231,15 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             raise
 
 
+def unknown_game(game_id: str, known: Sequence[str]) -> LookupError:
+    hint = f" (games here: {', '.join(known)})" if known else " (this database has no games)"
+    return LookupError(f"no game {game_id!r}{hint}")
+
+
 def get_game(session: Session, game_id: str) -> Game:
     game = session.get(Game, game_id)
     if game is None:
-        known = session.exec(select(Game.id)).all()
-        hint = f" (games here: {', '.join(known)})" if known else " (this database has no games)"
-        raise LookupError(f"no game {game_id!r}{hint}")
+        raise unknown_game(game_id, session.exec(select(Game.id).order_by(Game.id)).all())
     return game
 
 
@@ -249,7 +253,6 @@ _SUBMISSIONS_WITH_STATUS = (
     .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"), Submission.status == bindparam("status"))
     .order_by(Submission.side, Submission.id)
 )
-_SUBMISSIONS_WITH_DIGEST = select(Submission).where(Submission.game_id == bindparam("g"), Submission.digest == bindparam("digest"))
 
 
 def players(session: Session, game_id: str) -> list[Player]:
@@ -285,11 +288,6 @@ def submissions_for(session: Session, game_id: str, k: int, status: SubmissionSt
     return list(session.exec(_SUBMISSIONS_WITH_STATUS, params={"g": game_id, "k": k, "status": status}).all())
 
 
-def submissions_with_digest(session: Session, game_id: str, digest: str) -> list[Submission]:
-    """Every submission of the game with these exact bytes (hex SHA-256)."""
-    return list(session.exec(_SUBMISSIONS_WITH_DIGEST, params={"g": game_id, "digest": digest}).all())
-
-
 def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll]:
     stmt = select(Roll).where(Roll.game_id == game_id)
     if k is not None:
@@ -299,3 +297,164 @@ def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll
 
 def game_ids(session: Session) -> list[str]:
     return list(session.exec(select(Game.id).order_by(Game.id)).all())
+
+
+# ------------------------------------------------------------------------------
+# The hot paths in plain SQL (``check``, ``submit``, ``process``; see
+# pbem/transaction.py).  They read and write the same tables as the ORM, with the
+# same stored forms: a status by its enum name, timestamps from ``utcnow``.
+
+
+class GameState(NamedTuple):
+    """What checking and resolving a turn need of a game, read in one statement."""
+
+    id: str
+    rules: str
+    next_k: int
+    state_hash: str
+    over: bool
+    result: str | None
+    position: dict[str, Any]  # the current position
+    seed: str
+    chain_length: int
+    seed_checkpoints: str
+
+
+_GAME_STATE = """
+SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
+       CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
+       g.seed, g.chain_length, g.seed_checkpoints
+FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
+WHERE g.id = :game"""
+
+
+def game_state(tx: Tx, game_id: str) -> GameState | None:
+    row = tx.one(_GAME_STATE, {"game": game_id})
+    if row is None:
+        return None
+    gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints = row
+    if position is None:
+        raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
+    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints)
+
+
+def known_game_ids(tx: Tx) -> list[str]:
+    return [r[0] for r in tx.all("SELECT id FROM game ORDER BY id", {})]
+
+
+def unfinished_game_ids(tx: Tx) -> list[str]:
+    return [r[0] for r in tx.all("SELECT id FROM game WHERE over = :over ORDER BY id", {"over": False})]
+
+
+def public_keys(tx: Tx, game_id: str) -> dict[str, str]:
+    """Each side's OpenSSH public key line, by side."""
+    return dict(tx.all("SELECT side, public_key FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}))  # type: ignore[arg-type]
+
+
+class EarlierCopy(NamedTuple):
+    status: SubmissionStatus
+    turn: int
+    received: datetime
+
+
+def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
+    """Every submission of the game with these exact bytes (hex SHA-256)."""
+    rows = tx.all("SELECT status, turn, received FROM submission WHERE game_id = :game AND digest = :digest ORDER BY id", {"game": game_id, "digest": digest})
+    return [EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received)) for status, turn, received in rows]
+
+
+def _as_datetime(value: datetime | str) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+
+
+def queue_submission(tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str) -> int:
+    """Queue a checked turn file; an earlier one of the same side for the same turn
+    is superseded.  Returns how many were superseded."""
+    superseded = tx.run(
+        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND status = :queued",
+        {"superseded": SubmissionStatus.SUPERSEDED.name, "queued": SubmissionStatus.QUEUED.name, "game": game_id, "turn": turn, "side": side},
+    )
+    tx.run(
+        "INSERT INTO submission (game_id, side, turn, message, signature, digest, received, status, source)"
+        " VALUES (:game, :side, :turn, :message, :signature, :digest, :received, :status, :source)",
+        {
+            "game": game_id,
+            "side": side,
+            "turn": turn,
+            "message": message,
+            "signature": signature,
+            "digest": digest,
+            "received": utcnow(),
+            "status": SubmissionStatus.QUEUED.name,
+            "source": source,
+        },
+    )
+    return superseded
+
+
+def add_refusal(tx: Tx, game_id: str | None, side: str | None, turn: int | None, data: bytes, signature: str | None, reason: str, source: str) -> None:
+    tx.run(
+        "INSERT INTO refusal (game_id, side, turn, data, signature, reason, received, source)"
+        " VALUES (:game, :side, :turn, :data, :signature, :reason, :received, :source)",
+        {"game": game_id, "side": side, "turn": turn, "data": data, "signature": signature, "reason": reason, "received": utcnow(), "source": source},
+    )
+
+
+class QueuedFile(NamedTuple):
+    id: int
+    side: str
+    message: bytes
+
+
+def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
+    rows = tx.all(
+        "SELECT id, side, message FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued ORDER BY side, id",
+        {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
+    )
+    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+
+
+class NewResolution(NamedTuple):
+    game_id: str
+    k: int
+    label: str
+    position: str  # canonical JSON
+    state_hash: str
+    previous_state_hash: str
+    events: str  # canonical JSON
+    reveal: str  # hex
+    nmr: str  # JSON list
+    result: str | None  # JSON of the outcome when the game ends here
+
+
+def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]], resolved_ids: Sequence[int]) -> None:
+    """Write a resolution, its rolls (``idx``, ``sides``, ``value``, ``purpose``),
+    mark the files it resolved, and move the game on to it."""
+    tx.run(
+        "INSERT INTO resolution (game_id, k, label, position, state_hash, previous_state_hash, events, reveal, nmr, created, active)"
+        " VALUES (:game, :k, :label, :position, :state_hash, :previous, :events, :reveal, :nmr, :created, :active)",
+        {
+            "game": new.game_id,
+            "k": new.k,
+            "label": new.label,
+            "position": new.position,
+            "state_hash": new.state_hash,
+            "previous": new.previous_state_hash,
+            "events": new.events,
+            "reveal": new.reveal,
+            "nmr": new.nmr,
+            "created": utcnow(),
+            "active": True,
+        },
+    )
+    if rolls:
+        tx.run_many(
+            "INSERT INTO roll (game_id, k, idx, sides, value, purpose) VALUES (:game, :k, :idx, :sides, :value, :purpose)",
+            [{"game": new.game_id, "k": new.k, **roll} for roll in rolls],
+        )
+    for submission_id in resolved_ids:
+        tx.run("UPDATE submission SET status = :resolved WHERE id = :id", {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id})
+    tx.run(
+        "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
+        {"k": new.k, "next_k": new.k + 1, "state_hash": new.state_hash, "over": new.result is not None, "result": new.result, "game": new.game_id},
+    )
