@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, TextClause, text
+from sqlalchemy import Connection, DateTime, Engine, TextClause, bindparam, text
 from sqlalchemy.dialects.sqlite import DATETIME as SQLITE_DATETIME
 from sqlalchemy.dialects.sqlite.base import SQLiteDialect
 from sqlalchemy.exc import IntegrityError
@@ -93,13 +93,16 @@ class _SqliteTx:
             raise Conflict(str(exc)) from None
 
 
-_texts: dict[str, TextClause] = {}
+_texts: dict[tuple[str, tuple[str, ...]], TextClause] = {}
 
 
-def _text(sql: str) -> TextClause:
-    clause = _texts.get(sql)
+def _text(sql: str, params: Params) -> TextClause:
+    """The statement, built once; a timestamp parameter is bound as SQLAlchemy's
+    ``DateTime`` so each database stores it the way the ORM does."""
+    stamps = tuple(k for k, v in params.items() if isinstance(v, datetime))
+    clause = _texts.get((sql, stamps))
     if clause is None:
-        clause = _texts[sql] = text(sql)
+        clause = _texts[(sql, stamps)] = text(sql).bindparams(*(bindparam(k, type_=DateTime()) for k in stamps))
     return clause
 
 
@@ -108,21 +111,21 @@ class _AlchemyTx:
         self._conn = conn
 
     def one(self, sql: str, params: Params) -> Row | None:
-        row = self._conn.execute(_text(sql), dict(params)).first()
+        row = self._conn.execute(_text(sql, params), dict(params)).first()
         return tuple(row) if row is not None else None
 
     def all(self, sql: str, params: Params) -> list[Row]:
-        return [tuple(r) for r in self._conn.execute(_text(sql), dict(params))]
+        return [tuple(r) for r in self._conn.execute(_text(sql, params), dict(params))]
 
     def run(self, sql: str, params: Params) -> int:
         try:
-            return self._conn.execute(_text(sql), dict(params)).rowcount
+            return self._conn.execute(_text(sql, params), dict(params)).rowcount
         except IntegrityError as exc:
             raise Conflict(str(exc.orig)) from None
 
     def run_many(self, sql: str, rows: Sequence[Params]) -> None:
         try:
-            self._conn.execute(_text(sql), [dict(r) for r in rows])
+            self._conn.execute(_text(sql, rows[0] if rows else {}), [dict(r) for r in rows])
         except IntegrityError as exc:
             raise Conflict(str(exc.orig)) from None
 

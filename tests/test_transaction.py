@@ -1,0 +1,141 @@
+"""pbem.transaction: the hot paths' plain SQL, on both of its runners.
+
+On SQLite, ``check``, ``submit`` and ``process`` speak to the driver's own
+connection; on any other database they go through SQLAlchemy's ``text()``.  The
+second runner is driven here on a real SQLite file (``FORCE_GENERIC``), so both
+runners play the same game, and what they write must read back through the ORM
+(reports, export, audit) exactly like rows the ORM wrote itself.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import select
+
+from pbem import archive, audit, keys, pipeline, sshsig, store
+from pbem.transaction import FORCE_GENERIC, Conflict, transaction
+
+RUNNERS = ["sqlite-driver", "sqlalchemy"]
+
+
+def _engine(db: Path, runner: str) -> Engine:
+    engine = store.open_engine(db)
+    return engine.execution_options(**{FORCE_GENERIC: True}) if runner == "sqlalchemy" else engine
+
+
+@pytest.fixture(params=RUNNERS)
+def desk(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Engine, dict[str, keys.PrivateKey]]:
+    signers, public = {}, {}
+    for side in ("republic", "empire"):
+        private, pub = keys.generate_ed25519(side, tmp_path / "keys")
+        signers[side] = keys.load_private_key(private)
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    engine = _engine(tmp_path / "referee.db", request.param)
+    pipeline.new_game(engine, "g1", "farrapos", None, [], public)
+    yield engine, signers
+    engine.dispose()
+
+
+def _signed_turn(engine: Engine, signers: dict[str, keys.PrivateKey], seed: int = 0) -> tuple[bytes, str]:
+    (side,) = pipeline.status(engine, "g1").awaiting
+    message = pipeline.next_turn_file(engine, "g1", side, bot="random", seed=seed).encode("utf-8")
+    return message, sshsig.sign(message, signers[side])
+
+
+def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(desk) -> None:
+    engine, signers = desk
+    for turn in range(1, 7):
+        message, signature = _signed_turn(engine, signers, seed=turn)
+        side = pipeline.check(engine, message, signature).side
+        draft = message + b"# a first draft\n"
+        pipeline.submit(engine, draft, sshsig.sign(draft, signers[side]))
+        assert pipeline.submit(engine, message, signature).superseded == 1
+        outcome = pipeline.resolve_next(engine, "g1")
+        assert outcome.resolved == turn
+        with pytest.raises(pipeline.Refused, match="already resolved in resolution"):
+            pipeline.submit(engine, message, signature)  # a replay, recorded as a refusal
+
+    with store.reading(engine) as session:
+        game = store.get_game(session, "g1")
+        assert (game.current_k, game.next_k) == (6, 7)
+        subs = session.exec(select(store.Submission).order_by(store.Submission.id)).all()
+        assert {s.status for s in subs} <= {store.SubmissionStatus.RESOLVED, store.SubmissionStatus.SUPERSEDED}
+        assert sum(s.status == store.SubmissionStatus.RESOLVED for s in subs) == 6
+        assert all(s.received.year >= 2026 for s in subs)
+        refusals = session.exec(select(store.Refusal)).all()
+        assert len(refusals) == 6 and all("already resolved" in r.reason and r.game_id == "g1" for r in refusals)
+        resolutions = store.active_resolutions(session, "g1")
+        assert [r.k for r in resolutions] == [1, 2, 3, 4, 5, 6] and all(r.active for r in resolutions)
+    summary = audit.audit_archive(archive.build_archive(engine, "g1"))
+    assert summary.resolutions == 6 and summary.files == 6
+
+
+def test_rows_are_stored_in_the_forms_the_orm_writes(desk, tmp_path: Path) -> None:
+    """The raw column values: a status by its enum name, SQLAlchemy's timestamp
+    text, booleans as 0/1; the same as the rows `pbem new` wrote through the ORM."""
+    engine, signers = desk
+    pipeline.submit(engine, *_signed_turn(engine, signers))
+    pipeline.resolve_next(engine, "g1")
+    with pytest.raises(pipeline.Refused):
+        pipeline.submit(engine, b"not a turn file")
+    con = sqlite3.connect(tmp_path / "referee.db")
+    try:
+        stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.000000$")
+        (orm_created,) = con.execute("SELECT created FROM game").fetchone()
+        assert stamp.match(orm_created)
+        for table, column in (("submission", "received"), ("refusal", "received"), ("resolution", "created")):
+            (value, kind) = con.execute(f"SELECT {column}, typeof({column}) FROM {table}").fetchone()
+            assert kind == "text" and stamp.match(value), (table, value)
+        assert con.execute("SELECT status FROM submission").fetchall() == [("RESOLVED",)]
+        assert con.execute("SELECT active, typeof(active), rollback_id FROM resolution").fetchall() == [(1, "integer", None)]
+        assert con.execute("SELECT over, typeof(over), current_k, next_k FROM game").fetchall() == [(0, "integer", 1, 2)]
+    finally:
+        con.close()
+
+
+def test_a_second_resolution_with_the_same_number_is_a_conflict_and_writes_nothing(desk) -> None:
+    engine, signers = desk
+    pipeline.submit(engine, *_signed_turn(engine, signers))
+    pipeline.resolve_next(engine, "g1")
+    with store.reading(engine) as session:
+        before = store.active_resolutions(session, "g1")[0]
+    duplicate = store.NewResolution("g1", 1, "again", "{}", "x", "y", "[]", "00", "[]", None)
+    with pytest.raises(Conflict):
+        with transaction(engine) as tx:
+            store.add_refusal(tx, None, None, None, b"written inside the failed transaction", None, "test", "test")
+            store.add_resolution(tx, duplicate, [], [])
+    with store.reading(engine) as session:
+        assert [r.label for r in store.all_resolutions(session, "g1")] == [before.label]
+        assert session.exec(select(store.Refusal)).all() == []  # rolled back with it
+        assert store.get_game(session, "g1").state_hash == before.state_hash
+
+
+def test_an_unknown_game_is_named_with_the_games_here(desk) -> None:
+    engine, _signers = desk
+    with pytest.raises(LookupError, match=r"no game 'nope' \(games here: g1\)"):
+        pipeline.resolve_next(engine, "nope")
+    outcomes = pipeline.process(engine, ["nope"])
+    assert outcomes[0].resolved is None and "games here: g1" in outcomes[0].problems[0]
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_check_reads_without_waiting_for_a_writer(runner: str, new_farrapos) -> None:
+    """`check` is a reader: while another connection holds SQLite's write lock it
+    still answers at once (a writer would wait out the 30 s busy timeout)."""
+    t = new_farrapos("g1")
+    engine = _engine(t.db, runner)
+    message = pipeline.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
+    holder = sqlite3.connect(t.db, isolation_level=None, timeout=0)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        checked = pipeline.check(engine, message)
+        assert checked.side == "republic" and checked.turn == 1
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        engine.dispose()
