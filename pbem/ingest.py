@@ -19,7 +19,7 @@ Rules of the loop:
   side and turn).
 - **Nothing twice.** A state file remembers the SHA-256 of each processed
   message's raw bytes and its Message-ID: ``M/.pbem-ingest-seen`` inside a
-  Maildir, ``F.pbem-ingest-seen`` beside an mbox ``F`` (one line per entry,
+  Maildir or a directory, ``F.pbem-ingest-seen`` beside an mbox ``F`` (one line per entry,
   ``sha256 HEX`` or ``message-id <ID>``, appended as each message is done).  A
   message seen before (same bytes, or same Message-ID delivered twice) is
   ``SKIPPED``: not submitted and not answered again.  The pipeline independently
@@ -387,15 +387,22 @@ def ingest_dir(
     check: Check,
     *,
     check_only: bool = False,
+    seen_file: Path | None = None,
     progress: ProgressSink | None = None,
 ) -> IngestSummary:
     """Every ``*.txt`` turn file of a directory, in name order, with its detached
     signature ``FILE.sig`` (or ``FILE-without-.txt.sig``) beside it or its inline
-    signature.  No answers: the caller reports the summary."""
+    signature.  No answers: the caller reports the summary.
+
+    Like a mailbox, the folder keeps a seen-file (``D/.pbem-ingest-seen``): a file
+    submitted before, with the same bytes and the same signature, is ``SKIPPED``
+    on the next run instead of being refused again as already queued.  A check
+    (``check_only``) changes nothing, so it neither reads nor writes the seen-file."""
     path = Path(path)
     if not path.is_dir():
         raise IngestError(f"no directory at {str(path)!r}")
     files = sorted(p for p in path.glob("*.txt") if p.is_file())
+    seen = None if check_only else SeenStore(seen_file or path / SEEN_FILE_NAME)
     if progress:
         progress.start(len(files))
     outcomes: list[MessageOutcome] = []
@@ -411,9 +418,16 @@ def ingest_dir(
             for sig_path in (file.with_name(file.name + ".sig"), file.with_suffix(".sig")):
                 if signature is None and sig_path.is_file():
                     signature = sig_path.read_text("ascii", errors="replace").replace("\r\n", "\n")
-            candidate = Candidate(message, signature, f"file {file.name}")
-            verdict, lines, valid, _failed = _judge([candidate], (), check_only, submit, check, source)
-            outcome = MessageOutcome(source, verdict, lines, raw_sha256=hashlib.sha256(raw).hexdigest(), valid=valid, raw=raw)
+            raw_sha256 = hashlib.sha256(raw).hexdigest()
+            seen_key = raw_sha256 if inline is not None or signature is None else hashlib.sha256(raw + b"\0" + signature.encode()).hexdigest()
+            if seen is not None and seen.seen(seen_key, None):
+                outcome = MessageOutcome(source, Verdict.SKIPPED, ("already processed (seen before)",), raw_sha256=raw_sha256)
+            else:
+                candidate = Candidate(message, signature, f"file {file.name}")
+                verdict, lines, valid, failed = _judge([candidate], (), check_only, submit, check, source)
+                outcome = MessageOutcome(source, verdict, lines, raw_sha256=raw_sha256, valid=valid, raw=raw)
+                if seen is not None and not failed:
+                    seen.add(seen_key, None)
         outcomes.append(outcome)
         if progress:
             progress.advance(outcome)

@@ -323,3 +323,27 @@ def test_a_deeply_nested_message_without_message_id_is_refused_and_answered(tmp_
     assert outcome.reply is not None and outcome.reply["To"] == "bento@republic.example"
     again = ingest_maildir(box, pipeline.submit, pipeline.check, tmp_path / "outbox", REFEREE)
     assert [o.verdict for o in again.outcomes] == [Verdict.SKIPPED]
+
+
+def test_ingest_dir_skips_files_seen_before_until_their_bytes_or_signature_change(tmp_path):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    detached, sig = signed("republic", "move cav-1 from bage to dom-pedrito\n")
+    (folder / "a-republic.txt").write_bytes(detached)
+    (folder / "a-republic.txt.sig").write_text(sig)
+    pipeline = FakePipeline()
+    first = ingest_dir(folder, pipeline.submit, pipeline.check)
+    assert [o.verdict for o in first.outcomes] == [Verdict.ACCEPTED]
+    assert (folder / SEEN_FILE_NAME).is_file()
+
+    again = ingest_dir(folder, pipeline.submit, pipeline.check)
+    assert [o.verdict for o in again.outcomes] == [Verdict.SKIPPED]
+    assert len(pipeline.submitted()) == 1
+
+    checked = ingest_dir(folder, pipeline.submit, pipeline.check, check_only=True)  # a check reads no seen-file
+    assert [o.verdict for o in checked.outcomes] == [Verdict.CHECKED]
+
+    (folder / "a-republic.txt.sig").write_text(sig + "\n")  # another .sig for the same file: judged again
+    resent = ingest_dir(folder, pipeline.submit, pipeline.check)
+    assert [o.verdict for o in resent.outcomes] == [Verdict.REFUSED]  # judged again: the same orders are already queued
+    assert len(pipeline.submitted()) == 2

@@ -143,6 +143,16 @@ def test_ingest_dir_of_signed_files(table: Table) -> None:
     assert r.exit_code == 0, r.stderr
     assert "1 accepted, 1 refused" in r.stdout
     assert t.count("submission") == 1 and t.count("refusal") == 1
+    before = t.dump(skip=())
+
+    r = t.run("ingest", "--dir", str(folder), "-q")  # a rerun: both files seen before
+    assert "0 accepted, 0 refused" in r.stdout and "2 skipped" in r.stdout, r.stdout
+    assert t.dump(skip=()) == before  # no second "already queued" refusal
+
+    (folder / "junk.txt").write_text("still not a turn file\n")  # new bytes: judged again
+    r = t.run("ingest", "--dir", str(folder), "-q")
+    assert "0 accepted, 1 refused" in r.stdout and "1 skipped" in r.stdout, r.stdout
+    assert t.count("submission") == 1 and t.count("refusal") == 2
 
 
 def test_ingest_needs_exactly_one_source(table: Table) -> None:
