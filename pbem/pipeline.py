@@ -381,7 +381,7 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.Rollback:
     audit); queued files written against the discarded positions are set aside
     too.  Resolution numbers are never reused: the next one is a fresh ``k``."""
     with store.session_scope(engine) as session:
-        game = store.get_game(session, game_id)
+        game = store.get_game(session, game_id, lock=True)
         actives = store.active_resolutions(session, game_id)
         known = [0] + [r.k for r in actives]
         if to_k not in known:

@@ -18,8 +18,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, text
-from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from pbem.transaction import READ_ONLY, Tx
@@ -147,6 +147,14 @@ def database_url(db: str | os.PathLike[str] | None) -> str:
     return f"sqlite:///{Path(value)}"
 
 
+def shown_url(url: str) -> str:
+    """The URL for messages: a password in it is shown as ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -175,14 +183,22 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
         path = url.split("sqlite:///", 1)[-1]
         if path and not Path(path).exists():
             raise StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
-    engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
+    shown = shown_url(url)
+    try:
+        engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
+    except NoSuchModuleError:
+        raise StoreError(f"--db {shown!r}: SQLAlchemy knows no database of that kind (a path, or a URL such as sqlite:///referee.db)") from None
+    except ImportError as exc:
+        raise StoreError(f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'") from None
+    except ArgumentError as exc:
+        raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None
     if is_sqlite:
         _sqlite_pragmas(engine)
     try:
         _check_or_create_schema(engine)
     except (DatabaseError, OperationalError) as exc:
         engine.dispose()
-        raise StoreError(f"cannot open database {url}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}") from None
+        raise StoreError(f"cannot open database {shown}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}") from None
     except StoreError:
         engine.dispose()
         raise
@@ -236,8 +252,10 @@ def unknown_game(game_id: str, known: Sequence[str]) -> LookupError:
     return LookupError(f"no game {game_id!r}{hint}")
 
 
-def get_game(session: Session, game_id: str) -> Game:
-    game = session.get(Game, game_id)
+def get_game(session: Session, game_id: str, lock: bool = False) -> Game:
+    """The game; ``lock`` keeps its row locked until the transaction ends where the
+    database locks rows (SQLite's writer already holds the whole database)."""
+    game = session.get(Game, game_id, with_for_update=True if lock else None)
     if game is None:
         raise unknown_game(game_id, session.exec(select(Game.id).order_by(Game.id)).all())
     return game
@@ -329,7 +347,10 @@ WHERE g.id = :game"""
 
 
 def game_state(tx: Tx, game_id: str) -> GameState | None:
-    row = tx.one(_GAME_STATE, {"game": game_id})
+    """The game as it stands.  In a writer on a database without SQLite's
+    whole-database lock, the game's row stays locked until the transaction ends,
+    so two submits or resolutions of one game never interleave."""
+    row = tx.one(_GAME_STATE + (" FOR UPDATE OF g" if tx.locking_reads else ""), {"game": game_id})
     if row is None:
         return None
     gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints = row

@@ -47,6 +47,11 @@ class Conflict(RuntimeError):
 class Tx(Protocol):
     """The statements of one transaction; rows are plain tuples."""
 
+    locking_reads: bool
+    """True when a writer must lock the rows it reads before changing them
+    (``SELECT ... FOR UPDATE``): on any database but SQLite, whose writer holds the
+    whole database from ``BEGIN IMMEDIATE`` on."""
+
     def one(self, sql: str, params: Params) -> Row | None: ...
 
     def all(self, sql: str, params: Params) -> list[Row]: ...
@@ -70,6 +75,8 @@ def _sqlite_params(params: Params) -> Params:
 
 
 class _SqliteTx:
+    locking_reads = False
+
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
@@ -107,8 +114,9 @@ def _text(sql: str, params: Params) -> TextClause:
 
 
 class _AlchemyTx:
-    def __init__(self, conn: Connection) -> None:
+    def __init__(self, conn: Connection, write: bool) -> None:
         self._conn = conn
+        self.locking_reads = write and conn.dialect.name != "sqlite"
 
     def one(self, sql: str, params: Params) -> Row | None:
         row = self._conn.execute(_text(sql, params), dict(params)).first()
@@ -136,7 +144,7 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
     A writer takes SQLite's write lock at BEGIN; a reader takes none."""
     if engine.dialect.name != "sqlite" or engine.get_execution_options().get(FORCE_GENERIC):
         with engine.execution_options(**({} if write else {READ_ONLY: True})).begin() as conn:
-            yield _AlchemyTx(conn)
+            yield _AlchemyTx(conn, write)
         return
     pooled = engine.raw_connection()
     try:

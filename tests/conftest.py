@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from pbem import keys
 from pbem.cli import app
+from tests.pg_server import postgres_server, postgres_url  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -50,7 +50,7 @@ class Desk:
     digests of every turn file queued (the files that must never be lost)."""
 
     tmp: Path
-    db: Path
+    db: Path | str  # a SQLite file, or an SQLAlchemy URL
     engine: Engine
     signers: dict[str, keys.PrivateKey]
     public: dict[str, str]
@@ -74,7 +74,8 @@ class Desk:
         self.engine = store.open_engine(self.db, create=False)
 
 
-def open_desk(tmp: Path) -> Desk:
+def open_desk(tmp: Path, url: str | None = None) -> Desk:
+    """Keys for both sides and a database: a SQLite file in ``tmp``, or ``url``."""
     keydir = tmp / "keys"
     signers: dict[str, keys.PrivateKey] = {}
     public: dict[str, str] = {}
@@ -82,7 +83,7 @@ def open_desk(tmp: Path) -> Desk:
         private, pub = keys.generate_ed25519(side, keydir)
         signers[side] = keys.load_private_key(private)
         public[side] = pub.read_text(encoding="utf-8").strip()
-    db = tmp / "referee.db"
+    db = tmp / "referee.db" if url is None else url
     return Desk(tmp, db, store.open_engine(db), signers, public)
 
 

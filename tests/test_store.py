@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlmodel import select
 
 from pbem import store
@@ -32,3 +33,19 @@ def test_new_database_gets_the_schema_version(table: Table) -> None:
         assert meta is not None and meta.value == str(store.SCHEMA_VERSION)
     engine.dispose()
     store.open_engine(table.db).dispose()  # opening again changes nothing
+
+
+@pytest.mark.parametrize(
+    ("db", "message"),
+    [
+        ("nosuch://x", "SQLAlchemy knows no database of that kind"),
+        ("mysql+nosuchdriver://x@localhost/y", "SQLAlchemy knows no database of that kind"),
+        ("mssql+pymssql://referee:hunter2@localhost/y", "its database driver is not installed"),
+        ("postgresql+psycopg://referee:hunter2@/pbem?host=/nonexistent-socket-dir", "cannot open database"),
+    ],
+)
+def test_a_database_url_that_cannot_be_opened_is_named_without_its_password(table: Table, db: str, message: str) -> None:
+    result = table.run_subprocess("--db", db, "status", "g1")  # the last --db given wins
+    assert result.returncode == 1, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert "hunter2" not in result.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,22 +24,34 @@ from pbem.transaction import FORCE_GENERIC, Conflict, transaction
 RUNNERS = ["sqlite-driver", "sqlalchemy"]
 
 
-def _engine(db: Path, runner: str) -> Engine:
+def _engine(db: Path | str, runner: str) -> Engine:
     engine = store.open_engine(db)
     return engine.execution_options(**{FORCE_GENERIC: True}) if runner == "sqlalchemy" else engine
 
 
-@pytest.fixture(params=RUNNERS)
-def desk(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[Engine, dict[str, keys.PrivateKey]]:
+def _play_desk(tmp_path: Path, database: Path | str, runner: str) -> Iterator[tuple[Engine, dict[str, keys.PrivateKey]]]:
+    """Keys for both sides and game g1 (Farrapos) on ``database``, through ``runner``."""
     signers, public = {}, {}
     for side in ("republic", "empire"):
         private, pub = keys.generate_ed25519(side, tmp_path / "keys")
         signers[side] = keys.load_private_key(private)
         public[side] = pub.read_text(encoding="utf-8").strip()
-    engine = _engine(tmp_path / "referee.db", request.param)
+    engine = _engine(database, runner)
     pipeline.new_game(engine, "g1", "farrapos", None, [], public)
     yield engine, signers
     engine.dispose()
+
+
+@pytest.fixture(params=[*RUNNERS, pytest.param("postgresql", marks=pytest.mark.postgres)])
+def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Engine, dict[str, keys.PrivateKey]]]:
+    """Every runner: both SQLite ones, and PostgreSQL (see tests/pg_server.py)."""
+    database = request.getfixturevalue("postgres_url") if request.param == "postgresql" else tmp_path / "referee.db"
+    yield from _play_desk(tmp_path, database, request.param)
+
+
+@pytest.fixture(params=RUNNERS)
+def sqlite_desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Engine, dict[str, keys.PrivateKey]]]:
+    yield from _play_desk(tmp_path, tmp_path / "referee.db", request.param)
 
 
 def _signed_turn(engine: Engine, signers: dict[str, keys.PrivateKey], seed: int = 0) -> tuple[bytes, str]:
@@ -75,10 +88,11 @@ def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(de
     assert summary.resolutions == 6 and summary.files == 6
 
 
-def test_rows_are_stored_in_the_forms_the_orm_writes(desk, tmp_path: Path) -> None:
-    """The raw column values: a status by its enum name, SQLAlchemy's timestamp
-    text, booleans as 0/1; the same as the rows `pbem new` wrote through the ORM."""
-    engine, signers = desk
+def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk, tmp_path: Path) -> None:
+    """The raw column values on SQLite: a status by its enum name, SQLAlchemy's
+    timestamp text, booleans as 0/1; the same as the rows `pbem new` wrote through
+    the ORM."""
+    engine, signers = sqlite_desk
     pipeline.submit(engine, *_signed_turn(engine, signers))
     pipeline.resolve_next(engine, "g1")
     with pytest.raises(pipeline.Refused):

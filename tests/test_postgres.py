@@ -1,0 +1,101 @@
+"""pbem on PostgreSQL: ``--db`` takes any SQLAlchemy URL (docs/formats.md, Database).
+
+A throwaway server (tests/pg_server.py) holds a fresh database per test.  A whole
+game goes through the CLI, refusals included; then several processes submit,
+ingest and resolve at once, where PostgreSQL's row locks (``SELECT ... FOR
+UPDATE`` on the game) stand in for SQLite's whole-database write lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from pbem import sshsig, store
+from tests.test_concurrency import resolve_rounds, run_together
+from tests.test_crash import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
+
+pytestmark = pytest.mark.postgres
+
+
+def pbem(url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pbem", "--db", url, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    def ok(*args: str) -> str:
+        r = pbem(postgres_url, tmp_path, *args)
+        assert r.returncode == 0, (args, r.stderr)
+        return r.stdout
+
+    ok("keygen", "rep", "--dir", "k")
+    ok("keygen", "emp", "--dir", "k")
+    ok("new", "g1", "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
+    for turn, (side, key) in enumerate([("republic", "k/rep"), ("empire", "k/emp"), ("republic", "k/rep")], start=1):
+        ok("orders", "g1", "--side", side, "--bot", "random", "-o", f"t{turn}.txt")
+        ok("sign", f"t{turn}.txt", "--key", key)
+        ok("submit", f"t{turn}.txt")
+        ok("process", "--all")
+    replay = pbem(postgres_url, tmp_path, "submit", "t1.txt")
+    assert replay.returncode == 1 and "already resolved in resolution 1" in replay.stderr
+    wrong_key = pbem(postgres_url, tmp_path, "sign", "t1.txt", "--key", "k/emp")  # overwrite t1.txt.sig with the other key
+    assert wrong_key.returncode == 0
+    refused = pbem(postgres_url, tmp_path, "submit", "t1.txt")
+    assert refused.returncode == 1 and "signature is by the empire side's key" in refused.stderr
+
+    status = json.loads(ok("status", "g1", "--json"))
+    assert status["turn"] == 4 and status["awaiting"] == ["empire"]
+    ok("rollback", "g1", "--to", "2")
+    after = json.loads(ok("status", "g1", "--json"))
+    assert after["turn"] == 4 and after["awaiting"] == ["republic"]  # resolution 3 set aside; its number is not reused
+    ok("export", "g1", "-o", "g1.json")
+    audit = ok("audit", "--archive", "g1.json")
+    assert "all checks hold" in audit and "2 active, 1 set aside by 1 rollback(s)" in audit
+    ok("report", "g1", "--side", "republic", "-o", "r.html")
+    assert "<svg" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+    engine = store.open_engine(postgres_url, create=False)
+    try:
+        with store.reading(engine) as session:
+            reasons = [r.reason for r in session.exec(select(store.Refusal).order_by(store.Refusal.id))]
+            statuses = sorted(s.status.value for s in session.exec(select(store.Submission)))
+    finally:
+        engine.dispose()
+    assert len(reasons) == 2 and "already resolved" in reasons[0] and "empire side's key" in reasons[1]
+    assert statuses == ["resolved", "resolved", "set_aside"]
+
+
+def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    """Four ``process --all`` at once resolve every turn exactly once; then two
+    processors and two ingesters over one folder queue every file once."""
+    desk = open_desk(tmp_path, postgres_url)
+    try:
+        games = new_games(desk, 12)
+        resolve_rounds(desk, games, processes=4, rounds=2)
+
+        before = assert_sound(desk, "ingest round queueing")
+        queue_next_turns(desk, games[::2], seed=7)
+        paths = write_next_turns(desk, games[1::2], tmp_path / "inbox", seed=7)
+        results = run_together(desk, [("process", "--all", "-q"), ("ingest", "--dir", str(tmp_path / "inbox"))] * 2)
+        for r in results:
+            assert r.returncode in (0, 1) and "Traceback" not in r.stderr, (r.args, r.stderr)
+        assert desk.pbem("process", "--all", "-q").returncode == 0
+        desk.queued |= {hashlib.sha256(sshsig.split_inline(p.read_bytes())[0]).hexdigest() for p in paths}
+        after = assert_sound(desk, "ingest round")
+        assert {g: after[g] - before[g] for g in games} == {g: 1 for g in games}
+        assert queued_count(desk) == 0
+    finally:
+        desk.engine.dispose()
+
+
+def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
+    r = pbem("postgresql+psycopg://nobody@/nowhere?host=/nonexistent-socket-dir", tmp_path, "status", "g1")
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
+    assert "cannot open database" in r.stderr
+
