@@ -348,9 +348,14 @@ WHERE g.id = :game"""
 
 def game_state(tx: Tx, game_id: str) -> GameState | None:
     """The game as it stands.  In a writer on a database without SQLite's
-    whole-database lock, the game's row stays locked until the transaction ends,
-    so two submits or resolutions of one game never interleave."""
-    row = tx.one(_GAME_STATE + (" FOR UPDATE OF g" if tx.locking_reads else ""), {"game": game_id})
+    whole-database lock, the game's row is locked first and stays locked until
+    the transaction ends, so two submits or resolutions of one game never
+    interleave.  The lock is a statement of its own: under READ COMMITTED, a
+    read that waited for the lock would otherwise see the game's new row joined
+    to the resolutions of its older snapshot (without the one just committed)."""
+    if tx.locking_reads:
+        tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE", {"game": game_id})
+    row = tx.one(_GAME_STATE, {"game": game_id})
     if row is None:
         return None
     gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints = row

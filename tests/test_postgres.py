@@ -77,7 +77,7 @@ def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_
     desk = open_desk(tmp_path, postgres_url)
     try:
         games = new_games(desk, 12)
-        resolve_rounds(desk, games, processes=4, rounds=2)
+        resolve_rounds(desk, games, processes=4, rounds=3)
 
         before = assert_sound(desk, "ingest round queueing")
         queue_next_turns(desk, games[::2], seed=7)
