@@ -169,11 +169,14 @@ def _held_origins(view: View, side: str) -> list[str]:
     return [c for c in view.board.cities if mu_in(view, side, c)]
 
 
+def _require_mu_in(view: View, side: str, origin: str) -> None:
+    """An attack or invasion starts from a city where the side has MU."""
+    if not mu_in(view, side, origin):
+        raise IllegalOrderError(f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(_held_origins(view, side))}")
+
+
 def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:
-    if not mu_in(view, side, order.origin):
-        raise IllegalOrderError(
-            f"the {SIDE_NAMES[side]} has no MU in {order.origin}; it has MU in: {_list(_held_origins(view, side))}"
-        )
+    _require_mu_in(view, side, order.origin)
     targets = attack_targets(view, side, order.origin)
     if order.target not in targets:
         why = (
@@ -192,10 +195,7 @@ def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:
 
 
 def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
-    if not mu_in(view, side, order.origin):
-        raise IllegalOrderError(
-            f"the {SIDE_NAMES[side]} has no MU in {order.origin}; it has MU in: {_list(_held_origins(view, side))}"
-        )
+    _require_mu_in(view, side, order.origin)
     targets = invasion_targets(view, side, order.origin)
     if order.target not in targets:
         if not view.board.linked(order.origin, order.target):
