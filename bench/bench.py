@@ -51,7 +51,7 @@ from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, stor
 from pbem import dice as dicev1  # noqa: E402
 from pbem.canonical import canonical_json, position_hash  # noqa: E402
 from pbem.turnfile import parse_turn_file  # noqa: E402
-from rules import find_ruleset  # noqa: E402
+from pbem.rules import find_ruleset  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 import peak_rss as peak_rss_module  # noqa: E402

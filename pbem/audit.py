@@ -19,8 +19,8 @@ from pbem import dice as dicev1
 from pbem import keys, sshsig
 from pbem.canonical import canonical_json, position_hash
 from pbem.turnfile import TurnFileError, parse_turn_file
-from rules import find_ruleset
-from rules.base import NO_ORDERS, Orders
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS, Orders
 
 
 class AuditFailure(ValueError):

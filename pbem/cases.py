@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules import find_ruleset
-from rules.base import NO_ORDERS, Orders, Problem
-from rules.dice import DiceExhausted, ScriptedDice
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS, Orders, Problem
+from pbem.rules.dice import DiceExhausted, ScriptedDice
 
 
 class CaseFileError(ValueError):

@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store
-from rules import find_ruleset
+from pbem.rules import find_ruleset
 
 DEMO_GAMES: tuple[tuple[str, str | None], ...] = (
     ("farrapos", None),

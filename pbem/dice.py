@@ -13,7 +13,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from rules.dice import Roll
+from pbem.rules.dice import Roll
 
 DICE_VERSION = 1
 DEFAULT_CHAIN_LENGTH = 4096

@@ -6,7 +6,7 @@ cover every face ``1..sides`` (zeros included) and the chi-square test is the
 goodness of fit to a fair die: ``sum((observed - expected)**2 / expected)`` with
 ``sides - 1`` degrees of freedom and its upper-tail p-value.
 
->>> from rules.dice import Roll
+>>> from pbem.rules.dice import Roll
 >>> rolls = [Roll(i, 6, v, "demo") for i, v in enumerate([1, 2, 3, 4, 5, 6])]
 >>> face_counts(rolls)[6][3]
 1

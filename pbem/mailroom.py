@@ -16,7 +16,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from pbem import email_build, ingest, pipeline, reporting, smtp_send, store
-from rules import find_ruleset
+from pbem.rules import find_ruleset
 
 
 @dataclass

@@ -24,8 +24,8 @@ from pbem import keys, sshsig, store
 from pbem.canonical import canonical_json, position_hash
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
-from rules import find_ruleset
-from rules.base import NO_ORDERS, Orders, Problem, Ruleset
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS, Orders, Problem, Ruleset
 
 FAULT_ENV = "PBEM_TEST_FAULT"
 """Test-only fault injection: ``kill-mid-resolution`` makes ``process`` SIGKILL itself

@@ -30,8 +30,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-import templates as _templates_package
-from rules.base import ScoreLine
+import pbem.templates as _templates_package
+from pbem.rules.base import ScoreLine
 
 from pbem import charts
 

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from pbem import report, store
 from pbem.turnfile import render_turn_file
-from rules import find_ruleset
+from pbem.rules import find_ruleset
 
 
 def report_data(session: Session, game_id: str, k: int | None = None, side: str | None = None) -> report.ReportData:

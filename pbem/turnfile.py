@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rules.base import Problem
+from pbem.rules.base import Problem
 
 MAX_TURN_FILE_BYTES = 64 * 1024
 HEADER_KEYS = ("game", "rules", "side", "turn", "state")

@@ -1,6 +1,6 @@
 """Rulesets: pure game engines, found by id.
 
->>> from rules import find_ruleset
+>>> from pbem.rules import find_ruleset
 >>> find_ruleset("farrapos").id
 'farrapos'
 """
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from rules.base import Ruleset
+from pbem.rules.base import Ruleset
 
 # id -> "module:Class"; imported on first use so one game's data loads only when asked.
 _REGISTRY: dict[str, str] = {
-    "farrapos": "rules.farrapos.ruleset:Farrapos",
-    "furor-barbarus": "rules.furor_barbarus.ruleset:FurorBarbarus",
+    "farrapos": "pbem.rules.farrapos.ruleset:Farrapos",
+    "furor-barbarus": "pbem.rules.furor_barbarus.ruleset:FurorBarbarus",
 }
 
 

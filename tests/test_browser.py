@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pbem.report import RollLine, render_audit_page, render_html
-from rules.base import ScoreLine
+from pbem.rules.base import ScoreLine
 from test_report_data import EVIL, assert_svg_parses_with_viewbox, played_report, real_ruleset_report, report_data, svg_elements
 
 pytestmark = pytest.mark.browser

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from pbem import dice
 from pbem.dice_stats import chi_square, chi_square_p_value, face_counts
-from rules.dice import Roll
+from pbem.rules.dice import Roll
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "dice-vectors.json").read_text(encoding="utf-8"))

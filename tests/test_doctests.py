@@ -10,15 +10,15 @@ import pkgutil
 import pytest
 
 import pbem
-import rules
+import pbem.rules
 
 
 def _modules() -> list[str]:
     names = []
-    for package in (pbem, rules):
+    for package in (pbem, pbem.rules):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             names.append(info.name)
-    return sorted(names)
+    return sorted(set(names))
 
 
 WITH_EXAMPLES = [name for name in _modules() if ">>>" in (importlib.util.find_spec(name).loader.get_source(name) or "")]  # type: ignore[union-attr]

@@ -1,10 +1,10 @@
 """Rulebook, "Advanced Rules (Optional)", chosen at ``pbem new`` with
 ``--option siege`` and ``--option port-transport``."""
 
-from rules import find_ruleset
-from rules.farrapos.battle import under_siege
-from rules.farrapos.legal import carry_allowed
-from rules.farrapos.position import View
+from pbem.rules import find_ruleset
+from pbem.rules.farrapos.battle import under_siege
+from pbem.rules.farrapos.legal import carry_allowed
+from pbem.rules.farrapos.position import View
 
 RULES = find_ruleset("farrapos")
 

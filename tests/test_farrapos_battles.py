@@ -4,9 +4,9 @@ die-1 row is printed, the others are derived as value(die 1) + die - 1."""
 
 import pytest
 
-from rules import find_ruleset
-from rules.dice import ScriptedDice
-from rules.farrapos.battle import battle_index, column_value
+from pbem.rules import find_ruleset
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.battle import battle_index, column_value
 
 RULES = find_ruleset("farrapos")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.farrapos.board import BoardError, board_from_data, load_board
+from pbem.rules.farrapos.board import BoardError, board_from_data, load_board
 
 RULEBOOK_CITIES = ["porto-alegre", "rio-grande", "lages", "triunfo", "pelotas", "bage", "piratini", "rio-pardo"]
 DATA = Path(__file__).resolve().parent.parent / "rules" / "farrapos" / "data" / "board.toml"

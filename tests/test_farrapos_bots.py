@@ -51,8 +51,8 @@ def test_bots_greedy_beats_random_in_most_of_50_seeded_games():
 
 
 def test_legal_orders_generator_yields_only_orders_that_validate():
-    from rules.base import OrderLine, Orders
-    from rules.farrapos.legal import legal_actions
+    from pbem.rules.base import OrderLine, Orders
+    from pbem.rules.farrapos.legal import legal_actions
 
     seen = []
     play_game(3, {"republic": "random", "empire": "greedy"}, ("siege",), lambda b, a, s, e: seen.append(a))
@@ -69,8 +69,8 @@ def test_legal_orders_generator_yields_only_orders_that_validate():
 
 
 def test_legal_orders_generator_covers_each_rulebook_action_at_the_opening():
-    from rules.farrapos.legal import legal_actions
-    from rules.farrapos.orders import Attack, Invade, Move, Pass
+    from pbem.rules.farrapos.legal import legal_actions
+    from pbem.rules.farrapos.orders import Attack, Invade, Move, Pass
 
     actions = list(legal_actions(RULES.setup(None, []), "republic"))
     kinds = {type(a) for a in actions}

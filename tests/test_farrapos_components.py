@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from rules.farrapos.board import load_board
-from rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDES, load_counters, sheet_from_data
+from pbem.rules.farrapos.board import load_board
+from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDES, load_counters, sheet_from_data
 
 
 def test_components_32_infantry_8_cavalry_8_artillery():

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from rules import find_ruleset
-from rules.base import NO_ORDERS
-from rules.dice import ScriptedDice
-from rules.farrapos.counters import SIDE_NAMES, SIDES, load_counters
-from rules.farrapos.legal import legal_actions
-from rules.farrapos.orders import Attack, Invade, Move, Pass
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES, load_counters
+from pbem.rules.farrapos.legal import legal_actions
+from pbem.rules.farrapos.orders import Attack, Invade, Move, Pass
 
 RULES = find_ruleset("farrapos")
 NS = "{http://www.w3.org/2000/svg}"

@@ -2,10 +2,10 @@
 otherwise the most VP at the end of the 4th turn of Phase 11; a tie is a draw
 (documented)."""
 
-from rules import find_ruleset
-from rules.base import NO_ORDERS, OutcomeKind
-from rules.dice import ScriptedDice
-from rules.farrapos.victory import check_victory
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS, OutcomeKind
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.victory import check_victory
 
 RULES = find_ruleset("farrapos")
 

@@ -4,9 +4,9 @@ import xml.etree.ElementTree as ET
 
 import cairosvg
 
-from rules import find_ruleset
-from rules.dice import ScriptedDice
-from rules.farrapos.board import load_board
+from pbem.rules import find_ruleset
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.board import load_board
 
 RULES = find_ruleset("farrapos")
 NS = "{http://www.w3.org/2000/svg}"

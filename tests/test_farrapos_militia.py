@@ -2,9 +2,9 @@
 a city without MU, have no MF, DF 1, are eliminated when defeated, and deploy only
 in cities of one's possession with no MU."""
 
-from rules import find_ruleset
-from rules.dice import ScriptedDice
-from rules.farrapos.position import View
+from pbem.rules import find_ruleset
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.position import View
 
 RULES = find_ruleset("farrapos")
 

@@ -5,11 +5,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules import find_ruleset
-from rules.base import OrderSyntaxError
-from rules.farrapos.board import load_board
-from rules.farrapos.counters import load_counters
-from rules.farrapos.orders import (
+from pbem.rules import find_ruleset
+from pbem.rules.base import OrderSyntaxError
+from pbem.rules.farrapos.board import load_board
+from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.farrapos.orders import (
     Attack,
     Carry,
     Decision,

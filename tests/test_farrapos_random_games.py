@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 from pbem.canonical import position_hash
 from pbem.dice import DiceStream
-from rules import find_ruleset
-from rules.farrapos.counters import load_counters
-from rules.farrapos.position import View
-from rules.farrapos.victory_points import count_vp
+from pbem.rules import find_ruleset
+from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.victory_points import count_vp
 
 RULES = find_ruleset("farrapos")
 SHEET = load_counters()

@@ -6,9 +6,9 @@ import importlib
 
 import pytest
 
-from rules import find_ruleset
-from rules.farrapos.case_form import CaseFormError
-from rules.farrapos.setup import OPTIONS
+from pbem.rules import find_ruleset
+from pbem.rules.farrapos.case_form import CaseFormError
+from pbem.rules.farrapos.setup import OPTIONS
 from test_farrapos_random_games import play_game
 
 RULES = find_ruleset("farrapos")
@@ -17,7 +17,7 @@ MODULES = ["board", "counters", "orders", "legal", "battle", "sequence", "victor
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples_run(name):
-    module = importlib.import_module("rules.farrapos" if name == "__init__" else f"rules.farrapos.{name}")
+    module = importlib.import_module("pbem.rules.farrapos" if name == "__init__" else f"pbem.rules.farrapos.{name}")
     failures, tried = doctest.testmod(module)
     assert failures == 0 and (tried > 0 or name == "__init__")
 

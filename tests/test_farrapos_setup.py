@@ -1,9 +1,9 @@
 """Rulebook, "Setup": Empire 3 on Porto Alegre, 5 on Rio Grande, 8 on Lages;
 Republic 4 on Triunfo, 4 on Pelotas, 4 on Bagé; Phase 1835; VP Empire 7, Republic 5."""
 
-from rules import find_ruleset
-from rules.farrapos.position import View
-from rules.farrapos.victory_points import count_vp
+from pbem.rules import find_ruleset
+from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.victory_points import count_vp
 
 
 def test_setup_places_each_side_in_the_cities_the_rulebook_lists():

@@ -5,12 +5,12 @@ MU in any city of his possession; one turn file per player turn."""
 
 import pytest
 
-from rules import find_ruleset
-from rules.base import NO_ORDERS
-from rules.dice import ScriptedDice
-from rules.farrapos.counters import load_counters
-from rules.farrapos.position import View
-from rules.farrapos.sequence import label, next_turn, turn_side
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.sequence import label, next_turn, turn_side
 
 RULES = find_ruleset("farrapos")
 
@@ -104,7 +104,7 @@ def test_turn_sequence_resolve_does_not_mutate_the_position():
 
 
 def test_turn_sequence_illegal_orders_are_refused_by_resolve_too():
-    from rules.base import IllegalOrderError
+    from pbem.rules.base import IllegalOrderError
 
     position = RULES.setup(None, [])
     orders, _ = RULES.parse_orders("attack lages from triunfo with inf-1")

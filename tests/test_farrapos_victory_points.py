@@ -1,11 +1,11 @@
 """Victory points: the values of held, non-empty cities; the colour-group bonus and
 the all-ports bonus, gained and lost with them; the worked example 5 -> 9, 7 -> 3."""
 
-from rules import find_ruleset
-from rules.dice import ScriptedDice
-from rules.farrapos.board import load_board
-from rules.farrapos.position import View
-from rules.farrapos.victory_points import breakdown, count_vp
+from pbem.rules import find_ruleset
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.farrapos.board import load_board
+from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.victory_points import breakdown, count_vp
 
 RULES = find_ruleset("farrapos")
 

@@ -40,13 +40,13 @@ def test_wheel_ships_templates_and_rules_data(tmp_path: Path) -> None:
     wheel = next(tmp_path.glob("pbem-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in (
-        "templates/report.html.j2",
-        "templates/report.txt.j2",
-        "templates/audit.html.j2",
-        "rules/farrapos/data/board.toml",
-        "rules/farrapos/data/counters.toml",
-        "rules/furor_barbarus/data/crt.toml",
-        "rules/furor_barbarus/data/scenarios/vouille.toml",
-        "rules/furor_barbarus/data/maps/campus-mauriacus.toml",
+        "pbem/templates/report.html.j2",
+        "pbem/templates/report.txt.j2",
+        "pbem/templates/audit.html.j2",
+        "pbem/rules/farrapos/data/board.toml",
+        "pbem/rules/farrapos/data/counters.toml",
+        "pbem/rules/furor_barbarus/data/crt.toml",
+        "pbem/rules/furor_barbarus/data/scenarios/vouille.toml",
+        "pbem/rules/furor_barbarus/data/maps/campus-mauriacus.toml",
     ):
         assert required in names, f"the wheel lacks {required}"

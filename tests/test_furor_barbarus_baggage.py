@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.furor_barbarus.combat import declare, terrain_modifiers
+from pbem.rules.furor_barbarus.combat import declare, terrain_modifiers
 
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice
 
@@ -37,7 +37,7 @@ def test_9_4_r_and_t_have_no_effect_on_baggage() -> None:
     field = battlefield({"baggage-c": "0404", "bourgogne": "0403"}, game_map=blank_map(), script=dice(2))
     attack(field, "lothaire", "baggage-c", ["bourgogne"], )  # 2:1 die 2 -> D1 -> pillaged
     field = battlefield({"baggage-c": "0404", "bowmen": "0403"}, game_map=blank_map(), script=dice(2),
-                        changes={"bowmen": {"type": __import__("rules.furor_barbarus.counters", fromlist=["UnitType"]).UnitType.INFANTRY}})
+                        changes={"bowmen": {"type": __import__("pbem.rules.furor_barbarus.counters", fromlist=["UnitType"]).UnitType.INFANTRY}})
     attack(field, "lothaire", "baggage-c", ["bowmen"])  # 1:1 die 2 -> DT: no effect
     assert field.hex_of("baggage-c") == "0404"
 

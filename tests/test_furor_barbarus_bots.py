@@ -11,11 +11,11 @@ import pytest
 
 from pbem.canonical import position_hash
 from pbem.dice import DiceStream
-from rules.furor_barbarus.battlefield import ACTIVE, morale_points
-from rules.furor_barbarus.bots import legal_attacks, legal_moves
-from rules.furor_barbarus.combat import declare
-from rules.furor_barbarus.movement import check_move
-from rules.furor_barbarus.stacking import stack_is_legal
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, morale_points
+from pbem.rules.furor_barbarus.bots import legal_attacks, legal_moves
+from pbem.rules.furor_barbarus.combat import declare
+from pbem.rules.furor_barbarus.movement import check_move
+from pbem.rules.furor_barbarus.stacking import stack_is_legal
 
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, battlefield
 

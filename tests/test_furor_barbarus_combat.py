@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.furor_barbarus.combat import (
+from pbem.rules.furor_barbarus.combat import (
     COLUMNS, CombatResult, CombatResultsTable, CrtError, declare, odds_column, standard_crt, terrain_modifiers,
 )
 

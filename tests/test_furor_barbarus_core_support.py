@@ -8,12 +8,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rules.dice import ScriptedDice
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.combat import declare, resolve_attack, standard_crt
-from rules.furor_barbarus.maps import map_from_dict
-from rules.furor_barbarus.ruleset import FurorBarbarus
-from rules.furor_barbarus.scenario_rules import NO_SPECIAL_RULES
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.combat import declare, resolve_attack, standard_crt
+from pbem.rules.furor_barbarus.maps import map_from_dict
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
+from pbem.rules.furor_barbarus.scenario_rules import NO_SPECIAL_RULES
 
 TEST_DATA = Path(__file__).parent / "data" / "furor-barbarus"
 SCENARIO = "test-fontenoy"

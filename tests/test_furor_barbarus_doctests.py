@@ -10,5 +10,5 @@ import pytest
 
 @pytest.mark.parametrize("module", ["hexgrid", "combat", "scenarios", "orders", "setup"])
 def test_docstring_examples(module: str) -> None:
-    result = doctest.testmod(importlib.import_module(f"rules.furor_barbarus.{module}"))
+    result = doctest.testmod(importlib.import_module(f"pbem.rules.furor_barbarus.{module}"))
     assert result.attempted > 0 and result.failed == 0

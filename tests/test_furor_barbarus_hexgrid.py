@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules.furor_barbarus.counters import CounterError, Mark, UnitType, counter_from_dict
-from rules.furor_barbarus.hexgrid import Hex, HexError, hex_distance, straight_line
-from rules.furor_barbarus.maps import MapDataError, map_from_dict
-from rules.furor_barbarus.scenarios import ScenarioError, expand_area
-from rules.furor_barbarus.terrain import Crossing, Feature, Terrain
+from pbem.rules.furor_barbarus.counters import CounterError, Mark, UnitType, counter_from_dict
+from pbem.rules.furor_barbarus.hexgrid import Hex, HexError, hex_distance, straight_line
+from pbem.rules.furor_barbarus.maps import MapDataError, map_from_dict
+from pbem.rules.furor_barbarus.scenarios import ScenarioError, expand_area
+from pbem.rules.furor_barbarus.terrain import Crossing, Feature, Terrain
 
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, blank_map
 

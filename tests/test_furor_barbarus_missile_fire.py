@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.furor_barbarus.combat import declare
+from pbem.rules.furor_barbarus.combat import declare
 
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice
 

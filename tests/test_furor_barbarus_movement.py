@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.movement import apply_move, check_move, reachable
-from rules.furor_barbarus.scenario_rules import ScenarioRules
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.movement import apply_move, check_move, reachable
+from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
 
 from tests.test_furor_barbarus_core_support import RULES, battlefield, blank_map, position
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.base import OrderSyntaxError
-from rules.furor_barbarus.orders import AttackOrder, MoveOrder, Order
+from pbem.rules.base import OrderSyntaxError
+from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, Order
 
 from tests.test_furor_barbarus_core_support import RULES, position
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.furor_barbarus.combat import allocate_steps
+from pbem.rules.furor_barbarus.combat import allocate_steps
 
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
 
@@ -12,7 +12,7 @@ def test_9_8_retreat_prefers_a_free_hex_without_friend_or_zoc() -> None:
     field.retreat("neustrie", ["austrasie"])
     h = field.hex_of("neustrie")
     assert h is not None and h != "0404"
-    from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+    from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 
     assert not in_enemy_zoc(field, h, "charles")
 
@@ -79,7 +79,7 @@ def test_9_9_default_allocation_applies_every_step_possible() -> None:
 
 
 def test_9_9_attacker_losses_follow_the_order_line() -> None:
-    from rules.furor_barbarus.counters import UnitType
+    from pbem.rules.furor_barbarus.counters import UnitType
 
     units = {"neustrie": "0404", "bourgogne": "0403", "bowmen": "0304"}
     changes = {"bowmen": {"type": UnitType.INFANTRY}, "neustrie": {"strength": 6}}

@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
-from rules.dice import ScriptedDice
-from rules.furor_barbarus.charge import can_charge
-from rules.furor_barbarus.combat import declare
-from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.missile_fire import melee_strength
-from rules.furor_barbarus.morale import commander_bonus, morale_value
-from rules.furor_barbarus.movement import apply_move
-from rules.furor_barbarus.special_rules.campus_mauriacus import (
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.furor_barbarus.charge import can_charge
+from pbem.rules.furor_barbarus.combat import declare
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.missile_fire import melee_strength
+from pbem.rules.furor_barbarus.morale import commander_bonus, morale_value
+from pbem.rules.furor_barbarus.movement import apply_move
+from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import (
     COMMANDERS_ROLE, IMPETUOUSNESS, commander_setup_problems, feigned_flight, feigned_flight_problem,
 )
-from rules.furor_barbarus.ruleset import FurorBarbarus
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 CM = "campus-mauriacus"
 
@@ -322,7 +322,7 @@ def test_setup_bot_places_commanders_with_their_troops(seed: int) -> None:
 
 # --- victory conditions ---------------------------------------------------------------------------
 def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
-    from rules.furor_barbarus.victory import check_victory
+    from pbem.rules.furor_barbarus.victory import check_victory
 
     field = battlefield(CM, {"aetius": "1705", "attila": "1511"}, turn=12)
     for losses, expected in (({"romans": 20, "huns": 25}, ("minor_victory", "romans")),

@@ -16,8 +16,8 @@ from collections import Counter
 import pytest
 
 from pbem.dice import DiceStream
-from rules.base import Position
-from rules.furor_barbarus.ruleset import FurorBarbarus
+from pbem.rules.base import Position
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 SCENARIOS = ("campus-mauriacus", "soissons", "tolbiac", "vouille")
 # options played on every other seed: each scenario's own, and the core's optional rules

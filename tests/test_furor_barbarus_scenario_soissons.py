@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
-from rules.furor_barbarus.orders import PlaceOrder
-from rules.furor_barbarus.setup import placement_problem
-from rules.furor_barbarus.victory import check_victory
-from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from pbem.rules.furor_barbarus.orders import PlaceOrder
+from pbem.rules.furor_barbarus.setup import placement_problem
+from pbem.rules.furor_barbarus.victory import check_victory
+from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 
 SO = "soissons"
 CHARARIC = {"chararic-salian-3": "0703", "chararic-salian-2": "0702", "chararic-light": "0803"}

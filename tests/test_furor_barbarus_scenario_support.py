@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from rules.dice import ScriptedDice
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.combat import declare, resolve_attack, standard_crt
-from rules.furor_barbarus.scenarios import DataLibrary
-from rules.furor_barbarus.setup import initial_position
-from rules.furor_barbarus.special_rules import REGISTRY
-from rules.furor_barbarus.special_rules import campus_mauriacus, soissons, tolbiac, vouille  # noqa: F401 (registration)
+from pbem.rules.dice import ScriptedDice
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.combat import declare, resolve_attack, standard_crt
+from pbem.rules.furor_barbarus.scenarios import DataLibrary
+from pbem.rules.furor_barbarus.setup import initial_position
+from pbem.rules.furor_barbarus.special_rules import REGISTRY
+from pbem.rules.furor_barbarus.special_rules import campus_mauriacus, soissons, tolbiac, vouille  # noqa: F401 (registration)
 
 PLAYERS = {
     "campus-mauriacus": ["romans", "huns"],

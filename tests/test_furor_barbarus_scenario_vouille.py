@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
-from rules.furor_barbarus.charge import can_charge
-from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.missile_fire import melee_strength
-from rules.furor_barbarus.scenarios import DataLibrary
+from pbem.rules.furor_barbarus.charge import can_charge
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.missile_fire import melee_strength
+from pbem.rules.furor_barbarus.scenarios import DataLibrary
 
 VO = "vouille"
 
@@ -83,7 +83,7 @@ def test_variation_elite_visigothic_cavalry() -> None:
 
 
 def test_victory_at_the_end_of_turn_6_lesser_losses_else_a_tie() -> None:
-    from rules.furor_barbarus.victory import check_victory
+    from pbem.rules.furor_barbarus.victory import check_victory
 
     field = battlefield(VO, {"clovis": "0907", "alaric": "0407"}, turn=6)
     for losses, expected in (({"franks": 5, "visigoths": 9}, ("minor_victory", "franks")),

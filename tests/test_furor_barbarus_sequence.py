@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.furor_barbarus.ruleset import FurorBarbarus
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, dice, position
 

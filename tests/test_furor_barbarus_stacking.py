@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rules.furor_barbarus.combat import declare
-from rules.furor_barbarus.morale import morale_value
-from rules.furor_barbarus.movement import apply_move, check_move
-from rules.furor_barbarus.stacking import stacking_problem
+from pbem.rules.furor_barbarus.combat import declare
+from pbem.rules.furor_barbarus.morale import morale_value
+from pbem.rules.furor_barbarus.movement import apply_move, check_move
+from pbem.rules.furor_barbarus.stacking import stacking_problem
 
 from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules.furor_barbarus.charge import charge_problem
-from rules.furor_barbarus.combat import COLUMNS, declare
-from rules.furor_barbarus.movement import apply_move, check_move
+from pbem.rules.furor_barbarus.charge import charge_problem
+from pbem.rules.furor_barbarus.combat import COLUMNS, declare
+from pbem.rules.furor_barbarus.movement import apply_move, check_move
 
 from tests.test_furor_barbarus_core_support import RULES, battlefield, dice, position
 
@@ -26,7 +26,7 @@ def test_9_3_example_austrasie_and_bourgogne_5_against_2_is_2_to_1() -> None:
 
 
 def test_9_3_example_with_the_bowmen_6_against_2_is_3_to_1_with_village_and_creek() -> None:
-    from rules.furor_barbarus.combat import terrain_modifiers
+    from pbem.rules.furor_barbarus.combat import terrain_modifiers
 
     field = battlefield(ARMIES)
     _, combat = declare(field, "lothaire", "provence", ["austrasie", "bourgogne", "bowmen"], None)
@@ -37,7 +37,7 @@ def test_9_3_example_with_the_bowmen_6_against_2_is_3_to_1_with_village_and_cree
 
 
 def test_9_3_example_aquitaine_charge_along_0710_0709_is_11_against_2_at_4_to_1() -> None:
-    from rules.furor_barbarus.combat import terrain_modifiers
+    from pbem.rules.furor_barbarus.combat import terrain_modifiers
 
     field = battlefield(ARMIES)
     assert apply_move(field, "aquitaine", ["0710", "0709"]).legal

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules.furor_barbarus.movement import apply_move, check_move
-from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from pbem.rules.furor_barbarus.movement import apply_move, check_move
+from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 
 from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice, events
 

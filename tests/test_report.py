@@ -23,7 +23,7 @@ from pbem.report import (
     svg_to_png,
     verify_command,
 )
-from rules.base import ScoreLine
+from pbem.rules.base import ScoreLine
 from test_report_data import EVIL, SMALL_SVG, assert_svg_parses_with_viewbox, chain, played_report, real_ruleset_report, report_data, svg_elements
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"

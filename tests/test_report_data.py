@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from pbem.report import ProblemLine, ReportData, RollLine
-from rules.base import ScoreLine
+from pbem.rules.base import ScoreLine
 
 EVIL = "<script>alert(1)</script>"
 
@@ -126,7 +126,7 @@ def real_ruleset_report(rules_id: str, side: str | None = None) -> ReportData:
     from pbem.canonical import position_hash
 
     try:
-        from rules import find_ruleset
+        from pbem.rules import find_ruleset
 
         ruleset = find_ruleset(rules_id)
         position = ruleset.setup(None, ())
@@ -187,7 +187,7 @@ def played_report(rules_id: str, resolutions: int = 4, side: str | None = None, 
     from pbem.dice import DiceStream
 
     try:
-        from rules import find_ruleset
+        from pbem.rules import find_ruleset
 
         ruleset = find_ruleset(rules_id)
         position = ruleset.setup(None, ())

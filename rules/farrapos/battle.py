@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rules.base import Dice, Event
-from rules.farrapos.counters import SIDE_NAMES
-from rules.farrapos.orders import MILITIA, Attack, Persistence
-from rules.farrapos.position import Position, View, enemy, sort_units
+from pbem.rules.base import Dice, Event
+from pbem.rules.farrapos.counters import SIDE_NAMES
+from pbem.rules.farrapos.orders import MILITIA, Attack, Persistence
+from pbem.rules.farrapos.position import Position, View, enemy, sort_units
 
 # The printed die-1 row: (highest strength of the column, value); "-" is 0.
 DIE_ONE_ROW: tuple[tuple[int, int], ...] = (

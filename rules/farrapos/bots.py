@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import random
 
-from rules.base import Orders, OrderLine
-from rules.farrapos.battle import column_value, under_siege
-from rules.farrapos.legal import (
+from pbem.rules.base import Orders, OrderLine
+from pbem.rules.farrapos.battle import column_value, under_siege
+from pbem.rules.farrapos.legal import (
     apply_movement,
     attack_targets,
     invasion_targets,
@@ -20,9 +20,9 @@ from rules.farrapos.legal import (
     placement_cities,
     validate_orders,
 )
-from rules.farrapos.orders import Attack, Decision, DeployMilitia, Invade, Move, Order, Persistence, Place, parse_order
-from rules.farrapos.position import Position, View, clone, enemy
-from rules.farrapos.victory_points import count_vp
+from pbem.rules.farrapos.orders import Attack, Decision, DeployMilitia, Invade, Move, Order, Persistence, Place, parse_order
+from pbem.rules.farrapos.position import Position, View, clone, enemy
+from pbem.rules.farrapos.victory_points import count_vp
 
 BOTS = ("random", "greedy")
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.farrapos.counters import SIDES, load_counters
-from rules.farrapos.position import Position, View, sort_units
-from rules.farrapos.setup import blank_position
-from rules.farrapos.victory_points import count_vp
+from pbem.rules.farrapos.counters import SIDES, load_counters
+from pbem.rules.farrapos.position import Position, View, sort_units
+from pbem.rules.farrapos.setup import blank_position
+from pbem.rules.farrapos.victory_points import count_vp
 
 
 class CaseFormError(ValueError):

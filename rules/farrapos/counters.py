@@ -97,7 +97,7 @@ def sheet_from_data(data: dict, cities: set[str] | None = None) -> CounterSheet:
 @lru_cache(maxsize=1)
 def load_counters() -> CounterSheet:
     """The counter data file, read once (immutable data)."""
-    from rules.farrapos.board import load_board
+    from pbem.rules.farrapos.board import load_board
 
     with (DATA / "counters.toml").open("rb") as f:
         return sheet_from_data(tomllib.load(f), set(load_board().cities))

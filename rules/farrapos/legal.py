@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from rules.base import IllegalOrderError, Orders, Problem
-from rules.farrapos.counters import SIDE_NAMES
-from rules.farrapos.orders import (
+from pbem.rules.base import IllegalOrderError, Orders, Problem
+from pbem.rules.farrapos.counters import SIDE_NAMES
+from pbem.rules.farrapos.orders import (
     ACTIONS,
     MILITIA,
     Attack,
@@ -29,7 +29,7 @@ from rules.farrapos.orders import (
     Place,
     StandingLosses,
 )
-from rules.farrapos.position import Position, View, clone, enemy, sort_units
+from pbem.rules.farrapos.position import Position, View, clone, enemy, sort_units
 
 CARRY_LIMIT = 2
 
@@ -70,7 +70,7 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
     a) attack or b) invade).  So a move is at least 2 path lines long, and a group
     with an MF 1 MU (artillery) has no move.
 
-    >>> from rules.farrapos.setup import opening_position
+    >>> from pbem.rules.farrapos.setup import opening_position
     >>> view = View(opening_position("campaign", ()))
     >>> sorted(move_destinations(view, "republic", "bage", ["inf-5"]))  # MF 2; piratini, cacapava, dom-pedrito are linked
     ['cachoeira', 'cangucu', 'encruzilhada', 'jaguarao', 'livramento', 'pelotas', 'sao-gabriel']
@@ -124,7 +124,7 @@ def legal_actions(position: Position, side: str, exclude: Sequence[str] = ()) ->
     left out (they already have an order).
     Each order yielded passes ``validate_orders`` on its own.
 
-    >>> from rules.farrapos.setup import opening_position
+    >>> from pbem.rules.farrapos.setup import opening_position
     >>> actions = list(legal_actions(opening_position("campaign", ()), "republic"))
     >>> str(actions[0]), sum(isinstance(a, Attack) for a in actions)
     ('pass', 10)

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Union
 
-from rules.base import OrderSyntaxError
-from rules.farrapos.board import load_board
-from rules.farrapos.counters import load_counters
+from pbem.rules.base import OrderSyntaxError
+from pbem.rules.farrapos.board import load_board
+from pbem.rules.farrapos.counters import load_counters
 
 MILITIA = "militia"
 

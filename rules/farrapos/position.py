@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.base import Ruleset
-from rules.farrapos.board import Board, load_board
-from rules.farrapos.counters import CounterSheet, Factors, load_counters
+from pbem.rules.base import Ruleset
+from pbem.rules.farrapos.board import Board, load_board
+from pbem.rules.farrapos.counters import CounterSheet, Factors, load_counters
 
 Position = dict[str, Any]
 

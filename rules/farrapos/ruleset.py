@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rules.base import (
+from pbem.rules.base import (
     Dice,
     Event,
     OptionInfo,
@@ -20,10 +20,10 @@ from rules.base import (
     ScoreLine,
     parse_order_lines,
 )
-from rules.farrapos import bots as farrapos_bots
-from rules.farrapos import case_form, svg
-from rules.farrapos.counters import SIDE_NAMES, SIDES
-from rules.farrapos.legal import (
+from pbem.rules.farrapos import bots as farrapos_bots
+from pbem.rules.farrapos import case_form, svg
+from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
+from pbem.rules.farrapos.legal import (
     attack_targets,
     carry_allowed,
     held_ports,
@@ -34,12 +34,12 @@ from rules.farrapos.legal import (
     placement_cities,
     validate_orders,
 )
-from rules.farrapos.orders import FORMS, parse_order
-from rules.farrapos.position import View
-from rules.farrapos.sequence import label
-from rules.farrapos.setup import SCENARIO, opening_position
-from rules.farrapos.turn import resolve_turn
-from rules.farrapos.victory_points import breakdown
+from pbem.rules.farrapos.orders import FORMS, parse_order
+from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.sequence import label
+from pbem.rules.farrapos.setup import SCENARIO, opening_position
+from pbem.rules.farrapos.turn import resolve_turn
+from pbem.rules.farrapos.victory_points import breakdown
 
 OPTION_INFO = (
     OptionInfo("siege", "Siege: a city surrounded by enemy-held cities loses its extra defence", "Advanced Rules (Optional)"),

@@ -11,7 +11,7 @@ the Republic ALWAYS plays first: turn 1 Republic, 2 Empire, 3 Republic, 4 Empire
 
 from __future__ import annotations
 
-from rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
+from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 
 TURNS_PER_PHASE = 4
 

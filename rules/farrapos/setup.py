@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.farrapos.board import load_board
-from rules.farrapos.counters import FIRST_PHASE, SIDES, load_counters
-from rules.farrapos.position import Position, empty_cities, sort_units
+from pbem.rules.farrapos.board import load_board
+from pbem.rules.farrapos.counters import FIRST_PHASE, SIDES, load_counters
+from pbem.rules.farrapos.position import Position, empty_cities, sort_units
 
 SCENARIO = "campaign"
 OPTIONS = ("siege", "port-transport")
@@ -39,8 +39,8 @@ def blank_position(scenario: str, options: Sequence[str]) -> Position:
 
 
 def opening_position(scenario: str, options: Sequence[str]) -> Position:
-    from rules.farrapos.position import View
-    from rules.farrapos.victory_points import count_vp
+    from pbem.rules.farrapos.position import View
+    from pbem.rules.farrapos.victory_points import count_vp
 
     position = blank_position(scenario, options)
     for counter in load_counters().counters.values():

@@ -11,11 +11,11 @@ from functools import lru_cache
 from collections.abc import Sequence
 from xml.sax.saxutils import escape, quoteattr
 
-from rules.base import Event
-from rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
-from rules.farrapos.board import Board, load_board
-from rules.farrapos.position import Position, View
-from rules.farrapos.sequence import label
+from pbem.rules.base import Event
+from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
+from pbem.rules.farrapos.board import Board, load_board
+from pbem.rules.farrapos.position import Position, View
+from pbem.rules.farrapos.sequence import label
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.

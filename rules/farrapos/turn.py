@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rules.base import NO_ORDERS, Dice, Event, IllegalOrderError, Orders, Resolution
-from rules.farrapos.battle import fight
-from rules.farrapos.counters import SIDE_NAMES
-from rules.farrapos.legal import apply_movement, placement_cities, validate_orders
-from rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
-from rules.farrapos.position import Position, View, clone, sort_units
-from rules.farrapos.sequence import label, next_turn
-from rules.farrapos.victory import check_victory
-from rules.farrapos.victory_points import breakdown, count_vp
+from pbem.rules.base import NO_ORDERS, Dice, Event, IllegalOrderError, Orders, Resolution
+from pbem.rules.farrapos.battle import fight
+from pbem.rules.farrapos.counters import SIDE_NAMES
+from pbem.rules.farrapos.legal import apply_movement, placement_cities, validate_orders
+from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
+from pbem.rules.farrapos.position import Position, View, clone, sort_units
+from pbem.rules.farrapos.sequence import label, next_turn
+from pbem.rules.farrapos.victory import check_victory
+from pbem.rules.farrapos.victory_points import breakdown, count_vp
 
 
 def default_placement(view: View, side: str) -> str | None:

@@ -9,9 +9,9 @@ Peace of Ponche Verde).
 
 from __future__ import annotations
 
-from rules.base import Outcome, OutcomeKind
-from rules.farrapos.counters import LAST_PHASE, SIDE_NAMES
-from rules.farrapos.sequence import is_last_turn
+from pbem.rules.base import Outcome, OutcomeKind
+from pbem.rules.farrapos.counters import LAST_PHASE, SIDE_NAMES
+from pbem.rules.farrapos.sequence import is_last_turn
 
 WINNING_VP = 24
 

@@ -6,7 +6,7 @@ it holds every city of that colour, plus the port bonus while it holds every por
 city.  The VP track is this recount, made at the end of every turn, so bonuses are
 "automatically decreased" when an area is lost.
 
->>> from rules.farrapos.setup import opening_position
+>>> from pbem.rules.farrapos.setup import opening_position
 >>> count_vp(View(opening_position("campaign", ())))
 {'empire': 7, 'republic': 5}
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.farrapos.counters import SIDES
-from rules.farrapos.position import View
+from pbem.rules.farrapos.counters import SIDES
+from pbem.rules.farrapos.position import View
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.hexgrid import adjacent
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.hexgrid import adjacent
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.combat import Combat
+    from pbem.rules.furor_barbarus.combat import Combat
 
 
 def _advance(field: Battlefield, uid: str, into: str, why: str) -> None:

@@ -10,7 +10,7 @@ eliminated.
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 BAGGAGE_DEFENCE = 1
 

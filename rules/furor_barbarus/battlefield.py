@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rules.base import Dice, Event
-from rules.furor_barbarus.counters import Counter
-from rules.furor_barbarus.maps import GameMap
-from rules.furor_barbarus.scenario_rules import ScenarioRules
-from rules.furor_barbarus.scenarios import Scenario
+from pbem.rules.base import Dice, Event
+from pbem.rules.furor_barbarus.counters import Counter
+from pbem.rules.furor_barbarus.maps import GameMap
+from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
+from pbem.rules.furor_barbarus.scenarios import Scenario
 
 NEUTRAL = "neutral"
 ACTIVE = "active"
@@ -234,12 +234,12 @@ class Battlefield:
         self.add_event("removal", f"{self.counter(uid).name} ({uid}) leaves the battle ({cause}).", unit=uid, hex=h, cause=cause)
 
     def retreat(self, uid: str, attackers: Iterable[str] = (), cause: str = "retreat") -> None:
-        from rules.furor_barbarus.retreat import retreat_unit
+        from pbem.rules.furor_barbarus.retreat import retreat_unit
 
         retreat_unit(self, uid, tuple(attackers), cause)
 
     def morale_check(self, uid: str, purpose: str, attackers: Iterable[str] = ()) -> None:
-        from rules.furor_barbarus.morale import morale_check
+        from pbem.rules.furor_barbarus.morale import morale_check
 
         morale_check(self, uid, purpose, tuple(attackers))
 

@@ -11,17 +11,17 @@ import random
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.charge import charge_problem
-from rules.furor_barbarus.combat import COLUMNS, declare
-from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.movement import check_move, reachable
-from rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
-from rules.furor_barbarus.sequence import _dry_move
-from rules.furor_barbarus.setup import deployment_of, placement_problem, special_setup_problems
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.charge import charge_problem
+from pbem.rules.furor_barbarus.combat import COLUMNS, declare
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.movement import check_move, reachable
+from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
+from pbem.rules.furor_barbarus.sequence import _dry_move
+from pbem.rules.furor_barbarus.setup import deployment_of, placement_problem, special_setup_problems
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.ruleset import FurorBarbarus
+    from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 MAX_ATTACKERS = 4
 

@@ -19,10 +19,10 @@ The charger must advance into the hex if the defender leaves it (9.11).
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.counters import Mark, UnitType
-from rules.furor_barbarus.hexgrid import straight_line
-from rules.furor_barbarus.terrain import CHARGE_PATH_TERRAIN, Feature, Terrain
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.counters import Mark, UnitType
+from pbem.rules.furor_barbarus.hexgrid import straight_line
+from pbem.rules.furor_barbarus.terrain import CHARGE_PATH_TERRAIN, Feature, Terrain
 
 CHARGE_BONUS = 2
 COUNTER_CHARGE = "counter-charge"

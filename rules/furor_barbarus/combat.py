@@ -14,12 +14,12 @@ from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 from typing import Any
 
-from rules.furor_barbarus.baggage import BAGGAGE_DEFENCE, baggage_bonus, defends_alone
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.charge import charge_bonus, charge_problem
-from rules.furor_barbarus.hexgrid import adjacent
-from rules.furor_barbarus.missile_fire import can_fire_back, fire_problem, melee_strength
-from rules.furor_barbarus.terrain import COLUMN_SHIFT, DIE_MODIFIER, STREAM_DIE_MODIFIER, Feature, Terrain
+from pbem.rules.furor_barbarus.baggage import BAGGAGE_DEFENCE, baggage_bonus, defends_alone
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.charge import charge_bonus, charge_problem
+from pbem.rules.furor_barbarus.hexgrid import adjacent
+from pbem.rules.furor_barbarus.missile_fire import can_fire_back, fire_problem, melee_strength
+from pbem.rules.furor_barbarus.terrain import COLUMN_SHIFT, DIE_MODIFIER, STREAM_DIE_MODIFIER, Feature, Terrain
 
 CRT_PATH = Path(__file__).with_name("data") / "crt.toml"
 COLUMNS = ("1/2", "2/3", "1/1", "3/2", "2/1", "3/1", "4/1")
@@ -401,7 +401,7 @@ def apply_attacker(field: Battlefield, combat: Combat, effect: Effect, wishes: S
 def resolve_attack(field: Battlefield, combat: Combat, losses: Sequence[str], advance: str | None,
                    crt: CombatResultsTable) -> None:
     """Roll and apply one declared combat (9.5-9.11)."""
-    from rules.furor_barbarus.advance import advance_after_combat
+    from pbem.rules.furor_barbarus.advance import advance_after_combat
 
     field.has_attacked.update(combat.attackers + combat.commanders)
     field.was_attacked.update(field.units_in(combat.target_hex))

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.furor_barbarus.hexgrid import Hex, HexError, hex_id, side_key
-from rules.furor_barbarus.terrain import Crossing, Feature, Hexside, Terrain
+from pbem.rules.furor_barbarus.hexgrid import Hex, HexError, hex_id, side_key
+from pbem.rules.furor_barbarus.terrain import Crossing, Feature, Hexside, Terrain
 
 
 class MapDataError(ValueError):

@@ -10,9 +10,9 @@ line of sight rule); it takes no result unless its target can fire too.
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.counters import Mark
-from rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.counters import Mark
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
 
 MELEE_PENALTY = 1
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 COMMANDER_MORALE_BONUS = 1
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.hexgrid import adjacent
-from rules.furor_barbarus.stacking import stacking_problem
-from rules.furor_barbarus.terrain import (
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.hexgrid import adjacent
+from pbem.rules.furor_barbarus.stacking import stacking_problem
+from pbem.rules.furor_barbarus.terrain import (
     FORD_CROSSING_HALF, MOVE_COST_HALF, ROAD_COST_HALF, ROAD_TERRAIN, STREAM_EXTRA_HALF, Crossing, Feature,
 )
-from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 
 ZOC_TO_ZOC = "zoc-to-zoc"
 
@@ -183,7 +183,7 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
         if not field.exists(uid):
             break
         if i in check.zoc_tests:
-            from rules.furor_barbarus.morale import zoc_to_zoc_test
+            from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
 
             if not zoc_to_zoc_test(field, uid, nxt):
                 break

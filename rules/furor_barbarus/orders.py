@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rules.base import OrderSyntaxError
+from pbem.rules.base import OrderSyntaxError
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _HEX = re.compile(r"^\d{4}$")

@@ -20,11 +20,11 @@ ignore R (9.4).  A commander goes with his unit (6).
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.movement import step_cost_half
-from rules.furor_barbarus.stacking import stacking_problem
-from rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.movement import step_cost_half
+from pbem.rules.furor_barbarus.stacking import stacking_problem
+from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 
 MAX_CHAIN = 4  # designed: a displacement chain is looked for up to 4 units deep
 

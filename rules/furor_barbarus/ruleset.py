@@ -7,17 +7,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rules.base import (
+from pbem.rules.base import (
     NO_ORDERS, OptionInfo, Orders, Outcome, Position, Problem, Resolution, Ruleset,
     ScenarioInfo, ScoreLine, Dice, Event, parse_order_lines,
 )
-from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
-from rules.furor_barbarus.combat import CombatResultsTable, standard_crt
-from rules.furor_barbarus.orders import Order, PlaceOrder
-from rules.furor_barbarus.scenarios import DataLibrary, Scenario
-from rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
-from rules.furor_barbarus.setup import initial_position, place_side, roll_first_player
-from rules.furor_barbarus.special_rules import rules_for
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
+from pbem.rules.furor_barbarus.orders import Order, PlaceOrder
+from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
+from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
+from pbem.rules.furor_barbarus.setup import initial_position, place_side, roll_first_player
+from pbem.rules.furor_barbarus.special_rules import rules_for
 
 CORE_OPTIONS = (
     OptionInfo("zoc-to-zoc", "Moving from an enemy ZOC to another enemy ZOC, with a morale test", "11 (10.1)"),
@@ -138,7 +138,7 @@ class FurorBarbarus(Ruleset):
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:
-        from rules.furor_barbarus.bots import template
+        from pbem.rules.furor_barbarus.bots import template
 
         return template(self, position, side)
 
@@ -146,14 +146,14 @@ class FurorBarbarus(Ruleset):
         return ("random", "greedy")
 
     def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
-        from rules.furor_barbarus.bots import bot_orders
+        from pbem.rules.furor_barbarus.bots import bot_orders
 
         if bot not in self.bots():
             raise ValueError(f"unknown bot {bot!r} (known: {', '.join(self.bots())})")
         return bot_orders(self, position, side, bot, rng)
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
-        from rules.furor_barbarus.svg import render
+        from pbem.rules.furor_barbarus.svg import render
 
         return render(self.field(position), events)
 

@@ -38,9 +38,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rules.base import Outcome
-    from rules.furor_barbarus.battlefield import Battlefield
-    from rules.furor_barbarus.combat import Combat
+    from pbem.rules.base import Outcome
+    from pbem.rules.furor_barbarus.battlefield import Battlefield
+    from pbem.rules.furor_barbarus.combat import Combat
 
 
 class ScenarioRules:

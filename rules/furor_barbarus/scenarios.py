@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rules.furor_barbarus.counters import Counter, CounterError, counter_from_dict
-from rules.furor_barbarus.hexgrid import Hex, hex_id
-from rules.furor_barbarus.maps import GameMap, load_map
+from pbem.rules.furor_barbarus.counters import Counter, CounterError, counter_from_dict
+from pbem.rules.furor_barbarus.hexgrid import Hex, hex_id
+from pbem.rules.furor_barbarus.maps import GameMap, load_map
 
 PACKAGE_DATA = Path(__file__).with_name("data")
 REPO_TEST_DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "furor-barbarus"

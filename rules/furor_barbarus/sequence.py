@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.base import OrderLine, Outcome, OutcomeKind
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.combat import CombatResultsTable, declare, resolve_attack
-from rules.furor_barbarus.movement import apply_move, check_move
-from rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder, SpecialOrder, StandingOrder
-from rules.furor_barbarus.victory import check_victory
+from pbem.rules.base import OrderLine, Outcome, OutcomeKind
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.combat import CombatResultsTable, declare, resolve_attack
+from pbem.rules.furor_barbarus.movement import apply_move, check_move
+from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder, SpecialOrder, StandingOrder
+from pbem.rules.furor_barbarus.victory import check_victory
 
 
 def normalised_path(field: Battlefield, order: MoveOrder) -> tuple[str, ...]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
-from rules.furor_barbarus.orders import PlaceOrder
-from rules.furor_barbarus.scenarios import Deployment, Scenario
-from rules.furor_barbarus.stacking import stacking_problem
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from pbem.rules.furor_barbarus.orders import PlaceOrder
+from pbem.rules.furor_barbarus.scenarios import Deployment, Scenario
+from pbem.rules.furor_barbarus.stacking import stacking_problem
 
 
 def initial_position(scenario: Scenario, options: list[str]) -> dict[str, Any]:

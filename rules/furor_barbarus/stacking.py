@@ -3,7 +3,7 @@ baggage may stand on a friendly combat unit.  Units pass through friends."""
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 
 def stacking_problem(field: Battlefield, uid: str, h: str, side: str, ignore: frozenset[str] = frozenset()) -> str | None:

@@ -7,9 +7,9 @@ import math
 from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
-from rules.base import Event
-from rules.furor_barbarus.battlefield import Battlefield
-from rules.furor_barbarus.hexgrid import Hex
+from pbem.rules.base import Event
+from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.hexgrid import Hex
 
 SIZE = 30.0
 H = math.sqrt(3) * SIZE

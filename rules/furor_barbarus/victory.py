@@ -11,8 +11,8 @@ for the side with the lesser eliminated total, else a draw.
 
 from __future__ import annotations
 
-from rules.base import Outcome, OutcomeKind
-from rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.base import Outcome, OutcomeKind
+from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 
 def core_outcome(field: Battlefield, last_turn: bool) -> Outcome | None:

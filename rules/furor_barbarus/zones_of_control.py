@@ -7,7 +7,7 @@ a river hexside unless a bridge (or a road) crosses it.
 
 from __future__ import annotations
 
-from rules.furor_barbarus.battlefield import NEUTRAL, Battlefield
+from pbem.rules.furor_barbarus.battlefield import NEUTRAL, Battlefield
 
 
 def exerts_zoc(field: Battlefield, uid: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from rules.furor_barbarus.scenario_rules import NO_SPECIAL_RULES, ScenarioRules
+from pbem.rules.furor_barbarus.scenario_rules import NO_SPECIAL_RULES, ScenarioRules
 
 REGISTRY: dict[str, type[ScenarioRules]] = {}
 

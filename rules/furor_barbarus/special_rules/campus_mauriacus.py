@@ -27,14 +27,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rules.furor_barbarus.counters import Mark
-from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.scenario_rules import ScenarioRules
-from rules.furor_barbarus.special_rules import REGISTRY
+from pbem.rules.furor_barbarus.counters import Mark
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
+from pbem.rules.furor_barbarus.special_rules import REGISTRY
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.battlefield import Battlefield
-    from rules.furor_barbarus.combat import Combat
+    from pbem.rules.furor_barbarus.battlefield import Battlefield
+    from pbem.rules.furor_barbarus.combat import Combat
 
 SCENARIO = "campus-mauriacus"
 COMMANDERS_ROLE = "commanders-role"
@@ -129,7 +129,7 @@ def commander_companions(field: Battlefield, commander: str) -> list[str]:
     wing", Ardaric "with a Gepid unit", Attila "with a Hunnic unit", Valamir "with
     an Ostrogothic unit": the units of his set-up hexes with his band and, where the
     rulebook names a people, that people."""
-    from rules.furor_barbarus.setup import deployment_of
+    from pbem.rules.furor_barbarus.setup import deployment_of
 
     mine = deployment_of(field.scenario, commander)
     hexes = set(mine.hexes) if mine else set()
@@ -354,7 +354,7 @@ def _standing(field: Battlefield, side: str, key: str) -> Any:
 def impetuous_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
     """The legal move nearest to ``target`` using the unit's MP (the longest such
     move among equally near ones, then the lowest hex id)."""
-    from rules.furor_barbarus.movement import check_move, reachable
+    from pbem.rules.furor_barbarus.movement import check_move, reachable
 
     goal = field.hex_of(target)
     here = field.hex_of(uid)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rules.base import Outcome, OutcomeKind
-from rules.furor_barbarus.scenario_rules import ScenarioRules
-from rules.furor_barbarus.special_rules import REGISTRY
+from pbem.rules.base import Outcome, OutcomeKind
+from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
+from pbem.rules.furor_barbarus.special_rules import REGISTRY
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.battlefield import Battlefield
+    from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 SCENARIO = "tolbiac"
 FRANKS = "franks"

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.scenario_rules import ScenarioRules
-from rules.furor_barbarus.special_rules import REGISTRY
+from pbem.rules.furor_barbarus.hexgrid import hex_distance
+from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
+from pbem.rules.furor_barbarus.special_rules import REGISTRY
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.battlefield import Battlefield
-    from rules.furor_barbarus.combat import Combat
+    from pbem.rules.furor_barbarus.battlefield import Battlefield
+    from pbem.rules.furor_barbarus.combat import Combat
 
 SCENARIO = "vouille"
 BRETON_NAME = "Bretons"
