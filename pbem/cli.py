@@ -168,12 +168,27 @@ def _signature_for(path: Path, sig: Optional[Path]) -> str | None:
 def check(
     file: Annotated[Path, typer.Argument(help="Turn file.")],
     sig: Annotated[Optional[Path], typer.Option("--sig", help="Detached signature (default FILE.sig if present).")] = None,
+    position: Annotated[Optional[Path], typer.Option("--position", help="Check offline against this position file (G-rK.position.json, attached to every report); no database.")] = None,
 ) -> None:
     """Parse and validate a turn file against the game's current position; stores nothing."""
     from pbem.turnfile import MAX_TURN_FILE_BYTES
 
     with refusals():
-        checked = pipeline.check(engine(), _read(file, MAX_TURN_FILE_BYTES + 16 * 1024), _signature_for(file, sig))
+        data = _read(file, MAX_TURN_FILE_BYTES + 16 * 1024)
+        if position is not None:
+            from pbem import position_file
+
+            try:
+                kept = position_file.load(_read(position), str(position))
+            except position_file.PositionFileError as exc:
+                fail(str(exc))
+            checked = pipeline.check_offline(data, _signature_for(file, sig), kept)
+        else:
+            try:
+                db = engine()
+            except store.NoDatabase:
+                fail(f"no referee's database here: a player checks offline with 'pbem check {file} --position G-rK.position.json' (the position file attached to the latest report)")
+            checked = pipeline.check(db, data, _signature_for(file, sig))
     signed = "signature verified" if checked.signature else "not signed (signature not checked)"
     typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}); {len(checked.orders)} order(s); {signed}")
 

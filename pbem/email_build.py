@@ -10,6 +10,9 @@ A report e-mail is built to survive mail clients:
           image/png                the map rendered from the ruleset's SVG (inline)
       text/plain; name=turn-GAME-K-SIDE.txt   the next turn file (attachment, base64,
                                               so its bytes arrive exactly as written)
+      application/json; name=GAME-rK.position.json   the position the report was
+                                              written from: ``pbem check FILE
+                                              --position`` checks orders offline
 
 The HTML part shows the map as the PNG rather than inline SVG: many clients
 (Gmail, Outlook) drop ``<svg>`` in mail.  ``pbem report --format html`` writes the
@@ -101,6 +104,13 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
             maintype="text",
             subtype="plain",
             filename=turn_file_name(data.game_id, data.k, data.side),
+        )
+    if data.position_file:
+        msg.add_attachment(
+            data.position_file.encode("utf-8"),
+            maintype="application",
+            subtype="json",
+            filename=data.position_file_name,
         )
     return msg
 

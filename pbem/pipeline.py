@@ -16,12 +16,14 @@ import random
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sqlalchemy import Engine
 
 from pbem import dice as dicev1
 from pbem import keys, sshsig, store
 from pbem.canonical import canonical_json, position_hash
+from pbem.position_file import PositionFile
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
 from pbem.rules import find_ruleset
@@ -157,18 +159,57 @@ def registered_key(line: str) -> keys.PublicKey:
     return keys.PublicKey.from_openssh(line)
 
 
+class GameView(Protocol):
+    """What the verdict on a turn file reads of a game: :class:`pbem.store.GameState`
+    (the referee's database) or :class:`pbem.position_file.PositionFile` (offline)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def rules(self) -> str: ...
+    @property
+    def next_k(self) -> int: ...
+    @property
+    def state_hash(self) -> str: ...
+    @property
+    def over(self) -> bool: ...
+    @property
+    def result(self) -> str | None: ...
+    @property
+    def position(self) -> dict: ...
+
+
 def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
     """Run every check on a turn file against the stored game; raise :class:`Refused`."""
-    try:
-        tf = parse_turn_file(message)
-    except TurnFileError as exc:
-        raise Refused([str(p) for p in exc.problems]) from None
+    tf = read_envelope(message)
     game = store.game_state(tx, tf.game)
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
+    roster = {side: registered_key(line) for side, line in store.public_keys(tx, game.id).items()}
+    return judge(tf, message, signature, game, roster, require_signature, lambda: store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()))
+
+
+def read_envelope(message: bytes) -> TurnFile:
+    try:
+        return parse_turn_file(message)
+    except TurnFileError as exc:
+        raise Refused([str(p) for p in exc.problems]) from None
+
+
+def judge(
+    tf: TurnFile,
+    message: bytes,
+    signature: str | None,
+    game: GameView,
+    roster: Mapping[str, keys.PublicKey],
+    require_signature: bool = True,
+    earlier_copies: Callable[[], Iterable[store.EarlierCopy]] = lambda: (),
+) -> Checked:
+    """The verdict on a turn file against a game as it stands, the same whether
+    the game comes from the database or from a position file (``pbem check
+    --position``); only the referee knows ``earlier_copies`` (replays)."""
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
-    roster = {side: registered_key(line) for side, line in store.public_keys(tx, game.id).items()}
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
     if signature is None:
@@ -184,7 +225,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
             owner = next((side for side, key in roster.items() if key.same_key(signer)), None)
             who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
-    for earlier in store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()):
+    for earlier in earlier_copies():
         if earlier.status == store.SubmissionStatus.RESOLVED:
             raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
         if earlier.status == store.SubmissionStatus.QUEUED:
@@ -229,6 +270,22 @@ def check(engine: Engine, data: bytes, signature: str | bytes | None = None) -> 
     message, armored = split_signature(data, signature)
     with transaction(engine, write=False) as tx:
         return inspect_turn_file(tx, message, armored, require_signature=False)
+
+
+def check_offline(data: bytes, signature: str | bytes | None, position: PositionFile) -> Checked:
+    """``pbem check FILE --position POSFILE``: the referee's verdict with no
+    database, against the position file attached to the report the orders answer.
+    The one check it cannot make is the referee's memory of files already
+    received (a replayed file is named as stale instead)."""
+    message, armored = split_signature(data, signature)
+    tf = read_envelope(message)
+    if tf.game != position.id:
+        raise Refused([f"turn file is for game {tf.game!r} but the position file is of game {position.id!r}"])
+    try:
+        roster = {side: registered_key(line) for side, line in position.public_keys.items()}
+    except ValueError as exc:
+        raise Refused([f"position file: a public key is unreadable: {exc}"]) from None
+    return judge(tf, message, armored, position, roster, require_signature=False)
 
 
 @dataclass(frozen=True)

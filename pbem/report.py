@@ -92,6 +92,15 @@ class ReportData:
     problems: tuple[ProblemLine, ...]
     next_turn_file: str | None
     history: tuple[tuple[int, str, str], ...] = ()
+    position_file: str = ""
+    """The position file (``G-rK.position.json``) this report was written from:
+    ``pbem check FILE --position`` checks orders against it offline."""
+
+    @property
+    def position_file_name(self) -> str:
+        from pbem.position_file import file_name
+
+        return file_name(self.game_id, self.k)
 
     @property
     def your_move(self) -> bool:
@@ -225,8 +234,24 @@ def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
         "map_cid": map_cid,
         "verify": verify_command(data.reveal, data.previous_reveal, data.anchor, data.k),
         "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side else None,
+        "position_file_name": data.position_file_name,
+        "downloads": _downloads(data),
         "viewer": data.side or "referee",
     }
+
+
+def _downloads(data: ReportData) -> list[tuple[str, str]]:
+    """The files a report carries, as ``(name, data: URI)`` links, so the HTML page
+    alone (saved, or opened from the site) holds them: the position file and, for
+    a side due to move, its next turn file."""
+    import base64
+
+    files = []
+    if data.next_turn_file and data.side:
+        files.append((turn_file_name(data.game_id, data.k, data.side), "text/plain", data.next_turn_file))
+    if data.position_file:
+        files.append((data.position_file_name, "application/json", data.position_file))
+    return [(name, f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}") for name, kind, text in files]
 
 
 def render_html(data: ReportData, map_cid: str | None = None) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import report, store
+from pbem import position_file, report, store
 from pbem.turnfile import render_turn_file
 from pbem.rules import find_ruleset
 
@@ -46,6 +46,21 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
     refusals = session.exec(
         select(store.Refusal).where(store.Refusal.game_id == game_id, store.Refusal.turn.in_([k, next_turn])).order_by(store.Refusal.id)  # type: ignore[union-attr]
     ).all()
+    players = store.players(session, game_id)
+    kept = position_file.PositionFile(
+        id=game.id,
+        rules=game.rules,
+        scenario=game.scenario,
+        options=tuple(game.option_list()),
+        resolution=k,
+        next_k=next_turn,
+        label=ruleset.turn_label(position),
+        state_hash=state_hash,
+        over=outcome is not None,
+        result=json.dumps(outcome.to_json()) if outcome else None,
+        public_keys={p.side: p.public_key for p in players},
+        position=position,
+    )
     shared = report.ReportData(
         game_id=game.id,
         rules_id=game.rules,
@@ -58,7 +73,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         next_label=ruleset.turn_label(position),
         awaiting=tuple(due),
         side=None,
-        sides=tuple((p.side, p.email) for p in store.players(session, game_id)),
+        sides=tuple((p.side, p.email) for p in players),
         score=tuple(ruleset.score(position)),
         over=outcome is not None,
         result=outcome.to_json() if outcome else None,
@@ -74,6 +89,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         problems=(),
         next_turn_file=None,
         history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
+        position_file=kept.to_text(),
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     views = []
@@ -144,4 +160,12 @@ def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path)
             path = folder / report.report_filename(k, data.side, ext)
             path.write_text(text, encoding="utf-8")
             written.append(path)
+        if data.side and data.next_turn_file:
+            path = folder / report.turn_file_name(game_id, k, data.side)
+            path.write_text(data.next_turn_file, encoding="utf-8")
+            written.append(path)
+    if views:
+        path = folder / views[0].position_file_name
+        path.write_text(views[0].position_file, encoding="utf-8")
+        written.append(path)
     return written

@@ -31,6 +31,10 @@ class StoreError(RuntimeError):
     """The database cannot be used (wrong version, not a pbem database, unreadable)."""
 
 
+class NoDatabase(StoreError):
+    """There is no database file where one is needed."""
+
+
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -182,7 +186,7 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
     if is_sqlite and not create:
         path = url.split("sqlite:///", 1)[-1]
         if path and not Path(path).exists():
-            raise StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
+            raise NoDatabase(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
     shown = shown_url(url)
     try:
         engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
