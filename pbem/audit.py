@@ -37,6 +37,7 @@ class AuditSummary:
     rollbacks: int
     result: Any
     rollback_notes: tuple[str, ...] = ()
+    result_text: str = ""
 
     def lines(self) -> list[str]:
         out = [
@@ -47,7 +48,7 @@ class AuditSummary:
         ]
         out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
         if self.result:
-            out.append(f"  result:               {self.result.get('kind')} for {self.result.get('winner') or 'nobody'} ({self.result.get('reason')})")
+            out.append(f"  result:               {self.result_text or self.result}")
         return out
 
 
@@ -192,6 +193,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         rolls=rolls,
         rollbacks=len(archive.get("set_aside", [])),
         result=want,
+        result_text=ruleset.outcome_text(outcome) if outcome else "",
         rollback_notes=tuple(
             f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
             + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))

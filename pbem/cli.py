@@ -131,8 +131,7 @@ def status(
     for line in st.score:
         typer.echo(f"  {line['side']}: {line['detail']}")
     if st.over:
-        r = st.result or {}
-        typer.echo(f"  game over: {r.get('kind')} for {r.get('winner') or 'nobody'} ({r.get('reason')})")
+        typer.echo(f"  game over: {st.result_text}")
     else:
         typer.echo(f"  awaiting: {', '.join(st.awaiting) or 'nobody (ready to process)'}")
         if st.queued:
@@ -284,7 +283,22 @@ def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> Non
                 typer.echo(f"{o.game_id}: resolution {o.resolved} ({o.label}){' ' + _note(o) if _note(o) else ''}")
             elif not quiet:
                 typer.echo(f"{o.game_id}: {_note(o)}")
-    typer.echo(f"{len(made)} resolution(s) made, {len(outcomes) - len(made)} game(s) waiting")
+    typer.echo(process_summary(outcomes))
+
+
+def process_summary(outcomes: list[pipeline.ProcessOutcome]) -> str:
+    """``2 resolution(s) made, 1 game(s) waiting, 1 game(s) over``: a game that is
+    over, or could not be resolved, is not waiting."""
+    made = sum(o.resolved is not None for o in outcomes)
+    over = sum(o.resolved is None and o.over for o in outcomes)
+    failed = sum(o.resolved is None and bool(o.problems) for o in outcomes)
+    waiting = len(outcomes) - made - over - failed
+    parts = [f"{made} resolution(s) made", f"{waiting} game(s) waiting"]
+    if over:
+        parts.append(f"{over} game(s) over")
+    if failed:
+        parts.append(f"{failed} game(s) not resolved")
+    return ", ".join(parts)
 
 
 def _note(o: pipeline.ProcessOutcome) -> str:
@@ -442,10 +456,11 @@ def demo(
                 results = demos.run_demo(out, games, seed, progress)
         else:
             results = demos.run_demo(out, games, seed)
+    from pbem.rules import find_ruleset
+
     for r in results:
-        res = r.result or {}
-        typer.echo(f"{r.game_id}: {res.get('kind')} for {res.get('winner') or 'nobody'} ({res.get('reason')}); "
-                   f"{r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls verified by audit")
+        outcome = find_ruleset(r.rules).outcome_text(r.result) if r.result else "not over"
+        typer.echo(f"{r.game_id}: {outcome}; {r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls verified by audit")
     typer.echo(f"open {out / 'index.html'}")
 
 

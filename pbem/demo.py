@@ -135,7 +135,7 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 game=html.escape(r.game_id),
                 rules=html.escape(r.rules),
                 scen=html.escape(r.scenario),
-                winner=html.escape(f"{result.get('kind', '?')}: {result.get('winner') or 'nobody'} ({result.get('reason', '')})"),
+                winner=html.escape(find_ruleset(r.rules).outcome_text(result) if result else "not over"),
                 res=r.resolutions,
                 files=r.files,
                 rolls=r.rolls,

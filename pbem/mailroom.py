@@ -42,7 +42,8 @@ class _Pipe:
 
 
 def _understood(checked: pipeline.Checked) -> tuple[str, ...]:
-    head = f"{checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}): {len(checked.orders)} order(s) as understood:"
+    count = len(checked.orders)
+    head = f"{checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}): {count} {'order' if count == 1 else 'orders'}"
     return (head, *(f"line {o.line + checked.turn_file.body_offset}: {o.order}" for o in checked.orders))
 
 

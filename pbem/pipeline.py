@@ -231,7 +231,7 @@ def judge(
         if earlier.status == store.SubmissionStatus.QUEUED:
             raise Refused([f"this turn file is already queued for turn {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
     if game.over:
-        raise Refused([f"game {game.id} is over ({result_text(game.result)}); no more turns are taken"])
+        raise Refused([f"game {game.id} is over ({result_text(game.result, game.rules)}); no more turns are taken"])
     if tf.turn != game.next_k:
         when = "stale" if tf.turn < game.next_k else "from the future"
         raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
@@ -256,12 +256,12 @@ def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, l
     return orders, shifted
 
 
-def result_text(result: str | None) -> str:
-    """A stored outcome (``Game.result``) in words."""
+def result_text(result: str | None, rules_id: str) -> str:
+    """A stored outcome (``Game.result``) in plain words: "Romans win a major
+    victory: Huns' losses 37 against a threshold of 29"."""
     if not result:
         return "no result"
-    fields = json.loads(result)
-    return f"{fields.get('kind')}, {fields.get('winner') or 'no winner'}: {fields.get('reason')}"
+    return find_ruleset(rules_id).outcome_text(json.loads(result))
 
 
 def check(engine: Engine, data: bytes, signature: str | bytes | None = None) -> Checked:
@@ -360,7 +360,14 @@ def process(
     submitted: one resolution per game and call, each in its own transaction
     (turn files are only ever queued for the next resolution)."""
     outcomes: list[ProcessOutcome] = []
-    for game_id in list(game_ids) if game_ids is not None else pending_games(engine):
+    if game_ids is not None:
+        game_ids = list(game_ids)
+        with transaction(engine, write=False) as tx:
+            known = store.known_game_ids(tx)
+        unknown = [g for g in game_ids if g not in known]
+        if unknown:  # a name given by hand that is no game: nothing is resolved
+            raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
+    for game_id in game_ids if game_ids is not None else pending_games(engine):
         try:
             outcome = resolve_next(engine, game_id, force_nmr)
         except (Refused, store.StoreError, LookupError) as exc:  # one game's trouble must not stop the batch
@@ -488,7 +495,7 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
         if side not in sides:
             raise Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})"])
         if game.over:
-            raise Refused([f"game {game_id} is over ({result_text(game.result)})"])
+            raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)})"])
         due = ruleset.due(position)
         if side not in due:
             raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for turn {game.next_k}"])
@@ -515,6 +522,8 @@ class Status:
     score: list[dict] = field(default_factory=list)
     anchor: str = ""
     queued: list[str] = field(default_factory=list)
+    result_text: str = ""
+    score_heading: str = "score"
 
     def to_json(self) -> dict:
         return {
@@ -527,6 +536,7 @@ class Status:
             "queued": self.queued,
             "over": self.over,
             "result": self.result,
+            "outcome": self.result_text or None,
             "score": self.score,
             "anchor": self.anchor,
         }
@@ -539,6 +549,7 @@ def status(engine: Engine, game_id: str) -> Status:
         position = store.current_position(session, game)
         queued = sorted(s.side for s in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED))
         due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
+        score = ruleset.score(position)
         return Status(
             game=game.id,
             rules=game.rules,
@@ -548,8 +559,10 @@ def status(engine: Engine, game_id: str) -> Status:
             awaiting=due,
             over=game.over,
             result=json.loads(game.result) if game.result else None,
-            score=[{"side": s.side, "value": s.value, "detail": s.detail} for s in ruleset.score(position)],
+            score=[{"side": s.side, "value": s.value, "detail": s.detail} for s in score],
             anchor=game.anchor,
             queued=queued,
+            result_text=result_text(game.result, game.rules) if game.result else "",
+            score_heading=score[0].heading if score else "score",
         )
 

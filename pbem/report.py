@@ -92,6 +92,8 @@ class ReportData:
     problems: tuple[ProblemLine, ...]
     next_turn_file: str | None
     history: tuple[tuple[int, str, str], ...] = ()
+    result_text: str = ""
+    """The outcome in plain words ("Romans win a major victory: ...")."""
     position_file: str = ""
     """The position file (``G-rK.position.json``) this report was written from:
     ``pbem check FILE --position`` checks orders against it offline."""
@@ -297,7 +299,9 @@ def render_audit_page(
     for k, lines in score_history:
         for line in lines:
             series.setdefault(line.side, []).append((k, line.value))
-    score_chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
+    heading = next((line.heading for _k, lines in score_history for line in lines), "score")
+    title = f"{heading[0].upper()}{heading[1:]} by resolution"
+    score_chart = Markup(charts.line_chart_svg(series, title=title, x_label="resolution")) if series else None
     return environment().get_template("audit.html.j2").render(
         game_id=game_id,
         rules_title=rules_title,

@@ -77,6 +77,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         score=tuple(ruleset.score(position)),
         over=outcome is not None,
         result=outcome.to_json() if outcome else None,
+        result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
         rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in store.rolls_for(session, game_id, k)) if row else (),
         reveal=row.reveal if row else None,

@@ -252,8 +252,7 @@ def session_scope(engine: Engine) -> Iterator[Session]:
 
 
 def unknown_game(game_id: str, known: Sequence[str]) -> LookupError:
-    hint = f" (games here: {', '.join(known)})" if known else " (this database has no games)"
-    return LookupError(f"no game {game_id!r}{hint}")
+    return LookupError(f"no game {game_id!r} (games: {', '.join(known) or 'none'})")
 
 
 def get_game(session: Session, game_id: str, lock: bool = False) -> Game:

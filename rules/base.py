@@ -121,6 +121,20 @@ class Outcome:
     winner: str | None
     reason: str
 
+    def in_words(self, winner_name: str | None = None, plural: bool = False) -> str:
+        """The outcome as a sentence a player reads.
+
+        >>> Outcome(OutcomeKind.MAJOR_VICTORY, "romans", "Huns' losses 37 against a threshold of 29").in_words("Romans", plural=True)
+        "Romans win a major victory: Huns' losses 37 against a threshold of 29"
+        >>> Outcome(OutcomeKind.DRAW, None, "equal VP (20) at the end of 1845").in_words()
+        'A draw: equal VP (20) at the end of 1845'
+        """
+        if self.kind is OutcomeKind.DRAW or self.winner is None:
+            return f"A draw: {self.reason}"
+        verb = "win" if plural else "wins"
+        what = {OutcomeKind.MAJOR_VICTORY: " a major victory", OutcomeKind.MINOR_VICTORY: " a minor victory"}.get(self.kind, "")
+        return f"{winner_name or side_title(self.winner)} {verb}{what}: {self.reason}"
+
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "winner": self.winner, "reason": self.reason}
 
@@ -158,11 +172,29 @@ class OptionInfo:
 @dataclass(frozen=True)
 class ScoreLine:
     """One line of the score shown in reports and ``pbem status`` (e.g. side
-    ``republic``, value ``9``, detail ``"9 VP"`` or ``"losses 12 / threshold 30"``)."""
+    ``republic``, value ``9``, detail ``"9 VP"``; or value ``12`` of ``what``
+    ``"losses"``, where lower is better, detail ``"losses 12 against a threshold
+    of 30"``)."""
 
     side: str
     value: int
     detail: str
+    what: str = "score"
+    higher_is_better: bool = True
+
+    @property
+    def heading(self) -> str:
+        """The column heading for ``value``: ``"VP"``, ``"losses (lower is better)"``."""
+        return self.what if self.higher_is_better else f"{self.what} (lower is better)"
+
+
+def side_title(side: str) -> str:
+    """A side id as a name: ``gallo-romans`` -> ``Gallo-Romans``.
+
+    >>> side_title("gallo-romans"), side_title("republic")
+    ('Gallo-Romans', 'Republic')
+    """
+    return "-".join(word.capitalize() for word in side.split("-"))
 
 
 class Dice(Protocol):
@@ -180,6 +212,9 @@ class Ruleset(ABC):
 
     id: str = ""
     title: str = ""
+    side_names_are_plural: bool = False
+    """Whether a side's name takes a plural verb ("the Romans win"; Farrapos's
+    "the Empire wins" does not)."""
     map_depends_on_side: bool = True
     """Whether ``map_svg`` draws something only one side may see (hidden units);
     when ``False`` the referee draws one map per resolution for every side."""
@@ -235,6 +270,14 @@ class Ruleset(ABC):
     @abstractmethod
     def outcome(self, position: Position) -> Outcome | None:
         """``None`` while the game goes on."""
+
+    def outcome_text(self, outcome: Outcome | Mapping[str, Any] | None) -> str:
+        """An outcome (or its stored JSON form) in plain words: "Romans win a major
+        victory: Huns' losses 37 against a threshold of 29"."""
+        value = Outcome.from_json(outcome) if isinstance(outcome, Mapping) else outcome
+        if value is None:
+            return "no result yet"
+        return value.in_words(side_title(value.winner) if value.winner else None, self.side_names_are_plural)
 
     # --- orders ----------------------------------------------------------------
     @abstractmethod

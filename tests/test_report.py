@@ -84,8 +84,8 @@ def test_header_shows_game_rules_turn_whose_move_and_score():
 def test_game_over_shows_the_result():
     data = report_data(over=True, awaiting=())
     html, text = render_html(data), render_text(data)
-    assert "Game over" in html and "republic wins" in html and "24 VP" in html
-    assert "GAME OVER" in text and "republic wins" in text
+    assert "<p class=\"banner over\">Game over: Republic wins: 24 VP.</p>" in html
+    assert "GAME OVER: Republic wins: 24 VP." in text
 
 
 def test_what_happened_lists_each_battle_with_its_details_and_dice():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from pbem.report import ProblemLine, ReportData, RollLine
+from pbem.rules import find_ruleset
 from pbem.rules.base import ScoreLine
 
 EVIL = "<script>alert(1)</script>"
@@ -57,6 +58,7 @@ def report_data(
         score=(ScoreLine(side_name, 9, "9 VP"), ScoreLine("empire", 7, "7 VP")),
         over=over,
         result={"kind": "win", "winner": side_name, "reason": "24 VP"} if over else None,
+        result_text=find_ruleset("farrapos").outcome_text({"kind": "win", "winner": side_name, "reason": "24 VP"}) if over else "",
         events=(
             {"type": "move", "text": f"{unit_name} moves from Triunfo to Porto Alegre."},
             {

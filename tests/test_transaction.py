@@ -131,10 +131,11 @@ def test_a_second_resolution_with_the_same_number_is_a_conflict_and_writes_nothi
 
 def test_an_unknown_game_is_named_with_the_games_here(desk) -> None:
     engine, _signers = desk
-    with pytest.raises(LookupError, match=r"no game 'nope' \(games here: g1\)"):
+    with pytest.raises(LookupError, match=r"no game 'nope' \(games: g1\)"):
         pipeline.resolve_next(engine, "nope")
-    outcomes = pipeline.process(engine, ["nope"])
-    assert outcomes[0].resolved is None and "games here: g1" in outcomes[0].problems[0]
+    with pytest.raises(pipeline.Refused) as refused:
+        pipeline.process(engine, ["g1", "nope"])
+    assert refused.value.problems == ["no game 'nope' (games: g1)"]
 
 
 @pytest.mark.parametrize("runner", RUNNERS)

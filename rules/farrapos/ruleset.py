@@ -84,7 +84,7 @@ class Farrapos(Ruleset):
         for side in SIDES:
             value = int(position["vp"][side])
             detail = str(breakdown(view, side))
-            lines.append(ScoreLine(side, value, detail if breakdown(view, side).total == value else f"{value} VP"))
+            lines.append(ScoreLine(side, value, detail if breakdown(view, side).total == value else f"{value} VP", what="VP"))
         return lines
 
     def outcome(self, position: Position) -> Outcome | None:

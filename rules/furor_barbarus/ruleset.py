@@ -29,6 +29,7 @@ class FurorBarbarus(Ruleset):
     id = "furor-barbarus"
     title = "Furor Barbarus"
     map_depends_on_side = False  # nothing on the board is hidden from either side
+    side_names_are_plural = True  # the Romans, the Huns, the Franks...
 
     def __init__(self, data_dirs: Sequence[Path | str] = (), crt: CombatResultsTable | None = None) -> None:
         self.library = DataLibrary(tuple(Path(d) for d in data_dirs))
@@ -93,7 +94,8 @@ class FurorBarbarus(Ruleset):
     def score(self, position: Position) -> list[ScoreLine]:
         sc = self.library.scenario(position["scenario"])
         return [ScoreLine(s, int(position["losses"].get(s, 0)),
-                          f"losses {position['losses'].get(s, 0)} / threshold {sc.side_info[s].threshold}")
+                          f"losses {position['losses'].get(s, 0)} against a threshold of {sc.side_info[s].threshold}",
+                          what="losses", higher_is_better=False)
                 for s in sc.sides]
 
     def outcome(self, position: Position) -> Outcome | None:

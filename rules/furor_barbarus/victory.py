@@ -11,7 +11,7 @@ for the side with the lesser eliminated total, else a draw.
 
 from __future__ import annotations
 
-from pbem.rules.base import Outcome, OutcomeKind
+from pbem.rules.base import Outcome, OutcomeKind, side_title
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 
@@ -23,14 +23,14 @@ def core_outcome(field: Battlefield, last_turn: bool) -> Outcome | None:
         loser = next(iter(over))
         winner = next(s for s in sides if s != loser)
         return Outcome(OutcomeKind.MAJOR_VICTORY, winner,
-                       f"{loser} passed its army morale threshold ({field.losses(loser)} / {info[loser].threshold}) (10)")
+                       f"{_possessive(loser)} losses {field.losses(loser)} against a threshold of {info[loser].threshold} (rule 10)")
     if len(over) >= 2:
         a, b = sides[0], sides[1]
         if over[a] == over[b]:
-            return Outcome(OutcomeKind.DRAW, None, f"both armies passed their thresholds by {over[a]} (10)")
+            return Outcome(OutcomeKind.DRAW, None, f"both armies passed their thresholds by {over[a]} (rule 10)")
         winner = a if over[a] < over[b] else b
         return Outcome(OutcomeKind.MINOR_VICTORY, winner,
-                       f"both armies passed their thresholds; {winner} by the least ({over[winner]}) (10)")
+                       f"both armies passed their thresholds, the {side_title(winner)} by the least ({over[winner]}) (rule 10)")
     if last_turn:
         a, b = sides[0], sides[1]
         la, lb = field.losses(a), field.losses(b)
@@ -38,8 +38,13 @@ def core_outcome(field: Battlefield, last_turn: bool) -> Outcome | None:
             return Outcome(OutcomeKind.DRAW, None, f"end of turn {field.turn}: equal losses {la} (scenario end)")
         winner = a if la < lb else b
         return Outcome(OutcomeKind.MINOR_VICTORY, winner,
-                       f"end of turn {field.turn}: {winner} lost less ({min(la, lb)} against {max(la, lb)}) (scenario end)")
+                       f"end of turn {field.turn}: the {side_title(winner)} lost less ({min(la, lb)} against {max(la, lb)}) (scenario end)")
     return None
+
+
+def _possessive(side: str) -> str:
+    name = side_title(side)
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
 
 
 def check_victory(field: Battlefield, last_turn: bool) -> Outcome | None:
