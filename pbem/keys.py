@@ -110,6 +110,8 @@ class PublicKey:
     @classmethod
     def from_openssh(cls, line: str) -> PublicKey:
         """Parse an OpenSSH public key line: `TYPE BASE64 [COMMENT]`."""
+        if line.lstrip().startswith("-----BEGIN") and "PRIVATE KEY" in line.lstrip().split("\n", 1)[0]:
+            raise KeyFileError("this is a private key, not a public one: give its .pub file (and keep the private key to yourself)")
         fields = line.strip().split(None, 2)
         if len(fields) < 2:
             raise KeyFileError(f"not an OpenSSH public key line: {line.strip()!r}")
@@ -186,6 +188,9 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
         data = Path(path).read_bytes()
     except OSError as e:
         raise KeyFileError(f"cannot read private key {str(path)!r}: {e.strerror}") from None
+    if data.lstrip().split(b" ", 1)[0].decode("ascii", "replace") in KEY_TYPES or data.lstrip().startswith((b"ssh-", b"ecdsa-sha2-", b"sk-")):
+        hint = f" {str(path)[:-4]!r} (the same name without .pub)" if str(path).endswith(".pub") else ""
+        raise KeyFileError(f"key file {str(path)!r} is a public key, not a private one: sign with your private key file{hint}")
     try:
         if b"-----BEGIN OPENSSH PRIVATE KEY-----" in data:
             key = serialization.load_ssh_private_key(data, passphrase)

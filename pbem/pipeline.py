@@ -252,8 +252,19 @@ def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, l
     orders, problems = ruleset.parse_orders(tf.body)
     if not problems:
         problems = ruleset.validate(position, tf.side, orders)
-    shifted = [Problem(p.line + tf.body_offset if p.line else 0, p.message) for p in problems]
-    return orders, shifted
+    body = tf.body.split("\n")
+    return orders, [_on_file_line(p, body, tf.body_offset) for p in problems]
+
+
+def _on_file_line(problem: Problem, body: list[str], offset: int) -> Problem:
+    """A ruleset's problem (line numbered in the body) as the player reads it: the
+    line numbered in the whole file, and quoted (once) before what is wrong."""
+    if not problem.line:
+        return problem
+    text = body[problem.line - 1].strip() if problem.line <= len(body) else ""
+    quoted = repr(text)
+    message = problem.message if not text or quoted in problem.message else f"{quoted}: {problem.message}"
+    return Problem(problem.line + offset, message)
 
 
 def result_text(result: str | None, rules_id: str) -> str:

@@ -85,8 +85,8 @@ def test_order_syntax_every_order_value_round_trips(order):
         ("attack porto-alegre with inf-1", "the form is: attack CITY from CITY"),
         ("move inf-1 to triunfo", "has no 'from'"),
         ("march inf-1 to triunfo", "is not an order"),
-        ("place inf-99 pelotas", "unknown MU 'inf-99'"),
-        ("attack rio-grande from pelotas with inf-3 rounds zero", "expected a number"),
+        ("place pelotas inf-7", "the MU come first, then the city: 'place inf-7 pelotas'"),
+        ("attack rio-grande from pelotas with inf-3 rounds zero", "'rounds' needs a number of 1 or more after it \\(e.g. 'rounds 2'\\), not 'zero'"),
         ("attack rio-grande from pelotas with inf-3 rounds 2 until-won", "gives 'decision' twice"),
     ],
 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from pbem.rules.base import IllegalOrderError, Orders, Problem
+from pbem.rules.suggest import did_you_mean
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.orders import (
     ACTIONS,
@@ -149,6 +150,78 @@ def legal_actions(position: Position, side: str, exclude: Sequence[str] = ()) ->
                 yield Move(group, origin, destination)
 
 
+# --- names: every city and MU an order names exists (suggestions: only legal ones) ---
+def _unknown(kind: str, name: str, legal_what: str, legal: Sequence[str]) -> IllegalOrderError:
+    return IllegalOrderError(f"unknown {kind} {name!r}; {legal_what}: {_list(list(legal))}{did_you_mean(name, legal)}")
+
+
+def _city_known(view: View, city: str, legal_what: str, legal: Sequence[str]) -> None:
+    if city not in view.board.cities:
+        raise _unknown("city", city, legal_what, legal)
+
+
+def _units_known(view: View, side: str, units: Sequence[str], origin: str) -> None:
+    here = mu_in(view, side, origin) if origin in view.board.cities else []
+    for unit in units:
+        if unit == MILITIA:
+            raise IllegalOrderError(
+                f"Militia have no MF: a Militia counter stays in the city it was deployed in and only defends it; "
+                f"the {SIDE_NAMES[side]} MU in {origin} are: {_list(here)}"
+            )
+        if unit not in view.sheet.counters:
+            raise _unknown("MU", unit, f"the {SIDE_NAMES[side]} MU in {origin} are", here)
+
+
+def check_names(view: View, side: str, order: object) -> None:
+    """Raise :class:`IllegalOrderError` for the first city or MU of ``order`` that is
+    no city or MU of the game, suggesting only names legal at that place."""
+    name = SIDE_NAMES[side]
+    if isinstance(order, (Attack, Invade, Move)):
+        if MILITIA in order.units:
+            _units_known(view, side, order.units, order.origin if order.origin in view.board.cities else "")
+        origins = _held_origins(view, side)
+        _city_known(view, order.origin, f"the {name} has MU in", origins)
+        if order.origin not in origins:
+            raise IllegalOrderError(f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}")
+        _units_known(view, side, order.units, order.origin)
+        if isinstance(order, Attack):
+            _city_known(view, order.target, f"from {order.origin} the {name} can attack", attack_targets(view, side, order.origin))
+            for unit in (*order.losses, *(order.occupy or ())):
+                if unit not in view.sheet.counters:
+                    raise _unknown("MU", unit, "the attackers are", order.units)
+        elif isinstance(order, Invade):
+            _city_known(view, order.target, f"from {order.origin} the {name} can invade", invasion_targets(view, side, order.origin))
+        else:
+            reach = sorted(move_destinations(view, side, order.origin, order.units))
+            _city_known(view, order.destination, f"from {order.origin} {_list(list(order.units))} can move to", reach)
+    elif isinstance(order, Carry):
+        ports = held_ports(view, side)
+        _city_known(view, order.origin, f"the port cities the {name} holds are", ports)
+        _city_known(view, order.destination, f"the port cities the {name} holds are", ports)
+        _units_known(view, side, order.units, order.origin)
+    elif isinstance(order, Place):
+        arrivals = view.arrivals_now(side)
+        for unit in order.units:
+            if unit not in view.sheet.counters:
+                raise _unknown("MU", unit, "the MU arriving this turn are", arrivals)
+        _city_known(view, order.city, "new MU may set up in", placement_cities(view, side))
+    elif isinstance(order, DeployMilitia):
+        _city_known(view, order.city, "a Militia may deploy in", militia_cities(view, side))
+    elif isinstance(order, StandingLosses):
+        own = [u for city in view.board.cities for u in mu_in(view, side, city)] + [MILITIA]
+        for unit in order.losses:
+            if unit != MILITIA and unit not in view.sheet.counters:
+                raise _unknown("MU", unit, f"the {name} MU on the board (and militia) are", own)
+        if order.city is not None:
+            held = view.held_cities(side)
+            _city_known(view, order.city, f"the {name} holds", held)
+            if order.city not in held:
+                raise IllegalOrderError(
+                    f"the {name} does not hold {order.city}, so it has no defence there to order; "
+                    f"the {name} holds: {_list(held)}{did_you_mean(order.city, held)}"
+                )
+
+
 # --- checking a whole turn file ----------------------------------------------------
 def _check_units(view: View, side: str, units: Sequence[str], origin: str, used: set[str], what: str) -> None:
     here = mu_in(view, side, origin)
@@ -220,9 +293,14 @@ def check_move(view: View, side: str, order: Move, used: set[str]) -> None:
         )
     if order.destination not in reachable:
         mf = min(view.factors(u).mf for u in order.units)
+        why = ""
+        if mf < 2:
+            slow = [u for u in order.units if view.factors(u).mf == mf]
+            why = (f" (a move, c, ends in a city with no direct link to its origin, so it is at least 2 path lines long; "
+                   f"{_list(slow)} with MF {mf} {'enters' if len(slow) == 1 else 'enter'} a linked city only by an attack, a, or an invasion, b)")
         raise IllegalOrderError(
             f"{_list(list(order.units))} cannot reach {order.destination} from {order.origin} within MF {mf} "
-            f"by path lines the {SIDE_NAMES[enemy(side)]} does not hold; they can reach: {_list(sorted(reachable))}"
+            f"by path lines the {SIDE_NAMES[enemy(side)]} does not hold; they can reach: {_list(sorted(reachable))}{why}"
         )
 
 
@@ -265,13 +343,14 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
     for line in orders:
         if isinstance(line.order, Carry):
             try:
+                check_names(View(work), side, line.order)
                 check_carry(View(work), side, line.order, carried)
             except IllegalOrderError as err:
                 problems.append(Problem(line.line, str(err)))
                 continue
             carried.extend(line.order.units)
             apply_movement(work, line.order.units, line.order.origin, line.order.destination, side)
-    action_kind: tuple[type, int] | None = None
+    action_kind: tuple[type, str] | None = None
     used: set[str] = set()
     for line in orders:
         order = line.order
@@ -284,13 +363,14 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
                 Problem(
                     line.line,
                     f"a turn is one action (one attack, one invade, move lines, or pass) "
-                    f"and line {action_kind[1]} already gives this turn's action ({word!r})",
+                    f"and {action_kind[1]!r} above already gives this turn's action ({word!r})",
                 )
             )
             continue
-        action_kind = action_kind or (kind, line.line)
+        action_kind = action_kind or (kind, line.text)
         now = View(work)
         try:
+            check_names(now, side, order)
             if isinstance(order, Attack):
                 check_attack(now, side, order, used)
             elif isinstance(order, Invade):
@@ -311,6 +391,12 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
     militia_left = start.militia_available(side)
     for line in orders:
         order = line.order
+        if isinstance(order, (Place, DeployMilitia, StandingLosses)):
+            try:
+                check_names(start, side, order)
+            except IllegalOrderError as err:
+                problems.append(Problem(line.line, str(err)))
+                continue
         if isinstance(order, Place):
             problem = None
             owned = placement_cities(start, side)

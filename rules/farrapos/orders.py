@@ -22,7 +22,6 @@ True
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from enum import Enum
@@ -171,24 +170,18 @@ def _tokens(line: str) -> list[str]:
     return [t for t in re.split(r"[\s,]+", line.strip().lower()) if t]
 
 
-def _suggest(word: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(word, known, n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(close)}?)" if close else ""
-
-
-def _city(word: str, line: str) -> str:
-    cities = list(load_board().cities)
-    if word not in cities:
-        raise OrderSyntaxError(f"unknown city {word!r} in {line!r}{_suggest(word, cities)}")
-    return word
+def _city(words: list[str], line: str, form: str) -> str:
+    """A city named by the words between two keywords.  Whether it exists, and
+    whether it is legal there, is for ``validate`` to say (it knows the position,
+    so it suggests only what is legal); a name typed with spaces
+    (``porto alegre``) is kept as typed for it to point at ``porto-alegre``."""
+    if not words:
+        raise OrderSyntaxError(f"a city is missing; the form is: {form}")
+    return " ".join(words)
 
 
 def _unit(word: str, line: str, militia: bool = False) -> str:
-    if militia and word == MILITIA:
-        return word
-    units = list(load_counters().counters)
-    if word not in units:
-        raise OrderSyntaxError(f"unknown MU {word!r} in {line!r}{_suggest(word, units)}")
+    """A MU id as typed (``validate`` says whether it is one, and which are legal)."""
     return word
 
 
@@ -205,9 +198,11 @@ def _split(words: list[str], keyword: str, line: str, form: str) -> tuple[list[s
     return words[:i], words[i + 1 :]
 
 
-def _number(word: str | None, line: str) -> int:
-    if word is None or not word.isdigit() or int(word) < 1:
-        raise OrderSyntaxError(f"{line!r}: expected a number of 1 or more after the decision, got {word!r}")
+def _number(word: str | None, decision: str) -> int:
+    if word is None:
+        raise OrderSyntaxError(f"{decision!r} needs a number of 1 or more after it (e.g. '{decision} 2')")
+    if not word.isdigit() or int(word) < 1:
+        raise OrderSyntaxError(f"{decision!r} needs a number of 1 or more after it (e.g. '{decision} 2'), not {word!r}")
     return int(word)
 
 
@@ -217,9 +212,10 @@ _ATTACK_KEYWORDS = {"until-won", "rounds", "stop-after", "losses", "occupy"}
 def _parse_attack(words: list[str], line: str) -> Attack:
     form = FORMS[0]
     head, rest = _split(words[1:], "with", line, form)
-    if len(head) != 3 or head[1] != "from":
+    if "from" not in head:
         raise OrderSyntaxError(f"{line!r} is not an attack; the form is: {form}")
-    target, origin = _city(head[0], line), _city(head[2], line)
+    i = head.index("from")
+    target, origin = _city(head[:i], line, form), _city(head[i + 1 :], line, form)
     units: list[str] = []
     while rest and rest[0] not in _ATTACK_KEYWORDS:
         units.append(rest.pop(0))
@@ -236,7 +232,7 @@ def _parse_attack(words: list[str], line: str) -> Attack:
         if word == "until-won":
             decision = Decision()
         elif word in ("rounds", "stop-after"):
-            decision = Decision(Persistence(word), _number(rest.pop(0) if rest else None, line))
+            decision = Decision(Persistence(word), _number(rest.pop(0) if rest else None, word))
         elif word in ("losses", "occupy"):
             listed: list[str] = []
             while rest and rest[0] not in _ATTACK_KEYWORDS:
@@ -256,9 +252,10 @@ def _parse_attack(words: list[str], line: str) -> Attack:
 
 def _parse_from_to(words: list[str], line: str, form: str) -> tuple[tuple[str, ...], str, str]:
     units, rest = _split(words[1:], "from", line, form)
-    if len(rest) != 3 or rest[1] != "to":
+    if "to" not in rest:
         raise OrderSyntaxError(f"{line!r}: the form is: {form}")
-    return _units(units, line), _city(rest[0], line), _city(rest[2], line)
+    i = rest.index("to")
+    return _units(units, line), _city(rest[:i], line, form), _city(rest[i + 1 :], line, form)
 
 
 def parse_order(line: str) -> Order:
@@ -271,9 +268,10 @@ def parse_order(line: str) -> Order:
         return _parse_attack(words, line)
     if verb == "invade":
         head, rest = _split(words[1:], "with", line, FORMS[1])
-        if len(head) != 3 or head[1] != "from":
+        if "from" not in head:
             raise OrderSyntaxError(f"{line!r}: the form is: {FORMS[1]}")
-        return Invade(_city(head[0], line), _city(head[2], line), _units(rest, line))
+        i = head.index("from")
+        return Invade(_city(head[:i], line, FORMS[1]), _city(head[i + 1 :], line, FORMS[1]), _units(rest, line))
     if verb == "move":
         return Move(*_parse_from_to(words, line, FORMS[2]))
     if verb == "pass" and len(words) == 1:
@@ -281,11 +279,16 @@ def parse_order(line: str) -> Order:
     if verb == "carry":
         return Carry(*_parse_from_to(words, line, FORMS[4]))
     if verb == "place" and len(words) >= 3:
-        return Place(_units(words[1:-1], line), _city(words[-1], line))
-    if verb == "militia" and len(words) == 2:
-        return DeployMilitia(_city(words[1], line))
+        cities, counters = load_board().cities, load_counters().counters
+        if words[1] in cities and words[-1] in counters:
+            fixed = f"place {' '.join(words[2:])} {words[1]}"
+            raise OrderSyntaxError(f"the MU come first, then the city: {fixed!r}; the form is: {FORMS[5]}")
+        return Place(_units(words[1:-1], line), words[-1])
+    if verb == "militia" and len(words) >= 2:
+        return DeployMilitia(_city(words[1:], line, FORMS[6]))
     if verb == "losses":
         return StandingLosses(_units(words[1:], line, militia=True))
-    if verb == "defend" and len(words) >= 4 and words[2] == "losses":
-        return StandingLosses(_units(words[3:], line, militia=True), _city(words[1], line))
+    if verb == "defend" and "losses" in words[2:]:
+        i = words.index("losses")
+        return StandingLosses(_units(words[i + 1 :], line, militia=True), _city(words[1:i], line, FORMS[8]))
     raise OrderSyntaxError(f"{line!r} is not an order; the orders are: " + "; ".join(FORMS))
