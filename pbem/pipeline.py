@@ -28,6 +28,7 @@ from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, Problem, Ruleset
+from pbem.rules.suggest import did_you_mean
 
 FAULT_ENV = "PBEM_TEST_FAULT"
 """Test-only fault injection: ``kill-mid-resolution`` makes ``process`` SIGKILL itself
@@ -79,16 +80,19 @@ def new_game(
         problems.append(f"game id {game_id!r} must be 1-64 characters without spaces")
     try:
         ruleset = find_ruleset(rules_id)
+        if scenario is None and len(ruleset.scenarios()) > 1:
+            known = ", ".join(s.id for s in ruleset.scenarios())
+            raise ValueError(f"{rules_id} has {len(ruleset.scenarios())} scenarios: choose one with --scenario ({known})")
         info = ruleset.scenario(scenario)
     except ValueError as exc:
         raise Refused([str(exc)]) from None
     known_options = {o.id for o in (*ruleset.options(), *ruleset.scenario_options(info.id))}
     for option in options:
         if option not in known_options:
-            problems.append(f"unknown option {option!r} for {rules_id} (known: {', '.join(sorted(known_options)) or 'none'})")
+            problems.append(f"unknown option {option!r} for {rules_id} (options: {', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}")
     for side in player_keys:
         if side not in info.sides:
-            problems.append(f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)})")
+            problems.append(f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)}){did_you_mean(side, info.sides)}")
     for side in info.sides:
         if side not in player_keys:
             problems.append(f"no --player {side}=PUBKEY_FILE given")

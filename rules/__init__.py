@@ -27,7 +27,9 @@ def find_ruleset(ruleset_id: str) -> Ruleset:
     ids otherwise."""
     target = _REGISTRY.get(ruleset_id)
     if target is None:
-        raise ValueError(f"unknown rules {ruleset_id!r} (known: {', '.join(_REGISTRY)})")
+        from pbem.rules.suggest import did_you_mean
+
+        raise ValueError(f"unknown rules {ruleset_id!r} (rules: {', '.join(_REGISTRY)}){did_you_mean(ruleset_id, _REGISTRY)}")
     module_name, class_name = target.split(":")
     cls = getattr(import_module(module_name), class_name)
     return cls()

@@ -233,8 +233,10 @@ class Ruleset(ABC):
         for info in self.scenarios():
             if info.id == wanted:
                 return info
-        known = ", ".join(s.id for s in self.scenarios())
-        raise ValueError(f"unknown scenario {wanted!r} for {self.id} (known: {known})")
+        from pbem.rules.suggest import did_you_mean
+
+        known = [s.id for s in self.scenarios()]
+        raise ValueError(f"unknown scenario {wanted!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(wanted, known)}")
 
     def options(self) -> Sequence[OptionInfo]:
         """Optional rules of the game that ``pbem new --option NAME`` may switch on."""

@@ -105,10 +105,22 @@ def test_4_only_the_due_side_may_send_orders() -> None:
 
 def test_4_standing_orders_are_kept_in_the_position() -> None:
     pos = position({"neustrie": "0404", "bourgogne": "0901"})
-    orders, _ = RULES.parse_orders("standing advance yes\nstanding losses bourgogne,austrasie\nstanding breton-evasion no\n")
+    orders, _ = RULES.parse_orders("standing advance yes\nstanding losses bourgogne,austrasie\nstanding retreat 0405,0406\n")
     assert not RULES.validate(pos, "lothaire", orders)
     st = RULES.resolve(pos, {"lothaire": orders}, dice()).position["standing"]["lothaire"]
-    assert st == {"advance": True, "losses": ["bourgogne", "austrasie"], "breton-evasion": "no"}
+    assert st == {"advance": True, "losses": ["bourgogne", "austrasie"], "retreat": ["0405", "0406"]}
+
+
+def test_4_a_standing_key_or_value_the_scenario_does_not_have_is_refused() -> None:
+    """Stored with no effect, or read as yes when the player wrote maybe: refused."""
+    pos = position({"neustrie": "0404", "bourgogne": "0901"})
+    orders, _ = RULES.parse_orders("standing advanc yes\nstanding breton-evasion no\nstanding losses bourgogne,austrasi\n")
+    assert [(p.line, p.message) for p in RULES.validate(pos, "lothaire", orders)] == [
+        (1, "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean advance?)"),
+        (2, "unknown standing order 'breton-evasion'; the standing orders are: advance, losses, retreat"),
+        (3, "unknown unit 'austrasi' in 'standing losses'; your units are: aquitaine, austrasie, bourgogne, bowmen, "
+            "horse-archers, lothaire (did you mean austrasie?)"),
+    ]
 
 
 @pytest.mark.parametrize("option", ["zoc-to-zoc", "counter-charge", "test-elite"])

@@ -114,6 +114,13 @@ def _setup_orders(field: Battlefield, side: str, rng: random.Random) -> list[str
     return [str(PlaceOrder(uid, field.hex_of(uid) or "")) for uid in lines]
 
 
+def _fights_hand_to_hand(field: Battlefield, side: str, order: AttackOrder, uid: str) -> bool:
+    """Whether ``uid`` attacks hand to hand in ``order`` (only such a unit may be
+    named to advance after combat, 9.11)."""
+    _, combat = declare(field, side, order.target, list(order.all_attackers), order.charge)
+    return combat is not None and uid in combat.melee
+
+
 def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot: str, rng: random.Random) -> str:
     field = ruleset.field(position)
     if position["phase"] == "setup":
@@ -161,7 +168,7 @@ def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot:
             if odds(best)[0] < COLUMNS.index("3/2"):
                 break
             order = best
-        if rng.random() < 0.5 and order.attackers:
+        if rng.random() < 0.5 and order.attackers and _fights_hand_to_hand(field, side, order, order.attackers[0]):
             order = AttackOrder(order.target, order.attackers, order.charge, (), order.attackers[0])
         if not _commit_attack(field, side, order):
             break

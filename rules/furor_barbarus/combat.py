@@ -16,6 +16,7 @@ from typing import Any
 
 from pbem.rules.furor_barbarus.baggage import BAGGAGE_DEFENCE, baggage_bonus, defends_alone
 from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.suggest import did_you_mean, listing
 from pbem.rules.furor_barbarus.charge import charge_bonus, charge_problem
 from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.missile_fire import can_fire_back, fire_problem, melee_strength
@@ -253,7 +254,10 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
     problems: list[str] = []
     th = target_of(field, target)
     if th is None:
-        return [f"no unit at {target!r} to attack"], None
+        if len(target) == 4 and target.isdigit():
+            return [f"no unit at {target} to attack"], None
+        enemies = sorted(u for u in field.on_map() if field.side_of(u) != side)
+        return [f"unknown unit {target!r}; the enemy units on the map are: {listing(enemies)}{did_you_mean(target, enemies)}"], None
     defender = field.principal(th)
     assert defender is not None
     if field.side_of(defender) == side:
@@ -268,7 +272,8 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
     ranged: list[str] = []
     for u in attackers:
         if u not in field.units:
-            problems.append(f"no unit {u!r} in this scenario")
+            own = sorted(v for v in field.on_map(side) if v not in field.has_attacked)
+            problems.append(f"unknown unit {u!r}; your units that may attack are: {listing(own)}{did_you_mean(u, own)}")
             continue
         if not field.exists(u):
             problems.append(f"{u} is not on the map")

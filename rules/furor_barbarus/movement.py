@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.suggest import did_you_mean, listing
 from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.stacking import stacking_problem
 from pbem.rules.furor_barbarus.terrain import (
@@ -68,7 +69,8 @@ class _Walk:
 
 def _unit_problem(field: Battlefield, uid: str, side: str) -> str | None:
     if uid not in field.units:
-        return f"no unit {uid!r} in this scenario"
+        movable = sorted(u for u in field.on_map(side) if u not in field.moved and field.counter(u).mp > 0)
+        return f"unknown unit {uid!r}; your units that may move are: {listing(movable)}{did_you_mean(uid, movable)}"
     if not field.exists(uid):
         return f"{uid} is not on the map"
     if field.side_of(uid) != side:

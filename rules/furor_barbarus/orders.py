@@ -16,7 +16,7 @@ Standing orders (any turn file; kept until changed)::
     standing advance yes              # the defender advances after an attacker's retreat (default no)
     standing losses salian-1,salian-2 # preferred order of your units for step losses you choose
     standing retreat 0405,0406        # preferred retreat hexes among hexes of equal priority (9.8)
-    standing breton-evasion no        # a scenario's own standing order (kept as a string)
+    standing breton-evasion no        # a scenario's own standing order (standing.py checks keys and values)
 
 >>> str(Order.parse("attack provence with austrasie bourgogne charge aquitaine"))
 'attack provence with austrasie bourgogne charge aquitaine'
@@ -134,7 +134,7 @@ class Order:
             kind = words[1].lower()
             if kind == "advance":
                 if words[2].lower() not in ("yes", "no"):
-                    raise OrderSyntaxError(f"'standing advance' takes yes or no, got {line!r}")
+                    raise OrderSyntaxError(f"'standing advance' takes yes or no, not {words[2]!r}")
                 return StandingOrder(kind, (words[2].lower(),))
             if kind == "losses":
                 return StandingOrder(kind, tuple(_unit(w, line) for w in words[2].split(",") if w))

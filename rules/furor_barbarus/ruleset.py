@@ -12,12 +12,14 @@ from pbem.rules.base import (
     ScenarioInfo, ScoreLine, Dice, Event, parse_order_lines,
 )
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from pbem.rules.suggest import did_you_mean
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
-from pbem.rules.furor_barbarus.orders import Order, PlaceOrder
+from pbem.rules.furor_barbarus.orders import Order, PlaceOrder, StandingOrder
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
 from pbem.rules.furor_barbarus.setup import initial_position, place_side, roll_first_player
 from pbem.rules.furor_barbarus.special_rules import rules_for
+from pbem.rules.furor_barbarus.standing import standing_problems
 
 CORE_OPTIONS = (
     OptionInfo("zoc-to-zoc", "Moving from an enemy ZOC to another enemy ZOC, with a morale test", "11 (10.1)"),
@@ -55,6 +57,9 @@ class FurorBarbarus(Ruleset):
 
     def scenario(self, scenario_id: str | None) -> ScenarioInfo:
         if scenario_id:
+            known = self.library.scenario_ids()
+            if scenario_id not in known and not scenario_id.startswith("test-"):
+                raise ValueError(f"unknown scenario {scenario_id!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(scenario_id, known)}")
             sc = self.library.scenario(scenario_id)
             return ScenarioInfo(sc.id, sc.title, sc.sides, str(sc.raw.get("description", "")))
         return super().scenario(scenario_id)
@@ -109,12 +114,15 @@ class FurorBarbarus(Ruleset):
         if side not in self.due(position):
             return [Problem(0, f"{side} is not due to send orders now ({self.turn_label(position)})")]
         field = self.field(position)
+        standing = [Problem(line, msg) for line, msg in standing_problems(field, side, list(orders))]
         if position["phase"] == "setup":
             places = [(ol.line, ol.order) for ol in orders if isinstance(ol.order, PlaceOrder)]
-            others = [Problem(ol.line, f"only 'place' and 'standing' orders in the set-up: {ol.text!r} (3)")
-                      for ol in orders if not isinstance(ol.order, PlaceOrder) and not ol.text.startswith("standing")]
-            return others + [Problem(line, msg) for line, msg in place_side(field, side, places) if line]
-        return [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), self.crt, dry=True)]
+            others = [Problem(ol.line, "only 'place' and 'standing' orders in the set-up (3)")
+                      for ol in orders if not isinstance(ol.order, (PlaceOrder, StandingOrder))]
+            problems = others + standing + [Problem(line, msg) for line, msg in place_side(field, side, places) if line]
+        else:
+            problems = standing + [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), self.crt, dry=True)]
+        return sorted(problems, key=lambda p: p.line)
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
         field = self.field(position, dice)

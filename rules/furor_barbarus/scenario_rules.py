@@ -76,6 +76,17 @@ class ScenarioRules:
         reason.  The default refuses every special order."""
         return f"this scenario has no special order {' '.join(words)!r}"
 
+    def standing_orders(self) -> dict[str, tuple[str, ...]]:
+        """The scenario's own standing orders: key -> the values it takes, the
+        first being the default (e.g. Vouille ``breton-evasion``: yes, no).  Any
+        other key a player gives is refused."""
+        return {}
+
+    def special_order_forms(self) -> tuple[str, ...]:
+        """The ``special ...`` order forms of the scenario, as the template lists
+        them (e.g. ``special feigned-flight UNIT TARGET [HEX HEX]``)."""
+        return ()
+
     def apply_special(self, field: Battlefield, side: str, words: tuple[str, ...]) -> None:
         """Carry out a validated special order, when its line is reached in the
         movement part of the turn file (special lines run in file order among

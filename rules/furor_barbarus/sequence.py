@@ -92,6 +92,9 @@ def walk_orders(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: 
             extra = [f"{u} in 'losses' is not one of the attackers" for u in o.losses if u not in o.all_attackers]
             if o.advance and o.advance not in o.all_attackers:
                 extra.append(f"{o.advance} in 'advance' is not one of the attackers")
+            elif o.advance and combat is not None and o.advance not in combat.melee:
+                extra.append(f"{o.advance} fires at range, and only a hand-to-hand attacker advances after combat (9.11); "
+                             f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}")
             if why or extra or combat is None:
                 refuse(ol.line, text, "; ".join(why + extra))
                 continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from pbem.rules.suggest import did_you_mean, listing
 from pbem.rules.furor_barbarus.orders import PlaceOrder
 from pbem.rules.furor_barbarus.scenarios import Deployment, Scenario
 from pbem.rules.furor_barbarus.stacking import stacking_problem
@@ -68,7 +69,8 @@ def describe_hexes(hexes: tuple[str, ...] | list[str]) -> str:
 def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: set[str]) -> str | None:
     uid, h = order.unit, order.hex
     if uid not in field.units:
-        return f"no unit {uid!r} in this scenario"
+        free = [u for d in field.scenario.deployments if not d.fixed for u in d.units if field.counter(u).side == side]
+        return f"unknown unit {uid!r}; the units you place are: {listing(free)}{did_you_mean(uid, free)}"
     if field.counter(uid).side != side:
         return f"{uid} is not a unit of {side}"
     d = deployment_of(field.scenario, uid)

@@ -69,6 +69,12 @@ class CampusMauriacusRules(ScenarioRules):
         return Mark.CHARGE in field.counter(uid).marks
 
     # --- 3. feigned flight ---------------------------------------------------------
+    def standing_orders(self) -> dict[str, tuple[str, ...]]:
+        return {IMPETUOUS_TARGET: ("strongest", "weakest")}
+
+    def special_order_forms(self) -> tuple[str, ...]:
+        return (f"special {FEIGNED_FLIGHT} UNIT TARGET [HEX HEX]",)
+
     def check_special(self, field: Battlefield, side: str, words: tuple[str, ...]) -> str | None:
         if not words or words[0] != FEIGNED_FLIGHT:
             return f"Campus Mauriacus has no special order {' '.join(words)!r} (special feigned-flight UNIT TARGET)"

@@ -82,6 +82,9 @@ def evasion_hex(field: Battlefield, uid: str) -> str | None:
 class VouilleRules(ScenarioRules):
     scenario_id = SCENARIO
 
+    def standing_orders(self) -> dict[str, tuple[str, ...]]:
+        return {BRETON_EVASION: ("yes", "no")}
+
     def on_attacked(self, field: Battlefield, combat: Combat) -> bool:
         uid = combat.defender
         c = field.counter(uid)
