@@ -25,7 +25,7 @@ from pbem import keys, sshsig, store
 from pbem.canonical import canonical_json, position_hash
 from pbem.position_file import PositionFile
 from pbem.transaction import Conflict, Tx, transaction
-from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
+from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file, rewrapped_lines
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, Problem, Ruleset
 from pbem.rules.suggest import did_you_mean
@@ -223,6 +223,14 @@ def judge(
         try:
             signer = sshsig.verify(message, signature)
         except sshsig.SignatureError as exc:
+            wrapped = rewrapped_lines(message) if "does not match" in str(exc) else []
+            if wrapped:
+                where = ", ".join(map(str, wrapped[:5])) + (" ..." if len(wrapped) > 5 else "")
+                raise Refused([
+                    f"signature refused: {exc}, and the file looks re-wrapped by a mail client (line {where} "
+                    f"continues the line before it); send the turn file as an attachment with its .sig, "
+                    f"or sign it again and paste it with no line over 72 columns"
+                ]) from None
             raise Refused([f"signature refused: {exc}"]) from None
         expected = roster[tf.side]
         if not signer.same_key(expected):

@@ -126,6 +126,32 @@ def parse_turn_file(data: bytes) -> TurnFile:
     )
 
 
+def rewrapped_lines(message: bytes) -> list[int]:
+    r"""Lines that look broken in two by a mail client: a line after a long comment
+    line that is neither blank, nor a comment, nor an order by its look (a
+    wrapped comment's tail), and lines ending in a space (a flowed soft break).
+    Their numbers (1-based), for the refusal of a signature that does not match.
+
+    >>> rewrapped_lines(b"# a comment long enough to have been wrapped by a mail client at\ncolumn 72\nmove a b\n")
+    [2]
+    """
+    lines = message.decode("utf-8", "replace").split("\n")
+    found = []
+    for number, line in enumerate(lines, start=1):
+        before = lines[number - 2] if number > 1 else ""
+        if line.endswith(" ") and line.strip():
+            found.append(number)
+        elif (before.lstrip().startswith("#") and len(before) >= WRAP_SUSPECT and line.strip()
+              and not line.lstrip().startswith("#")):
+            found.append(number)
+    return found
+
+
+WRAP_SUSPECT = 60
+"""A comment line at least this long may have been wrapped (mail clients wrap at
+72-78 columns)."""
+
+
 def _header_line(lines: list[str], key: str) -> int:
     for number, line in enumerate(lines, start=1):
         if line.split(":", 1)[0].strip().lower() == key:

@@ -40,6 +40,7 @@ from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
 from pbem.rules.farrapos.turn import resolve_turn
 from pbem.rules.farrapos.victory_points import breakdown
+from pbem.rules.template_text import fit_comments
 
 OPTION_INFO = (
     OptionInfo("siege", "Siege: a city surrounded by enemy-held cities loses its extra defence", "Advanced Rules (Optional)"),
@@ -143,7 +144,7 @@ class Farrapos(Ruleset):
         standing = position.get("standing", {}).get(side, {})
         if standing:
             out.append("# Your standing loss orders: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in standing.items()))
-        return "\n".join(out) + "\n"
+        return fit_comments("\n".join(out) + "\n")
 
     def bots(self) -> tuple[str, ...]:
         return farrapos_bots.BOTS

@@ -17,6 +17,8 @@ from pbem.rules.furor_barbarus.combat import COLUMNS, declare
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.movement import check_move, reachable
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
+from pbem.rules.furor_barbarus.standing import standing_forms
+from pbem.rules.template_text import fit_comments
 from pbem.rules.furor_barbarus.sequence import _dry_move
 from pbem.rules.furor_barbarus.setup import deployment_of, placement_problem, special_setup_problems
 
@@ -179,29 +181,40 @@ def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot:
 
 
 def template(ruleset: FurorBarbarus, position: dict[str, Any], side: str) -> str:
+    """Every order form the position allows, and every unit that may take one,
+    with its strength, in 72 columns."""
     field = ruleset.field(position)
     out = [f"# Furor Barbarus, {ruleset.turn_label(position)}, orders for {side}"]
     if position["phase"] == "setup":
-        out.append("# place UNIT HEX          (units of a fixed deployment need no line)")
+        out.append("# place UNIT HEX   (units of a fixed deployment need no line)")
         for d in field.scenario.deployments:
             if d.fixed:
                 continue
             mine = [u for u in d.units if field.counter(u).side == side]
             if mine:
-                out.append(f"#   {' '.join(mine)} -> {' '.join(d.hexes[:12])}{' ...' if len(d.hexes) > 12 else ''}")
+                units = ", ".join(_unit_line(field, u) for u in mine)
+                hexes = " ".join(d.hexes[:12]) + (" ..." if len(d.hexes) > 12 else "")
+                out.append(f"#   {units} -> {hexes}")
     else:
         out += [
-            "# move UNIT HEX HEX ...    (path hex by hex; moves first, one unit after the other)",
+            "# move UNIT HEX HEX ...   (hex by hex; moves first, one unit at a time)",
             "# attack TARGET with UNIT ... [charge UNIT] [losses UNIT,UNIT] [advance UNIT]",
-            "# standing advance yes|no  standing losses UNIT,UNIT",
-            "# your units:",
+            *(f"# {form}" for form in field.special.special_order_forms()),
+            "# your units (strength, movement points, missile range):",
         ]
         for uid in sorted(field.on_map(side)):
-            c = field.counter(uid)
-            out.append(f"#   {uid} at {field.hex_of(uid)}: {c.type.value} {field.strength(uid)}"
-                       f"{' (reduced)' if field.is_reduced(uid) else ''}, {c.mp} MP"
-                       + (f", range {c.range}" if c.range else ""))
+            out.append(f"#   {uid} at {field.hex_of(uid)}: {_unit_line(field, uid, with_id=False)}")
+    out.append("# standing orders (kept until changed):")
+    out.extend(f"#   {form}" for form in standing_forms(field))
     st = field.standing(side)
-    out.append(f"# standing orders now: advance {'yes' if st.get('advance') else 'no'}, "
-               f"losses {','.join(st.get('losses', [])) or '(default)'}")
-    return "\n".join(out) + "\n"
+    now = [f"advance {'yes' if st.get('advance') else 'no'}", f"losses {','.join(st.get('losses', [])) or '(default)'}"]
+    now += [f"{key} {st[key] if not isinstance(st[key], list) else ','.join(st[key])}" for key in st if key not in ("advance", "losses")]
+    out.append(f"# standing orders now: {', '.join(now)}")
+    return fit_comments("\n".join(out) + "\n")
+
+
+def _unit_line(field: Battlefield, uid: str, with_id: bool = True) -> str:
+    c = field.counter(uid)
+    kind = c.type.value.replace("_", " ")
+    text = f"{kind} {field.strength(uid)}{' (reduced)' if field.is_reduced(uid) else ''}, {c.mp} MP" + (f", range {c.range}" if c.range else "")
+    return f"{uid} ({text})" if with_id else text
