@@ -207,6 +207,8 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
                 f"private key {str(path)!r} is protected by a passphrase, and decrypting it needs the"
                 " Python package 'bcrypt'; install it, or sign with `ssh-keygen -Y sign -n pbem`"
             ) from None
+        if "Unable to load PEM" in str(e) or "Could not deserialize" in str(e):
+            raise KeyFileError(f"cannot load private key {str(path)!r}: it is not an OpenSSH or PEM private key file") from None
         raise KeyFileError(f"cannot load private key {str(path)!r}: {e}") from None
     if not isinstance(key, (ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
         raise KeyFileError(

@@ -76,8 +76,9 @@ class PositionFile:
         }
 
     def to_text(self) -> str:
-        """The file's text: sorted keys, one level of indent (diffable), UTF-8."""
-        return json.dumps(self.to_json(), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+        """The file's text: one line of JSON, sorted keys, UTF-8 (no indent: the C
+        encoder writes it ten times faster, and it is written with every report)."""
+        return json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def file_name(game_id: str, k: int) -> str:

@@ -363,3 +363,11 @@ def test_a_receipt_gives_the_order_count_once(desk: Table) -> None:
     body = answer.get_content()
     assert "Orders as understood:\n  g1, republic, turn 1 (1835, turn 1 (Republic)): 1 order\n  line 7: pass\n" in body
     assert body.count("as understood") == 1
+
+
+def test_a_file_that_is_no_key_at_all_is_named_without_library_advice(desk: Table) -> None:
+    path = turn_file(desk, "g1", "republic", "pass")
+    notakey = desk.tmp / "notakey"
+    notakey.write_text("hello\n")
+    r = desk.run("sign", str(path), "--key", str(notakey))
+    assert (r.exit_code, r.stderr) == (1, f"pbem: cannot load private key '{notakey}': it is not an OpenSSH or PEM private key file\n")
