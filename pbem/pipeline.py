@@ -184,11 +184,9 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
             owner = next((side for side, key in roster.items() if key.same_key(signer)), None)
             who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
-    for earlier in store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()):
-        if earlier.status == store.SubmissionStatus.RESOLVED:
-            raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
-        if earlier.status == store.SubmissionStatus.QUEUED:
-            raise Refused([f"this turn file is already queued for turn {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
+    earlier = store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest())
+    if earlier:
+        raise Refused([seen_before(earlier[-1])])
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result)}); no more turns are taken"])
     if tf.turn != game.next_k:
@@ -204,6 +202,23 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
     if problems:
         raise Refused([str(p) for p in problems])
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
+
+
+def seen_before(earlier: store.EarlierCopy) -> str:
+    """Why a file whose exact bytes this game has already received is refused: a
+    signed file counts once.  A superseded or set-aside file in particular must never
+    come back (anyone holding a copy could otherwise undo a player's correction)."""
+    when = f"{earlier.received:%Y-%m-%d %H:%M} UTC"
+    match earlier.status:
+        case store.SubmissionStatus.RESOLVED:
+            return f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"
+        case store.SubmissionStatus.QUEUED:
+            return f"this turn file is already queued for turn {earlier.turn} (received {when}); nothing to do"
+        case store.SubmissionStatus.SUPERSEDED:
+            replaced = f"{earlier.replaced:%Y-%m-%d %H:%M} UTC" if earlier.replaced else "a later date"
+            return f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new file to change your orders"
+        case _:
+            return f"this turn file (received {when}) was set aside by a rollback; write and sign new orders against the latest report"
 
 
 def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:

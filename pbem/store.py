@@ -381,12 +381,21 @@ class EarlierCopy(NamedTuple):
     status: SubmissionStatus
     turn: int
     received: datetime
+    replaced: datetime | None  # when the next file of the same side and turn arrived
 
 
 def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
     """Every submission of the game with these exact bytes (hex SHA-256)."""
-    rows = tx.all("SELECT status, turn, received FROM submission WHERE game_id = :game AND digest = :digest ORDER BY id", {"game": game_id, "digest": digest})
-    return [EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received)) for status, turn, received in rows]
+    rows = tx.all(
+        "SELECT s.status, s.turn, s.received, (SELECT MIN(n.received) FROM submission n"
+        " WHERE n.game_id = s.game_id AND n.side = s.side AND n.turn = s.turn AND n.id > s.id)"
+        " FROM submission s WHERE s.game_id = :game AND s.digest = :digest ORDER BY s.id",
+        {"game": game_id, "digest": digest},
+    )
+    return [
+        EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received), _as_datetime(replaced) if replaced else None)
+        for status, turn, received, replaced in rows
+    ]
 
 
 def _as_datetime(value: datetime | str) -> datetime:
