@@ -44,13 +44,14 @@ def fail(problems: list[str] | str) -> NoReturn:
 def refusals() -> Iterator[None]:
     """Domain errors become one line per problem and exit 1."""
     from pbem.keys import KeyFileError
+    from pbem.paths import UnsafePath
     from pbem.sshsig import SignatureError
 
     try:
         yield
     except pipeline.Refused as exc:
         fail(exc.problems)
-    except (store.StoreError, LookupError, KeyFileError, SignatureError) as exc:
+    except (store.StoreError, LookupError, KeyFileError, SignatureError, UnsafePath) as exc:
         fail(str(exc).strip("'\""))
     except OSError as exc:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
@@ -98,7 +99,7 @@ def keygen(
 
 @app.command()
 def new(
-    game: Annotated[str, typer.Argument(help="Game id (no spaces).")],
+    game: Annotated[str, typer.Argument(help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'.")],
     rules: Annotated[str, typer.Option("--rules", help="Ruleset: farrapos or furor-barbarus.")],
     player: Annotated[list[str], typer.Option("--player", help="SIDE=PUBKEY_FILE, once per side.")],
     scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id.")] = None,
@@ -232,11 +233,11 @@ def process(
         targets = games if games else pipeline.pending_games(db)
         outcomes = _with_progress("processing", targets, lambda tick: pipeline.process(db, targets, force_nmr, on_resolved=lambda _o: tick()), quiet)
         if reports is not None:
-            from pbem import reporting
+            from pbem import paths, reporting
 
             for o in outcomes:
                 if o.resolved is not None:
-                    reporting.write_resolution_reports(db, o.game_id, o.resolved, reports / o.game_id)
+                    reporting.write_resolution_reports(db, o.game_id, o.resolved, paths.inside(reports, o.game_id))
     _print_outcomes(outcomes, quiet)
     failed = [p for o in outcomes for p in o.problems]
     if failed:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from pbem import dice as dicev1
-from pbem import keys, sshsig, store
+from pbem import keys, paths, sshsig, store
 from pbem.canonical import canonical_json, position_hash
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
@@ -73,8 +73,8 @@ def new_game(
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown)."""
     problems: list[str] = []
-    if not game_id or any(c.isspace() for c in game_id) or len(game_id) > 64:
-        problems.append(f"game id {game_id!r} must be 1-64 characters without spaces")
+    if (problem := paths.game_id_problem(game_id)) is not None:
+        problems.append(problem)
     try:
         ruleset = find_ruleset(rules_id)
         info = ruleset.scenario(scenario)

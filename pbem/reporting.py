@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import report, store
+from pbem import paths, report, store
 from pbem.turnfile import render_turn_file
 from rules import find_ruleset
 
@@ -141,7 +141,7 @@ def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path)
         views = report_views(session, game_id, k, find_ruleset(game.rules).sides(game.scenario))
     for data in views:
         for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
-            path = folder / report.report_filename(k, data.side, ext)
+            path = paths.inside(folder, report.report_filename(k, data.side, ext))
             path.write_text(text, encoding="utf-8")
             written.append(path)
     return written
