@@ -14,7 +14,7 @@ from typing import Annotated, Any, NoReturn, Optional
 import typer
 from sqlalchemy import Engine
 
-from pbem import pipeline, store
+from pbem import dice_chains, pipeline, store
 
 app = typer.Typer(
     name="pbem",
@@ -138,6 +138,9 @@ def status(
         typer.echo(f"  awaiting: {', '.join(st.awaiting) or 'nobody (ready to process)'}")
         if st.queued:
             typer.echo(f"  queued: {', '.join(st.queued)}")
+        if st.dice_left <= dice_chains.NEAR_THE_END:
+            left = "used up" if st.dice_left == 0 else f"serve only {st.dice_left} more resolution(s)"
+            typer.echo(f"  dice: the committed chains {left}; extend them with 'pbem extend {st.game}'")
 
 
 @app.command()
@@ -353,6 +356,19 @@ def audit(
             fail(f"audit failed: {exc}")
     for line in summary.lines():
         typer.echo(line)
+
+
+@app.command()
+def extend(
+    game: Annotated[str, typer.Argument(help="Game id.")],
+    chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the new chain (it serves N-1 more resolutions).")] = 4096,
+) -> None:
+    """Commit a new dice chain that takes over where the game's chain ends; prints its anchor."""
+    with refusals():
+        chain = pipeline.extend_dice(engine(), game, chain_length)
+    last = chain.first_k + chain.chain_length - 2
+    typer.echo(f"{game}: dice extended for resolutions {chain.first_k}-{last}")
+    typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
 
 
 @app.command()

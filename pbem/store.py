@@ -24,7 +24,12 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from pbem.transaction import READ_ONLY, Tx
 
-SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions)
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+}
+"""What upgrades a database from the version before: new tables are created as
+they are missing, then these statements run, all in one write transaction."""
 
 
 class StoreError(RuntimeError):
@@ -131,6 +136,22 @@ class Roll(SQLModel, table=True):
     purpose: str
 
 
+class DiceChain(SQLModel, table=True):
+    """A dice chain committed after ``pbem new`` to extend a game (docs/dice.md,
+    "Extending a game's dice"): it serves resolutions ``first_k .. first_k + N - 2``."""
+
+    __tablename__ = "dice_chain"
+    __table_args__ = (UniqueConstraint("game_id", "first_k"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    first_k: int
+    chain_length: int
+    anchor: str
+    seed: str  # hex; secret like the game's own seed
+    seed_checkpoints: str = ""
+    created: datetime = Field(default_factory=utcnow)
+
+
 class Rollback(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)
@@ -219,6 +240,10 @@ def _check_or_create_schema(engine: Engine) -> None:
     with reader.connect() as conn:
         row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
     version = row[0] if row else None
+    if version is not None and version.isdigit() and 2 <= int(version) < SCHEMA_VERSION:
+        _migrate(engine, int(version))
+        version = str(SCHEMA_VERSION)
+        tables = set(inspect(reader).get_table_names())
     if version != str(SCHEMA_VERSION):
         raise StoreError(
             f"database schema version is {version}, this pbem reads version {SCHEMA_VERSION}; "
@@ -227,6 +252,20 @@ def _check_or_create_schema(engine: Engine) -> None:
     missing = set(SQLModel.metadata.tables) - tables
     if missing:
         raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
+
+
+def _migrate(engine: Engine, version: int) -> None:
+    """Upgrade a database of an older schema in one write transaction (the first
+    process to get the lock does it; the others find it done)."""
+    with engine.begin() as conn:
+        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
+        if row is None or row[0] != str(version):
+            return
+        SQLModel.metadata.create_all(conn)  # only the tables that are missing
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS.get(step, ()):
+                conn.execute(text(statement))
+        conn.execute(text("UPDATE meta SET value = :v WHERE key = 'schema_version'"), {"v": str(SCHEMA_VERSION)})
 
 
 def reading(engine: Engine) -> Session:
@@ -362,6 +401,28 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
     return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints)
+
+
+class ChainRow(NamedTuple):
+    first_k: int
+    chain_length: int
+    seed: str
+    seed_checkpoints: str
+
+
+def extension_for(tx: Tx, game_id: str, k: int) -> ChainRow | None:
+    """The extension chain that resolution ``k`` falls in (the latest starting at or
+    before ``k``), if any."""
+    row = tx.one(
+        "SELECT first_k, chain_length, seed, seed_checkpoints FROM dice_chain"
+        " WHERE game_id = :game AND first_k <= :k ORDER BY first_k DESC LIMIT 1",
+        {"game": game_id, "k": k},
+    )
+    return ChainRow(*row) if row else None
+
+
+def dice_chains(session: Session, game_id: str) -> list[DiceChain]:
+    return list(session.exec(select(DiceChain).where(DiceChain.game_id == game_id).order_by(DiceChain.first_k)).all())  # type: ignore[arg-type]
 
 
 def known_game_ids(tx: Tx) -> list[str]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from pbem import paths
-from tests.conftest import Table
+from tests.conftest import ROOT, Table
 from tests.test_pipeline_cli import _refused, sign, status, write_orders
 
 
@@ -118,3 +120,76 @@ def test_2_inside_refuses_every_escape(tmp_path: Path) -> None:
     for bad in ("..", ".", "", "../x", "a/b", "/etc"):
         with pytest.raises(paths.UnsafePath):
             paths.inside(tmp_path, bad)
+
+
+# --- 5. an exhausted dice chain
+
+
+def _play(t: Table, game: str, name: str) -> dict:
+    """Write, sign and submit every awaited side's file; return the status before."""
+    st = status(t, game)
+    for side in st["awaiting"]:
+        path = write_orders(t, game, side, f"{name}-{st['turn']}-{side}.txt", seed=st["turn"])
+        sign(t, path, side)
+        r = t.run("submit", str(path))
+        assert r.exit_code == 0, r.stderr
+    return st
+
+
+def test_5_chain_length_1_is_refused_cleanly(table: Table) -> None:
+    _, rep = table.key("republic")
+    _, emp = table.key("empire")
+    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}", "--chain-length", "1")
+    assert r.exit_code == 1
+    assert r.stderr == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)\n"
+
+
+def test_5_an_exhausted_chain_is_refused_at_submit_named_in_status_and_stops_no_other_game(new_farrapos) -> None:
+    t = new_farrapos("short", "--chain-length", "3")  # serves resolutions 1 and 2
+    new_farrapos("other")
+    for _ in range(2):
+        _play(t, "short", "s")
+        assert t.run("process", "short").exit_code == 0
+    st = status(t, "short")
+    assert st["turn"] == 3 and st["dice_left"] == 0
+    plain = t.run("status", "short").stdout
+    assert "dice: the committed chains used up; extend them with 'pbem extend short'" in plain
+    side = st["awaiting"][0]
+    late = write_orders(t, "short", side, "late.txt")
+    sign(t, late, side)
+    _refused(t, late, "game short's dice chain is used up: it serves resolutions up to 2, so resolution 3 cannot be rolled")
+    # the other game resolves in the same batch; the used-up game is named, no traceback
+    _play(t, "other", "o")
+    r = t.run("process", "--all", "--force-nmr")
+    assert "other: resolution 1" in r.stdout
+    assert r.exit_code == 1 and "short: game short's dice chain is used up" in r.stderr
+    assert status(t, "other")["turn"] == 2
+
+
+def test_5_an_extended_game_plays_on_and_audits(new_farrapos) -> None:
+    t = new_farrapos("g1", "--chain-length", "3")
+    for _ in range(2):
+        _play(t, "g1", "a")
+        assert t.run("process", "g1").exit_code == 0
+    r = t.run("extend", "g1", "--chain-length", "4")
+    assert r.exit_code == 0, r.stderr
+    assert "dice extended for resolutions 3-5" in r.stdout
+    anchor = r.stdout.strip().rsplit(" ", 1)[1]
+    assert status(t, "g1")["dice_extensions"] == [{"first_k": 3, "chain_length": 4, "anchor": anchor}]
+    for _ in range(3):
+        _play(t, "g1", "b")
+        assert t.run("process", "g1").exit_code == 0
+    assert status(t, "g1")["dice_left"] == 0
+    archive_path = t.tmp / "g1.json"
+    assert t.run("export", "g1", "-o", str(archive_path)).exit_code == 0
+    archive = json.loads(archive_path.read_text())
+    assert archive["dice"]["extensions"] == [{"first_k": 3, "chain_length": 4, "anchor": anchor}]
+    r = t.run("audit", "--archive", str(archive_path))
+    assert r.exit_code == 0, r.stderr
+    verifier = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_dice.py"), str(archive_path)], capture_output=True, text=True)
+    assert verifier.returncode == 0 and "dice verified: 5 resolutions" in verifier.stdout, verifier.stderr
+    # a forged extension anchor is caught
+    archive["dice"]["extensions"][0]["anchor"] = "00" * 32
+    archive_path.write_text(json.dumps(archive))
+    r = t.run("audit", "--archive", str(archive_path))
+    assert r.exit_code == 1 and "resolution 3: reveal" in r.stderr and "the anchor of the chain extending from 3" in r.stderr
