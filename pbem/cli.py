@@ -125,6 +125,9 @@ def status(
     """Turn, sides awaited, score, and the result once over."""
     with refusals():
         st = pipeline.status(engine(), game)
+    exposed = store.readable_by_others(store.database_url(_state["db"]))
+    if exposed:
+        typer.echo(f"pbem: warning: others can read {', '.join(exposed)}, which hold the dice seed: chmod 600 them", err=True)
     if as_json:
         typer.echo(json.dumps(st.to_json(), indent=2, ensure_ascii=False))
         return

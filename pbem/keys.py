@@ -240,5 +240,7 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileExistsError:
         raise KeyExistsError(f"key file {str(path)!r} already exists; pbem will not overwrite it") from None
+    if not mode & 0o077:
+        os.fchmod(fd, mode)  # a private file is exactly `mode`, whatever the umask
     with os.fdopen(fd, "wb") as f:
         f.write(data)

@@ -176,6 +176,46 @@ def shown_url(url: str) -> str:
         return url
 
 
+def sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL (None for another database or an in-memory one)."""
+    if not url.startswith("sqlite"):
+        return None
+    path = url.split(":///", 1)[-1].split("?", 1)[0]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file 0600 whatever the umask: it holds the dice seed.
+    SQLite gives its -wal and -shm files the database file's mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process created it first
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def readable_by_others(url: str) -> list[str]:
+    """The database's files (and its -wal and -shm) that users other than the owner
+    can read: each lets them read the dice seed."""
+    path = sqlite_path(url)
+    if path is None:
+        return []
+    found = []
+    for name in (str(path), f"{path}-wal", f"{path}-shm"):
+        try:
+            mode = os.stat(name).st_mode
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(f"{name} (mode {mode & 0o777:04o})")
+    return found
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -200,10 +240,11 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
     """Open (and create, if new) the database; check its schema version."""
     url = database_url(db)
     is_sqlite = url.startswith("sqlite")
-    if is_sqlite and not create:
-        path = url.split("sqlite:///", 1)[-1]
-        if path and not Path(path).exists():
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        if not create:
             raise StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
+        _create_private(path)
     shown = shown_url(url)
     try:
         engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})

@@ -193,3 +193,45 @@ def test_5_an_extended_game_plays_on_and_audits(new_farrapos) -> None:
     archive_path.write_text(json.dumps(archive))
     r = t.run("audit", "--archive", str(archive_path))
     assert r.exit_code == 1 and "resolution 3: reveal" in r.stderr and "the anchor of the chain extending from 3" in r.stderr
+
+
+# --- 3. the database is world-readable
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_3_database_wal_shm_and_private_keys_are_0600_whatever_the_umask(tmp_path: Path, umask: int) -> None:
+    """A real pbem process under a permissive umask: the database, its WAL and shm
+    files (which hold the seed while the game runs) and the private key are 0600."""
+    t = Table(tmp_path, tmp_path / "referee.db")
+    script = (
+        "import os, sys; os.umask(%d); from pbem.cli import main; sys.argv = ['pbem'] + sys.argv[1:]; main()" % umask
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", script, "--db", str(t.db), *args], capture_output=True, text=True, cwd=tmp_path)
+
+    assert run("keygen", "republic", "--dir", str(tmp_path / "k")).returncode == 0
+    assert run("keygen", "empire", "--dir", str(tmp_path / "k")).returncode == 0
+    assert _mode(tmp_path / "k" / "republic") == 0o600
+    r = run("new", "g1", "--rules", "farrapos", "--player", f"republic={tmp_path / 'k' / 'republic.pub'}", "--player", f"empire={tmp_path / 'k' / 'empire.pub'}")
+    assert r.returncode == 0, r.stderr
+    holder = sqlite3.connect(t.db)  # keeps the WAL and shm files in place
+    holder.execute("SELECT COUNT(*) FROM game").fetchone()
+    for name in ("referee.db", "referee.db-wal", "referee.db-shm"):
+        assert _mode(tmp_path / name) == 0o600, name
+    status_run = run("status", "g1")
+    holder.close()
+    assert status_run.returncode == 0 and "warning" not in status_run.stderr
+
+
+def test_3_status_warns_about_a_database_others_can_read(new_farrapos) -> None:
+    t = new_farrapos("g1")
+    t.db.chmod(0o644)
+    r = t.run("status", "g1")
+    assert r.exit_code == 0
+    assert f"pbem: warning: others can read {t.db} (mode 0644)" in r.stderr
+    assert "hold the dice seed: chmod 600 them" in r.stderr
