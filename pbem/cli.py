@@ -112,6 +112,8 @@ def new(
     with refusals():
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = pipeline.new_game(engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length)
+    for warning in pipeline.shared_keys(keylines):
+        typer.echo(f"pbem: {warning}", err=True)
     typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
     typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
     typer.echo(f"position: {created.initial_state_hash}")

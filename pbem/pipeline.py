@@ -127,6 +127,18 @@ def new_game(
     return game
 
 
+def shared_keys(player_keys: Mapping[str, str]) -> list[str]:
+    """A warning for each key registered by more than one side: whoever holds it can
+    sign for both, which a referee should know (it is allowed, e.g. a solo test)."""
+    by_blob: dict[bytes, list[str]] = {}
+    for side, line in player_keys.items():
+        try:
+            by_blob.setdefault(keys.PublicKey.from_openssh(line).blob, []).append(side)
+        except keys.KeyFileError:
+            continue
+    return [f"warning: sides {' and '.join(sides)} registered the same key: its holder can sign for both" for sides in by_blob.values() if len(sides) > 1]
+
+
 # ---------------------------------------------------------------------- checking
 
 
@@ -157,6 +169,18 @@ def registered_key(line: str) -> keys.PublicKey:
     return keys.PublicKey.from_openssh(line)
 
 
+def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]:
+    """Each side's registered key; one stored before a rule refused it (a weak RSA
+    key) refuses the file instead of being trusted."""
+    roster = {}
+    for side, line in lines.items():
+        try:
+            roster[side] = registered_key(line)
+        except keys.KeyFileError as exc:
+            raise Refused([f"the {side} side's registered key is refused: {exc}; the referee registers a new one with 'pbem player {game_id} {side} --key FILE'"]) from None
+    return roster
+
+
 def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
     """Run every check on a turn file against the stored game; raise :class:`Refused`."""
     try:
@@ -168,7 +192,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
-    roster = {side: registered_key(line) for side, line in store.public_keys(tx, game.id).items()}
+    roster = _roster(game.id, store.public_keys(tx, game.id))
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
     if signature is None:

@@ -3,15 +3,22 @@ named after it; each failed on the code before its fix."""
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import sqlite3
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from pbem import paths
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from pbem import paths, sshsig
+from pbem.keys import wire_string
 from tests.conftest import ROOT, Table
 from tests.test_pipeline_cli import _refused, sign, status, write_orders
 
@@ -235,3 +242,94 @@ def test_3_status_warns_about_a_database_others_can_read(new_farrapos) -> None:
     assert r.exit_code == 0
     assert f"pbem: warning: others can read {t.db} (mode 0644)" in r.stderr
     assert "hold the dice seed: chmod 600 them" in r.stderr
+
+
+# --- 4. weak keys
+
+
+def _weak_rsa_key(bits: int = 768) -> rsa.RSAPrivateKey:
+    """An RSA key under OpenSSH's floor (cryptography and ssh-keygen will not make one)."""
+    rng = random.Random(bits)
+
+    def probable_prime(n: int) -> bool:
+        if n % 2 == 0:
+            return False
+        d, s = n - 1, 0
+        while d % 2 == 0:
+            d, s = d // 2, s + 1
+        for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+            x = pow(a, d, n)
+            if x in (1, n - 1):
+                continue
+            for _ in range(s - 1):
+                x = pow(x, 2, n)
+                if x == n - 1:
+                    break
+            else:
+                return False
+        return True
+
+    def prime() -> int:
+        while True:
+            c = rng.getrandbits(bits // 2) | (3 << (bits // 2 - 2)) | 1  # top two bits: p * q has all its bits
+            if probable_prime(c) and (c - 1) % 65537:
+                return c
+
+    p, q = prime(), prime()
+    d = pow(65537, -1, (p - 1) * (q - 1))
+    return rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), rsa.RSAPublicNumbers(65537, p * q)).private_key()
+
+
+def _weak_line(key: rsa.RSAPrivateKey) -> str:
+    return key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode() + " weak"
+
+
+def _weak_signature(key: rsa.RSAPrivateKey, message: bytes) -> str:
+    """What `pbem sign` wrote with such a key before the fix."""
+    blob = base64.b64decode(_weak_line(key).split()[1])
+    algorithm, raw = sshsig._raw_sign(key, "ssh-rsa", sshsig._signed_data(message, sshsig.NAMESPACE, "sha512"))
+    return sshsig.armor(
+        sshsig.MAGIC + struct.pack(">I", sshsig.VERSION) + wire_string(blob) + wire_string(sshsig.NAMESPACE) + wire_string(b"")
+        + wire_string("sha512") + wire_string(wire_string(algorithm) + wire_string(raw))
+    )
+
+
+def test_4_a_weak_rsa_key_is_refused_at_new(table: Table) -> None:
+    weak = table.tmp / "weak.pub"
+    weak.write_text(_weak_line(_weak_rsa_key()) + "\n")
+    _, emp = table.key("empire")
+    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={weak}", "--player", f"empire={emp}")
+    assert r.exit_code == 1
+    assert "public key for republic: RSA key of 768 bits refused: OpenSSH refuses RSA keys under 1024 bits" in r.stderr
+    assert not table.db.exists() or table.count("game") == 0
+
+
+def test_4_a_signature_by_a_weak_key_is_refused_at_submit(new_farrapos) -> None:
+    """A game registered before the rule with a weak key: its files are refused."""
+    t = new_farrapos("g1")
+    key = _weak_rsa_key()
+    con = sqlite3.connect(t.db)
+    with con:
+        con.execute("UPDATE player SET public_key = ? WHERE side = 'republic'", (_weak_line(key),))
+    con.close()
+    path = write_orders(t, "g1", "republic", "t1.txt")
+    path.with_name(path.name + ".sig").write_text(_weak_signature(key, path.read_bytes()))
+    _refused(t, path, "RSA key of 768 bits refused")
+
+
+def test_4_signing_with_a_weak_key_is_refused(table: Table) -> None:
+    private = table.tmp / "weak"
+    private.write_bytes(_weak_rsa_key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
+    turn = table.tmp / "t.txt"
+    turn.write_text("game: g\n")
+    r = table.run("sign", str(turn), "--key", str(private))
+    assert r.exit_code == 1 and "RSA key of 768 bits refused" in r.stderr
+    assert not turn.with_name("t.txt.sig").exists()
+
+
+def test_4_two_sides_with_one_key_get_a_warning(table: Table) -> None:
+    _, rep = table.key("republic")
+    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={rep}")
+    assert r.exit_code == 0
+    assert "pbem: warning: sides empire and republic registered the same key: its holder can sign for both" in r.stderr or \
+        "pbem: warning: sides republic and empire registered the same key: its holder can sign for both" in r.stderr
