@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from pbem import paths, sshsig
+from pbem import dice, paths, sshsig
 from pbem.keys import wire_string
 from tests.conftest import ROOT, Table
 from tests.test_pipeline_cli import _refused, sign, status, write_orders
@@ -333,3 +333,53 @@ def test_4_two_sides_with_one_key_get_a_warning(table: Table) -> None:
     assert r.exit_code == 0
     assert "pbem: warning: sides empire and republic registered the same key: its holder can sign for both" in r.stderr or \
         "pbem: warning: sides republic and empire registered the same key: its holder can sign for both" in r.stderr
+
+
+# --- 6. the audit trusts the archive's silence
+
+
+def _exported_game(new_farrapos, resolutions: int = 3) -> tuple[Table, dict, bytes, int]:
+    t = new_farrapos("g1", "--chain-length", "300")
+    for _ in range(resolutions):
+        _play(t, "g1", "x")
+        assert t.run("process", "g1").exit_code == 0
+    path = t.tmp / "g1.json"
+    assert t.run("export", "g1", "-o", str(path)).exit_code == 0
+    con = sqlite3.connect(t.db)
+    seed = bytes.fromhex(con.execute("SELECT seed FROM game").fetchone()[0])
+    con.close()
+    return t, json.loads(path.read_text()), seed, 300
+
+
+def _audit_of(t: Table, archive: dict) -> tuple[int, str]:
+    path = t.tmp / "doctored.json"
+    path.write_text(json.dumps(archive))
+    r = t.run("audit", "--archive", str(path))
+    return r.exit_code, r.stderr + r.stdout
+
+
+def test_6_the_audit_flags_an_archive_that_carries_the_seed_or_an_unrevealed_link(new_farrapos) -> None:
+    t, archive, seed, n = _exported_game(new_farrapos)
+    assert _audit_of(t, archive)[0] == 0
+    kmax = max(r["k"] for r in archive["resolutions"])
+    leaks = {
+        "a field named seed": lambda a: a["game"].__setitem__("seed", seed.hex()),
+        "the seed in a note": lambda a: a.__setitem__("notes", f"seed is {seed.hex()}"),
+        "the checkpoints": lambda a: a["dice"].__setitem__("kept", dice.checkpoints(seed, n).hex()),
+        "the next reveal": lambda a: a["final"].__setitem__("next", dice.chain_value(seed, n - kmax - 1).hex().upper()),
+    }
+    for what, doctor in leaks.items():
+        doctored = json.loads(json.dumps(archive))
+        doctor(doctored)
+        code, out = _audit_of(t, doctored)
+        assert code == 1, what
+        assert "archive leaks a secret: " in out, (what, out)
+    code, out = _audit_of(t, {**archive, "notes": "a player quoted " + "ab" * 32})  # not a chain value: no leak
+    assert code == 0, out
+
+
+def test_6_the_verifier_and_the_audit_say_the_same_of_the_published_links(new_farrapos) -> None:
+    """Every published reveal is public: the leak check never flags the archive's own values."""
+    t, archive, _, _ = _exported_game(new_farrapos, resolutions=4)
+    archive["notes"] = " ".join(r["reveal"] for r in archive["resolutions"]) + " " + archive["dice"]["anchor"]
+    assert _audit_of(t, archive)[0] == 0
