@@ -214,7 +214,11 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     roster = _roster(game.id, store.public_keys(tx, game.id))
-    return judge(tf, message, signature, game, roster, require_signature, lambda: store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()))
+    return judge(
+        tf, message, signature, game, roster, require_signature,
+        earlier_copies=lambda: store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()),
+        dice_used_up=lambda k: dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None,
+    )
 
 
 def read_envelope(message: bytes) -> TurnFile:
@@ -236,10 +240,12 @@ def judge(
     roster: Mapping[str, keys.PublicKey],
     require_signature: bool = True,
     earlier_copies: Callable[[], Iterable[store.EarlierCopy]] = lambda: (),
+    dice_used_up: Callable[[int], str | None] = lambda k: None,
 ) -> Checked:
     """The verdict on a turn file against a game as it stands, the same whether
     the game comes from the database or from a position file (``pbem check
-    --position``); only the referee knows ``earlier_copies`` (replays)."""
+    --position``); only the referee knows ``earlier_copies`` (replays) and
+    whether the committed dice still serve the turn (``dice_used_up``)."""
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
     if tf.side not in roster:
@@ -273,8 +279,8 @@ def judge(
     if tf.turn != game.next_k:
         when = "stale" if tf.turn < game.next_k else "from the future"
         raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
-    if _chain_link(tx, game, tf.turn) is None:
-        raise Refused([dice_chains.used_up(game.id, _last_served(tx, game), tf.turn)])
+    if (used_up := dice_used_up(tf.turn)) is not None:
+        raise Refused([used_up])
     if tf.state != game.state_hash:
         raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
     ruleset = find_ruleset(game.rules)
