@@ -347,7 +347,11 @@ def _on_file_line(problem: Problem, body: list[str], offset: int) -> Problem:
         return problem
     text = body[problem.line - 1].strip() if problem.line <= len(body) else ""
     quoted = repr(text)
-    message = problem.message if not text or quoted in problem.message else f"{quoted}: {problem.message}"
+    message = problem.message
+    if text and not message.startswith(quoted):
+        for inner in (f" in {quoted}", f", got {quoted}", f": {quoted}"):  # a parser's own quote, moved to the front
+            message = message.replace(inner, "")
+        message = f"{quoted}: {message}"
     return Problem(problem.line + offset, message)
 
 

@@ -371,3 +371,18 @@ def test_a_file_that_is_no_key_at_all_is_named_without_library_advice(desk: Tabl
     notakey.write_text("hello\n")
     r = desk.run("sign", str(path), "--key", str(notakey))
     assert (r.exit_code, r.stderr) == (1, f"pbem: cannot load private key '{notakey}': it is not an OpenSSH or PEM private key file\n")
+
+
+@pytest.mark.parametrize("game,side,body,message", [
+    ("g1", "republic", "atack porto-alegre from triunfo with inf-1",
+     "pbem: line 7: 'atack porto-alegre from triunfo with inf-1' is not an order (did you mean attack?); the orders are: "
+     "attack CITY from CITY with MU... [until-won | rounds N | stop-after N] [losses MU...] [occupy MU...|all|none]; "
+     "invade CITY from CITY with MU...; move MU... from CITY to CITY; pass; carry MU... from PORT to PORT; "
+     "place MU... CITY; militia CITY; losses MU|militia ...; defend CITY losses MU|militia ..."),
+    ("cm", "romans", "Plase aetius 1705",
+     "pbem: line 7: 'Plase aetius 1705': unknown order 'Plase' (orders: place, move, attack, standing, special) (did you mean place?)"),
+    ("cm", "romans", "place aetius",
+     "pbem: line 7: 'place aetius': expected 'place UNIT HEX'"),
+])
+def test_syntax_errors_quote_the_line_first_in_both_rulesets(desk: Table, game: str, side: str, body: str, message: str) -> None:
+    assert check(desk, game, side, body) == (1, message + "\n")

@@ -28,6 +28,7 @@ from enum import Enum
 from typing import Union
 
 from pbem.rules.base import OrderSyntaxError
+from pbem.rules.suggest import did_you_mean
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
 
@@ -291,4 +292,5 @@ def parse_order(line: str) -> Order:
     if verb == "defend" and "losses" in words[2:]:
         i = words.index("losses")
         return StandingLosses(_units(words[i + 1 :], line, militia=True), _city(words[1:i], line, FORMS[8]))
-    raise OrderSyntaxError(f"{line!r} is not an order; the orders are: " + "; ".join(FORMS))
+    verbs = [form.split()[0] for form in FORMS]
+    raise OrderSyntaxError(f"{line!r} is not an order{did_you_mean(verb, verbs)}; the orders are: " + "; ".join(FORMS))

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from pbem.rules.base import OrderSyntaxError
+from pbem.rules.suggest import did_you_mean
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _HEX = re.compile(r"^\d{4}$")
@@ -145,7 +146,8 @@ class Order:
             if len(words) < 2:
                 raise OrderSyntaxError(f"expected 'special WORD ...', got {line!r}")
             return SpecialOrder(tuple(w.lower() for w in words[1:]))
-        raise OrderSyntaxError(f"unknown order {words[0]!r} (place, move, attack, standing, special): {line!r}")
+        verbs = ("place", "move", "attack", "standing", "special")
+        raise OrderSyntaxError(f"unknown order {words[0]!r} (orders: {', '.join(verbs)}){did_you_mean(words[0], verbs)}: {line!r}")
 
 
 def _parse_attack(words: list[str], line: str) -> AttackOrder:
