@@ -27,26 +27,3 @@ def test_make_demo_on_a_fresh_clone(tmp_path: Path) -> None:
     index = clone / "demo" / "index.html"
     assert index.is_file()
     assert index.read_text().count("audit page") == 5
-
-
-def test_wheel_ships_templates_and_rules_data(tmp_path: Path) -> None:
-    import sys
-    import zipfile
-
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
-        check=True, capture_output=True, timeout=300,
-    )
-    wheel = next(tmp_path.glob("pbem-*.whl"))
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for required in (
-        "pbem/templates/report.html.j2",
-        "pbem/templates/report.txt.j2",
-        "pbem/templates/audit.html.j2",
-        "pbem/rules/farrapos/data/board.toml",
-        "pbem/rules/farrapos/data/counters.toml",
-        "pbem/rules/furor_barbarus/data/crt.toml",
-        "pbem/rules/furor_barbarus/data/scenarios/vouille.toml",
-        "pbem/rules/furor_barbarus/data/maps/campus-mauriacus.toml",
-    ):
-        assert required in names, f"the wheel lacks {required}"

@@ -60,6 +60,23 @@ def test_wheel_installs_only_the_pbem_name(wheel: tuple[Path, str], tmp_path: Pa
     assert ran.stdout.split() == ["pbem.rules.furor_barbarus.ruleset", "audit.html.j2"]
 
 
+def test_wheel_ships_templates_and_rules_data(wheel: tuple[Path, str]) -> None:
+    import zipfile
+
+    names = set(zipfile.ZipFile(wheel[0]).namelist())
+    for required in (
+        "pbem/templates/report.html.j2",
+        "pbem/templates/report.txt.j2",
+        "pbem/templates/audit.html.j2",
+        "pbem/rules/farrapos/data/board.toml",
+        "pbem/rules/farrapos/data/counters.toml",
+        "pbem/rules/furor_barbarus/data/crt.toml",
+        "pbem/rules/furor_barbarus/data/scenarios/vouille.toml",
+        "pbem/rules/furor_barbarus/data/maps/campus-mauriacus.toml",
+    ):
+        assert required in names, f"the wheel lacks {required}"
+
+
 def test_wheel_builds_without_warnings(wheel: tuple[Path, str]) -> None:
     """No Python warning from the build backend (setuptools deprecations come as
     ``SetuptoolsDeprecationWarning`` / ``BuildBackendWarning`` blocks)."""
