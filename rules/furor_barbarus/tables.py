@@ -1,0 +1,200 @@
+"""The replaceable tables of Furor Barbarus: the CRT and each scenario's counter values.
+
+The rulebook prints CRT rows 1-3 and some strengths; CRT rows 4-6 and every other
+counter value are designed (``data/crt.toml``, ``data/scenarios/<id>.toml``, where
+a unit's ``printed`` list names the values the rulebook prints).  A game may
+replace what is designed with house tables (``pbem new ... --table NAME=FILE``);
+they ride in the position (``rules.base.HOUSE_TABLES``) and the engine reads them
+from there, never from a file while resolving.
+
+>>> read_crt({"rows": {str(r): ["DR"] * 7 for r in range(1, 7)}})
+Traceback (most recent call last):
+...
+rules.base.TableError: row 1, column 2/3: DR, but the rulebook prints DT (printed cells cannot be replaced)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from rules.base import HOUSE_TABLES, Position, TableError, TableInfo
+from rules.furor_barbarus.combat import COLUMNS, CombatResult, CombatResultsTable, CrtError, standard_crt
+from rules.furor_barbarus.counters import Counter
+from rules.furor_barbarus.scenarios import Scenario
+
+CRT = "crt"
+COUNTER_VALUES = "counter-values"
+ROWS = range(1, 7)
+MAX_VALUE = 99
+
+
+def table_infos(scenario_id: str) -> tuple[TableInfo, ...]:
+    printed = [r for r in ROWS if r not in standard_crt().designed_rows]
+    return (
+        TableInfo(
+            CRT,
+            "Combat Results Table (9.5, 9.7)",
+            f"printed in part: rows {printed[0]}-{printed[-1]} printed; rows "
+            f"{standard_crt().designed_rows[0]}-{standard_crt().designed_rows[-1]} designed",
+            'docs/rules/furor-barbarus.md, "9. Combat" (the CRT)',
+            (
+                "Rows by modified die (1-6), columns by odds; a cell is a result: A or D, then 1 or 2 (steps),",
+                "T (morale check), R (retreat), e.g. DR, AT, D1R, A1; \"-\" is no effect.",
+                "Rows 1-3 are printed and cannot be changed; rows 4-6 are designed: replace them with the printed game's.",
+            ),
+        ),
+        TableInfo(
+            COUNTER_VALUES,
+            f"Counter values of the {scenario_id} armies (strength, reduced, MP, range)",
+            "designed (strengths the rulebook prints are not in the table)",
+            'docs/rules/furor-barbarus.md, "Counter values" and the scenario\'s order of battle',
+            (
+                f"One [units.<id>] table per counter of {scenario_id}: strength (where the rulebook does not print it),",
+                "reduced (two-step units), mp, range (missile units); whole numbers, reduced no more than strength.",
+            ),
+        ),
+    )
+
+
+# --- the CRT ----------------------------------------------------------------------
+def shipped_crt() -> dict[str, Any]:
+    crt = standard_crt()
+    return {"columns": list(COLUMNS), "rows": {str(r): [c.text for c in crt.rows[r]] for r in ROWS}}
+
+
+def read_crt(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A house CRT in canonical form; :class:`TableError` names the cell."""
+    unknown = sorted(set(data) - {"columns", "rows"})
+    if unknown:
+        raise TableError(f"unknown key {unknown[0]!r} (a CRT has columns and rows)")
+    columns = tuple(str(c) for c in data.get("columns", COLUMNS))
+    if columns != COLUMNS:
+        raise TableError(f"columns must be {', '.join(COLUMNS)} (the printed odds), not {', '.join(columns)}")
+    rows = data.get("rows")
+    if not isinstance(rows, Mapping):
+        raise TableError("no [rows] table: rows 1-6, one per modified die")
+    extra = sorted(str(k) for k in rows if str(k) not in {str(r) for r in ROWS})
+    if extra:
+        raise TableError(f"row {extra[0]} is not a die (rows 1-6; a modified die beyond reads row 1 or 6)")
+    shipped = standard_crt()
+    out: dict[str, list[str]] = {}
+    for r in ROWS:
+        row = rows.get(str(r))
+        if row is None:
+            raise TableError(f"row {r} is missing (rows 1-6, one per modified die)")
+        if not isinstance(row, list) or len(row) != len(COLUMNS):
+            got = len(row) if isinstance(row, list) else "no list of"
+            raise TableError(f"row {r} has {got} cells; the CRT has {len(COLUMNS)} columns ({', '.join(COLUMNS)})")
+        cells = []
+        for i, value in enumerate(row):
+            where = f"row {r}, column {COLUMNS[i]}"
+            if not isinstance(value, str):
+                raise TableError(f"{where}: {value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)")
+            try:
+                text = CombatResult.parse(value).text
+            except CrtError:
+                raise TableError(f"{where}: {value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)") from None
+            printed = shipped.rows[r][i].text
+            if r not in shipped.designed_rows and text != printed:
+                raise TableError(f"{where}: {text}, but the rulebook prints {printed} (printed cells cannot be replaced)")
+            cells.append(text)
+        out[str(r)] = cells
+    return {"columns": list(COLUMNS), "rows": out}
+
+
+@functools.lru_cache(maxsize=8)
+def _crt_of(canonical: str) -> CombatResultsTable:
+    shipped = standard_crt()
+    data = json.loads(canonical)
+    return CombatResultsTable.from_dict(
+        {"columns": data["columns"], "rows": data["rows"], "designed_rows": list(shipped.designed_rows),
+         "below": shipped.below, "above": shipped.above}
+    )
+
+
+def crt_of(position: Position, default: CombatResultsTable) -> CombatResultsTable:
+    """The CRT a position plays with: its house CRT, or ``default`` (the ruleset's)."""
+    house = position.get(HOUSE_TABLES, {}).get(CRT)
+    return default if house is None else _crt_of(json.dumps(house, sort_keys=True))
+
+
+# --- counter values ---------------------------------------------------------------
+def _printed(scenario: Scenario) -> dict[str, set[str]]:
+    return {str(u["id"]).lower(): set(u.get("printed", ())) for u in scenario.raw.get("unit", [])}
+
+
+def _fields(counter: Counter, printed: set[str]) -> tuple[str, ...]:
+    """The designed values of one counter, in table order."""
+    out = [] if "strength" in printed else ["strength"]
+    if counter.reduced is not None:
+        out.append("reduced")
+    out.append("mp")
+    if counter.is_missile:
+        out.append("range")
+    return tuple(f for f in out if f not in printed)
+
+
+def shipped_counter_values(scenario: Scenario) -> dict[str, Any]:
+    printed = _printed(scenario)
+    return {
+        "units": {
+            uid: {f: getattr(c, f) for f in _fields(c, printed.get(uid, set()))}
+            for uid, c in scenario.counters.items()
+        }
+    }
+
+
+def read_counter_values(scenario: Scenario, data: Mapping[str, Any]) -> dict[str, Any]:
+    """House counter values of ``scenario`` in canonical form; :class:`TableError`
+    names the unit and value."""
+    unknown = sorted(set(data) - {"units"})
+    if unknown:
+        raise TableError(f"unknown key {unknown[0]!r} (counter values are [units.<id>] tables)")
+    units = data.get("units")
+    if not isinstance(units, Mapping):
+        raise TableError(f"no [units] table: one [units.<id>] per counter of {scenario.id}")
+    extra = sorted(set(units) - set(scenario.counters))
+    if extra:
+        raise TableError(f"units.{extra[0]}: no such unit in {scenario.id}")
+    printed = _printed(scenario)
+    out: dict[str, dict[str, int]] = {}
+    for uid, counter in scenario.counters.items():
+        if uid not in units:
+            raise TableError(f"units.{uid} is missing (every counter of {scenario.id} is listed)")
+        values = units[uid]
+        if not isinstance(values, Mapping):
+            raise TableError(f"units.{uid}: not a table of values")
+        wanted = _fields(counter, printed.get(uid, set()))
+        for key in values:
+            if key not in wanted:
+                why = ("printed by the rulebook" if key in printed.get(uid, set())
+                       else f"not a designed value of this counter (its values: {', '.join(wanted)})")
+                raise TableError(f"units.{uid}.{key}: {why}; it cannot be replaced")
+        row: dict[str, int] = {}
+        for key in wanted:
+            if key not in values:
+                raise TableError(f"units.{uid}.{key} is missing")
+            v = values[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_VALUE:
+                raise TableError(f"units.{uid}.{key}: {v!r} is not a whole number 1-{MAX_VALUE}")
+            row[key] = v
+        strength = row.get("strength", counter.strength)
+        if row.get("reduced", 0) > strength:
+            raise TableError(f"units.{uid}.reduced: {row['reduced']} is more than its strength {strength}")
+        out[uid] = row
+    return {"units": out}
+
+
+def with_counter_values(scenario: Scenario, position: Position) -> Scenario:
+    """``scenario`` with the position's house counter values (unchanged if none)."""
+    house = position.get(HOUSE_TABLES, {}).get(COUNTER_VALUES)
+    if house is None:
+        return scenario
+    counters = dict(scenario.counters)
+    for uid, values in house["units"].items():
+        counters[uid] = counters[uid].changed(**values)
+    return dataclasses.replace(scenario, counters=counters)
