@@ -53,8 +53,8 @@ def table_infos(scenario_id: str) -> tuple[TableInfo, ...]:
             "designed (strengths the rulebook prints are not in the table)",
             'docs/rules/furor-barbarus.md, "Counter values" and the scenario\'s order of battle',
             (
-                f"One [units.<id>] table per counter of {scenario_id}: strength (where the rulebook does not print it),",
-                "reduced (two-step units), mp, range (missile units); whole numbers, reduced no more than strength.",
+                f"Under [units], one line per counter of {scenario_id}: strength (where the rulebook does not print it),",
+                "reduced (two-step units), mp, range (missile units); whole numbers 1-99, reduced no more than strength.",
             ),
         ),
     )
@@ -141,6 +141,7 @@ def _fields(counter: Counter, printed: set[str]) -> tuple[str, ...]:
 def shipped_counter_values(scenario: Scenario) -> dict[str, Any]:
     printed = _printed(scenario)
     return {
+        "scenario": scenario.id,
         "units": {
             uid: {f: getattr(c, f) for f in _fields(c, printed.get(uid, set()))}
             for uid, c in scenario.counters.items()
@@ -151,9 +152,11 @@ def shipped_counter_values(scenario: Scenario) -> dict[str, Any]:
 def read_counter_values(scenario: Scenario, data: Mapping[str, Any]) -> dict[str, Any]:
     """House counter values of ``scenario`` in canonical form; :class:`TableError`
     names the unit and value."""
-    unknown = sorted(set(data) - {"units"})
+    unknown = sorted(set(data) - {"scenario", "units"})
     if unknown:
-        raise TableError(f"unknown key {unknown[0]!r} (counter values are [units.<id>] tables)")
+        raise TableError(f"unknown key {unknown[0]!r} (counter values have a scenario and [units])")
+    if data.get("scenario") != scenario.id:
+        raise TableError(f"scenario: these are counter values of {data.get('scenario')!r}, the game plays {scenario.id!r}")
     units = data.get("units")
     if not isinstance(units, Mapping):
         raise TableError(f"no [units] table: one [units.<id>] per counter of {scenario.id}")
@@ -186,7 +189,7 @@ def read_counter_values(scenario: Scenario, data: Mapping[str, Any]) -> dict[str
         if row.get("reduced", 0) > strength:
             raise TableError(f"units.{uid}.reduced: {row['reduced']} is more than its strength {strength}")
         out[uid] = row
-    return {"units": out}
+    return {"scenario": scenario.id, "units": out}
 
 
 def with_counter_values(scenario: Scenario, position: Position) -> Scenario:
