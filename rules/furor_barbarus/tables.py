@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
+import marshal
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,9 +107,9 @@ def read_crt(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=8)
-def _crt_of(canonical: str) -> CombatResultsTable:
+def _crt_of(key: bytes) -> CombatResultsTable:
     shipped = standard_crt()
-    data = json.loads(canonical)
+    data = marshal.loads(key)
     return CombatResultsTable.from_dict(
         {"columns": data["columns"], "rows": data["rows"], "designed_rows": list(shipped.designed_rows),
          "below": shipped.below, "above": shipped.above}
@@ -119,7 +119,7 @@ def _crt_of(canonical: str) -> CombatResultsTable:
 def crt_of(position: Position, default: CombatResultsTable) -> CombatResultsTable:
     """The CRT a position plays with: its house CRT, or ``default`` (the ruleset's)."""
     house = position.get(HOUSE_TABLES, {}).get(CRT)
-    return default if house is None else _crt_of(json.dumps(house, sort_keys=True))
+    return default if house is None else _crt_of(marshal.dumps(house))
 
 
 # --- counter values ---------------------------------------------------------------
