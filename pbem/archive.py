@@ -4,8 +4,10 @@ Everything an auditor needs and nothing secret: no seed, no reveal of a
 resolution not yet processed.  Additions to the printed format, all optional for
 a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 ``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
-rollback); ``game.chain_length`` is in ``dice``; ``game.tables``, the house tables
-the game plays by name (``{}`` for the shipped tables; pbem/house_tables.py).
+rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
+committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``);
+``game.tables``, the house tables the game plays by name (``{}`` for the shipped
+tables; pbem/house_tables.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import house_tables, store
+from pbem import dice_chains, house_tables, store
 
 ARCHIVE_FORMAT = "pbem-archive/1"
 
@@ -47,6 +49,7 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
     with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         rows = store.all_resolutions(session, game_id)
+        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
         rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())
         return {
             "format": ARCHIVE_FORMAT,
@@ -59,7 +62,12 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
                 "tables": house_tables.game_tables(session, game_id),
             },
             "players": [{"side": p.side, "public_key": p.public_key, "email": p.email} for p in store.players(session, game_id)],
-            "dice": {"version": 1, "chain_length": game.chain_length, "anchor": game.anchor},
+            "dice": {
+                "version": 1,
+                "chain_length": game.chain_length,
+                "anchor": game.anchor,
+                **({"extensions": [e.to_json() for e in chains[1:]]} if len(chains) > 1 else {}),
+            },
             "initial_state_hash": game.initial_state_hash,
             "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.active],
             "set_aside": [
