@@ -66,7 +66,7 @@ def _all_resolutions(archive: dict[str, Any]) -> list[tuple[dict[str, Any], bool
 def audit_archive(archive: dict[str, Any]) -> AuditSummary:
     try:
         return _audit(archive)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
         if isinstance(exc, AuditFailure):
             raise
         raise AuditFailure(f"archive is malformed: {type(exc).__name__}: {exc}") from None
