@@ -111,6 +111,9 @@ def new(
     """Create a game and commit its dice; prints the commitment (anchor)."""
     keyfiles = _pairs(player, "--player")
     tables = _pairs(table or [], "--table")
+    if len(tables) != len(table or []):
+        typer.echo("pbem: --table names each table once", err=True)
+        raise typer.Exit(2)
     with refusals():
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = pipeline.new_game(
@@ -123,8 +126,12 @@ def new(
     typer.echo(f"position: {created.initial_state_hash}")
     from pbem import house_tables
 
-    for name, data in house_tables.of_position(json.loads(created.initial_position)).items():
-        typer.echo(f"house table: {name} (sha256 {house_tables.digest(data)})")
+    played = house_tables.of_position(json.loads(created.initial_position))
+    for name in tables:
+        if name in played:
+            typer.echo(f"house table: {name} (sha256 {house_tables.digest(played[name])})")
+        else:
+            typer.echo(f"table {name}: the same as the shipped table (not a house table)")
 
 
 @app.command()

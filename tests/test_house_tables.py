@@ -101,7 +101,8 @@ def test_new_with_the_shipped_table_is_an_ordinary_game(table: Table) -> None:
     plain = new_game(table, "plain", "farrapos")
     same = new_game(table, "same", "farrapos", "--table", f"battle-table={path}")
     assert plain.exit_code == same.exit_code == 0, same.stderr
-    assert "house table" not in same.stdout
+    assert "house table:" not in same.stdout
+    assert "table battle-table: the same as the shipped table (not a house table)" in same.stdout.splitlines()
     assert plain.stdout.splitlines()[-1] == same.stdout.splitlines()[-1]  # the same opening position hash
     assert table.count("house_table") == 0
 
@@ -189,6 +190,9 @@ def test_unknown_table_and_unreadable_file_are_refused_and_every_problem_named(t
     assert lines[2] == f"pbem: --table counter-values={table.tmp / 'none.toml'}: cannot read the file (No such file or directory)"
     assert table.dump() == before
     assert new_game(table, "g3", "farrapos", "--table", "battle-table").exit_code == 2
+    twice = new_game(table, "g3", "farrapos", "--table", f"battle-table={bad}", "--table", f"battle-table={bad}")
+    assert twice.exit_code == 2 and twice.stderr == "pbem: --table names each table once\n"
+    assert table.dump() == before
 
 
 # --- a game played by a house table, audited from its archive -------------------------------
