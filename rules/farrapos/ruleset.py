@@ -151,10 +151,16 @@ class Farrapos(Ruleset):
                 shown = reach
         arrivals = view.arrivals_now(side)
         if arrivals:
-            out.append(f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}")
+            out.append(
+                f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}"
+                " (or a city this turn's action takes)"
+            )
         if view.militia_available(side):
             spots = militia_cities(view, side)
-            out.append(f"# Militia left: {view.militia_available(side)}; cities with no MU now: {' '.join(spots) or 'none'}")
+            out.append(
+                f"# Militia left: {view.militia_available(side)}; cities with no MU and no Militia now: {' '.join(spots) or 'none'}"
+                " (or a city this turn's action empties)"
+            )
         if carry_allowed(view, side):
             out.append(f"# Port transport: carry up to 2 MU between {' '.join(held_ports(view, side))}")
         standing = position.get("standing", {}).get(side, {})
