@@ -137,7 +137,7 @@ def _units(edit, scenario: str = "soissons") -> dict[str, Any]:
 
 MALFORMED = [
     ("farrapos", None, "battle-table", _battle(lambda d: d["rows"]["3"].pop()),
-     "row 3 has 13 cells; the table has 14 columns (1 to +25)"),
+     "row 3 has 13 cells; the battle table has 14 columns (1 to +25)"),
     ("farrapos", None, "battle-table", _battle(lambda d: d["rows"].pop("5")),
      "row 5 is missing (rows 1-6, one per die face)"),
     ("farrapos", None, "battle-table", _battle(lambda d: d["rows"]["4"].__setitem__(10, "x")),

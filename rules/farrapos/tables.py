@@ -25,6 +25,7 @@ from typing import Any
 
 from rules.base import HOUSE_TABLES, Position, TableError, TableInfo
 from rules.farrapos.counters import DATA, CounterSheet, Factors, UnitType, load_counters
+from rules.grid_table import GridShape, grid_cells
 
 BATTLE_TABLE = "battle-table"
 COUNTER_VALUES = "counter-values"
@@ -83,41 +84,20 @@ class BattleTable:
         return {"columns": list(COLUMNS), "rows": {str(d): list(self.rows[d - 1]) for d in DICE}}
 
 
-def _where(row: Any, col: int | None = None) -> str:
-    return f"row {row}" + (f", column {COLUMNS[col]}" if col is not None else "")
+SHAPE = GridShape("battle table", COLUMNS, "the printed strength columns", DICE, "one per die face")
 
 
-def _cell(value: Any, row: Any, col: int) -> int:
+def _cell(value: Any, where: str) -> int:
     if value == "-":
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_VALUE:
-        raise TableError(f"{_where(row, col)}: {value!r} is not an index (a whole number 0-{MAX_VALUE}, or \"-\")")
+        raise TableError(f"{where}: {value!r} is not an index (a whole number 0-{MAX_VALUE}, or \"-\")")
     return value
 
 
 def _battle_rows(data: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
-    unknown = sorted(set(data) - {"columns", "rows"})
-    if unknown:
-        raise TableError(f"unknown key {unknown[0]!r} (a battle table has columns and rows)")
-    columns = tuple(str(c) for c in data.get("columns", COLUMNS))
-    if columns != COLUMNS:
-        raise TableError(f"columns must be {', '.join(COLUMNS)} (the printed strength columns), not {', '.join(columns)}")
-    rows = data.get("rows")
-    if not isinstance(rows, Mapping):
-        raise TableError("no [rows] table: rows 1-6, one per die face")
-    extra = sorted(str(k) for k in rows if str(k) not in {str(d) for d in DICE})
-    if extra:
-        raise TableError(f"row {extra[0]} is not a die face (rows 1-6)")
-    out = []
-    for die in DICE:
-        row = rows.get(str(die))
-        if row is None:
-            raise TableError(f"row {die} is missing (rows 1-6, one per die face)")
-        if not isinstance(row, list) or len(row) != len(COLUMNS):
-            got = len(row) if isinstance(row, list) else "no list of"
-            raise TableError(f"row {die} has {got} cells; the table has {len(COLUMNS)} columns ({COLUMNS[0]} to {COLUMNS[-1]})")
-        out.append(tuple(_cell(v, die, i) for i, v in enumerate(row)))
-    return tuple(out)
+    rows = grid_cells(SHAPE, data, _cell)
+    return tuple(rows[die] for die in DICE)
 
 
 @functools.lru_cache(maxsize=1)
@@ -134,7 +114,7 @@ def read_battle_table(data: Mapping[str, Any]) -> dict[str, Any]:
     for die in PRINTED_ROWS:
         for i, (mine, theirs) in enumerate(zip(rows[die - 1], printed[die - 1])):
             if mine != theirs:
-                raise TableError(f"{_where(die, i)}: {mine}, but the rulebook prints {theirs or '-'} (printed cells cannot be replaced)")
+                raise TableError(f"row {die}, column {COLUMNS[i]}: {mine}, but the rulebook prints {theirs or '-'} (printed cells cannot be replaced)")
     return BattleTable(rows).to_data()
 
 

@@ -25,6 +25,7 @@ from rules.base import HOUSE_TABLES, Position, TableError, TableInfo
 from rules.furor_barbarus.combat import COLUMNS, CombatResult, CombatResultsTable, CrtError, standard_crt
 from rules.furor_barbarus.counters import Counter
 from rules.furor_barbarus.scenarios import Scenario
+from rules.grid_table import GridShape, grid_cells
 
 CRT = "crt"
 COUNTER_VALUES = "counter-values"
@@ -66,44 +67,29 @@ def shipped_crt() -> dict[str, Any]:
     return {"columns": list(COLUMNS), "rows": {str(r): [c.text for c in crt.rows[r]] for r in ROWS}}
 
 
+SHAPE = GridShape("CRT", COLUMNS, "the printed odds", ROWS, "one per modified die")
+
+
+def _result(value: Any, where: str) -> str:
+    if isinstance(value, str):
+        try:
+            return CombatResult.parse(value).text
+        except CrtError:
+            pass
+    raise TableError(f"{where}: {value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)")
+
+
 def read_crt(data: Mapping[str, Any]) -> dict[str, Any]:
     """A house CRT in canonical form; :class:`TableError` names the cell."""
-    unknown = sorted(set(data) - {"columns", "rows"})
-    if unknown:
-        raise TableError(f"unknown key {unknown[0]!r} (a CRT has columns and rows)")
-    columns = tuple(str(c) for c in data.get("columns", COLUMNS))
-    if columns != COLUMNS:
-        raise TableError(f"columns must be {', '.join(COLUMNS)} (the printed odds), not {', '.join(columns)}")
-    rows = data.get("rows")
-    if not isinstance(rows, Mapping):
-        raise TableError("no [rows] table: rows 1-6, one per modified die")
-    extra = sorted(str(k) for k in rows if str(k) not in {str(r) for r in ROWS})
-    if extra:
-        raise TableError(f"row {extra[0]} is not a die (rows 1-6; a modified die beyond reads row 1 or 6)")
+    rows = grid_cells(SHAPE, data, _result)
     shipped = standard_crt()
-    out: dict[str, list[str]] = {}
     for r in ROWS:
-        row = rows.get(str(r))
-        if row is None:
-            raise TableError(f"row {r} is missing (rows 1-6, one per modified die)")
-        if not isinstance(row, list) or len(row) != len(COLUMNS):
-            got = len(row) if isinstance(row, list) else "no list of"
-            raise TableError(f"row {r} has {got} cells; the CRT has {len(COLUMNS)} columns ({', '.join(COLUMNS)})")
-        cells = []
-        for i, value in enumerate(row):
-            where = f"row {r}, column {COLUMNS[i]}"
-            if not isinstance(value, str):
-                raise TableError(f"{where}: {value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)")
-            try:
-                text = CombatResult.parse(value).text
-            except CrtError:
-                raise TableError(f"{where}: {value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)") from None
-            printed = shipped.rows[r][i].text
-            if r not in shipped.designed_rows and text != printed:
-                raise TableError(f"{where}: {text}, but the rulebook prints {printed} (printed cells cannot be replaced)")
-            cells.append(text)
-        out[str(r)] = cells
-    return {"columns": list(COLUMNS), "rows": out}
+        if r in shipped.designed_rows:
+            continue
+        for i, (text, printed) in enumerate(zip(rows[r], (c.text for c in shipped.rows[r]))):
+            if text != printed:
+                raise TableError(f"row {r}, column {COLUMNS[i]}: {text}, but the rulebook prints {printed} (printed cells cannot be replaced)")
+    return {"columns": list(COLUMNS), "rows": {str(r): list(rows[r]) for r in ROWS}}
 
 
 @functools.lru_cache(maxsize=8)
