@@ -332,3 +332,15 @@ def _current_position(t: Table, game: str) -> dict[str, Any]:
             return store.current_position(session, store.get_game(session, game))
     finally:
         engine.dispose()
+
+
+def test_house_counter_values_apply_before_the_scenarios_printed_options() -> None:
+    """Vouille's printed 'elite' option makes visigoth-cavalry-2 a 4/2: a house
+    table that gives it other designed values changes it without the option, and
+    the option still applies over it."""
+    units = copy.deepcopy(FUROR.shipped_table("counter-values", "vouille"))
+    units["units"]["visigoth-cavalry-2"].update(strength=2, reduced=1, mp=5)
+    for options, strength, mp in (([], 2, 5), (["elite"], 4, 5)):
+        position = FUROR.with_house_tables(FUROR.setup("vouille", options), {"counter-values": units})
+        counter = FUROR.field(position).scenario.counters["visigoth-cavalry-2"]
+        assert (counter.strength, counter.mp) == (strength, mp)
