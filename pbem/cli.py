@@ -571,10 +571,8 @@ def tables_command(
     scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id (tables may differ by scenario).")] = None,
 ) -> None:
     """List the tables a game may replace: name, printed or designed, where documented."""
-    from pbem import house_tables
-
     ruleset = _ruleset_or_usage(rules, scenario)
-    infos = house_tables.listing(ruleset, scenario)
+    infos = ruleset.tables(scenario)
     if not infos:
         typer.echo(f"{rules}: no replaceable tables")
         return

@@ -15,7 +15,7 @@ import hashlib
 import json
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -178,7 +178,3 @@ def summary(ruleset: Ruleset, scenario_id: str | None, tables: Mapping[str, Any]
         (name, digest(tables[name]), differences(ruleset.shipped_table(name, scenario_id), tables[name]))
         for name in sorted(tables)
     ]
-
-
-def listing(ruleset: Ruleset, scenario_id: str | None) -> Sequence[TableInfo]:
-    return ruleset.tables(scenario_id)
