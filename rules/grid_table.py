@@ -6,7 +6,7 @@ checks every house table of this kind shares; each ruleset reads its own cells.
 >>> grid_cells(shape, {"rows": {"1": ["DR", "D1"]}}, lambda value, where: value)
 Traceback (most recent call last):
 ...
-rules.base.TableError: row 2 is missing (rows 1-2, one per die)
+pbem.rules.base.TableError: row 2 is missing (rows 1-2, one per die)
 """
 
 from __future__ import annotations

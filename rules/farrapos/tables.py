@@ -11,7 +11,7 @@ from the position it is given and never from a file while resolving.
 >>> read_battle_table({"rows": {str(die): [0] * 14 for die in DICE}})
 Traceback (most recent call last):
 ...
-rules.base.TableError: row 1, column 4: 0, but the rulebook prints 1 (printed cells cannot be replaced)
+pbem.rules.base.TableError: row 1, column 4: 0, but the rulebook prints 1 (printed cells cannot be replaced)
 """
 
 from __future__ import annotations

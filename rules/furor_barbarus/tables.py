@@ -10,7 +10,7 @@ from there, never from a file while resolving.
 >>> read_crt({"rows": {str(r): ["DR"] * 7 for r in range(1, 7)}})
 Traceback (most recent call last):
 ...
-rules.base.TableError: row 1, column 2/3: DR, but the rulebook prints DT (printed cells cannot be replaced)
+pbem.rules.base.TableError: row 1, column 2/3: DR, but the rulebook prints DT (printed cells cannot be replaced)
 """
 
 from __future__ import annotations
