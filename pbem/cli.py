@@ -446,8 +446,9 @@ def ingest(
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
     """Batch submit every turn file or message found; each refusal recorded with its reason."""
-    from pbem import mailroom, smtp_send
-    from pbem.ingest import IngestError
+    from pbem.mail import room as mailroom
+    from pbem.mail import smtp as smtp_send
+    from pbem.mail.readers import IngestError
     from pbem.progress import BatchProgress, ingest_table, stderr_console
 
     if sum(x is not None for x in (dir, maildir, mbox)) != 1:
@@ -496,7 +497,7 @@ def send(
     """Email each side its report."""
     import os
 
-    from pbem import mailroom
+    from pbem.mail import room as mailroom
 
     host, port = _host_port(smtp)
     with refusals():

@@ -31,7 +31,8 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem import keys, mail_intake, pipeline, sshsig, store
+from pbem import keys, pipeline, sshsig, store
+from pbem.mail import intake as mail_intake
 from pbem.cli import app
 
 NASTY = Path(__file__).resolve().parent / "data" / "nasty"
@@ -379,7 +380,7 @@ def test_broken_mime_never_crashes(referee: Referee, raw: bytes) -> None:
 
 
 def ingest_callables(ref: Referee, ingest):  # type: ignore[no-untyped-def]
-    """The two callables ``pbem.ingest`` takes, over ``pipeline.submit`` / ``check``."""
+    """The two callables ``pbem.mail.readers`` takes, over ``pipeline.submit`` / ``check``."""
 
     def submit(data: bytes, signature: str | None, source: str):  # type: ignore[no-untyped-def]
         try:
@@ -400,9 +401,9 @@ def ingest_callables(ref: Referee, ingest):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("path", mail_corpus(), ids=lambda p: p.name)
 def test_ingest_refuses_a_broken_message(referee: Referee, path: Path, tmp_path: Path) -> None:
-    """Each broken message in a Maildir through ``pbem.ingest``: it ends refused
+    """Each broken message in a Maildir through ``pbem.mail.readers``: it ends refused
     with its reasons, nothing is queued, nothing raises; the next run skips it."""
-    ingest = pytest.importorskip("pbem.ingest")
+    ingest = pytest.importorskip("pbem.mail.readers")
     submit, check = ingest_callables(referee, ingest)
     box = mailbox.Maildir(tmp_path / "inbox", create=True)
     box.add(referee.fill(path.read_bytes()))

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "mail"))
 
 from corpus import EXPECTED, FakePipeline, corpus_files, oversized_message, signed  # noqa: E402
 
-from pbem.ingest import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
-from pbem.mail_intake import read_message  # noqa: E402
+from pbem.mail.readers import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
+from pbem.mail.intake import read_message  # noqa: E402
 
 REFEREE = "Referee <referee@pbem.example>"
 OVERSIZED = "17-oversized.eml"
@@ -301,7 +301,7 @@ def test_read_message_reads_an_attachment_with_its_inline_signature_in_quoted_pr
 
 
 def test_missing_mailboxes_are_named(tmp_path):
-    from pbem.ingest import IngestError
+    from pbem.mail.readers import IngestError
 
     pipeline = FakePipeline()
     with pytest.raises(IngestError, match="not a Maildir"):

@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from email.message import EmailMessage
 
-from pbem.mail_intake import header_line
+from pbem.mail.intake import header_line
 from pbem.report import ReportData, environment, render_html, render_text, svg_to_png, turn_file_name
 
 MESSAGE_ID_DOMAIN = "pbem.invalid"

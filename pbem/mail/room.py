@@ -1,6 +1,6 @@
 """The referee's mail room: ``pbem ingest`` and ``pbem send`` on the real store.
 
-``pbem.ingest`` reads mailboxes and knows nothing of the database; here its
+``pbem.mail.readers`` reads mailboxes and knows nothing of the database; here its
 ``submit`` and ``check`` callables are the pipeline's, and every message that
 never reached the pipeline (no turn file in it, broken, oversized) is recorded
 as a refusal with its bytes, so nothing a player sent is lost.
@@ -15,13 +15,16 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import email_build, ingest, pipeline, reporting, smtp_send, store
+from pbem import pipeline, reporting, store
+from pbem.mail import build as email_build
+from pbem.mail import readers as ingest
+from pbem.mail import smtp as smtp_send
 from rules import find_ruleset
 
 
 @dataclass
 class _Pipe:
-    """The pipeline as ``pbem.ingest`` callables; remembers which sources reached it."""
+    """The pipeline as ``pbem.mail.readers`` callables; remembers which sources reached it."""
 
     engine: Engine
     reached: set[str]

@@ -52,8 +52,8 @@ from functools import partial
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from pbem.email_build import receipt_email
-from pbem.mail_intake import (
+from pbem.mail.build import receipt_email
+from pbem.mail.intake import (
     HEAD_BYTES,
     MAX_MESSAGE_BYTES,
     Candidate,
