@@ -208,6 +208,7 @@ class Delivery:
     deferred: list[tuple[Row, str]]  # still pending: row, why
     failed: list[tuple[Row, str]]  # given up (permanent refusal): row, why
     error: str | None = None  # the step could not run at all (no connection, login refused)
+    login_refused: bool = False  # the referee's SMTP user or password is wrong
 
 
 def backoff_after(attempts: int, base: float = BACKOFF) -> timedelta:
@@ -310,6 +311,7 @@ def deliver(
         connection.__enter__()
     except LoginError as exc:
         result.error = str(exc)
+        result.login_refused = True
         return result
     except SendError as exc:
         result.error = str(exc)

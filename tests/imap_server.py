@@ -1,0 +1,171 @@
+"""A throwaway IMAP server (Debian's dovecot) for the tests of IMAP intake.
+
+The server runs from a configuration written into a temporary folder: it
+listens on a free loopback port, keeps its state, logs and mail there, and
+knows a few users from a password file there (``USERS``, each with password
+``secret-USER``).  When the tests run as root, dovecot's own ``dovecot`` and
+``dovenull`` users run its processes and own the mail (it refuses to keep mail
+as root); otherwise everything runs as the current user.  Without dovecot
+installed the tests that need it are skipped and say why; `.ci/run` installs
+Debian's dovecot-imapd.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+USERS = ("referee", "republic", "empire", "stranger")
+
+
+def password(user: str) -> str:
+    return f"secret-{user}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Dovecot:
+    host: str
+    port: int
+    folder: Path
+
+    def url(self, user: str, mailbox: str = "INBOX") -> str:
+        return f"imap://{user}@{self.host}:{self.port}/{mailbox}"
+
+    def client(self, user: str) -> imaplib.IMAP4:
+        client = imaplib.IMAP4(self.host, self.port, timeout=10)
+        client.login(user, password(user))
+        return client
+
+    def deliver(self, user: str, raw: bytes) -> None:
+        """Put a message into the user's INBOX (as a mail server's delivery would)."""
+        client = self.client(user)
+        try:
+            status, data = client.append("INBOX", "", imaplib.Time2Internaldate(time.time()), raw)
+            assert status == "OK", data
+        finally:
+            client.logout()
+
+    def fetch_all(self, user: str) -> list[tuple[int, bytes, bool]]:
+        """Every message of the user's INBOX: (UID, bytes, seen)."""
+        client = self.client(user)
+        try:
+            client.select("INBOX")
+            _s, data = client.uid("SEARCH", "ALL")
+            out = []
+            for uid in (data[0] or b"").split():
+                _s, parts = client.uid("FETCH", uid, "(FLAGS BODY.PEEK[])")
+                raw = next(bytes(p[1]) for p in parts if isinstance(p, tuple))
+                flags = b"".join(p[0] if isinstance(p, tuple) else p for p in parts)
+                out.append((int(uid), raw, b"\\Seen" in flags))
+            return out
+        finally:
+            client.logout()
+
+
+def _config(folder: Path, port: int, login_user: str, internal_user: str, uid: int, gid: int) -> str:
+    return f"""
+protocols = imap
+listen = 127.0.0.1
+base_dir = {folder}/run
+state_dir = {folder}/state
+log_path = {folder}/dovecot.log
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+default_login_user = {login_user}
+default_internal_user = {internal_user}
+first_valid_uid = 1
+mail_location = maildir:~/Maildir
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%n {folder}/users
+}}
+userdb {{
+  driver = static
+  args = uid={uid} gid={gid} home={folder}/home/%n
+}}
+service imap-login {{
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service anvil {{
+  chroot =
+}}
+service imap-login {{
+  chroot =
+}}
+"""
+
+
+def _binary() -> str | None:
+    return shutil.which("dovecot") or next((p for p in ("/usr/sbin/dovecot",) if os.path.exists(p)), None)
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[Dovecot]:
+    binary = _binary()
+    if binary is None or not os.path.exists("/usr/lib/dovecot/imap"):
+        pytest.skip("no IMAP server here: install Debian's dovecot-imapd (.ci/run does)")
+    folder = Path(tempfile.mkdtemp(prefix="pbem-dovecot-"))
+    if os.geteuid() == 0:
+        try:
+            mail = pwd.getpwnam("dovecot")
+            pwd.getpwnam("dovenull")
+        except KeyError:
+            pytest.skip("running as root and dovecot's own users (dovecot, dovenull) are missing")
+        login_user, internal_user, uid, gid = "dovenull", "dovecot", mail.pw_uid, mail.pw_gid
+    else:
+        me = pwd.getpwuid(os.geteuid())
+        login_user = internal_user = me.pw_name
+        uid, gid = me.pw_uid, me.pw_gid
+    (folder / "home").mkdir()
+    os.chmod(folder, 0o755)
+    if os.geteuid() == 0:
+        shutil.chown(folder / "home", uid, gid)
+    (folder / "users").write_text("".join(f"{u}:{{PLAIN}}{password(u)}::::::\n" for u in USERS))
+    port = free_port()
+    conf = folder / "dovecot.conf"
+    conf.write_text(_config(folder, port, login_user, internal_user, uid, gid))
+    proc = subprocess.Popen([binary, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 15
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log = (folder / "dovecot.log").read_text() if (folder / "dovecot.log").exists() else ""
+                    out = proc.stdout.read().decode() if proc.stdout and proc.poll() is not None else ""
+                    pytest.skip(f"dovecot did not start: {out.strip()[-400:]} {log.strip()[-400:]}")
+                time.sleep(0.1)
+        yield Dovecot("127.0.0.1", port, folder)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(folder, ignore_errors=True)
