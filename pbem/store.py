@@ -185,6 +185,8 @@ class IntakePart(SQLModel, table=True):
     submission or refusal): a crash before the message's reply is committed
     never judges the same file twice."""
 
+    __tablename__ = "intake_part"
+
     __table_args__ = (UniqueConstraint("digest", "part"),)
     id: int | None = Field(default=None, primary_key=True)
     digest: str  # of the whole message
@@ -200,6 +202,8 @@ class GameClock(SQLModel, table=True):
     the deadline, grace after it, reminder before it; ``wait`` holds a ready game
     until the deadline."""
 
+    __tablename__ = "game_clock"
+
     game_id: str = Field(foreign_key="game.id", primary_key=True)
     deadline: int | None = None
     grace: int = 0
@@ -209,6 +213,8 @@ class GameClock(SQLModel, table=True):
 
 class LateTurn(SQLModel, table=True):
     """A resolution made at the end of grace with no orders from a side (NMR)."""
+
+    __tablename__ = "late_turn"
 
     __table_args__ = (UniqueConstraint("game_id", "k"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -222,6 +228,8 @@ class LateTurn(SQLModel, table=True):
 
 class PlayerChange(SQLModel, table=True):
     """``pbem player``: a side's new address or key, from resolution ``from_k`` on."""
+
+    __tablename__ = "player_change"
 
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)
