@@ -393,3 +393,15 @@ def test_serve_stops_on_sigterm_after_finishing_its_step(table: Table, smtp: Smt
     assert "serving: a pass every 0.3s" in out and "SIGTERM: stopped after" in out
     assert out.count("sent outbox") == 2
     assert len(smtp.handler.messages) == 2
+
+
+def test_the_demo_runs_farrapos_by_tick_with_a_missed_deadline(tmp_path: Path) -> None:
+    from pbem import demo
+
+    (result,) = demo.run_demo(tmp_path, [("farrapos", None)])
+    log = (result.folder / "referee.log").read_text()
+    assert "reminder to empire (resolution 2" in log and "late notice, empire missed the deadline" in log
+    assert "resolution 2 (1835, turn 2 (Empire)), no moves received from empire (deadline passed)" in log
+    assert any(line.startswith("  no moves received:    resolution 2: empire (deadline") for line in result.audit_lines)
+    assert "reminder" in (result.folder / "outbox.txt").read_text()
+    assert 'href="demo-farrapos/referee.log"' in (tmp_path / "index.html").read_text()
