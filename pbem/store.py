@@ -173,7 +173,7 @@ class Intake(SQLModel, table=True):
     item: str  # where in it (a UID, a file name)
     uidvalidity: int | None = None
     uid: int | None = None
-    digest: str = Field(index=True)  # hex SHA-256 of the raw bytes
+    digest: str = Field(unique=True)  # hex SHA-256 of the raw bytes: two referees at once never record one message twice
     message_id: str | None = Field(default=None, index=True)
     verdict: str
     lines: str = "[]"  # JSON list

@@ -405,3 +405,22 @@ def test_the_demo_runs_farrapos_by_tick_with_a_missed_deadline(tmp_path: Path) -
     assert any(line.startswith("  no moves received:    resolution 2: empire (deadline") for line in result.audit_lines)
     assert "reminder" in (result.folder / "outbox.txt").read_text()
     assert 'href="demo-farrapos/referee.log"' in (tmp_path / "index.html").read_text()
+
+
+def test_two_ticks_at_once_judge_each_message_once(table: Table) -> None:
+    for name in ("c1", "c2", "c3", "c4"):
+        game(table, name)
+    private, _ = table.key("republic")
+    box = inbox(table)
+    for name in ("c1", "c2", "c3", "c4"):
+        box.add(signed_reply(turn_file(table, name, "republic"), private, REP, REFEREE, f"orders {name}", f"<{name}@example.org>"))
+        box.add(plain_mail(f"x{name}@spam.example", REFEREE, "Buy now", "cheap", f"<spam-{name}@spam.example>"))
+    command = [sys.executable, "-m", "pbem", "--db", str(table.db), "tick", "--maildir", str(table.tmp / "inbox")]
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for p in procs:
+        _out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    assert rows(table, "SELECT COUNT(*), COUNT(DISTINCT digest) FROM intake") == [(8, 8)]
+    assert rows(table, "SELECT COUNT(*) FROM refusal") == [(4,)], "only the spam is refused: nothing judged twice"
+    assert rows(table, "SELECT COUNT(*) FROM outbox WHERE kind = 'receipt'") == [(4,)]
+    assert rows(table, "SELECT COUNT(*) FROM resolution") == [(4,)]

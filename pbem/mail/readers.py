@@ -17,23 +17,27 @@ Rules of the loop:
   when one side sends several messages for one turn, the latest is submitted last
   and supersedes the earlier ones (the pipeline replaces a queued file of the same
   side and turn).
-- **Nothing twice.** A state file remembers the SHA-256 of each processed
-  message's raw bytes and its Message-ID: ``M/.pbem-ingest-seen`` inside a
-  Maildir or a directory, ``F.pbem-ingest-seen`` beside an mbox ``F`` (one line per entry,
-  ``sha256 HEX`` or ``message-id <ID>``, appended as each message is done).  A
-  message seen before (same bytes, or same Message-ID delivered twice) is
-  ``SKIPPED``: not submitted and not answered again.  The pipeline independently
-  refuses a byte-identical resubmission of a queued or resolved turn file.  A
-  message whose submit raised an exception is not remembered, so the next run
-  retries it.
+- **Nothing twice.**  A ledger remembers each judged message by the SHA-256 of
+  its raw bytes and its Message-ID: here a state file (``M/.pbem-ingest-seen``
+  inside a Maildir or a directory, ``F.pbem-ingest-seen`` beside an mbox ``F``;
+  one line per entry, ``sha256 HEX`` or ``message-id <ID>``), in the referee's
+  store for ``pbem ingest`` and ``pbem tick`` (``pbem.mail.room``, where the
+  judgement, the record and the reply commit together).  A message seen before
+  is ``SKIPPED``: not submitted and not answered again.  The pipeline
+  independently refuses a byte-identical resubmission of a queued or resolved
+  turn file.  A message whose submit raised an exception is not remembered, so
+  the next run retries it.
 - **Every message ends accepted, refused, checked or skipped**, with its lines;
   the messages stay in the mailbox untouched.
-- **Answers.** Each processed message gets a receipt (orders as understood) or a
-  refusal (each problem by line), unless it has no address to answer or is itself
+- **Answers.** A message that carries a turn file, or comes from an address the
+  ledger knows as a player's, gets a receipt (orders as understood) or a refusal
+  (each problem by line); any other message (spam) is judged and kept but not
+  answered, and neither is one with no address to answer or one that is itself
   automatic (``Auto-Submitted``, ``Precedence: bulk/junk/list``, mailer-daemon),
-  which keeps two robots from answering each other forever.  Answers are written
-  to the ``outbox`` Maildir when one is given, and always returned in the summary
-  for the caller to send (``pbem ingest --smtp``).
+  which keeps two robots from answering each other forever.  A reply that
+  cannot be written (an undecodable subject, say) is left out and the message
+  is still judged.  Answers are kept by the ledger (the state-file ledger writes
+  them to the ``outbox`` Maildir when one is given) and returned in the summary.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from pbem.mail import build as email_build
 from pbem.mail import notices, outbox
 from pbem.mail import readers as ingest
 from pbem.mail import smtp as smtp_send
-from pbem.transaction import Tx, transaction
+from pbem.transaction import Conflict, Tx, transaction
 from rules import find_ruleset
 
 if TYPE_CHECKING:
@@ -149,11 +149,14 @@ class StoreLedger:
                 kind = {"accepted": "receipt", "refused": "refusal", "checked": "checked"}[outcome.verdict.value]
                 notices.queue_reply(tx, kind, reply, f"reply:{outcome.raw_sha256}", game_side[0], game_side[1])
 
-        if outcome.verdict is ingest.Verdict.REFUSED and not reached:
-            pipeline.record_refusal(self.engine, outcome.raw, None, outcome.lines or ("refused",), outcome.source, within=record)
-        else:
-            with transaction(self.engine) as tx:
-                record(tx)
+        try:
+            if outcome.verdict is ingest.Verdict.REFUSED and not reached:
+                pipeline.record_refusal(self.engine, outcome.raw, None, outcome.lines or ("refused",), outcome.source, within=record)
+            else:
+                with transaction(self.engine) as tx:
+                    record(tx)
+        except Conflict:
+            pass  # another referee process recorded this very message first (intake.digest is unique)
 
 
 def run_ingest(
