@@ -59,6 +59,11 @@ class StoreLedger:
 
     def submit(self, data: bytes, signature: str | None, source: str) -> ingest.SubmitOutcome:
         self.reached.add(source)
+        if not self.digest:  # a turn file of a --dir folder: no message around it
+            try:
+                return ingest.SubmitOutcome(True, _understood(pipeline.submit(self.engine, data, signature, source).checked))
+            except pipeline.Refused as refusal:
+                return ingest.SubmitOutcome(False, tuple(refusal.problems))
         with transaction(self.engine, write=False) as tx:
             row = tx.one("SELECT accepted, lines, game_id, side FROM intake_part WHERE digest = :d AND part = :p", {"d": self.digest, "p": source})
         if row is not None:  # judged before a crash, reply not yet committed
