@@ -73,7 +73,7 @@ def change_player(engine: Engine, game_id: str, side: str, email: str | None = N
                     session.add(sub)
                     set_aside += 1
             if set_aside:
-                what.append(f"its queued file for resolution {game.next_k} is set aside (signed with the old key): send it again")
+                what.append(f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write and sign new orders with the new key")
         session.add(player)
         session.add(change)
         session.flush()

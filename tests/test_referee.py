@@ -51,9 +51,9 @@ def outbox(table: Table) -> list[dict]:
     return json.loads(r.stdout)
 
 
-def turn_file(table: Table, name: str, side: str) -> bytes:
+def turn_file(table: Table, name: str, side: str, seed: int = 0) -> bytes:
     path = table.tmp / f"{name}-{side}.txt"
-    assert table.run("orders", name, "--side", side, "--bot", "random", "-o", str(path)).exit_code == 0
+    assert table.run("orders", name, "--side", side, "--bot", "random", "--seed", str(seed), "-o", str(path)).exit_code == 0
     return path.read_bytes()
 
 
@@ -95,6 +95,7 @@ def test_smtp_down_then_up_queues_then_delivers_once(table: Table, smtp: SmtpSer
     assert table.run("tick", "--smtp", smtp.address, "--sender", REFEREE).exit_code == 0
     assert len(smtp.handler.messages) == 2
     assert [(o["state"], o["attempts"]) for o in outbox(table)] == [("sent", 2), ("sent", 2)]
+    assert sorted(m["Message-ID"] for m in smtp.handler.parsed()) == sorted(o["message_id"] for o in owed), "the retry reuses each row's Message-ID"
 
 
 def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, smtp: SmtpServer) -> None:
@@ -321,7 +322,7 @@ def test_player_change_of_address_and_key_is_archived_told_and_audited(table: Ta
     assert table.run("submit", str(queued)).exit_code == 1, "the old key no longer speaks for the empire"
     new_private, _ = table.key("empire2")
     fresh = table.tmp / "t3.txt"
-    fresh.write_bytes(turn_file(table, "g1", "empire"))
+    fresh.write_bytes(turn_file(table, "g1", "empire", seed=1) + b"# signed with the new key\n")
     assert table.run("sign", str(fresh), "--key", str(new_private)).exit_code == 0
     assert table.run("submit", str(fresh)).exit_code == 0
     assert table.run("process", "g1").exit_code == 0
@@ -424,3 +425,57 @@ def test_two_ticks_at_once_judge_each_message_once(table: Table) -> None:
     assert rows(table, "SELECT COUNT(*) FROM refusal") == [(4,)], "only the spam is refused: nothing judged twice"
     assert rows(table, "SELECT COUNT(*) FROM outbox WHERE kind = 'receipt'") == [(4,)]
     assert rows(table, "SELECT COUNT(*) FROM resolution") == [(4,)]
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    from tests.imap_server import free_port
+    from tests.mailkit import Collector
+
+    def authenticator(server, session, envelope, mechanism, auth_data):  # noqa: ANN001, ANN201
+        ok = isinstance(auth_data, LoginPassword) and auth_data.login == b"referee" and auth_data.password == b"right horse"
+        return AuthResult(success=ok, handled=False)
+
+    handler = Collector()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port, authenticator=authenticator, auth_require_tls=False, auth_required=True)
+    controller.start()
+    try:
+        game(table)
+        monkeypatch.delenv("PBEM_SMTP_PASSWORD", raising=False)
+        wrong = table.tmp / "wrong"
+        wrong.write_text("battery staple\n")
+        args = ("tick", "--smtp", f"127.0.0.1:{port}", "--sender", REFEREE, "--smtp-user", "referee")
+        r = table.run(*args, "--smtp-password-file", str(wrong))
+        assert r.exit_code == 1
+        assert f"SMTP server 127.0.0.1:{port} refused the login of 'referee'" in r.stderr
+        assert "battery" not in r.stderr + r.stdout
+        assert {(o["state"], o["attempts"]) for o in outbox(table)} == {("pending", 0)}, "a refused login is not a message's attempt"
+        r = table.run(*args)
+        assert r.exit_code == 1 and "no SMTP password for 'referee'" in r.stderr
+        monkeypatch.setenv("PBEM_SMTP_PASSWORD", "right horse")
+        r = table.run(*args)
+        assert r.exit_code == 0, r.stderr
+        assert len(handler.messages) == 2 and {o["state"] for o in outbox(table)} == {"sent"}
+    finally:
+        controller.stop()
+
+
+def test_tick_with_two_jobs_resolves_every_ready_game(table: Table) -> None:
+    names = [f"j{n}" for n in range(4)]
+    private, _ = table.key("republic")
+    for name in names:
+        game(table, name)
+        path = table.tmp / f"{name}.txt"
+        path.write_bytes(turn_file(table, name, "republic"))
+        assert table.run("sign", str(path), "--key", str(private)).exit_code == 0
+        assert table.run("submit", str(path)).exit_code == 0
+    r = table.run_subprocess("tick", "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert "4 resolution(s)" in r.stdout
+    assert rows(table, "SELECT COUNT(*) FROM resolution") == [(4,)]
+    assert rows(table, "SELECT COUNT(*) FROM outbox WHERE kind = 'report' AND k = 1") == [(8,)]
+    assert table.run("tick", "--jobs", "0").exit_code == 2
