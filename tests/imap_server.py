@@ -3,7 +3,9 @@
 The server runs from a configuration written into a temporary folder: it
 listens on a free loopback port, keeps its state, logs and mail there, and
 knows a few users from a password file there (``USERS``, each with password
-``secret-USER``).  When the tests run as root, dovecot's own ``dovecot`` and
+``secret-USER``).  It offers STARTTLS on its IMAP port and TLS on a second port
+(IMAPS), with a self-signed certificate for 127.0.0.1 made for it (``ca_file``:
+point ``SSL_CERT_FILE`` at it to trust it).  When the tests run as root, dovecot's own ``dovecot`` and
 ``dovenull`` users run its processes and own the mail (it refuses to keep mail
 as root); otherwise everything runs as the current user.  Without dovecot
 installed the tests that need it are skipped and say why; `.ci/run` installs
@@ -44,9 +46,13 @@ class Dovecot:
     host: str
     port: int
     folder: Path
+    tls_port: int = 0
+    ca_file: Path | None = None
+    """The self-signed certificate the server presents (for ``SSL_CERT_FILE``)."""
 
-    def url(self, user: str, mailbox: str = "INBOX") -> str:
-        return f"imap://{user}@{self.host}:{self.port}/{mailbox}"
+    def url(self, user: str, mailbox: str = "INBOX", scheme: str = "imap") -> str:
+        port = self.tls_port if scheme == "imaps" else self.port
+        return f"{scheme}://{user}@{self.host}:{port}/{mailbox}"
 
     def client(self, user: str) -> imaplib.IMAP4:
         client = imaplib.IMAP4(self.host, self.port, timeout=10)
@@ -79,14 +85,48 @@ class Dovecot:
             client.logout()
 
 
-def _config(folder: Path, port: int, login_user: str, internal_user: str, uid: int, gid: int) -> str:
+def _certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (made with ``cryptography``)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+    import ipaddress
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    key_path.chmod(0o600)
+    return cert_path, key_path
+
+
+def _config(folder: Path, port: int, tls_port: int, login_user: str, internal_user: str, uid: int, gid: int) -> str:
     return f"""
 protocols = imap
 listen = 127.0.0.1
 base_dir = {folder}/run
 state_dir = {folder}/state
 log_path = {folder}/dovecot.log
-ssl = no
+ssl = yes
+ssl_cert = <{folder}/cert.pem
+ssl_key = <{folder}/key.pem
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_login_user = {login_user}
@@ -107,7 +147,9 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = 127.0.0.1
+    port = {tls_port}
+    ssl = yes
   }}
 }}
 service anvil {{
@@ -145,9 +187,10 @@ def dovecot() -> Iterator[Dovecot]:
     if os.geteuid() == 0:
         shutil.chown(folder / "home", uid, gid)
     (folder / "users").write_text("".join(f"{u}:{{PLAIN}}{password(u)}::::::\n" for u in USERS))
-    port = free_port()
+    port, tls_port = free_port(), free_port()
+    cert, _key = _certificate(folder)
     conf = folder / "dovecot.conf"
-    conf.write_text(_config(folder, port, login_user, internal_user, uid, gid))
+    conf.write_text(_config(folder, port, tls_port, login_user, internal_user, uid, gid))
     proc = subprocess.Popen([binary, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 15
@@ -161,7 +204,7 @@ def dovecot() -> Iterator[Dovecot]:
                     out = proc.stdout.read().decode() if proc.stdout and proc.poll() is not None else ""
                     pytest.skip(f"dovecot did not start: {out.strip()[-400:]} {log.strip()[-400:]}")
                 time.sleep(0.1)
-        yield Dovecot("127.0.0.1", port, folder)
+        yield Dovecot("127.0.0.1", port, folder, tls_port, cert)
     finally:
         proc.terminate()
         try:

@@ -15,7 +15,15 @@ from tests.mailkit import SmtpServer, plain_mail, signed_reply, smtp  # noqa: F4
 from tests.test_referee import EMP, REFEREE, REP, game, turn_file
 
 
-def test_imap_intake_marks_seen_after_commit_and_never_judges_twice(table: Table, dovecot: Dovecot, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def trusted(dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch) -> Dovecot:
+    """The server's self-signed certificate trusted (its STARTTLS is taken)."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))
+    return dovecot
+
+
+def test_imap_intake_marks_seen_after_commit_and_never_judges_twice(table: Table, trusted: Dovecot, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    dovecot = trusted
     game(table)
     private, _ = table.key("republic")
     dovecot.deliver("referee", plain_mail("buy@spam.example", REFEREE, "Buy now", "cheap", "<spam-imap@spam.example>"))
@@ -46,7 +54,8 @@ def test_imap_intake_marks_seen_after_commit_and_never_judges_twice(table: Table
     assert status["turn"] == 2 and status["awaiting"] == ["empire"], "the republic alone was due: its file resolved turn 1"
 
 
-def test_a_wrong_imap_password_is_named_without_the_password(table: Table, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wrong_imap_password_is_named_without_the_password(table: Table, trusted: Dovecot, monkeypatch: pytest.MonkeyPatch) -> None:
+    dovecot = trusted
     game(table)
     before = table.dump()
     pw = table.tmp / "imap-password"
@@ -59,3 +68,21 @@ def test_a_wrong_imap_password_is_named_without_the_password(table: Table, dovec
     r = table.run("tick", "--imap", dovecot.url("referee", "Nowhere"), "--imap-password-file", str(pw))
     assert r.exit_code == 1
     assert table.dump() == before
+
+
+@pytest.mark.parametrize("scheme", ["imap", "imaps"])
+def test_imap_over_starttls_and_tls_checks_the_certificate(table: Table, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, scheme: str) -> None:
+    """The IMAP port offers STARTTLS (taken) and IMAPS is TLS from the start; both
+    verify the server's certificate, so an untrusted one is refused."""
+    game(table)
+    private, _ = table.key("republic")
+    dovecot.deliver("empire", signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", f"<tls-{scheme}@example.org>"))
+    monkeypatch.setenv("PBEM_IMAP_PASSWORD", password("empire"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(table.tmp / "no-such-ca.pem"))
+    r = table.run("tick", "--imap", dovecot.url("empire", scheme=scheme))
+    assert r.exit_code == 1 and "certificate verify failed" in r.stderr, r.stderr
+    assert dovecot.ca_file is not None
+    monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))
+    r = table.run("tick", "--imap", dovecot.url("empire", scheme=scheme))
+    assert r.exit_code == 0, r.stderr
+    assert f"accepted: imap empire@127.0.0.1:{dovecot.tls_port if scheme == 'imaps' else dovecot.port}/INBOX" in r.stdout

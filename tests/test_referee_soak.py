@@ -113,7 +113,7 @@ def test_serve_runs_a_whole_farrapos_game_by_mail(table: Table, dovecot: Dovecot
     smtp.start()
     new_game(table, "mail-game", "--deadline", "25s", "--grace", "2s", "--remind", "20s")
     players = [Player("republic", dovecot, smtp.port, table, None), Player("empire", dovecot, smtp.port, table, skip_turn=2)]
-    env = {**os.environ, "PBEM_IMAP_PASSWORD": password("referee")}
+    env = {**os.environ, "PBEM_IMAP_PASSWORD": password("referee"), "SSL_CERT_FILE": str(dovecot.ca_file)}
     proc = subprocess.Popen(
         serve_command(table, "--imap", dovecot.url("referee"), "--smtp", f"127.0.0.1:{smtp.port}", "--sender", REFEREE, "--every", "0.3"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
