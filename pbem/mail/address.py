@@ -22,7 +22,7 @@ _DOT_ATOM = rf"{_ATEXT}+(?:\.{_ATEXT}+)*"
 _QUOTED = r'"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"'
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _DOMAIN = rf"(?:{_LABEL}\.)+{_LABEL}|\[[\x21-\x5a\x5e-\x7e]+\]"
-_ADDR_SPEC = re.compile(rf"(?:{_DOT_ATOM}|{_QUOTED})@(?:{_DOMAIN})")
+_ADDR_SPEC = rf"(?:{_DOT_ATOM}|{_QUOTED})@(?:{_DOMAIN})"
 MAX_ADDRESS = 254
 
 
@@ -36,6 +36,6 @@ def checked_address(value: str) -> str:
         raise ValueError(f"{value!r} is not a bare email address: give only local@domain, without a name or comment")
     if len(value) > MAX_ADDRESS:
         raise ValueError(f"email address is {len(value)} characters, the limit is {MAX_ADDRESS}")
-    if not _ADDR_SPEC.fullmatch(value):
+    if not re.fullmatch(_ADDR_SPEC, value):  # compiled on first use (and cached by re), not at start-up
         raise ValueError(f"{value!r} is not a valid email address (RFC 5322: local@domain.example)")
     return value

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from email.message import EmailMessage
+from typing import TYPE_CHECKING
 
 from pbem.mail import outbox
 from pbem.transaction import Tx
+
+if TYPE_CHECKING:
+    from email.message import EmailMessage
 
 PLACEHOLDER_SENDER = "referee@pbem.invalid"
 
@@ -115,6 +118,6 @@ def queue_player_notice(tx: Tx, game_id: str, change_id: int, side: str, what: S
     return made
 
 
-def queue_reply(tx: Tx, kind: str, message: EmailMessage, dedupe: str, game_id: str | None = None, side: str | None = None) -> bool:
+def queue_reply(tx: Tx, kind: str, message: "EmailMessage", dedupe: str, game_id: str | None = None, side: str | None = None) -> bool:
     """A receipt or refusal, already built."""
     return outbox.queue_message(tx, kind, message, dedupe, game_id, side)

@@ -21,21 +21,19 @@ failed rows (and makes pending ones due at once).
 
 from __future__ import annotations
 
-import email
-import email.policy
-import email.utils
-import json
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from email.message import EmailMessage
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy import Engine
 
 from pbem import store
 from pbem.transaction import Tx, transaction
+
+if TYPE_CHECKING:  # the email package is imported when a message is built, not at start-up
+    from email.message import EmailMessage
 
 PENDING = "pending"
 SENT = "sent"
@@ -104,8 +102,10 @@ def queue(
     ) > 0
 
 
-def queue_message(tx: Tx, kind: str, message: EmailMessage, dedupe: str, game_id: str | None = None, side: str | None = None, k: int | None = None) -> bool:
+def queue_message(tx: Tx, kind: str, message: "EmailMessage", dedupe: str, game_id: str | None = None, side: str | None = None, k: int | None = None) -> bool:
     """A built message as a row (its To, Subject and Message-ID are the row's)."""
+    import email.utils
+
     to = addresses([a for _n, a in email.utils.getaddresses([str(v) for v in message.get_all("To", [])])])
     return queue(tx, kind, to, str(message["Subject"] or ""), str(message["Message-ID"]), dedupe, message.as_bytes(), game_id, side, k)
 
@@ -248,13 +248,17 @@ def _mark_refused(engine: Engine, row: Row, now: datetime, error: str, permanent
         )
 
 
-def message_of(engine: Engine, row: Row, sender: str) -> EmailMessage:
+def message_of(engine: Engine, row: Row, sender: str) -> "EmailMessage":
     """The message a row stands for, From the referee's address: its stored bytes,
     or a report rendered from the store now (with the row's Message-ID)."""
     with transaction(engine, write=False) as tx:
         found = tx.one("SELECT body FROM outbox WHERE id = :id", {"id": row.id})
     body = found[0] if found else None
     if body is not None:
+        import email
+        import email.policy
+        from email.message import EmailMessage
+
         msg = email.message_from_bytes(bytes(body), policy=email.policy.default)
         assert isinstance(msg, EmailMessage)
     else:
@@ -278,7 +282,7 @@ class Sending(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
-    def send(self, msg: EmailMessage) -> None: ...
+    def send(self, msg: "EmailMessage") -> None: ...
 
 
 class Server(Protocol):
