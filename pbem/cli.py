@@ -473,7 +473,10 @@ def ingest(
     outbox: Annotated[Optional[Path], typer.Option("--outbox", help="Maildir to write a copy of each receipt and refusal to.")] = None,
     sender: Annotated[str, typer.Option("--sender", help="The referee's address (From of receipts).")] = "referee@pbem.invalid",
     smtp: Annotated[Optional[str], typer.Option("--smtp", help="HOST:PORT: deliver the outbox (receipts, refusals, reports) through it.")] = None,
-    starttls: Annotated[bool, typer.Option("--starttls")] = False,
+    starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")] = False,
+    ssl_on: Annotated[bool, typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")] = False,
+    smtp_user: Annotated[Optional[str], typer.Option("--smtp-user", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")] = None,
+    smtp_password_file: Annotated[Optional[Path], typer.Option("--smtp-password-file", help="File whose first line is the SMTP password.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
     """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
@@ -485,7 +488,7 @@ def ingest(
     if sum(x is not None for x in (dir, maildir, mbox)) != 1:
         typer.echo("pbem: give exactly one of --dir, --maildir, --mbox", err=True)
         raise typer.Exit(2)
-    server = _smtp_server(smtp, starttls, False, None, None) if smtp else None
+    server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
     with refusals():
         try:
             db = engine()
