@@ -227,7 +227,7 @@ def _when(moment: datetime) -> str:
 def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, games: list[str] | None = None) -> int:
     """Reminders and late notices that are due, each queued once; returns how many."""
     made = 0
-    for game_id in games if games is not None else pipeline.pending_games(engine):
+    for game_id in games if games is not None else clocked_games(engine):
         with transaction(engine) as tx:
             t = timing(tx, game_id)
             if t is None or t.deadline is None or not t.awaiting:
@@ -242,6 +242,16 @@ def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, ga
                     made += 1
                     log(f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline {_when(t.deadline)} (grace until {_when(t.grace_until)})")
     return made
+
+
+def clocked_games(engine: Engine) -> list[str]:
+    """The games not over that have a deadline (the only ones a notice can be due for)."""
+    with transaction(engine, write=False) as tx:
+        rows = tx.all(
+            "SELECT g.id FROM game g JOIN game_clock c ON c.game_id = g.id WHERE g.over = :over AND c.deadline IS NOT NULL ORDER BY g.id",
+            {"over": False},
+        )
+    return [r[0] for r in rows]
 
 
 def _record_late(t: Timing, now: datetime) -> Callable[[Tx, pipeline.ProcessOutcome], None]:

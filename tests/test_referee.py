@@ -479,3 +479,27 @@ def test_tick_with_two_jobs_resolves_every_ready_game(table: Table) -> None:
     assert rows(table, "SELECT COUNT(*) FROM resolution") == [(4,)]
     assert rows(table, "SELECT COUNT(*) FROM outbox WHERE kind = 'report' AND k = 1") == [(8,)]
     assert table.run("tick", "--jobs", "0").exit_code == 2
+
+
+def test_serve_logs_a_failed_pass_after_the_first_and_goes_on(table: Table) -> None:
+    """A mailbox that goes away while serving is one logged failure, not the end
+    of the service; at start-up the same failure stops it (a configuration error)."""
+    import shutil
+
+    from pbem import referee
+
+    game(table)
+    inbox(table).add(plain_mail(REP, REFEREE, "hello", "are we playing?", "<hello@example.org>"))
+    engine = store.open_engine(table.db)
+    options = referee.Options(maildir=table.tmp / "inbox")
+    lines: list[str] = []
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if line.startswith("refused: "):
+            shutil.rmtree(table.tmp / "inbox")
+
+    assert referee.serve(engine, options, 0.05, log, passes=3) == 3
+    assert sum(1 for line in lines if line.startswith("pass failed: not a Maildir")) == 2
+    with pytest.raises(referee.PassError, match="not a Maildir"):
+        referee.serve(engine, options, 0.05, lines.append, passes=1)
