@@ -503,3 +503,49 @@ def test_serve_logs_a_failed_pass_after_the_first_and_goes_on(table: Table) -> N
     assert sum(1 for line in lines if line.startswith("pass failed: not a Maildir")) == 2
     with pytest.raises(referee.PassError, match="not a Maildir"):
         referee.serve(engine, options, 0.05, lines.append, passes=1)
+
+
+def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, smtp: SmtpServer) -> None:
+    """The outbox, the mail ledger, the clock and a player change in plain SQL on
+    PostgreSQL (where ``to`` is a reserved word and upserts are checked strictly)."""
+    t = Table(tmp_path, tmp_path / "unused.db")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        from typer.testing import CliRunner
+
+        from pbem.cli import app
+
+        result = CliRunner().invoke(app, ["--db", postgres_url, *args], catch_exceptions=False)
+        return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
+
+    _, rep = t.key("republic")
+    _, emp = t.key("empire")
+    r = run("new", "pg1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}",
+            "--email", f"republic={REP}", "--email", f"empire={EMP}", "--deadline", "1s", "--remind", "0s")
+    assert r.returncode == 0, r.stderr
+    private, _ = t.key("republic")
+    orders = tmp_path / "o.txt"
+    assert run("orders", "pg1", "--side", "republic", "--bot", "random", "-o", str(orders)).returncode == 0
+    box = mailbox.Maildir(tmp_path / "inbox", create=True)
+    box.add(signed_reply(orders.read_bytes(), private, REP, REFEREE, "orders", "<pg-orders@example.org>"))
+    box.add(plain_mail("x@spam.example", REFEREE, "Buy now", "cheap", "<pg-spam@spam.example>"))
+    args = ("tick", "--maildir", str(tmp_path / "inbox"), "--smtp", smtp.address, "--sender", REFEREE)
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    assert "1 resolution(s)" in r.stdout
+    time.sleep(1.2)
+    r = run(*args)
+    assert r.returncode == 0 and "0 message(s) judged" in r.stdout, r.stdout
+    assert "late notice, empire missed the deadline" in r.stdout
+    assert "resolution 2 (1835, turn 2 (Empire)), no moves received from empire (deadline passed)" in r.stdout, "no grace: NMR at the deadline"
+    assert run("player", "pg1", "empire", "--email", "emp2@example.org").returncode == 0
+    assert run("game", "set", "pg1", "deadline=none").returncode == 0
+    assert run("tick", "--smtp", smtp.address, "--sender", REFEREE).returncode == 0
+    owed = json.loads(run("outbox", "--json").stdout)
+    kinds = sorted({o["kind"] for o in owed})
+    assert kinds == ["late", "player", "receipt", "report"] and {o["state"] for o in owed} == {"sent"}
+    assert len(smtp.handler.messages) == len(owed)
+    games = json.loads(run("games", "--json").stdout)
+    assert games[0]["resolution"] == 2 and games[0]["clock"] == "no deadline"
+    r = run("audit", "pg1")
+    assert r.returncode == 0 and "no moves received:    resolution 2: empire (deadline" in r.stdout, r.stderr
