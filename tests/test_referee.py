@@ -4,8 +4,6 @@ with a real SMTP server (aiosmtpd) on loopback."""
 
 from __future__ import annotations
 
-import email
-import email.policy
 import json
 import mailbox
 import signal

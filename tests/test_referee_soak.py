@@ -16,16 +16,14 @@ import subprocess
 import sys
 import threading
 import time
-from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
 from pbem import pipeline, store
 from tests.conftest import Table
-from tests.imap_server import Dovecot, dovecot, password  # noqa: F401  (fixture)
+from tests.imap_server import Dovecot, dovecot, free_port, password  # noqa: F401  (fixture)
 from tests.mailkit import Collector, SmtpServer, plain_mail, signed_reply
-from tests.imap_server import free_port
 
 REFEREE = "referee@example.org"
 SIDES = ("republic", "empire")
@@ -213,17 +211,25 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
     dropped: dict[tuple[int, str], str] = {}
     args = ("--maildir", str(table.tmp / "inbox"), "--smtp", f"127.0.0.1:{smtp.port}", "--sender", REFEREE, "--every", "0.2", "--backoff", "0")
     kills = 0
+    busy = 0  # kills of a serve that had already done something (not one still starting up)
+
+    def progress() -> tuple:
+        return tuple(db_rows(table.db, "SELECT (SELECT COUNT(*) FROM intake), (SELECT COUNT(*) FROM intake_part), (SELECT COUNT(*) FROM resolution), (SELECT COUNT(*) FROM outbox WHERE state = 'sent')")[0])
+
     try:
         while kills < 30:
             if not pipeline.status(engine, "crash").over:
                 _drop_next_turns(table, engine, box, dropped, rng)
+            before = progress()
             proc = subprocess.Popen(serve_command(table, *args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             time.sleep(rng.uniform(0.4, 2.5))
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
+                busy += progress() != before
             proc.wait(timeout=30)
             _assert_nothing_judged_twice_and_no_reply_lost(table.db, dropped)
+        assert busy >= 10, f"only {busy} of {kills} kills hit a serve at work"
         # Then a clean referee finishes the game.
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and not pipeline.status(engine, "crash").over:
