@@ -10,6 +10,7 @@ import json
 import mailbox
 import os
 import random
+import select
 import signal
 import sqlite3
 import subprocess
@@ -221,8 +222,12 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
             if not pipeline.status(engine, "crash").over:
                 _drop_next_turns(table, engine, box, dropped, rng)
             before = progress()
-            proc = subprocess.Popen(serve_command(table, *args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(rng.uniform(0.4, 2.5))
+            proc = subprocess.Popen(
+                serve_command(table, *args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+            )
+            ready, _w, _x = select.select([proc.stdout], [], [], 60)  # its first line, once started
+            assert ready and "serving:" in proc.stdout.readline()  # type: ignore[union-attr]
+            time.sleep(rng.uniform(0.0, 1.5))
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
