@@ -547,3 +547,18 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
     assert games[0]["resolution"] == 2 and games[0]["clock"] == "no deadline"
     r = run("audit", "pg1")
     assert r.returncode == 0 and "no moves received:    resolution 2: empire (deadline" in r.stdout, r.stderr
+
+
+def test_ingest_with_smtp_delivers_the_outbox_and_a_rerun_answers_nobody_twice(table: Table, smtp: SmtpServer) -> None:
+    game(table)
+    private, _ = table.key("republic")
+    inbox(table).add(signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<ingest-smtp@example.org>"))
+    args = ("ingest", "--maildir", str(table.tmp / "inbox"), "--smtp", smtp.address, "--sender", REFEREE, "-q")
+    r = table.run(*args)
+    assert r.exit_code == 0, r.stderr
+    receipts = [m for m in smtp.handler.parsed() if m["X-Pbem-Verdict"]]
+    assert [m["In-Reply-To"] for m in receipts] == ["<ingest-smtp@example.org>"]
+    assert len(smtp.handler.messages) == 3, "the receipt and the two reports of the game as created"
+    r = table.run(*args)
+    assert r.exit_code == 0 and "1 skipped" in r.stdout
+    assert len(smtp.handler.messages) == 3

@@ -229,14 +229,17 @@ class Incoming:
     uid: int | None = None
     uidvalidity: int | None = None
     after: Callable[[], None] | None = None
+    known: bool = False
+    """Recorded before by its mailbox and item: skipped without being read."""
 
 
 # --- mailboxes -------------------------------------------------------------------------
 
 
-def maildir_messages(path: Path | str, skip: Callable[[str], bool] = lambda _item: False) -> list[Incoming]:
-    """Every message of a Maildir (``new`` and ``cur``) not ``skip``ped by its
-    file name (without the ``:2,`` flags, which a mail client may change)."""
+def maildir_messages(path: Path | str, known: Callable[[str], bool] = lambda _item: False) -> list[Incoming]:
+    """Every message of a Maildir (``new`` and ``cur``); those ``known`` by their
+    file name (without the ``:2,`` flags, which a mail client may change) are
+    marked so, and skipped unread."""
     path = Path(path)
     if not ((path / "cur").is_dir() and (path / "new").is_dir()):
         raise IngestError(f"not a Maildir: {str(path)!r} (it needs cur/ and new/ folders)")
@@ -247,7 +250,7 @@ def maildir_messages(path: Path | str, skip: Callable[[str], bool] = lambda _ite
         keyed.append((key, subdir))
     keyed.sort(key=lambda item: item[0])
     name = f"maildir {path}"
-    return [Incoming(f"{name}: {subdir}/{key}", partial(box.get_file, key), name, key) for key, subdir in keyed if not skip(key)]
+    return [Incoming(f"{name}: {subdir}/{key}", partial(box.get_file, key), name, key, known=known(key)) for key, subdir in keyed]
 
 
 def ingest_maildir(
@@ -345,13 +348,16 @@ def ingest_messages(
     is asked between messages (``pbem serve`` finishing on SIGTERM)."""
     # First pass: when each was sent (keeps only the small Intake of each message).
     dated = []
-    for n, incoming in enumerate(messages):
+    skipped = [MessageOutcome(i.source, Verdict.SKIPPED, ("already processed (seen before)",)) for i in messages if i.known]
+    for n, incoming in enumerate(m for m in messages if not m.known):
         first = _read_limited(incoming.open, max_bytes)
         dated.append((n, incoming, read_message(first.raw, max_bytes, size=first.size).sent))
     dated.sort(key=lambda item: (item[2] is None, item[2].timestamp() if item[2] else 0.0, item[0]))
     if progress:
-        progress.start(len(dated))
-    outcomes: list[MessageOutcome] = []
+        progress.start(len(dated) + len(skipped))
+        for outcome in skipped:
+            progress.advance(outcome)
+    outcomes: list[MessageOutcome] = list(skipped)
     for _n, incoming, _sent in dated:
         if stop is not None and stop():
             break

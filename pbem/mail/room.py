@@ -187,7 +187,7 @@ def run_ingest(
         return summary
     if maildir is not None:
         name = f"maildir {Path(maildir)}"
-        messages = ingest.maildir_messages(maildir, skip=lambda item: ledger.item_done(name, item))
+        messages = ingest.maildir_messages(maildir, known=lambda item: ledger.item_done(name, item))
         summary = ingest.ingest_messages(messages, ledger.submit, ledger.check, sender, ledger, progress=progress, stop=stop)
     elif mbox is not None:
         import mailbox as mailboxes
