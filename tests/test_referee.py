@@ -134,6 +134,8 @@ def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, sm
         server.stop()
     r = table.run("outbox", "retry", "999")
     assert r.exit_code == 1 and "no outbox row 999" in r.stderr
+    r = table.run("outbox", "retry", str(by_to[REP]["id"]))
+    assert r.exit_code == 1 and "was sent already; nothing to retry" in r.stderr
 
 
 # ------------------------------------------------------------------ intake
