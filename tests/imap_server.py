@@ -117,16 +117,16 @@ def _certificate(folder: Path) -> tuple[Path, Path]:
     return cert_path, key_path
 
 
-def _config(folder: Path, port: int, tls_port: int, login_user: str, internal_user: str, uid: int, gid: int) -> str:
+def _config(folder: Path, port: int, tls_port: int, login_user: str, internal_user: str, uid: int, gid: int, tls: bool = True) -> str:
+    ssl = f"ssl = yes\nssl_cert = <{folder}/cert.pem\nssl_key = <{folder}/key.pem" if tls else "ssl = no"
+    imaps = f"address = 127.0.0.1\n    port = {tls_port}\n    ssl = yes" if tls else "port = 0"
     return f"""
 protocols = imap
 listen = 127.0.0.1
 base_dir = {folder}/run
 state_dir = {folder}/state
 log_path = {folder}/dovecot.log
-ssl = yes
-ssl_cert = <{folder}/cert.pem
-ssl_key = <{folder}/key.pem
+{ssl}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_login_user = {login_user}
@@ -147,9 +147,7 @@ service imap-login {{
     port = {port}
   }}
   inet_listener imaps {{
-    address = 127.0.0.1
-    port = {tls_port}
-    ssl = yes
+    {imaps}
   }}
 }}
 service anvil {{
@@ -167,6 +165,17 @@ def _binary() -> str | None:
 
 @pytest.fixture(scope="session")
 def dovecot() -> Iterator[Dovecot]:
+    """The server with STARTTLS and IMAPS."""
+    yield from _run_dovecot(tls=True)
+
+
+@pytest.fixture(scope="session")
+def dovecot_plain() -> Iterator[Dovecot]:
+    """The server without TLS at all (as a local dovecot often is)."""
+    yield from _run_dovecot(tls=False)
+
+
+def _run_dovecot(tls: bool) -> Iterator[Dovecot]:
     binary = _binary()
     if binary is None or not os.path.exists("/usr/lib/dovecot/imap"):
         pytest.skip("no IMAP server here: install Debian's dovecot-imapd (.ci/run does)")
@@ -190,7 +199,7 @@ def dovecot() -> Iterator[Dovecot]:
     port, tls_port = free_port(), free_port()
     cert, _key = _certificate(folder)
     conf = folder / "dovecot.conf"
-    conf.write_text(_config(folder, port, tls_port, login_user, internal_user, uid, gid))
+    conf.write_text(_config(folder, port, tls_port, login_user, internal_user, uid, gid, tls))
     proc = subprocess.Popen([binary, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 15
@@ -204,7 +213,7 @@ def dovecot() -> Iterator[Dovecot]:
                     out = proc.stdout.read().decode() if proc.stdout and proc.poll() is not None else ""
                     pytest.skip(f"dovecot did not start: {out.strip()[-400:]} {log.strip()[-400:]}")
                 time.sleep(0.1)
-        yield Dovecot("127.0.0.1", port, folder, tls_port, cert)
+        yield Dovecot("127.0.0.1", port, folder, tls_port if tls else 0, cert if tls else None)
     finally:
         proc.terminate()
         try:

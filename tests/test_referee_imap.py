@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.conftest import Table
-from tests.imap_server import Dovecot, dovecot, password  # noqa: F401  (fixture)
+from tests.imap_server import Dovecot, dovecot, dovecot_plain, password  # noqa: F401  (fixtures)
 from tests.mailkit import SmtpServer, plain_mail, signed_reply, smtp  # noqa: F401  (fixture)
 from tests.test_referee import EMP, REFEREE, REP, game, turn_file
 
@@ -86,3 +86,16 @@ def test_imap_over_starttls_and_tls_checks_the_certificate(table: Table, dovecot
     r = table.run("tick", "--imap", dovecot.url("empire", scheme=scheme))
     assert r.exit_code == 0, r.stderr
     assert f"accepted: imap empire@127.0.0.1:{dovecot.tls_port if scheme == 'imaps' else dovecot.port}/INBOX" in r.stdout
+
+
+def test_a_loopback_imap_server_without_starttls_is_read_in_the_clear(table: Table, dovecot_plain: Dovecot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """imap:// to 127.0.0.1 when the server offers no STARTTLS (a local dovecot):
+    read in the clear; to any other host this is refused (docs/formats.md)."""
+    game(table)
+    private, _ = table.key("republic")
+    dovecot_plain.deliver("referee", signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<plain@example.org>"))
+    monkeypatch.setenv("PBEM_IMAP_PASSWORD", password("referee"))
+    r = table.run("tick", "--imap", dovecot_plain.url("referee"))
+    assert r.exit_code == 0, r.stderr
+    assert "accepted: imap referee@127.0.0.1" in r.stdout
+    assert all(seen for _uid, _raw, seen in dovecot_plain.fetch_all("referee"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import imaplib
 import io
+import ipaddress
 import os
 import re
 import socket
@@ -35,7 +36,6 @@ from pbem.mail.readers import Incoming
 
 PASSWORD_ENV = "PBEM_IMAP_PASSWORD"
 MAX_PER_PASS = 200
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
 class ImapError(ValueError):
@@ -167,7 +167,7 @@ def open_mailbox(source: ImapSource) -> Iterator[Mailbox]:
             if source.security == "starttls":
                 if "STARTTLS" in client.capabilities:
                     client.starttls(ssl_context=context)
-                elif source.host not in LOOPBACK:
+                elif not _loopback(source.host):
                     raise ImapError(f"IMAP server {where} offers no STARTTLS: use imaps:// (the password is not sent in the clear)")
             try:
                 client.login(source.user, source.password)
@@ -186,6 +186,16 @@ def open_mailbox(source: ImapSource) -> Iterator[Mailbox]:
             client.logout()
         except (OSError, imaplib.IMAP4.error):
             pass
+
+
+def _loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 or localhost: a server on this very machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _quoted(name: str) -> str:
