@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.hexgrid import hex_distance
-from rules.furor_barbarus.movement import step_cost_half
 from rules.furor_barbarus.stacking import stacking_problem
 from rules.furor_barbarus.zones_of_control import in_enemy_zoc
 
@@ -50,7 +49,7 @@ def _plan(field: Battlefield, uid: str, away_from: tuple[str, ...], blocked: fro
     for n in field.game_map.neighbours(h):
         if n in blocked or field.hostile_in(n, side):
             continue
-        if step_cost_half(field, h, n, False) is None:
+        if field.game_map.impassable_between(h, n):
             continue
         zoc = in_enemy_zoc(field, n, side)
         friends = field.friendly_in(n, side)
