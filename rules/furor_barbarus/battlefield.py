@@ -11,6 +11,7 @@ Position layout (JSON)::
 
     {"rules": "furor-barbarus", "scenario": id, "options": [...],
      "phase": "setup" | "play" | "over", "turn": 1, "player": 1 | 2,
+     "setup_step": 1 | 2,                          # only during the set-up (3)
      "players": [player-1 side, player-2 side],     # [] until set-up decides
      "units": {uid: {"hex": "0907" | None, "side": side, "reduced": bool,
                      "status": "active" | "eliminated" | "removed"}},
