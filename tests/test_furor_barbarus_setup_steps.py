@@ -136,6 +136,12 @@ def test_3_set_up_order_through_the_referee(table: Table) -> None:
         assert r.exit_code == 0, r.stderr
 
     assert status()["awaiting"] == ["huns"]
+    r = t.run("orders", "cm", "--side", "romans", "-o", str(t.tmp / "early.txt"))
+    assert r.exit_code == 1 and "awaiting huns" in r.stderr, r.stderr
+    r = t.run("orders", "cm", "--side", "huns", "-o", str(t.tmp / "template.txt"))
+    assert r.exit_code == 0, r.stderr
+    template = (t.tmp / "template.txt").read_text()
+    assert "set-up, step 1 of 2" in template and "every unit but your commanders" in template
     send("huns", 1)
     assert t.run("process", "cm").exit_code == 0
     assert status()["awaiting"] == ["huns", "romans"]
