@@ -350,3 +350,26 @@ def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
         assert outcome is not None and (outcome.kind.value, outcome.winner) == expected
     field.position["losses"] = {"romans": 22, "huns": 21}
     assert check_victory(field, last_turn=False) is None
+
+
+# --- 9.8 with 5: the commanders of a retreat (issue 17, defect 3) ------------------------------------
+RETREAT_BOX = {"alan-1": "1108", "sangiban": "1108", "hun-1": "1109", "hun-2": "1008", "hun-3": "1208"}
+
+
+def test_9_8_a_unit_with_its_commander_may_not_retreat_onto_a_lone_commander() -> None:
+    from rules.furor_barbarus.morale import retreat
+
+    field = battlefield(CM, {**RETREAT_BOX, "aetius": "1107"})
+    retreat(field, "alan-1", ["hun-1"])
+    assert (field.hex_of("alan-1"), field.hex_of("sangiban"), field.hex_of("aetius")) == ("1108", "1108", "1107")
+    assert field.is_reduced("alan-1")
+
+
+def test_9_8_a_friend_displaced_with_its_commander_leaves_room_for_another() -> None:
+    from rules.furor_barbarus.morale import retreat
+
+    field = battlefield(CM, {**RETREAT_BOX, "aetius": "1107", "roman-1": "1107"}, script=dice((1, "morale")))
+    retreat(field, "alan-1", ["hun-1"])
+    assert field.hex_of("alan-1") == field.hex_of("sangiban") == "1107"
+    assert field.hex_of("roman-1") == field.hex_of("aetius") not in ("1107", "1108")
+    assert not field.is_reduced("alan-1")

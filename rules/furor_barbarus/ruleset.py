@@ -11,7 +11,7 @@ from rules.base import (
     NO_ORDERS, OptionInfo, Orders, Outcome, Position, Problem, Resolution, Ruleset,
     ScenarioInfo, ScoreLine, Dice, Event, parse_order_lines,
 )
-from rules.furor_barbarus import bots, svg
+from rules.furor_barbarus import bots as fb_bots, svg
 from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from rules.furor_barbarus.combat import CombatResultsTable, standard_crt
 from rules.furor_barbarus.orders import Order, PlaceOrder
@@ -139,7 +139,7 @@ class FurorBarbarus(Ruleset):
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:
-        return bots.template(self.field(position), self.turn_label(position), side)
+        return fb_bots.template(self.field(position), self.turn_label(position), side)
 
     def bots(self) -> tuple[str, ...]:
         return ("random", "greedy")
@@ -147,7 +147,7 @@ class FurorBarbarus(Ruleset):
     def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
         if bot not in self.bots():
             raise ValueError(f"unknown bot {bot!r} (known: {', '.join(self.bots())})")
-        return bots.bot_orders(self.field(position), side, bot, rng)
+        return fb_bots.bot_orders(self.field(position), side, bot, rng)
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
         return svg.render(self.field(position), events)
