@@ -19,8 +19,8 @@ from enum import Enum
 from typing import Any
 
 from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
-from rules.furor_barbarus.orders import PlaceOrder
 from rules.furor_barbarus.counters import Counter
+from rules.furor_barbarus.orders import PlaceOrder
 from rules.furor_barbarus.scenarios import Deployment, Scenario
 from rules.furor_barbarus.stacking import stacking_problem
 
