@@ -13,9 +13,8 @@ this module checks the displaced ones.
 
 from __future__ import annotations
 
-from enum import Enum
-
 from collections.abc import Iterable
+from enum import Enum
 
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.retreat import retreat_unit
