@@ -29,7 +29,7 @@ FRANKS = "franks"
 GALLO_ROMANS = "gallo-romans"
 NEUTRAL = "neutral"
 CHARARIC = ("chararic-salian-3", "chararic-salian-2", "chararic-light")
-CHARARIC_MEMO = "chararic"          # "neutral" | "franks" | "gallo-romans"
+CHARARIC_MEMO = "chararic"          # Chararic's choice by the roll: "neutral" | "franks" | "gallo-romans"
 FIRST_ROLL_TURN = 3
 
 
