@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pbem.rules.furor_barbarus.battlefield import Battlefield
-from pbem.rules.suggest import did_you_mean, listing
 from pbem.rules.furor_barbarus.hexgrid import adjacent
+from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
 from pbem.rules.furor_barbarus.stacking import stacking_problem
 from pbem.rules.furor_barbarus.terrain import (
+from pbem.rules.suggest import did_you_mean, listing
     FORD_CROSSING_HALF, MOVE_COST_HALF, ROAD_COST_HALF, ROAD_TERRAIN, STREAM_EXTRA_HALF, Crossing, Feature,
 )
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
@@ -185,8 +186,6 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
         if not field.exists(uid):
             break
         if i in check.zoc_tests:
-            from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
-
             if not zoc_to_zoc_test(field, uid, nxt):
                 break
         if i in overruns and field.exists(overruns[i]):
