@@ -14,10 +14,10 @@ from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
 from pbem.rules.furor_barbarus.stacking import stacking_problem
 from pbem.rules.furor_barbarus.terrain import (
-from pbem.rules.suggest import did_you_mean, listing
     FORD_CROSSING_HALF, MOVE_COST_HALF, ROAD_COST_HALF, ROAD_TERRAIN, STREAM_EXTRA_HALF, Crossing, Feature,
 )
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from pbem.rules.suggest import did_you_mean, listing
 
 ZOC_TO_ZOC = "zoc-to-zoc"
 
