@@ -10,66 +10,88 @@ rollback); ``game.chain_length`` is in ``dice``.
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from typing import TYPE_CHECKING, Any
 
 from pbem import store
+from pbem.transaction import Tx, transaction
+
+if TYPE_CHECKING:
+    from pbem.store import Database
 
 ARCHIVE_FORMAT = "pbem-archive/1"
 
 
-def _resolution_json(session: Session, game_id: str, row: store.Resolution) -> dict[str, Any]:
-    wanted = store.SubmissionStatus.RESOLVED if row.active else store.SubmissionStatus.SET_ASIDE
-    subs = [s for s in store.submissions_for(session, game_id, row.k, wanted)]
-    return {
-        "k": row.k,
-        "label": row.label,
-        "reveal": row.reveal,
-        "previous_state_hash": row.previous_state_hash,
-        "nmr": json.loads(row.nmr),
-        "submissions": [
-            {"side": s.side, "turn_file": s.message.decode("utf-8"), "signature": s.signature}
-            for s in sorted(subs, key=lambda s: s.side)
-        ],
-        "rolls": [
-            {"index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in store.rolls_for(session, game_id, row.k)
-        ],
-        "state_hash": row.state_hash,
-        "events": json.loads(row.events),
-    }
+def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
+    """The archive of one game, read in one transaction with a fixed number of
+    statements however long the game (tests/test_costs.py counts them)."""
+    with transaction(engine, write=False) as tx:
+        return _archive(tx, game_id)
 
 
-def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
-        rows = store.all_resolutions(session, game_id)
-        rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())
+def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
+    game = tx.one(
+        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result FROM game WHERE id = :game",
+        {"game": game_id},
+    )
+    if game is None:
+        raise store.unknown_game(game_id, store.known_game_ids(tx))
+    gid, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result = game
+    players = tx.all("SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})
+    resolutions = tx.all(
+        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
+        {"game": game_id},
+    )
+    files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
+    for turn, status, side, message, signature in tx.all(
+        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
+        {"game": game_id, "resolved": store.SubmissionStatus.RESOLVED.name, "set_aside": store.SubmissionStatus.SET_ASIDE.name},
+    ):
+        files[(turn, status)].append({"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature})
+    rolls: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for k, idx, sides, value, purpose in tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}):
+        rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
+    rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
+
+    def resolution_json(row: Any) -> dict[str, Any]:
+        k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
+        wanted = store.SubmissionStatus.RESOLVED if active else store.SubmissionStatus.SET_ASIDE
         return {
-            "format": ARCHIVE_FORMAT,
-            "game": {
-                "id": game.id,
-                "rules": game.rules,
-                "scenario": game.scenario,
-                "options": game.option_list(),
-                "created": game.created.isoformat(),
-            },
-            "players": [{"side": p.side, "public_key": p.public_key, "email": p.email} for p in store.players(session, game_id)],
-            "dice": {"version": 1, "chain_length": game.chain_length, "anchor": game.anchor},
-            "initial_state_hash": game.initial_state_hash,
-            "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.active],
-            "set_aside": [
-                {
-                    "to": rb.to_k,
-                    "at": rb.at.isoformat(),
-                    "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.rollback_id == rb.id],
-                }
-                for rb in rollbacks
-            ],
-            "final": {"over": game.over, "result": json.loads(game.result) if game.result else None},
+            "k": k,
+            "label": label,
+            "reveal": reveal,
+            "previous_state_hash": previous,
+            "nmr": json.loads(nmr),
+            "submissions": files.get((k, wanted.name), []),
+            "rolls": rolls.get(k, []),
+            "state_hash": state_hash,
+            "events": json.loads(events),
         }
+
+    return {
+        "format": ARCHIVE_FORMAT,
+        "game": {
+            "id": gid,
+            "rules": rules,
+            "scenario": scenario,
+            "options": list(json.loads(options)),
+            "created": store.as_datetime(created).isoformat(),
+        },
+        "players": [{"side": side, "public_key": key, "email": email} for side, key, email in players],
+        "dice": {"version": 1, "chain_length": chain_length, "anchor": anchor},
+        "initial_state_hash": initial_state_hash,
+        "resolutions": [resolution_json(r) for r in resolutions if r[7]],
+        "set_aside": [
+            {
+                "to": to_k,
+                "at": store.as_datetime(at).isoformat(),
+                "resolutions": [resolution_json(r) for r in resolutions if r[8] == rollback_id],
+            }
+            for rollback_id, to_k, at in rollbacks
+        ],
+        "final": {"over": bool(over), "result": json.loads(result) if result else None},
+    }
 
 
 def export(engine: Engine, game_id: str, path: Path) -> dict[str, Any]:

@@ -1,28 +1,35 @@
-"""The store: SQLModel tables on SQLite (WAL) or any SQLAlchemy database.
+"""The store: the referee's records on SQLite (WAL) or any SQLAlchemy database.
 
 Everything a player sent is kept byte for byte: submissions (queued, superseded,
 resolved, set aside) and refusals with their reason.  Resolutions form the
 position hash chain (previous hash -> orders -> new hash); rolls keep every die
 with its purpose.  ``SCHEMA_VERSION`` is stored in ``meta``; opening a database of
 another version is refused with a clear message.
+
+This module is the half without SQLAlchemy: the hot paths in plain SQL (``check``,
+``submit``, ``process``, ``status``, ``orders``, export and the dice history) and
+:func:`open_database`, which opens an SQLite file with the standard library
+alone.  The SQLModel tables and the ORM reads live in :mod:`pbem.orm`; their names
+are handed out from here on first use (``store.Game``, ``store.open_engine``), so
+a command that never needs the ORM never pays for importing it
+(docs/performance.md, "Start-up").
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
-from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
-from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
+from pbem.transaction import SqliteFile, Tx
 
-from pbem.transaction import READ_ONLY, Tx
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
 
@@ -42,103 +49,6 @@ class SubmissionStatus(str, Enum):
     SET_ASIDE = "set_aside"
 
 
-class Meta(SQLModel, table=True):
-    key: str = Field(primary_key=True)
-    value: str
-
-
-class Game(SQLModel, table=True):
-    id: str = Field(primary_key=True)
-    rules: str
-    scenario: str
-    options: str = "[]"  # JSON list
-    created: datetime = Field(default_factory=utcnow)
-    seed: str  # hex; the only secret. Never leaves the database.
-    seed_checkpoints: str = ""  # hex of dice.checkpoints(seed, N): as secret as the seed; never exported
-    chain_length: int
-    anchor: str
-    initial_position: str  # canonical JSON
-    initial_state_hash: str
-    current_k: int = 0  # latest active resolution (0: none yet)
-    next_k: int = 1  # number of the next resolution (never reused, even after rollback)
-    state_hash: str  # hash of the current position
-    over: bool = False
-    result: str | None = None  # JSON of Outcome.to_json()
-
-    def option_list(self) -> list[str]:
-        return list(json.loads(self.options))
-
-
-class Player(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "side"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    side: str
-    public_key: str  # OpenSSH line
-    email: str | None = None
-
-
-class Resolution(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "k"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    k: int
-    label: str
-    position: str  # canonical JSON
-    state_hash: str
-    previous_state_hash: str
-    events: str = "[]"  # JSON list
-    reveal: str  # hex, published
-    nmr: str = "[]"  # JSON list of sides resolved with no orders
-    created: datetime = Field(default_factory=utcnow)
-    active: bool = True
-    rollback_id: int | None = None
-
-
-class Submission(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    side: str
-    turn: int
-    message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the signed bytes
-    signature: str  # armored SSHSIG
-    digest: str = Field(index=True)  # hex SHA-256 of message
-    received: datetime = Field(default_factory=utcnow)
-    status: SubmissionStatus = SubmissionStatus.QUEUED
-    source: str = ""
-
-
-class Refusal(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str | None = Field(default=None, index=True)
-    side: str | None = None
-    turn: int | None = None
-    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    signature: str | None = None
-    reason: str
-    received: datetime = Field(default_factory=utcnow)
-    source: str = ""
-
-
-class Roll(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "k", "idx"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    k: int
-    idx: int
-    sides: int
-    value: int
-    purpose: str
-
-
-class Rollback(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    to_k: int
-    at: datetime = Field(default_factory=utcnow)
-    discarded: str = "[]"  # JSON list of k
-
-
 def database_url(db: str | os.PathLike[str] | None) -> str:
     """``--db`` may be a path or an SQLAlchemy URL; default ``$PBEM_DB`` or ``pbem.db``."""
     value = str(db) if db is not None else os.environ.get("PBEM_DB", "pbem.db")
@@ -147,104 +57,68 @@ def database_url(db: str | os.PathLike[str] | None) -> str:
     return f"sqlite:///{Path(value)}"
 
 
-def shown_url(url: str) -> str:
-    """The URL for messages: a password in it is shown as ``***``."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+Database = Union["Engine", SqliteFile]
+"""What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
+SQLite file opened without SQLAlchemy (:func:`open_database`)."""
+
+TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback"})
+"""Every table of this schema version (tests/test_startup.py checks it against the
+SQLModel tables)."""
 
 
-def _sqlite_pragmas(engine: Engine) -> None:
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # Let SQLAlchemy, not the driver, issue BEGIN, so that we can make it IMMEDIATE.
-        dbapi_conn.isolation_level = None
-        cursor = dbapi_conn.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        # A writer takes the lock at BEGIN: two processes never interleave a resolution.
-        # A reader (see ``reading``) takes none: WAL gives it a snapshot, and it never
-        # waits behind a writer.
-        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
+def sqlite_path(url: str) -> str | None:
+    """The file of a plain ``sqlite:///PATH`` URL (no driver, no query options);
+    ``None`` for anything else."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or "?" in url:
+        return None
+    path = url[len(prefix):]
+    return path if path and path != ":memory:" else None
 
 
-def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -> Engine:
-    """Open (and create, if new) the database; check its schema version."""
-    url = database_url(db)
-    is_sqlite = url.startswith("sqlite")
-    if is_sqlite and not create:
-        path = url.split("sqlite:///", 1)[-1]
-        if path and not Path(path).exists():
-            raise StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
-    shown = shown_url(url)
-    try:
-        engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
-    except NoSuchModuleError:
-        raise StoreError(f"--db {shown!r}: SQLAlchemy knows no database of that kind (a path, or a URL such as sqlite:///referee.db)") from None
-    except ImportError as exc:
-        raise StoreError(f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'") from None
-    except ArgumentError as exc:
-        raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None
-    if is_sqlite:
-        _sqlite_pragmas(engine)
-    try:
-        _check_or_create_schema(engine)
-    except (DatabaseError, OperationalError) as exc:
-        engine.dispose()
-        raise StoreError(f"cannot open database {shown}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}") from None
-    except StoreError:
-        engine.dispose()
-        raise
-    return engine
+def no_database(path: str) -> StoreError:
+    return StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
 
 
-def _check_or_create_schema(engine: Engine) -> None:
-    reader = engine.execution_options(**{READ_ONLY: True})
-    tables = set(inspect(reader).get_table_names())
-    if not tables:
-        with engine.begin() as conn:  # the write lock: one creator at a time
-            if not inspect(conn).get_table_names():
-                SQLModel.metadata.create_all(conn)
-                conn.execute(Meta.__table__.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))  # type: ignore[attr-defined]
-        tables = set(inspect(reader).get_table_names())
+def check_schema(tables: set[str], version: str | None) -> None:
+    """Refuse a database that is not a pbem database of this schema version."""
     if "meta" not in tables:
         raise StoreError("this database is not a pbem database (it has no 'meta' table); give another --db")
-    with reader.connect() as conn:
-        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
-    version = row[0] if row else None
     if version != str(SCHEMA_VERSION):
         raise StoreError(
             f"database schema version is {version}, this pbem reads version {SCHEMA_VERSION}; "
             "use the pbem release that wrote it (nothing was changed)"
         )
-    missing = set(SQLModel.metadata.tables) - tables
+    missing = TABLES - tables
     if missing:
         raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
 
 
-def reading(engine: Engine) -> Session:
-    """A session for reading only (``status``, ``check``, reports, export, audit):
-    on SQLite it begins a plain (deferred) transaction, so it takes no write lock."""
-    return Session(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
+def open_database(db: str | os.PathLike[str] | None = None) -> Database:
+    """Open an existing database for the hot paths.  An SQLite file is opened with
+    the standard library alone (the same pragmas as :mod:`pbem.orm`'s engine);
+    any other URL goes through SQLAlchemy (``orm.open_engine``)."""
+    url = database_url(db)
+    path = sqlite_path(url)
+    if path is None:
+        from pbem.orm import open_engine
 
-
-@contextmanager
-def session_scope(engine: Engine) -> Iterator[Session]:
-    """One transaction: committed on success, rolled back on any error."""
-    with Session(engine, expire_on_commit=False) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+        return open_engine(db, create=False)
+    if not Path(path).exists():
+        raise no_database(path)
+    handle = SqliteFile(path)
+    try:
+        conn = handle.connection()
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables else None
+        check_schema(tables, row[0] if row else None)
+    except sqlite3.DatabaseError as exc:
+        handle.dispose()
+        raise StoreError(f"cannot open database {url}: {exc}") from None
+    except StoreError:
+        handle.dispose()
+        raise
+    return handle
 
 
 def unknown_game(game_id: str, known: Sequence[str]) -> LookupError:
@@ -252,69 +126,17 @@ def unknown_game(game_id: str, known: Sequence[str]) -> LookupError:
     return LookupError(f"no game {game_id!r}{hint}")
 
 
-def get_game(session: Session, game_id: str, lock: bool = False) -> Game:
-    """The game; ``lock`` keeps its row locked until the transaction ends where the
-    database locks rows (SQLite's writer already holds the whole database)."""
-    game = session.get(Game, game_id, with_for_update=True if lock else None)
-    if game is None:
-        raise unknown_game(game_id, session.exec(select(Game.id).order_by(Game.id)).all())
-    return game
+def __getattr__(name: str) -> Any:
+    """The ORM half (:mod:`pbem.orm`: ``Game``, ``open_engine``, ``reading`` ...),
+    imported on first use."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from pbem import orm
 
-
-# The hot statements are built once, with bound parameters: building a statement
-# costs more than SQLite takes to run it (see docs/performance.md).
-_PLAYERS = select(Player).where(Player.game_id == bindparam("g")).order_by(Player.side)
-_RESOLUTION = select(Resolution).where(Resolution.game_id == bindparam("g"), Resolution.k == bindparam("k"))
-_SUBMISSIONS = select(Submission).where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k")).order_by(Submission.side, Submission.id)
-_SUBMISSIONS_WITH_STATUS = (
-    select(Submission)
-    .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"), Submission.status == bindparam("status"))
-    .order_by(Submission.side, Submission.id)
-)
-
-
-def players(session: Session, game_id: str) -> list[Player]:
-    return list(session.exec(_PLAYERS, params={"g": game_id}).all())
-
-
-def active_resolutions(session: Session, game_id: str) -> list[Resolution]:
-    stmt = select(Resolution).where(Resolution.game_id == game_id, Resolution.active == True).order_by(Resolution.k)  # noqa: E712
-    return list(session.exec(stmt).all())
-
-
-def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
-    stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(Resolution.k)
-    return list(session.exec(stmt).all())
-
-
-def resolution(session: Session, game_id: str, k: int) -> Resolution | None:
-    return session.exec(_RESOLUTION, params={"g": game_id, "k": k}).first()
-
-
-def current_position(session: Session, game: Game) -> dict[str, Any]:
-    if game.current_k == 0:
-        return json.loads(game.initial_position)
-    row = resolution(session, game.id, game.current_k)
-    if row is None:
-        raise StoreError(f"game {game.id}: its current resolution {game.current_k} is missing; the database is damaged")
-    return json.loads(row.position)
-
-
-def submissions_for(session: Session, game_id: str, k: int, status: SubmissionStatus | None = None) -> list[Submission]:
-    if status is None:
-        return list(session.exec(_SUBMISSIONS, params={"g": game_id, "k": k}).all())
-    return list(session.exec(_SUBMISSIONS_WITH_STATUS, params={"g": game_id, "k": k, "status": status}).all())
-
-
-def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll]:
-    stmt = select(Roll).where(Roll.game_id == game_id)
-    if k is not None:
-        stmt = stmt.where(Roll.k == k)
-    return list(session.exec(stmt.order_by(Roll.k, Roll.idx)).all())
-
-
-def game_ids(session: Session) -> list[str]:
-    return list(session.exec(select(Game.id).order_by(Game.id)).all())
+    try:
+        return getattr(orm, name)
+    except AttributeError:
+        raise AttributeError(f"module 'pbem.store' has no attribute {name!r}") from None
 
 
 # ------------------------------------------------------------------------------
@@ -336,12 +158,15 @@ class GameState(NamedTuple):
     seed: str
     chain_length: int
     seed_checkpoints: str
+    scenario: str
+    anchor: str
+    current_k: int
 
 
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints
+       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
@@ -358,10 +183,38 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     row = tx.one(_GAME_STATE, {"game": game_id})
     if row is None:
         return None
-    gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints = row
+    gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints, scenario, anchor = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
-    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints)
+    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
+
+
+def known_game(tx: Tx, game_id: str) -> GameState:
+    """:func:`game_state`, or the ``LookupError`` naming the games there are."""
+    game = game_state(tx, game_id)
+    if game is None:
+        raise unknown_game(game_id, known_game_ids(tx))
+    return game
+
+
+def claim_game(tx: Tx, game_id: str) -> bool:
+    """Take a game to resolve it, in a writer.  Where the database locks rows
+    (PostgreSQL), the game's row is locked with ``FOR UPDATE SKIP LOCKED``: a game
+    another processor holds is passed over at once (False), never waited for.
+    SQLite's writer already holds the whole database (``BEGIN IMMEDIATE``): one
+    writer at a time, and every claim succeeds."""
+    if not tx.locking_reads:
+        return True
+    return tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED", {"game": game_id}) is not None
+
+
+def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
+    """The sides with a file queued for ``turn``, in order."""
+    rows = tx.all(
+        "SELECT DISTINCT side FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued ORDER BY side",
+        {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
+    )
+    return [r[0] for r in rows]
 
 
 def known_game_ids(tx: Tx) -> list[str]:
@@ -400,6 +253,11 @@ def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
 
 def _as_datetime(value: datetime | str) -> datetime:
     return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+
+
+def as_datetime(value: datetime | str) -> datetime:
+    """A stored timestamp as a ``datetime`` (SQLite gives back its text form)."""
+    return _as_datetime(value)
 
 
 def queue_submission(tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str) -> int:
