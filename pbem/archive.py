@@ -4,7 +4,8 @@ Everything an auditor needs and nothing secret: no seed, no reveal of a
 resolution not yet processed.  Additions to the printed format, all optional for
 a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 ``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
-rollback); ``game.chain_length`` is in ``dice``.
+rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
+committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem import store
+from pbem import dice_chains, store
 from pbem.transaction import Tx, transaction
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     for k, idx, sides, value, purpose in tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}):
         rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
     rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
+    extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
 
     def resolution_json(row: Any) -> dict[str, Any]:
         k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
@@ -79,7 +81,12 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             "created": store.as_datetime(created).isoformat(),
         },
         "players": [{"side": side, "public_key": key, "email": email} for side, key, email in players],
-        "dice": {"version": 1, "chain_length": chain_length, "anchor": anchor},
+        "dice": {
+            "version": 1,
+            "chain_length": chain_length,
+            "anchor": anchor,
+            **({"extensions": [e.to_json() for e in extensions]} if extensions else {}),
+        },
         "initial_state_hash": initial_state_hash,
         "resolutions": [resolution_json(r) for r in resolutions if r[7]],
         "set_aside": [

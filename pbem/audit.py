@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem import dice as dicev1
-from pbem import keys, sshsig
+from pbem import dice_chains, keys, sshsig
 from pbem.canonical import canonical_json, position_hash
 from pbem.turnfile import TurnFileError, parse_turn_file
 from rules import find_ruleset
@@ -118,13 +118,20 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 if want != got:
                     raise AuditFailure(f"{where}: header {name} is {got!r}, expected {want!r}")
 
-    # 3. reveal chain
-    anchor = bytes.fromhex(archive["dice"]["anchor"])
-    previous = anchor
+    # 3. reveal chain (each extension chain starts again from its own anchor)
+    chains = archive_chains(archive)
+    previous = b""
     for res, _ in resolutions:
+        chain = dice_chains.chain_for(chains, res["k"])
+        if chain is None or res["k"] > chain.last_k:
+            raise AuditFailure(f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to {dice_chains.last_served(chains)})")
+        starts = res["k"] == chain.first_k
+        if starts:
+            previous = bytes.fromhex(chain.anchor)
         reveal = bytes.fromhex(res["reveal"])
         if not dicev1.reveal_follows(reveal, previous):
-            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} (the {'anchor' if res['k'] == 1 else 'previous reveal'})")
+            what = "the anchor" if res["k"] == 1 else f"the anchor of the chain extending from {chain.first_k}" if starts else "the previous reveal"
+            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} ({what})")
         previous = reveal
 
     # 4. every roll recomputed
@@ -198,6 +205,19 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             for g in archive.get("set_aside", [])
         ),
     )
+
+
+def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:
+    """The archive's dice chains in order: the game's own, then ``dice.extensions``,
+    each of which must start where the one before ends."""
+    dice = archive["dice"]
+    chains = [dice_chains.PublicChain(1, int(dice["chain_length"]), str(dice["anchor"]))]
+    for ext in dice.get("extensions", []):
+        chain = dice_chains.PublicChain(int(ext["first_k"]), int(ext["chain_length"]), str(ext["anchor"]))
+        if chain.first_k != chains[-1].last_k + 1 or chain.chain_length < 2:
+            raise AuditFailure(f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where the chain before it ends, with a length of at least 2")
+        chains.append(chain)
+    return chains
 
 
 def _dice_key(game_id: str, res: dict[str, Any]) -> bytes:

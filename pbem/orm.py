@@ -23,7 +23,7 @@ from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, 
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
-from pbem.store import SCHEMA_VERSION, StoreError, SubmissionStatus, check_schema, database_url, no_database, unknown_game, utcnow
+from pbem.store import MIGRATIONS, SCHEMA_VERSION, StoreError, SubmissionStatus, check_schema, database_url, no_database, sqlite_path, unknown_game, utcnow
 from pbem.transaction import READ_ONLY, sqlite_pragmas
 
 
@@ -116,6 +116,22 @@ class Roll(SQLModel, table=True):
     purpose: str
 
 
+class DiceChain(SQLModel, table=True):
+    """A dice chain committed after ``pbem new`` to extend a game (docs/dice.md,
+    "Extending a game's dice"): it serves resolutions ``first_k .. first_k + N - 2``."""
+
+    __tablename__ = "dice_chain"
+    __table_args__ = (UniqueConstraint("game_id", "first_k"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    first_k: int
+    chain_length: int
+    anchor: str
+    seed: str  # hex; secret like the game's own seed
+    seed_checkpoints: str = ""
+    created: datetime = Field(default_factory=utcnow)
+
+
 class Rollback(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)
@@ -130,6 +146,21 @@ def shown_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return url
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file 0600 whatever the umask: it holds the dice seed.
+    SQLite gives its -wal and -shm files the database file's mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process created it first
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 def _sqlite_pragmas(engine: Engine) -> None:
@@ -149,10 +180,11 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
     """Open (and create, if new) the database; check its schema version."""
     url = database_url(db)
     is_sqlite = url.startswith("sqlite")
-    if is_sqlite and not create:
-        path = url.split("sqlite:///", 1)[-1]
-        if path and not Path(path).exists():
-            raise no_database(path)
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        if not create:
+            raise no_database(str(path))
+        _create_private(path)
     shown = shown_url(url)
     try:
         engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
@@ -188,7 +220,26 @@ def _check_or_create_schema(engine: Engine) -> None:
     if "meta" in tables:
         with reader.connect() as conn:
             row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
-    check_schema(tables, row[0] if row else None)
+    version = row[0] if row else None
+    if version is not None and version.isdigit() and 2 <= int(version) < SCHEMA_VERSION:
+        _migrate(engine, int(version))
+        version = str(SCHEMA_VERSION)
+        tables = set(inspect(reader).get_table_names())
+    check_schema(tables, version)
+
+
+def _migrate(engine: Engine, version: int) -> None:
+    """Upgrade a database of an older schema in one write transaction (the first
+    process to get the lock does it; the others find it done)."""
+    with engine.begin() as conn:
+        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
+        if row is None or row[0] != str(version):
+            return
+        SQLModel.metadata.create_all(conn)  # only the tables that are missing
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS.get(step, ()):
+                conn.execute(text(statement))
+        conn.execute(text("UPDATE meta SET value = :v WHERE key = 'schema_version'"), {"v": str(SCHEMA_VERSION)})
 
 
 def reading(engine: Engine) -> Session:
@@ -269,6 +320,10 @@ def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll
     if k is not None:
         stmt = stmt.where(Roll.k == k)
     return list(session.exec(stmt.order_by(Roll.k, Roll.idx)).all())
+
+
+def dice_chains(session: Session, game_id: str) -> list[DiceChain]:
+    return list(session.exec(select(DiceChain).where(DiceChain.game_id == game_id).order_by(DiceChain.first_k)).all())  # type: ignore[arg-type]
 
 
 def game_ids(session: Session) -> list[str]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pbem import dice as dicev1
-from pbem import keys, paths, sshsig, store
+from pbem import dice_chains, keys, paths, sshsig, store
 from pbem.canonical import canonical_json, position_hash
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
@@ -101,8 +101,8 @@ def new_game(
     for side in (emails or {}):
         if side not in info.sides:
             problems.append(f"--email for unknown side {side!r}")
-    if not 1 <= chain_length <= 1_000_000:
-        problems.append("dice chain length must be between 1 and 1,000,000")
+    if not 2 <= chain_length <= 1_000_000:
+        problems.append(f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)")
     if problems:
         raise Refused(problems)
     position = ruleset.setup(info.id, list(options))
@@ -127,6 +127,18 @@ def new_game(
         for side in info.sides:
             session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
     return game
+
+
+def shared_keys(player_keys: Mapping[str, str]) -> list[str]:
+    """A warning for each key registered by more than one side: whoever holds it can
+    sign for both, which a referee should know (it is allowed, e.g. a solo test)."""
+    by_blob: dict[bytes, list[str]] = {}
+    for side, line in player_keys.items():
+        try:
+            by_blob.setdefault(keys.PublicKey.from_openssh(line).blob, []).append(side)
+        except keys.KeyFileError:
+            continue
+    return [f"warning: sides {' and '.join(sides)} registered the same key: its holder can sign for both" for sides in by_blob.values() if len(sides) > 1]
 
 
 # ---------------------------------------------------------------------- checking
@@ -159,6 +171,18 @@ def registered_key(line: str) -> keys.PublicKey:
     return keys.PublicKey.from_openssh(line)
 
 
+def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]:
+    """Each side's registered key; one stored before a rule refused it (a weak RSA
+    key) refuses the file instead of being trusted."""
+    roster = {}
+    for side, line in lines.items():
+        try:
+            roster[side] = registered_key(line)
+        except keys.KeyFileError as exc:
+            raise Refused([f"the {side} side's registered key is refused: {exc}; the referee registers a new one with 'pbem player {game_id} {side} --key FILE'"]) from None
+    return roster
+
+
 def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
     """Run every check on a turn file against the stored game; raise :class:`Refused`."""
     try:
@@ -170,7 +194,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
-    roster = {side: registered_key(line) for side, line in store.public_keys(tx, game.id).items()}
+    roster = _roster(game.id, store.public_keys(tx, game.id))
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
     if signature is None:
@@ -194,6 +218,8 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
     if tf.turn != game.next_k:
         when = "stale" if tf.turn < game.next_k else "from the future"
         raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
+    if _chain_link(tx, game, tf.turn) is None:
+        raise Refused([dice_chains.used_up(game.id, _last_served(tx, game), tf.turn)])
     if tf.state != game.state_hash:
         raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
     ruleset = find_ruleset(game.rules)
@@ -221,6 +247,23 @@ def seen_before(earlier: store.EarlierCopy) -> str:
             return f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new file to change your orders"
         case _:
             return f"this turn file (received {when}) was set aside by a rollback; write and sign new orders against the latest report"
+
+
+def _chain_link(tx: Tx, game: store.GameState, k: int) -> tuple[str, int, str, int] | None:
+    """Where resolution ``k``'s reveal comes from: (seed, chain length, checkpoints,
+    link), or None when no committed chain serves ``k``.  The game's own chain
+    needs no query; only a game past it looks for an extension."""
+    if 1 <= k <= game.chain_length - 1:
+        return game.seed, game.chain_length, game.seed_checkpoints, k
+    ext = store.extension_for(tx, game.id, k)
+    if ext is None or not 1 <= k - ext.first_k + 1 <= ext.chain_length - 1:
+        return None
+    return ext.seed, ext.chain_length, ext.seed_checkpoints, k - ext.first_k + 1
+
+
+def _last_served(tx: Tx, game: store.GameState) -> int:
+    ext = store.extension_for(tx, game.id, 1 << 62)
+    return ext.first_k + ext.chain_length - 2 if ext else game.chain_length - 1
 
 
 def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:
@@ -382,7 +425,10 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome:
     if missing and not force_nmr:
         return ProcessOutcome(game_id, None, label, awaiting=missing)
     files = [queued[side] for side in sorted(queued) if side in due]
-    reveal = dicev1.reveal(bytes.fromhex(game.seed), game.chain_length, k, bytes.fromhex(game.seed_checkpoints))
+    link = _chain_link(tx, game, k)
+    if link is None:
+        raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
+    reveal = dice_chains.reveal(*link)
     stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
@@ -428,6 +474,35 @@ def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
     if problems:  # cannot happen either: parsed at submit
         raise Refused([f"queued {queued.side} file no longer readable: {Problem(p.line + tf.body_offset if p.line else 0, p.message)}" for p in problems])
     return orders
+
+
+# ------------------------------------------------------------- dice extension
+
+
+def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH) -> store.DiceChain:
+    """Commit a new dice chain that takes over where the game's last one ends
+    (docs/dice.md, "Extending a game's dice").  Its anchor is published like the
+    first one: in the archive (``dice.extensions``), reports and ``pbem status``."""
+    if not 2 <= chain_length <= 1_000_000:
+        raise Refused([f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"])
+    with store.session_scope(engine) as session:
+        game = store.get_game(session, game_id, lock=True)
+        if game.over:
+            raise Refused([f"game {game_id} is over ({result_text(game.result)}); its dice need no extension"])
+        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
+        commitment = dicev1.Commitment.new(chain_length)
+        row = store.DiceChain(
+            game_id=game_id,
+            first_k=dice_chains.last_served(chains) + 1,
+            chain_length=chain_length,
+            anchor=commitment.anchor.hex(),
+            seed=commitment.seed.hex(),
+            seed_checkpoints=commitment.kept.hex(),
+        )
+        session.add(row)
+        session.flush()
+        session.expunge(row)
+        return row
 
 
 # ------------------------------------------------------------------ rollback
@@ -515,6 +590,8 @@ class Status:
     score: list[dict] = field(default_factory=list)
     anchor: str = ""
     queued: list[str] = field(default_factory=list)
+    dice_left: int = 0  # resolutions the committed dice chains can still serve
+    extensions: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -529,6 +606,8 @@ class Status:
             "result": self.result,
             "score": self.score,
             "anchor": self.anchor,
+            "dice_left": self.dice_left,
+            "dice_extensions": self.extensions,
         }
 
 
@@ -538,6 +617,7 @@ def status(engine: Engine, game_id: str) -> Status:
         ruleset = find_ruleset(game.rules)
         position = game.position
         queued = store.queued_sides(tx, game_id, game.next_k)
+        chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
         due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
         return Status(
             game=game.id,
@@ -551,5 +631,7 @@ def status(engine: Engine, game_id: str) -> Status:
             score=[{"side": s.side, "value": s.value, "detail": s.detail} for s in ruleset.score(position)],
             anchor=game.anchor,
             queued=queued,
+            dice_left=max(0, dice_chains.last_served(chains) - game.next_k + 1),
+            extensions=[c.to_json() for c in chains[1:]],
         )
 

@@ -31,7 +31,13 @@ from pbem.transaction import SqliteFile, Tx
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions)
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+}
+"""What upgrades a database from the version before: new tables are created as
+they are missing, then these statements run, all in one write transaction."""
+
 
 
 class StoreError(RuntimeError):
@@ -61,19 +67,34 @@ Database = Union["Engine", SqliteFile]
 """What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
 SQLite file opened without SQLAlchemy (:func:`open_database`)."""
 
-TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback"})
+TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain"})
 """Every table of this schema version (tests/test_startup.py checks it against the
 SQLModel tables)."""
 
 
-def sqlite_path(url: str) -> str | None:
-    """The file of a plain ``sqlite:///PATH`` URL (no driver, no query options);
-    ``None`` for anything else."""
-    prefix = "sqlite:///"
-    if not url.startswith(prefix) or "?" in url:
+def sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL (None for another database or an in-memory one)."""
+    if not url.startswith("sqlite"):
         return None
-    path = url[len(prefix):]
-    return path if path and path != ":memory:" else None
+    path = url.split(":///", 1)[-1].split("?", 1)[0]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def readable_by_others(url: str) -> list[str]:
+    """The database's files (and its -wal and -shm) that users other than the owner
+    can read: each lets them read the dice seed."""
+    path = sqlite_path(url)
+    if path is None:
+        return []
+    found = []
+    for name in (str(path), f"{path}-wal", f"{path}-shm"):
+        try:
+            mode = os.stat(name).st_mode
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(f"{name} (mode {mode & 0o777:04o})")
+    return found
 
 
 def no_database(path: str) -> StoreError:
@@ -100,18 +121,25 @@ def open_database(db: str | os.PathLike[str] | None = None) -> Database:
     any other URL goes through SQLAlchemy (``orm.open_engine``)."""
     url = database_url(db)
     path = sqlite_path(url)
-    if path is None:
+    if path is None or not url.startswith("sqlite:///") or "?" in url:
         from pbem.orm import open_engine
 
         return open_engine(db, create=False)
-    if not Path(path).exists():
-        raise no_database(path)
-    handle = SqliteFile(path)
+    if not path.exists():
+        raise no_database(str(path))
+    handle = SqliteFile(str(path))
     try:
         conn = handle.connection()
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables else None
-        check_schema(tables, row[0] if row else None)
+        version = row[0] if row else None
+        if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
+            handle.dispose()  # an older schema: SQLAlchemy upgrades it in place
+            from pbem.orm import open_engine
+
+            open_engine(db, create=False).dispose()
+            return open_database(db)
+        check_schema(tables, version)
     except sqlite3.DatabaseError as exc:
         handle.dispose()
         raise StoreError(f"cannot open database {url}: {exc}") from None
@@ -215,6 +243,36 @@ def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
     return [r[0] for r in rows]
+
+
+class ChainRow(NamedTuple):
+    first_k: int
+    chain_length: int
+    seed: str
+    seed_checkpoints: str
+
+
+def extension_for(tx: Tx, game_id: str, k: int) -> ChainRow | None:
+    """The extension chain that resolution ``k`` falls in (the latest starting at or
+    before ``k``), if any."""
+    row = tx.one(
+        "SELECT first_k, chain_length, seed, seed_checkpoints FROM dice_chain"
+        " WHERE game_id = :game AND first_k <= :k ORDER BY first_k DESC LIMIT 1",
+        {"game": game_id, "k": k},
+    )
+    return ChainRow(*row) if row else None
+
+
+class ChainAnchor(NamedTuple):
+    first_k: int
+    chain_length: int
+    anchor: str
+
+
+def chain_anchors(tx: Tx, game_id: str) -> list[ChainAnchor]:
+    """The public side of a game's extension chains (``pbem extend``), in order."""
+    rows = tx.all("SELECT first_k, chain_length, anchor FROM dice_chain WHERE game_id = :game ORDER BY first_k", {"game": game_id})
+    return [ChainAnchor(*row) for row in rows]
 
 
 def known_game_ids(tx: Tx) -> list[str]:

@@ -3,14 +3,23 @@ named after it; each failed on the code before its fix."""
 
 from __future__ import annotations
 
+import base64
 import json
+import random
 import sqlite3
+import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from pbem import paths
-from tests.conftest import Table
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from pbem import paths, sshsig
+from pbem.keys import wire_string
+from tests.conftest import ROOT, Table
 from tests.test_pipeline_cli import _refused, sign, status, write_orders
 
 
@@ -118,3 +127,209 @@ def test_2_inside_refuses_every_escape(tmp_path: Path) -> None:
     for bad in ("..", ".", "", "../x", "a/b", "/etc"):
         with pytest.raises(paths.UnsafePath):
             paths.inside(tmp_path, bad)
+
+
+# --- 5. an exhausted dice chain
+
+
+def _play(t: Table, game: str, name: str) -> dict:
+    """Write, sign and submit every awaited side's file; return the status before."""
+    st = status(t, game)
+    for side in st["awaiting"]:
+        path = write_orders(t, game, side, f"{name}-{st['turn']}-{side}.txt", seed=st["turn"])
+        sign(t, path, side)
+        r = t.run("submit", str(path))
+        assert r.exit_code == 0, r.stderr
+    return st
+
+
+def test_5_chain_length_1_is_refused_cleanly(table: Table) -> None:
+    _, rep = table.key("republic")
+    _, emp = table.key("empire")
+    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}", "--chain-length", "1")
+    assert r.exit_code == 1
+    assert r.stderr == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)\n"
+
+
+def test_5_an_exhausted_chain_is_refused_at_submit_named_in_status_and_stops_no_other_game(new_farrapos) -> None:
+    t = new_farrapos("short", "--chain-length", "3")  # serves resolutions 1 and 2
+    new_farrapos("other")
+    for _ in range(2):
+        _play(t, "short", "s")
+        assert t.run("process", "short").exit_code == 0
+    st = status(t, "short")
+    assert st["turn"] == 3 and st["dice_left"] == 0
+    plain = t.run("status", "short").stdout
+    assert "dice: the committed chains used up; extend them with 'pbem extend short'" in plain
+    side = st["awaiting"][0]
+    late = write_orders(t, "short", side, "late.txt")
+    sign(t, late, side)
+    _refused(t, late, "game short's dice chain is used up: it serves resolutions up to 2, so resolution 3 cannot be rolled")
+    # the other game resolves in the same batch; the used-up game is named, no traceback
+    _play(t, "other", "o")
+    r = t.run("process", "--all", "--force-nmr")
+    assert "other: resolution 1" in r.stdout
+    assert r.exit_code == 1 and "short: game short's dice chain is used up" in r.stderr
+    assert status(t, "other")["turn"] == 2
+
+
+def test_5_an_extended_game_plays_on_and_audits(new_farrapos) -> None:
+    t = new_farrapos("g1", "--chain-length", "3")
+    for _ in range(2):
+        _play(t, "g1", "a")
+        assert t.run("process", "g1").exit_code == 0
+    r = t.run("extend", "g1", "--chain-length", "4")
+    assert r.exit_code == 0, r.stderr
+    assert "dice extended for resolutions 3-5" in r.stdout
+    anchor = r.stdout.strip().rsplit(" ", 1)[1]
+    assert status(t, "g1")["dice_extensions"] == [{"first_k": 3, "chain_length": 4, "anchor": anchor}]
+    for _ in range(3):
+        _play(t, "g1", "b")
+        assert t.run("process", "g1").exit_code == 0
+    assert status(t, "g1")["dice_left"] == 0
+    archive_path = t.tmp / "g1.json"
+    assert t.run("export", "g1", "-o", str(archive_path)).exit_code == 0
+    archive = json.loads(archive_path.read_text())
+    assert archive["dice"]["extensions"] == [{"first_k": 3, "chain_length": 4, "anchor": anchor}]
+    r = t.run("audit", "--archive", str(archive_path))
+    assert r.exit_code == 0, r.stderr
+    verifier = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_dice.py"), str(archive_path)], capture_output=True, text=True)
+    assert verifier.returncode == 0 and "dice verified: 5 resolutions" in verifier.stdout, verifier.stderr
+    # a forged extension anchor is caught
+    archive["dice"]["extensions"][0]["anchor"] = "00" * 32
+    archive_path.write_text(json.dumps(archive))
+    r = t.run("audit", "--archive", str(archive_path))
+    assert r.exit_code == 1 and "resolution 3: reveal" in r.stderr and "the anchor of the chain extending from 3" in r.stderr
+
+
+# --- 3. the database is world-readable
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_3_database_wal_shm_and_private_keys_are_0600_whatever_the_umask(tmp_path: Path, umask: int) -> None:
+    """A real pbem process under a permissive umask: the database, its WAL and shm
+    files (which hold the seed while the game runs) and the private key are 0600."""
+    t = Table(tmp_path, tmp_path / "referee.db")
+    script = (
+        "import os, sys; os.umask(%d); from pbem.cli import main; sys.argv = ['pbem'] + sys.argv[1:]; main()" % umask
+    )
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", script, "--db", str(t.db), *args], capture_output=True, text=True, cwd=tmp_path)
+
+    assert run("keygen", "republic", "--dir", str(tmp_path / "k")).returncode == 0
+    assert run("keygen", "empire", "--dir", str(tmp_path / "k")).returncode == 0
+    assert _mode(tmp_path / "k" / "republic") == 0o600
+    r = run("new", "g1", "--rules", "farrapos", "--player", f"republic={tmp_path / 'k' / 'republic.pub'}", "--player", f"empire={tmp_path / 'k' / 'empire.pub'}")
+    assert r.returncode == 0, r.stderr
+    holder = sqlite3.connect(t.db)  # keeps the WAL and shm files in place
+    holder.execute("SELECT COUNT(*) FROM game").fetchone()
+    for name in ("referee.db", "referee.db-wal", "referee.db-shm"):
+        assert _mode(tmp_path / name) == 0o600, name
+    status_run = run("status", "g1")
+    holder.close()
+    assert status_run.returncode == 0 and "warning" not in status_run.stderr
+
+
+def test_3_status_warns_about_a_database_others_can_read(new_farrapos) -> None:
+    t = new_farrapos("g1")
+    t.db.chmod(0o644)
+    r = t.run("status", "g1")
+    assert r.exit_code == 0
+    assert f"pbem: warning: others can read {t.db} (mode 0644)" in r.stderr
+    assert "hold the dice seed: chmod 600 them" in r.stderr
+
+
+# --- 4. weak keys
+
+
+def _weak_rsa_key(bits: int = 768) -> rsa.RSAPrivateKey:
+    """An RSA key under OpenSSH's floor (cryptography and ssh-keygen will not make one)."""
+    rng = random.Random(bits)
+
+    def probable_prime(n: int) -> bool:
+        if n % 2 == 0:
+            return False
+        d, s = n - 1, 0
+        while d % 2 == 0:
+            d, s = d // 2, s + 1
+        for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+            x = pow(a, d, n)
+            if x in (1, n - 1):
+                continue
+            for _ in range(s - 1):
+                x = pow(x, 2, n)
+                if x == n - 1:
+                    break
+            else:
+                return False
+        return True
+
+    def prime() -> int:
+        while True:
+            c = rng.getrandbits(bits // 2) | (3 << (bits // 2 - 2)) | 1  # top two bits: p * q has all its bits
+            if probable_prime(c) and (c - 1) % 65537:
+                return c
+
+    p, q = prime(), prime()
+    d = pow(65537, -1, (p - 1) * (q - 1))
+    return rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), rsa.RSAPublicNumbers(65537, p * q)).private_key()
+
+
+def _weak_line(key: rsa.RSAPrivateKey) -> str:
+    return key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode() + " weak"
+
+
+def _weak_signature(key: rsa.RSAPrivateKey, message: bytes) -> str:
+    """What `pbem sign` wrote with such a key before the fix."""
+    blob = base64.b64decode(_weak_line(key).split()[1])
+    algorithm, raw = sshsig._raw_sign(key, "ssh-rsa", sshsig._signed_data(message, sshsig.NAMESPACE, "sha512"))
+    return sshsig.armor(
+        sshsig.MAGIC + struct.pack(">I", sshsig.VERSION) + wire_string(blob) + wire_string(sshsig.NAMESPACE) + wire_string(b"")
+        + wire_string("sha512") + wire_string(wire_string(algorithm) + wire_string(raw))
+    )
+
+
+def test_4_a_weak_rsa_key_is_refused_at_new(table: Table) -> None:
+    weak = table.tmp / "weak.pub"
+    weak.write_text(_weak_line(_weak_rsa_key()) + "\n")
+    _, emp = table.key("empire")
+    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={weak}", "--player", f"empire={emp}")
+    assert r.exit_code == 1
+    assert "public key for republic: RSA key of 768 bits refused: OpenSSH refuses RSA keys under 1024 bits" in r.stderr
+    assert not table.db.exists() or table.count("game") == 0
+
+
+def test_4_a_signature_by_a_weak_key_is_refused_at_submit(new_farrapos) -> None:
+    """A game registered before the rule with a weak key: its files are refused."""
+    t = new_farrapos("g1")
+    key = _weak_rsa_key()
+    con = sqlite3.connect(t.db)
+    with con:
+        con.execute("UPDATE player SET public_key = ? WHERE side = 'republic'", (_weak_line(key),))
+    con.close()
+    path = write_orders(t, "g1", "republic", "t1.txt")
+    path.with_name(path.name + ".sig").write_text(_weak_signature(key, path.read_bytes()))
+    _refused(t, path, "RSA key of 768 bits refused")
+
+
+def test_4_signing_with_a_weak_key_is_refused(table: Table) -> None:
+    private = table.tmp / "weak"
+    private.write_bytes(_weak_rsa_key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
+    turn = table.tmp / "t.txt"
+    turn.write_text("game: g\n")
+    r = table.run("sign", str(turn), "--key", str(private))
+    assert r.exit_code == 1 and "RSA key of 768 bits refused" in r.stderr
+    assert not turn.with_name("t.txt.sig").exists()
+
+
+def test_4_two_sides_with_one_key_get_a_warning(table: Table) -> None:
+    _, rep = table.key("republic")
+    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={rep}")
+    assert r.exit_code == 0
+    assert "pbem: warning: sides empire and republic registered the same key: its holder can sign for both" in r.stderr or \
+        "pbem: warning: sides republic and empire registered the same key: its holder can sign for both" in r.stderr
