@@ -8,10 +8,9 @@ module imports only Typer: each command imports what it uses when it runs.  A
 command that needs no database never imports SQLAlchemy, SQLModel or the report
 stack, and the hot commands open an SQLite file without SQLAlchemy
 (``store.open_database``).  tests/test_startup.py checks the imports of every
-registered command.
+registered command.  (No ``from __future__ import annotations`` here: Typer would
+``eval`` every parameter's annotation string each time it builds the commands.)
 """
-
-from __future__ import annotations
 
 import json
 import sys
@@ -79,11 +78,11 @@ class _Pbem(typer.core.TyperGroup):
     """``pbem``'s group: global options are accepted before or after the command,
     and every parameter's value is converted without pydantic (pbem.cli_values)."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: "click.Context", args: list[str]) -> list[str]:
         convert_plainly(self.get_params(ctx))
         return super().parse_args(ctx, hoist_global_options(args, self.commands))
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+    def get_command(self, ctx: "click.Context", cmd_name: str) -> "click.Command | None":
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             convert_plainly(command.get_params(ctx))
@@ -163,14 +162,14 @@ def domain_problems(exc: BaseException) -> list[str] | None:
     return None
 
 
-def engine(create: bool = False) -> Engine:
+def engine(create: bool = False) -> "Engine":
     """The store through SQLAlchemy (the commands that use the ORM)."""
     from pbem import store
 
     return store.open_engine(_state["db"], create=create)
 
 
-def database() -> Database:
+def database() -> "Database":
     """The store for the commands that need only plain SQL: an SQLite file is
     opened without SQLAlchemy."""
     from pbem import store
@@ -395,7 +394,7 @@ def _with_progress(what: str, items: list[str], run: Callable[[Callable[[], None
         return run(lambda: progress.advance(task))
 
 
-def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> None:
+def _print_outcomes(outcomes: "list[pipeline.ProcessOutcome]", quiet: bool) -> None:
     made = [o for o in outcomes if o.resolved is not None]
     if not quiet and len(outcomes) > 1 and sys.stdout.isatty():
         from rich.console import Console
@@ -414,7 +413,7 @@ def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> Non
     typer.echo(f"{len(made)} resolution(s) made, {len(outcomes) - len(made)} game(s) waiting")
 
 
-def _note(o: pipeline.ProcessOutcome) -> str:
+def _note(o: "pipeline.ProcessOutcome") -> str:
     parts = []
     if o.nmr:
         parts.append(f"no moves received from {', '.join(o.nmr)}")
