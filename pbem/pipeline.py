@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pbem import dice as dicev1
-from pbem import dice_chains, keys, paths, sshsig, store
+from pbem import dice_chains, keys, limits, paths, sshsig, store
 from pbem.canonical import canonical_json, position_hash
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
@@ -186,9 +186,12 @@ def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]
 def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
     """Run every check on a turn file against the stored game; raise :class:`Refused`."""
     try:
-        tf = parse_turn_file(message)
+        with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the turn file"):
+            tf = parse_turn_file(message)
     except TurnFileError as exc:
         raise Refused([str(p) for p in exc.problems]) from None
+    except limits.TimeLimit as exc:
+        raise Refused([str(exc)]) from None
     game = store.game_state(tx, tf.game)
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
@@ -226,7 +229,11 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
     due = ruleset.due(game.position)
     if tf.side not in due:
         raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for turn {game.next_k}"])
-    orders, problems = orders_of(ruleset, game.position, tf)
+    try:
+        with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the orders"):
+            orders, problems = orders_of(ruleset, game.position, tf)
+    except limits.TimeLimit as exc:
+        raise Refused([str(exc)]) from None
     if problems:
         raise Refused([str(p) for p in problems])
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))

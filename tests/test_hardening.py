@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import random
 import sqlite3
 import struct
 import subprocess
@@ -17,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from pbem import paths, sshsig
+from pbem import dice, paths, sshsig
 from pbem.keys import wire_string
 from tests.conftest import ROOT, Table
 from tests.test_pipeline_cli import _refused, sign, status, write_orders
@@ -247,37 +246,14 @@ def test_3_status_warns_about_a_database_others_can_read(new_farrapos) -> None:
 # --- 4. weak keys
 
 
-def _weak_rsa_key(bits: int = 768) -> rsa.RSAPrivateKey:
-    """An RSA key under OpenSSH's floor (cryptography and ssh-keygen will not make one)."""
-    rng = random.Random(bits)
+NASTY = ROOT / "tests" / "data" / "nasty"
 
-    def probable_prime(n: int) -> bool:
-        if n % 2 == 0:
-            return False
-        d, s = n - 1, 0
-        while d % 2 == 0:
-            d, s = d // 2, s + 1
-        for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
-            x = pow(a, d, n)
-            if x in (1, n - 1):
-                continue
-            for _ in range(s - 1):
-                x = pow(x, 2, n)
-                if x == n - 1:
-                    break
-            else:
-                return False
-        return True
 
-    def prime() -> int:
-        while True:
-            c = rng.getrandbits(bits // 2) | (3 << (bits // 2 - 2)) | 1  # top two bits: p * q has all its bits
-            if probable_prime(c) and (c - 1) % 65537:
-                return c
-
-    p, q = prime(), prime()
-    d = pow(65537, -1, (p - 1) * (q - 1))
-    return rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), rsa.RSAPublicNumbers(65537, p * q)).private_key()
+def _weak_rsa_key() -> rsa.RSAPrivateKey:
+    """The corpus's 768-bit RSA key (tests/data/nasty/make_corpus.py, ``keys``)."""
+    key = serialization.load_ssh_private_key((NASTY / "keys" / "rsa-768").read_bytes(), None)
+    assert isinstance(key, rsa.RSAPrivateKey)
+    return key
 
 
 def _weak_line(key: rsa.RSAPrivateKey) -> str:
@@ -295,8 +271,7 @@ def _weak_signature(key: rsa.RSAPrivateKey, message: bytes) -> str:
 
 
 def test_4_a_weak_rsa_key_is_refused_at_new(table: Table) -> None:
-    weak = table.tmp / "weak.pub"
-    weak.write_text(_weak_line(_weak_rsa_key()) + "\n")
+    weak = NASTY / "keys" / "rsa-768.pub"
     _, emp = table.key("empire")
     r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={weak}", "--player", f"empire={emp}")
     assert r.exit_code == 1
@@ -318,8 +293,7 @@ def test_4_a_signature_by_a_weak_key_is_refused_at_submit(new_farrapos) -> None:
 
 
 def test_4_signing_with_a_weak_key_is_refused(table: Table) -> None:
-    private = table.tmp / "weak"
-    private.write_bytes(_weak_rsa_key().private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
+    private = NASTY / "keys" / "rsa-768"
     turn = table.tmp / "t.txt"
     turn.write_text("game: g\n")
     r = table.run("sign", str(turn), "--key", str(private))
@@ -333,3 +307,146 @@ def test_4_two_sides_with_one_key_get_a_warning(table: Table) -> None:
     assert r.exit_code == 0
     assert "pbem: warning: sides empire and republic registered the same key: its holder can sign for both" in r.stderr or \
         "pbem: warning: sides republic and empire registered the same key: its holder can sign for both" in r.stderr
+
+
+# --- 6. the audit trusts the archive's silence
+
+
+def _exported_game(new_farrapos, resolutions: int = 3) -> tuple[Table, dict, bytes, int]:
+    t = new_farrapos("g1", "--chain-length", "300")
+    for _ in range(resolutions):
+        _play(t, "g1", "x")
+        assert t.run("process", "g1").exit_code == 0
+    path = t.tmp / "g1.json"
+    assert t.run("export", "g1", "-o", str(path)).exit_code == 0
+    con = sqlite3.connect(t.db)
+    seed = bytes.fromhex(con.execute("SELECT seed FROM game").fetchone()[0])
+    con.close()
+    return t, json.loads(path.read_text()), seed, 300
+
+
+def _audit_of(t: Table, archive: dict) -> tuple[int, str]:
+    path = t.tmp / "doctored.json"
+    path.write_text(json.dumps(archive))
+    r = t.run("audit", "--archive", str(path))
+    return r.exit_code, r.stderr + r.stdout
+
+
+def test_6_the_audit_flags_an_archive_that_carries_the_seed_or_an_unrevealed_link(new_farrapos) -> None:
+    t, archive, seed, n = _exported_game(new_farrapos)
+    assert _audit_of(t, archive)[0] == 0
+    kmax = max(r["k"] for r in archive["resolutions"])
+    leaks = {
+        "a field named seed": lambda a: a["game"].__setitem__("seed", seed.hex()),
+        "the seed in a note": lambda a: a.__setitem__("notes", f"seed is {seed.hex()}"),
+        "the checkpoints": lambda a: a["dice"].__setitem__("kept", dice.checkpoints(seed, n).hex()),
+        "the next reveal": lambda a: a["final"].__setitem__("next", dice.chain_value(seed, n - kmax - 1).hex().upper()),
+    }
+    for what, doctor in leaks.items():
+        doctored = json.loads(json.dumps(archive))
+        doctor(doctored)
+        code, out = _audit_of(t, doctored)
+        assert code == 1, what
+        assert "archive leaks a secret: " in out, (what, out)
+    code, out = _audit_of(t, {**archive, "notes": "a player quoted " + "ab" * 32})  # not a chain value: no leak
+    assert code == 0, out
+
+
+def test_6_the_verifier_and_the_audit_say_the_same_of_the_published_links(new_farrapos) -> None:
+    """Every published reveal is public: the leak check never flags the archive's own values."""
+    t, archive, _, _ = _exported_game(new_farrapos, resolutions=4)
+    archive["notes"] = " ".join(r["reveal"] for r in archive["resolutions"]) + " " + archive["dice"]["anchor"]
+    assert _audit_of(t, archive)[0] == 0
+
+
+# --- 7. run-time limits for intake
+
+
+ARCHIVES = sorted((NASTY / "archives").iterdir())
+
+
+def _peak_rss():  # noqa: ANN202
+    from tests.test_resource_limits import PEAK_RSS
+
+    return PEAK_RSS
+
+
+@pytest.mark.parametrize("path", ARCHIVES, ids=[p.name for p in ARCHIVES])
+def test_7_a_hostile_archive_is_refused_with_one_clear_line(new_farrapos, path: Path) -> None:
+    t = new_farrapos("g1")
+    before = t.dump(skip=())
+    r = t.run("audit", "--archive", str(path))
+    assert r.exit_code == 1, r.stdout
+    assert r.stderr.startswith("pbem: audit failed: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr) < 600
+    assert t.dump(skip=()) == before
+
+
+def _huge_archives(folder: Path) -> dict[str, tuple[Path, str]]:
+    million = folder / "million-resolutions.json"
+    with million.open("w") as f:
+        f.write('{"format": "pbem-archive/1", "resolutions": [')
+        f.write(",".join('{"k":%d}' % k for k in range(1, 1_000_001)))
+        f.write("]}")
+    flat_million = folder / "million-flat-resolutions.json"
+    flat_million.write_text('{"format": "pbem-archive/1", "resolutions": [' + ",".join(["1"] * 1_000_000) + "]}")
+    oversized = folder / "oversized.json"
+    with oversized.open("wb") as f:
+        f.write(b'{"format": "pbem-archive/1", "pad": "')
+        f.truncate(40 * 1024 * 1024)  # sparse: costs no disk
+    return {
+        "10^6 resolutions": (million, "objects and arrays, over the limit of 500000"),
+        "10^6 flat resolutions": (flat_million, "holds 1000000 resolutions, over the limit of 100000"),
+        "40 MiB": (oversized, "over the limit of 33554432 bytes"),
+        "deep nesting": (NASTY / "archives" / "deep-nesting.json", "nested too deeply"),
+        "huge number": (NASTY / "archives" / "huge-number.json", "a number of 5001 digits"),
+    }
+
+
+def test_7_huge_archives_end_in_exit_1_under_the_memory_cap(tmp_path: Path) -> None:
+    """A real process with its peak memory measured, as the hostile-input tests do:
+    each ends with exit 1, one line naming the limit, and a peak RSS under 200 MiB."""
+    for what, (path, expected) in _huge_archives(tmp_path).items():
+        code, err, peak = _peak_rss().run_pbem(["--db", str(tmp_path / "none.db"), "audit", "--archive", str(path)], tmp_path, tmp_path, timeout=120)
+        assert code == 1, (what, err)
+        assert err.startswith("pbem: audit failed: ") and err.count("\n") == 1 and expected in err, (what, err)
+        assert peak < 200 * 1024 * 1024, f"{what}: peak RSS {peak >> 20} MiB"
+
+
+def test_7_a_parse_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatch, new_farrapos) -> None:
+    """The time limit itself: a parse made slow on purpose is stopped and refused."""
+    import time
+
+    from pbem import limits, turnfile
+
+    t = new_farrapos("g1")
+    path = write_orders(t, "g1", "republic", "t1.txt")
+    sign(t, path, "republic")
+    slow_parse = turnfile.parse_turn_file
+
+    def crawl(data: bytes):  # noqa: ANN202
+        time.sleep(5)
+        return slow_parse(data)
+
+    monkeypatch.setattr(limits, "TURN_FILE_PARSE_SECONDS", 0.2)
+    monkeypatch.setattr("pbem.pipeline.parse_turn_file", crawl)
+    _refused(t, path, "reading the turn file took over 0.2 s, the limit; it was not read")
+
+
+def test_7_time_limits_nest_and_restore() -> None:
+    import signal
+    import time
+
+    from pbem import limits
+
+    with pytest.raises(limits.TimeLimit, match="reading inner took over 0.05 s"):
+        with limits.time_limit(5, "outer"):
+            with limits.time_limit(0.05, "inner"):
+                time.sleep(1)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    with limits.time_limit(5, "outer"):
+        with limits.time_limit(1, "inner"):
+            pass
+        left, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 3 < left <= 5  # the outer limit was re-armed
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
