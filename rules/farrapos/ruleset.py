@@ -20,8 +20,7 @@ from rules.base import (
     ScoreLine,
     parse_order_lines,
 )
-from rules.farrapos import bots as farrapos_bots
-from rules.farrapos import case_form, svg
+from rules.farrapos import case_form
 from rules.farrapos.counters import SIDE_NAMES, SIDES
 from rules.farrapos.legal import (
     attack_targets,
@@ -146,12 +145,18 @@ class Farrapos(Ruleset):
         return "\n".join(out) + "\n"
 
     def bots(self) -> tuple[str, ...]:
+        from rules.farrapos import bots as farrapos_bots  # on first use: status, check and process need no bot
+
         return farrapos_bots.BOTS
 
     def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
+        from rules.farrapos import bots as farrapos_bots
+
         return farrapos_bots.bot_orders(position, side, bot, rng)
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+        from rules.farrapos import svg  # on first use: only reports draw the map
+
         return svg.render(position, events, side)
 
     def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
