@@ -82,8 +82,8 @@ class Farrapos(Ruleset):
         lines = []
         for side in SIDES:
             value = int(position["vp"][side])
-            detail = str(breakdown(view, side))
-            lines.append(ScoreLine(side, value, detail if breakdown(view, side).total == value else f"{value} VP"))
+            vp = breakdown(view, side)  # once per side (issue 14: it was worked out twice)
+            lines.append(ScoreLine(side, value, str(vp) if vp.total == value else f"{value} VP"))
         return lines
 
     def outcome(self, position: Position) -> Outcome | None:
