@@ -134,3 +134,35 @@ def test_furor_barbarus_finds_its_data_files_once(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(Path, "is_file", lambda self: looked.append(str(self)) or real_is_file(self))
     resolve(position, 2)
     assert looked == []
+
+
+def test_furor_barbarus_works_out_zones_of_control_a_few_times_per_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every move cleared the whole cache, so a movement phase worked the enemy
+    zone of control out again after each unit moved (up to 23 times in one
+    resolution of these games); now a move keeps the moving side's cached enemy
+    zone, and each resolution works a zone out at most four times."""
+    from rules.furor_barbarus.battlefield import Battlefield
+
+    ruleset = find_ruleset("furor-barbarus")
+    computed: list[int] = [0]
+    real = Battlefield.cached
+
+    def counting(self: Battlefield, key: object, compute: Any) -> Any:
+        if isinstance(key, tuple) and key[0] == "zoc" and key not in self._cache:
+            computed[0] += 1
+        return real(self, key, compute)
+
+    monkeypatch.setattr(Battlefield, "cached", counting)
+    per_resolution = []
+    for scenario in ("campus-mauriacus", "tolbiac"):
+        position = ruleset.setup(scenario, [])
+        for n in range(1, 9):
+            if not ruleset.due(position):
+                break
+            rng = random.Random(n)
+            orders = {side: ruleset.parse_orders(ruleset.bot_orders(position, side, "greedy", rng))[0] for side in ruleset.due(position)}
+            computed[0] = 0
+            position = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"z{n}".encode()).digest())).position
+            per_resolution.append(computed[0])
+    assert max(per_resolution) <= 4, per_resolution
+    assert sum(per_resolution) > 0  # the zones were worked out: the count means something
