@@ -176,8 +176,9 @@ def _sqlite_pragmas(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
 
 
-def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -> Engine:
-    """Open (and create, if new) the database; check its schema version."""
+def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, check: bool = True) -> Engine:
+    """Open (and create, if new) the database; check its schema version (unless
+    ``check`` is false: a worker whose parent checked it)."""
     url = database_url(db)
     is_sqlite = url.startswith("sqlite")
     path = sqlite_path(url)
@@ -196,6 +197,8 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
         raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None
     if is_sqlite:
         _sqlite_pragmas(engine)
+    if not check:
+        return engine
     try:
         _check_or_create_schema(engine)
     except (DatabaseError, OperationalError) as exc:

@@ -115,19 +115,22 @@ def check_schema(tables: set[str], version: str | None) -> None:
         raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
 
 
-def open_database(db: str | os.PathLike[str] | None = None) -> Database:
+def open_database(db: str | os.PathLike[str] | None = None, checked: bool = False) -> Database:
     """Open an existing database for the hot paths.  An SQLite file is opened with
     the standard library alone (the same pragmas as :mod:`pbem.orm`'s engine);
-    any other URL goes through SQLAlchemy (``orm.open_engine``)."""
+    any other URL goes through SQLAlchemy (``orm.open_engine``).  ``checked``: the
+    caller's process has just checked its schema (a worker of ``process --jobs``)."""
     url = database_url(db)
     path = sqlite_path(url)
     if path is None or not url.startswith("sqlite:///") or "?" in url:
         from pbem.orm import open_engine
 
-        return open_engine(db, create=False)
+        return open_engine(db, create=False, check=not checked)
     if not path.exists():
         raise no_database(str(path))
     handle = SqliteFile(str(path))
+    if checked:
+        return handle
     try:
         conn = handle.connection()
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

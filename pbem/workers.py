@@ -50,6 +50,7 @@ def process(
             return pipeline.process(database, game_ids, force_nmr, on_resolved)
         finally:
             _dispose(database)
+    store.open_database(db).dispose()  # the schema checked once, here: the workers skip it
     context = _context()
     tasks: Any = context.Queue()
     results: Any = context.Queue()
@@ -88,8 +89,9 @@ def _context() -> Any:
 
 
 def _work(db: str | None, force_nmr: bool, tasks: Any, results: Any) -> None:
-    """One worker: open the database, take games until the queue says stop."""
-    database = store.open_database(db)
+    """One worker: open the database (its schema was checked by the parent), take
+    games until the queue says stop."""
+    database = store.open_database(db, checked=True)
     try:
         while (task := tasks.get()) is not None:
             index, game_id = task
