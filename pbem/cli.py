@@ -23,7 +23,7 @@ import typer
 import typer.core
 
 from pbem import __version__
-from pbem.cli_values import convert_plainly
+from pbem.cli_values import conventional_help, convert_plainly
 
 if TYPE_CHECKING:
     import click
@@ -86,6 +86,7 @@ class _Pbem(typer.core.TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None:
             convert_plainly(command.get_params(ctx))
+            conventional_help(command.params)
         return command
 
 
@@ -350,7 +351,7 @@ def submit(
 
 @app.command(epilog=example("pbem process --all --jobs 2", "pbem process g1 g2 --reports reports"))
 def process(
-    games: Annotated[Optional[list[str]], typer.Argument(metavar="[GAME]...", help="Games to process (default with --all: every game).")] = None,
+    games: Annotated[Optional[list[str]], typer.Argument(metavar="GAME", help="Games to process (default with --all: every game).")] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Every game not over.")] = False,
     force_nmr: Annotated[bool, typer.Option("--force-nmr", help="Resolve with missing sides taking no action.")] = False,
     reports: Annotated[Optional[Path], typer.Option("--reports", metavar="DIR", help="Also write each side's HTML and text report here.")] = None,
@@ -428,7 +429,7 @@ def _note(o: "pipeline.ProcessOutcome") -> str:
 
 @app.command(epilog=example("pbem dice g1 --stats", "pbem dice --archive g1.json --json"))
 def dice(
-    game: Annotated[Optional[str], typer.Argument(metavar="[GAME]", help="Game in the database.")] = None,
+    game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Game in the database.")] = None,
     archive_file: Annotated[Optional[Path], typer.Option("--archive", metavar="FILE", help="Read the dice from an exported archive (no database).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output: the anchor and every roll (and --stats).")] = False,
     stats: Annotated[bool, typer.Option("--stats", help="Counts per face and a chi-square figure per die size.")] = False,
@@ -487,7 +488,7 @@ def export(
 
 @app.command(epilog=example("pbem audit --archive g1.json", "pbem audit g1"))
 def audit(
-    game: Annotated[Optional[str], typer.Argument(metavar="[GAME]", help="Game in the database.")] = None,
+    game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Game in the database.")] = None,
     archive_file: Annotated[Optional[Path], typer.Option("--archive", metavar="FILE", help="Audit an exported archive (no database).")] = None,
 ) -> None:
     """Re-verify signatures, headers, the dice chain, every roll and every position."""
@@ -535,7 +536,7 @@ def rollback(
 
 
 @app.command(epilog=example("pbem case tests/cases/farrapos"))
-def case(files: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Rule case TOML files or folders.")]) -> None:
+def case(files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Rule case TOML files or folders.")]) -> None:
     """Run rule cases; exit 0 only if all pass."""
     from pbem.cases import run_cases
 

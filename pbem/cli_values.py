@@ -99,3 +99,23 @@ def convert_plainly(params: Iterable[Any]) -> None:
         if _plain(descriptor.annotation) is None:
             continue
         param._runtime_param = PlainValue(parameter_info=descriptor.parameter_info, annotation=descriptor.annotation)
+
+
+def conventional_help(params: Iterable[Any]) -> None:
+    """Arguments shown as Click, git and sqlite-utils show them: ``GAME`` in the
+    argument list (not ``GAME <str>``) and ``GAME`` / ``[GAME]`` / ``FILE...`` in the
+    usage line (not ``{GAME}``).  Options already show their metavar."""
+    for param in params:
+        if getattr(param, "param_type_name", None) != "argument" or not hasattr(param, "display_type_rich"):
+            continue
+        param.display_type_rich = lambda ctx: None
+        param._usage_display_name = _usage_name(param)
+
+
+def _usage_name(param: Any) -> Any:
+    def usage() -> str:
+        name = param.metavar or param.name.upper()
+        name = name if param.required else f"[{name}]"
+        return name + ("..." if param.nargs != 1 else "")
+
+    return usage
