@@ -9,8 +9,8 @@ numbers it serves are fixed before anyone writes orders for them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pbem import dice as dicev1
@@ -30,10 +30,6 @@ class PublicChain:
     @property
     def last_k(self) -> int:
         return self.first_k + self.chain_length - 2
-
-    def link(self, k: int) -> int:
-        """``j``: how many times resolution ``k``'s reveal hashes to this chain's anchor."""
-        return k - self.first_k + 1
 
     def to_json(self) -> dict[str, Any]:
         return {"first_k": self.first_k, "chain_length": self.chain_length, "anchor": self.anchor}
