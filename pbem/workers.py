@@ -49,7 +49,7 @@ def process(
         try:
             return pipeline.process(database, game_ids, force_nmr, on_resolved)
         finally:
-            _dispose(database)
+            database.dispose()
     store.open_database(db).dispose()  # the schema checked once, here: the workers skip it
     context = _context()
     tasks: Any = context.Queue()
@@ -97,8 +97,4 @@ def _work(db: str | None, force_nmr: bool, tasks: Any, results: Any) -> None:
             index, game_id = task
             results.put((index, pipeline.process(database, [game_id], force_nmr)[0]))
     finally:
-        _dispose(database)
-
-
-def _dispose(database: store.Database) -> None:
-    database.dispose()
+        database.dispose()

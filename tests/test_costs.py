@@ -105,15 +105,27 @@ def test_orders_are_validated_at_submit_and_not_again_by_process(desk: Desk, mon
     assert calls == {"ruleset": 1, "engine": 1}
 
 
-def test_farrapos_works_out_each_sides_vp_breakdown_once_per_score(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolution worked each side's breakdown out twice (the VP totals, then the
+    event's text), and so did each score line: four times per resolution and
+    four per report.  Now once per side in each."""
     import rules.farrapos.ruleset as ruleset_module
+    import rules.farrapos.turn as turn_module
 
     calls: list[str] = []
-    real = ruleset_module.breakdown
-    monkeypatch.setattr(ruleset_module, "breakdown", lambda view, side: calls.append(side) or real(view, side))
+    for module in (ruleset_module, turn_module):
+        real = module.breakdown
+        monkeypatch.setattr(module, "breakdown", lambda view, side, real=real: calls.append(side) or real(view, side))
     farrapos = find_ruleset("farrapos")
-    lines = farrapos.score(farrapos.setup(None, []))
+    position = farrapos.setup(None, [])
+    lines = farrapos.score(position)
     assert sorted(line.side for line in lines) == ["empire", "republic"]
+    assert sorted(calls) == ["empire", "republic"]
+    calls.clear()
+    side = farrapos.due(position)[0]
+    orders = farrapos.parse_orders(farrapos.bot_orders(position, side, "random", random.Random(1)))[0]
+    result = farrapos.resolve(position, {side: orders}, DiceStream(hashlib.sha256(b"vp").digest()))
+    assert any(e["type"] == "vp" for e in result.events)
     assert sorted(calls) == ["empire", "republic"]
 
 
