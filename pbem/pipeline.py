@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from pbem import dice as dicev1
 from pbem import dice_chains, keys, limits, paths, sshsig, store
-from pbem.canonical import canonical_json, position_hash
+from pbem.canonical import canonical_json, position_hash, text_hash
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
 from rules import find_ruleset
@@ -445,14 +445,15 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome:
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
+    written = canonical_json(result.position)  # once: stored, and hashed
     store.add_resolution(
         tx,
         store.NewResolution(
             game_id=game_id,
             k=k,
             label=label,
-            position=canonical_json(result.position),
-            state_hash=position_hash(result.position),
+            position=written,
+            state_hash=text_hash(written),
             previous_state_hash=game.state_hash,
             events=canonical_json(result.events),
             reveal=reveal.hex(),
