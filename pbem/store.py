@@ -39,7 +39,6 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 they are missing, then these statements run, all in one write transaction."""
 
 
-
 class StoreError(RuntimeError):
     """The database cannot be used (wrong version, not a pbem database, unreadable)."""
 
