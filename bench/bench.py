@@ -341,19 +341,33 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
 
-    def run(db_arg: str, n: int, prepare: Callable[[], None]) -> dict[str, Any]:
-        walls, cpus = [], []
+    def run_all(db_arg: str, prepare: Callable[[], None]) -> list[dict[str, Any]]:
+        """Each worker count ``runs`` times, interleaved (1, 2, 4, 1, 2, 4, ...), so
+        that the machine's load drifting during the runs weighs on every count alike."""
+        walls: dict[int, list[float]] = {n: [] for n in jobs}
+        cpus: dict[int, list[float]] = {n: [] for n in jobs}
+        loads: dict[int, list[float]] = {n: [] for n in jobs}
         for _ in range(runs):
-            prepare()
-            before = children_cpu()
-            start = time.perf_counter()
-            result = subprocess.run([sys.executable, "-m", "pbem", "--db", db_arg, "process", "--all", "-q", "--jobs", str(n)], capture_output=True, text=True, env=pbem_env(), cwd=tmp, timeout=3600)
-            walls.append(time.perf_counter() - start)
-            cpus.append(children_cpu() - before)
-            if result.returncode != 0 or f"{games} resolution(s) made" not in result.stdout:
-                raise RuntimeError(f"process --jobs {n} on {db_arg}: {result.stdout[-300:]} {result.stderr[-500:]}")
-        wall = statistics.median(walls)
-        return {"jobs": n, "wall_s": round(wall, 3), "per_wall_s": rate(games, wall), "cpu_s": round(statistics.median(cpus), 3), "load_average": load_average()}
+            for n in jobs:
+                prepare()
+                before = children_cpu()
+                start = time.perf_counter()
+                result = subprocess.run([sys.executable, "-m", "pbem", "--db", db_arg, "process", "--all", "-q", "--jobs", str(n)], capture_output=True, text=True, env=pbem_env(), cwd=tmp, timeout=3600)
+                walls[n].append(time.perf_counter() - start)
+                cpus[n].append(children_cpu() - before)
+                loads[n].append(os.getloadavg()[0])
+                if result.returncode != 0 or f"{games} resolution(s) made" not in result.stdout:
+                    raise RuntimeError(f"process --jobs {n} on {db_arg}: {result.stdout[-300:]} {result.stderr[-500:]}")
+        return [
+            {
+                "jobs": n,
+                "wall_s": round(statistics.median(walls[n]), 3),
+                "per_wall_s": rate(games, statistics.median(walls[n])),
+                "cpu_s": round(statistics.median(cpus[n]), 3),
+                "load_average": [round(statistics.median(loads[n]), 2)],
+            }
+            for n in jobs
+        ]
 
     db = tmp / "workers.db"
 
@@ -362,7 +376,7 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
         for suffix in ("-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
 
-    out["sqlite"] = [run(str(db), n, fresh_sqlite) for n in jobs]
+    out["sqlite"] = run_all(str(db), fresh_sqlite)
     with postgres() as server:
         if server is None:
             out["postgresql"] = None
@@ -383,7 +397,7 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
                     conn.execute(text('DROP DATABASE IF EXISTS "bench_run" WITH (FORCE)'))
                     conn.execute(text('CREATE DATABASE "bench_run" TEMPLATE "bench_base"'))
 
-            out["postgresql"] = [run(target, n, fresh_postgres) for n in jobs]
+            out["postgresql"] = run_all(target, fresh_postgres)
             admin.dispose()
     out["games"] = games
     return out
@@ -493,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         cli = commands(tmp, args.runs)
         loads.append(load_average())
         print("process --all --jobs 1/2/4 ...", flush=True)
-        scaling = workers(tmp, args.worker_games, max(2, min(args.runs, 3)))
+        scaling = workers(tmp, args.worker_games, max(2, args.runs))
         loads.append(load_average())
         print("peak RSS ...", flush=True)
         rss = memory(tmp, [int(n) for n in args.rss.split(",") if n])
