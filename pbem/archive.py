@@ -5,7 +5,9 @@ resolution not yet processed.  Additions to the printed format, all optional for
 a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 ``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
 rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
-committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``).
+committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``);
+``game.tables``, the house tables the game plays by name (``{}`` for the shipped
+tables; pbem/house_tables.py).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ ARCHIVE_FORMAT = "pbem-archive/1"
 
 def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
     """The archive of one game, read in one transaction with a fixed number of
-    statements however long the game (tests/test_costs.py counts them)."""
+    statements however long the game (tests/test_costs.py counts them).
+    ``game.tables``: the house tables the game plays, as ``house_tables.game_tables``
+    reads them."""
     with transaction(engine, write=False) as tx:
         return _archive(tx, game_id)
 
@@ -79,6 +83,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             "scenario": scenario,
             "options": list(json.loads(options)),
             "created": store.as_datetime(created).isoformat(),
+            "tables": {name: json.loads(data) for name, data in tx.all("SELECT name, data FROM house_table WHERE game_id = :game ORDER BY name", {"game": game_id})},
         },
         "players": [{"side": side, "public_key": key, "email": email} for side, key, email in players],
         "dice": {

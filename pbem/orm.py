@@ -140,6 +140,20 @@ class Rollback(SQLModel, table=True):
     discarded: str = "[]"  # JSON list of k
 
 
+class HouseTable(SQLModel, table=True):
+    """A table a game plays instead of the shipped one (pbem/house_tables.py): the
+    checked table as canonical JSON and its SHA-256.  The same data rides in the
+    game's opening position, so the position hashes cover it."""
+
+    __tablename__ = "house_table"  # type: ignore[assignment]
+    __table_args__ = (UniqueConstraint("game_id", "name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    name: str
+    data: str  # canonical JSON
+    digest: str  # hex SHA-256 of data
+
+
 def shown_url(url: str) -> str:
     """The URL for messages: a password in it is shown as ``***``."""
     try:

@@ -87,6 +87,8 @@ RUNS: dict[str, list[Run] | str] = {
     "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], (*REPORTS, "rich"))],
     "report": [Run(lambda w: ["report", "g1", "-o", str(w / "r.html")], ("rich",))],
     "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ())],
+    "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
+    "table": [Run(lambda w: ["table", "farrapos", "battle-table"], (*NO_DATABASE, "cryptography"))],
     "send": "renders and mails each side's report: the whole report stack, by design (its --help is checked below)",
     "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
 }
