@@ -178,3 +178,26 @@ def test_furor_barbarus_works_out_zones_of_control_a_few_times_per_resolution(mo
             per_resolution.append(computed[0])
     assert max(per_resolution) <= 4, per_resolution
     assert sum(per_resolution) > 0  # the zones were worked out: the count means something
+
+
+def test_farrapos_validation_lists_the_sides_cities_a_fixed_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking a turn's orders asked for the side's cities once per city of the
+    board (a list rebuilt inside a comprehension): quadratic in the board, and
+    half of a Farrapos audit's time.  Now a few times per check."""
+    from rules.farrapos.position import View
+
+    calls = [0]
+    real = View.owned_cities
+
+    def counting(self: View, side: str) -> list[str]:
+        calls[0] += 1
+        return real(self, side)
+
+    monkeypatch.setattr(View, "owned_cities", counting)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    side = farrapos.due(position)[0]
+    orders = farrapos.parse_orders(farrapos.bot_orders(position, side, "random", random.Random(3)))[0]
+    calls[0] = 0
+    assert farrapos.validate(position, side, orders) == []
+    assert calls[0] <= 4, calls[0]
