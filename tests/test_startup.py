@@ -79,13 +79,15 @@ RUNS: dict[str, list[Run] | str] = {
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
-        Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], ("pbem.cli_never",), prepare=_submit_turn),
+        # --reports renders each side's report through the ORM: the whole stack, by design (only its exit is checked)
+        Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (), prepare=_submit_turn),
     ],
     "export": [Run(lambda w: ["export", "g1", "-o", str(w / "out.json")], PLAIN_SQL)],
     "new": [Run(lambda w: ["new", "g2", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*REPORTS, "rich"))],
     "rollback": [Run(lambda w: ["rollback", "g1", "--to", "0"], (*REPORTS, "rich"))],
     "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], (*REPORTS, "rich"))],
     "report": [Run(lambda w: ["report", "g1", "-o", str(w / "r.html")], ("rich",))],
+    # the mail room (issue 12 reworks it) answers through the ORM and the mail builder: only its exit is checked
     "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ())],
     "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
     "table": [Run(lambda w: ["table", "farrapos", "battle-table"], (*NO_DATABASE, "cryptography"))],
