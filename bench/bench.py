@@ -12,7 +12,9 @@ measures (docs/performance.md explains each figure):
   in its third of its game (early, middle, late) and by whether it fought a
   battle; rates are resolutions per CPU second, without and with reports;
 - **whole commands as processes**, start-up included: CPU seconds of each
-  (``getrusage`` of the children), against ``python -c pass`` measured beside them;
+  (``getrusage`` of the children), against ``python -c pass`` measured beside them,
+  and the instructions of one run of each under valgrind's callgrind where valgrind
+  is installed;
 - **``process --all`` with 1, 2 and 4 workers** (``--jobs``) on SQLite and on a
   throwaway PostgreSQL server: resolutions per wall second (workers are for
   the wall clock), the median of the runs;
@@ -233,7 +235,16 @@ def command_cpu(argv: list[str], cwd: Path, runs: int, setup: Callable[[], None]
             codes.append(result.returncode)
         elif result.returncode not in (0,):
             raise RuntimeError(f"{' '.join(argv)} exited {result.returncode}: {result.stderr.decode()[-500:]}")
-    return {"cpu_s": round(statistics.median(times), 4), "min_cpu_s": round(min(times), 4), "exit": sorted(set(codes))}
+    out: dict[str, Any] = {"cpu_s": round(statistics.median(times), 4), "min_cpu_s": round(min(times), 4), "exit": sorted(set(codes))}
+    if shutil.which("valgrind"):  # instructions: steadier than CPU seconds on a shared machine
+        if setup is not None:
+            setup()
+        counted = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1200
+        )
+        found = [line.rsplit(":", 1)[1].strip() for line in counted.stderr.splitlines() if "Collected :" in line]
+        out["instructions"] = int(found[-1]) if found else None
+    return out
 
 
 def commands(tmp: Path, runs: int) -> dict[str, Any]:
@@ -294,8 +305,11 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     for name, kind, argv, setup in table:
         out[name] = {"kind": kind, **command_cpu(argv, folder, runs, setup)}
     floor = out["python -c pass"]["cpu_s"]
+    floor_instructions = out["python -c pass"].get("instructions")
     for row in out.values():
         row["x_floor"] = round(row["cpu_s"] / floor, 1) if floor else None
+        if floor_instructions and row.get("instructions"):
+            row["x_floor_instructions"] = round(row["instructions"] / floor_instructions, 1)
     return out
 
 

@@ -83,9 +83,14 @@ def tables(r: dict[str, Any]) -> str:
         rows.append([f"{name} ({g['games']} games)", g["all"]["resolutions"], cell(g["all"]), cell(g["early"]), cell(g["middle"]), cell(g["late"]), cell(g["middle_battles"]), g["middle_battles"]["resolutions"], g["all"]["median_ms"], g["all"]["median_reports_ms"]])
     out += table(["game", "resolutions", "all", "early", "middle", "late", "middle, battles", "(how many)", "median ms", "reports ms"], rows)
 
-    out += ["**Whole commands as processes** (start-up included; CPU seconds, median of the runs)", ""]
-    rows = [[f"`{name}`", row["kind"], row["cpu_s"], f"{row['x_floor']}×"] for name, row in r["commands"].items()]
-    out += table(["command", "kind", "CPU s", "× python -c pass"], rows, right_from=2)
+    out += ["**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of one run under valgrind's callgrind)", ""]
+    counted = any("instructions" in row for row in r["commands"].values())
+    rows = [
+        [f"`{name}`", row["kind"], row["cpu_s"], f"{row['x_floor']}×"]
+        + ([f"{row['instructions'] / 1e6:,.0f} M" if row.get("instructions") else "-", f"{row['x_floor_instructions']}×" if row.get("x_floor_instructions") else "-"] if counted else [])
+        for name, row in r["commands"].items()
+    ]
+    out += table(["command", "kind", "CPU s", "× python -c pass"] + (["instructions", "× python -c pass"] if counted else []), rows, right_from=2)
 
     w = r["workers"]
     out += [f"**`pbem process --all --jobs N`** over {fmt(w['games'])} ready Farrapos games (resolutions per wall second, median of the runs; CPU seconds of all the processes)", ""]
