@@ -7,13 +7,18 @@ a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
 committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``);
 ``game.tables``, the house tables the game plays by name (``{}`` for the shipped
-tables; pbem/house_tables.py).
+tables; pbem/house_tables.py);
+for a resolution made at the end of a deadline's grace, ``deadline`` (the
+deadline, the end of grace, the time it was resolved and the sides that sent
+nothing); ``player_changes`` (``pbem player``: a side's new address or key, from
+which resolution on).
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +29,11 @@ if TYPE_CHECKING:
     from pbem.store import Database
 
 ARCHIVE_FORMAT = "pbem-archive/1"
+
+
+def _iso(when: datetime | str) -> str:
+    when = store.as_datetime(when)
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat().replace("+00:00", "Z")
 
 
 def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
@@ -59,6 +69,16 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
     rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
     extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
+    late = {
+        k: {"deadline": _iso(deadline), "grace_until": _iso(grace_until), "resolved_at": _iso(resolved_at), "sides": json.loads(sides)}
+        for k, deadline, grace_until, resolved_at, sides in tx.all(
+            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game", {"game": game_id}
+        )
+    }
+    changes = tx.all(
+        "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+        {"game": game_id},
+    )
 
     def resolution_json(row: Any) -> dict[str, Any]:
         k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
@@ -73,6 +93,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             "rolls": rolls.get(k, []),
             "state_hash": state_hash,
             "events": json.loads(events),
+            **({"deadline": late[k]} if k in late else {}),
         }
 
     return {
@@ -101,6 +122,16 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
                 "resolutions": [resolution_json(r) for r in resolutions if r[8] == rollback_id],
             }
             for rollback_id, to_k, at in rollbacks
+        ],
+        "player_changes": [
+            {
+                "side": side,
+                "from_k": from_k,
+                "at": _iso(at),
+                **({"email": email, "previous_email": previous_email} if email is not None else {}),
+                **({"public_key": public_key, "previous_public_key": previous_public_key} if public_key is not None else {}),
+            }
+            for side, from_k, at, email, previous_email, public_key, previous_public_key in changes
         ],
         "final": {"over": bool(over), "result": json.loads(result) if result else None},
     }

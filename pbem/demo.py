@@ -4,6 +4,14 @@ For each game: key pairs are made, every turn file is written by a bot
 (``pipeline.next_turn_file``), signed (SSHSIG), submitted, processed; each
 resolution's reports are written; at the end the archive is exported and
 audited from the file.  An ``index.html`` links everything.
+
+The Farrapos game is run the way an unattended referee runs it: with deadlines
+(48h, grace 12h, reminder 6h before), its turn files dropped into a folder and
+``pbem tick`` making each pass (intake, clock, resolution).  The empire misses
+its first deadline: the clock is moved on (``tick``'s ``now``) to show the
+reminder, the late notice and the turn resolved with no orders (NMR) at the end
+of grace.  Its referee log and the outbox (every message owed, unsent: the demo
+has no SMTP server) are written beside its reports.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ class DemoResult:
     audit_lines: tuple[str, ...]
     last_k: int
     sides: tuple[str, ...]
+    links: tuple[tuple[str, str], ...] = ()  # (label, file in the game's folder)
 
 
 def play_game(
@@ -107,6 +116,95 @@ def play_game(
     )
 
 
+def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None) -> DemoResult:
+    """The Farrapos demo game run by ``pbem tick`` with deadlines (module docstring)."""
+    from datetime import timedelta
+
+    from pbem import deadlines, referee
+    from pbem.mail import outbox
+
+    ruleset = find_ruleset("farrapos")
+    info = ruleset.scenario(None)
+    game_id = "demo-farrapos"
+    folder = out / game_id
+    keydir = out / "keys" / game_id
+    private: dict[str, Path] = {}
+    public: dict[str, str] = {}
+    for side in info.sides:
+        priv, pub = keys.generate_ed25519(side, keydir)
+        private[side] = priv
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    clock = deadlines.Clock(deadline=48 * 3600, grace=12 * 3600, remind=6 * 3600)
+    pipeline.new_game(engine, game_id, "farrapos", info.id, [], public, {side: f"{side}@example.org" for side in info.sides}, clock=clock)
+    signers = {side: keys.load_private_key(path) for side, path in private.items()}
+    drop = folder / "inbox"
+    drop.mkdir(parents=True, exist_ok=True)
+    log_lines: list[str] = []
+    options = referee.Options(directory=drop)
+    reporting.write_resolution_reports(engine, game_id, 0, folder)
+    bot_of = {side: ("greedy", "random")[i % 2] for i, side in enumerate(info.sides)}
+    late_side = "empire"
+    written = 0
+    for _ in range(MAX_RESOLUTIONS):
+        st = pipeline.status(engine, game_id)
+        if st.over:
+            break
+        skip = late_side in st.awaiting
+        for side in st.awaiting:
+            if skip and side == late_side:
+                continue
+            text = pipeline.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
+            message = text.encode("utf-8")
+            path = drop / f"turn-{st.turn:03d}-{side}.txt"
+            path.write_bytes(message)
+            path.with_name(path.name + ".sig").write_text(sshsig.sign(message, signers[side]), encoding="utf-8")
+        if skip:
+            late_side = ""  # only once
+            from pbem.transaction import transaction
+
+            with transaction(engine, write=False) as tx:
+                start = deadlines.last_activity(tx, game_id)
+            for hours in (0, 43, 49, 61):  # now, the reminder, the late notice, the end of grace
+                referee.tick(engine, options, lambda line, h=hours: log_lines.append(f"[+{h}h] {line}"), now=start + timedelta(hours=hours))
+        else:
+            referee.tick(engine, options, log_lines.append)
+        after = pipeline.status(engine, game_id)
+        for k in range(st.turn, after.turn):
+            reporting.write_resolution_reports(engine, game_id, k, folder)
+            written += 1
+            if on_resolution is not None:
+                on_resolution()
+        if after.turn == st.turn:
+            raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve")
+    (folder / "referee.log").write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+    rows = [r for r in outbox.rows(engine) if r.game_id == game_id]
+    (folder / "outbox.txt").write_text(
+        "".join(f"{r.id:>4} {r.state:<8} {r.kind:<9} {r.to:<22} {r.subject}\n" for r in rows), encoding="utf-8"
+    )
+    result = _finish(engine, game_id, folder, "farrapos", info.id, info.sides)
+    return DemoResult(**{**result.__dict__, "links": (("referee log", "referee.log"), ("outbox", "outbox.txt"))})
+
+
+def _finish(engine: Engine, game_id: str, folder: Path, rules_id: str, scenario: str, sides: tuple[str, ...]) -> DemoResult:
+    archive_path = folder / "archive.json"
+    data = archive.export(engine, game_id, archive_path)
+    summary = audit.audit_archive(archive.load(archive_path))
+    (folder / "audit.html").write_text(reporting.audit_page(engine, game_id), encoding="utf-8")
+    return DemoResult(
+        game_id=game_id,
+        rules=rules_id,
+        scenario=scenario,
+        resolutions=summary.resolutions,
+        files=summary.files,
+        rolls=summary.rolls,
+        result=data["final"]["result"],
+        folder=folder,
+        audit_lines=tuple(summary.lines()),
+        last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
+        sides=sides,
+    )
+
+
 def run_demo(out: Path, games: Sequence[tuple[str, str | None]] = DEMO_GAMES, seed: int = 1, progress: Callable[[str], Callable[[], None]] | None = None) -> list[DemoResult]:
     """Play every demo game into ``out`` (a fresh database ``out/demo.db``)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -118,7 +216,10 @@ def run_demo(out: Path, games: Sequence[tuple[str, str | None]] = DEMO_GAMES, se
     results = []
     for rules_id, scenario in games:
         tick = progress(f"{rules_id} {scenario or ''}".strip()) if progress else None
-        results.append(play_game(engine, out, rules_id, scenario, seed=seed, on_resolution=tick))
+        if rules_id == "farrapos" and scenario is None:
+            results.append(play_by_tick(engine, out, seed=seed, on_resolution=tick))
+        else:
+            results.append(play_game(engine, out, rules_id, scenario, seed=seed, on_resolution=tick))
     engine.dispose()
     _write_index(out, results)
     return results
@@ -141,7 +242,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 rolls=r.rolls,
                 rel=html.escape(str(rel)),
                 last=" · ".join(
-                    f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides
+                    [f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides]
+                    + [f'<a href="{html.escape(str(rel))}/{html.escape(file)}">{html.escape(label)}</a>' for label, file in r.links]
                 ),
             )
         )
@@ -150,7 +252,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}"
         "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}</style>"
         "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
-        "processor; its archive was exported and audited.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
+        "processor; its archive was exported and audited. The Farrapos game was run by <code>pbem tick</code> with deadlines "
+        "(48h, grace 12h): the empire missed one and that turn was resolved with no orders, as its audit shows.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
         "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></html>\n"
     )
     (out / "index.html").write_text(page, encoding="utf-8")

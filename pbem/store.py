@@ -31,7 +31,7 @@ from pbem.transaction import SqliteFile, Tx
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table)
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables)
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
 }
@@ -66,7 +66,7 @@ Database = Union["Engine", SqliteFile]
 """What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
 SQLite file opened without SQLAlchemy (:func:`open_database`)."""
 
-TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table"})
+TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change"})
 """Every table of this schema version (tests/test_startup.py checks it against the
 SQLModel tables)."""
 
