@@ -152,7 +152,8 @@ def test_furor_barbarus_works_out_zones_of_control_a_few_times_per_resolution(mo
     """Every move cleared the whole cache, so a movement phase worked the enemy
     zone of control out again after each unit moved (up to 23 times in one
     resolution of these games); now a move keeps the moving side's cached enemy
-    zone, and each resolution works a zone out at most four times."""
+    zone, and each resolution works a zone out a handful of times (at most 5 in
+    these games since the two-step set-up; the bound below leaves one spare)."""
     from rules.furor_barbarus.battlefield import Battlefield
 
     ruleset = find_ruleset("furor-barbarus")
@@ -176,7 +177,7 @@ def test_furor_barbarus_works_out_zones_of_control_a_few_times_per_resolution(mo
             computed[0] = 0
             position = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"z{n}".encode()).digest())).position
             per_resolution.append(computed[0])
-    assert max(per_resolution) <= 4, per_resolution
+    assert max(per_resolution) <= 6, per_resolution  # it was up to 23; a retreat or an elimination of the other side still counts
     assert sum(per_resolution) > 0  # the zones were worked out: the count means something
 
 
