@@ -25,6 +25,7 @@ soak: test-slow
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/report.py
 
 clean:
 	rm -rf $(VENV) demo build dist *.egg-info

@@ -17,101 +17,127 @@ which resolution on).
 from __future__ import annotations
 
 import json
+from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from pbem import dice_chains, limits, store
+from pbem.transaction import Tx, transaction
 
-from pbem import dice_chains, house_tables, limits, store
+if TYPE_CHECKING:
+    from pbem.store import Database
 
 ARCHIVE_FORMAT = "pbem-archive/1"
 
 
-def _iso(when: datetime) -> str:
+def _iso(when: datetime | str) -> str:
+    when = store.as_datetime(when)
     return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat().replace("+00:00", "Z")
 
 
-def _resolution_json(session: Session, game_id: str, row: store.Resolution, late: dict[int, store.LateTurn] | None = None) -> dict[str, Any]:
-    wanted = store.SubmissionStatus.RESOLVED if row.active else store.SubmissionStatus.SET_ASIDE
-    subs = [s for s in store.submissions_for(session, game_id, row.k, wanted)]
-    out = _resolution_fields(session, game_id, row, subs)
-    lt = (late or {}).get(row.k)
-    if lt is not None:
-        out["deadline"] = {"deadline": _iso(lt.deadline), "grace_until": _iso(lt.grace_until), "resolved_at": _iso(lt.resolved_at), "sides": json.loads(lt.sides)}
-    return out
+def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
+    """The archive of one game, read in one transaction with a fixed number of
+    statements however long the game (tests/test_costs.py counts them).
+    ``game.tables``: the house tables the game plays, as ``house_tables.game_tables``
+    reads them."""
+    with transaction(engine, write=False) as tx:
+        return _archive(tx, game_id)
 
 
-def _resolution_fields(session: Session, game_id: str, row: store.Resolution, subs: list[store.Submission]) -> dict[str, Any]:
+def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
+    game = tx.one(
+        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result FROM game WHERE id = :game",
+        {"game": game_id},
+    )
+    if game is None:
+        raise store.unknown_game(game_id, store.known_game_ids(tx))
+    gid, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result = game
+    players = tx.all("SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})
+    resolutions = tx.all(
+        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
+        {"game": game_id},
+    )
+    files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
+    for turn, status, side, message, signature in tx.all(
+        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
+        {"game": game_id, "resolved": store.SubmissionStatus.RESOLVED.name, "set_aside": store.SubmissionStatus.SET_ASIDE.name},
+    ):
+        files[(turn, status)].append({"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature})
+    rolls: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for k, idx, sides, value, purpose in tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}):
+        rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
+    rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
+    extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
+    late = {
+        k: {"deadline": _iso(deadline), "grace_until": _iso(grace_until), "resolved_at": _iso(resolved_at), "sides": json.loads(sides)}
+        for k, deadline, grace_until, resolved_at, sides in tx.all(
+            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game", {"game": game_id}
+        )
+    }
+    changes = tx.all(
+        "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+        {"game": game_id},
+    )
+
+    def resolution_json(row: Any) -> dict[str, Any]:
+        k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
+        wanted = store.SubmissionStatus.RESOLVED if active else store.SubmissionStatus.SET_ASIDE
+        return {
+            "k": k,
+            "label": label,
+            "reveal": reveal,
+            "previous_state_hash": previous,
+            "nmr": json.loads(nmr),
+            "submissions": files.get((k, wanted.name), []),
+            "rolls": rolls.get(k, []),
+            "state_hash": state_hash,
+            "events": json.loads(events),
+            **({"deadline": late[k]} if k in late else {}),
+        }
+
     return {
-        "k": row.k,
-        "label": row.label,
-        "reveal": row.reveal,
-        "previous_state_hash": row.previous_state_hash,
-        "nmr": json.loads(row.nmr),
-        "submissions": [
-            {"side": s.side, "turn_file": s.message.decode("utf-8"), "signature": s.signature}
-            for s in sorted(subs, key=lambda s: s.side)
+        "format": ARCHIVE_FORMAT,
+        "game": {
+            "id": gid,
+            "rules": rules,
+            "scenario": scenario,
+            "options": list(json.loads(options)),
+            "created": store.as_datetime(created).isoformat(),
+            "tables": {name: json.loads(data) for name, data in tx.all("SELECT name, data FROM house_table WHERE game_id = :game ORDER BY name", {"game": game_id})},
+        },
+        "players": [{"side": side, "public_key": key, "email": email} for side, key, email in players],
+        "dice": {
+            "version": 1,
+            "chain_length": chain_length,
+            "anchor": anchor,
+            **({"extensions": [e.to_json() for e in extensions]} if extensions else {}),
+        },
+        "initial_state_hash": initial_state_hash,
+        "resolutions": [resolution_json(r) for r in resolutions if r[7]],
+        "set_aside": [
+            {
+                "to": to_k,
+                "at": store.as_datetime(at).isoformat(),
+                "resolutions": [resolution_json(r) for r in resolutions if r[8] == rollback_id],
+            }
+            for rollback_id, to_k, at in rollbacks
         ],
-        "rolls": [
-            {"index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in store.rolls_for(session, game_id, row.k)
+        "player_changes": [
+            {
+                "side": side,
+                "from_k": from_k,
+                "at": _iso(at),
+                **({"email": email, "previous_email": previous_email} if email is not None else {}),
+                **({"public_key": public_key, "previous_public_key": previous_public_key} if public_key is not None else {}),
+            }
+            for side, from_k, at, email, previous_email, public_key, previous_public_key in changes
         ],
-        "state_hash": row.state_hash,
-        "events": json.loads(row.events),
+        "final": {"over": bool(over), "result": json.loads(result) if result else None},
     }
 
 
-def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
-        rows = store.all_resolutions(session, game_id)
-        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
-        rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())
-        late = {lt.k: lt for lt in session.exec(select(store.LateTurn).where(store.LateTurn.game_id == game_id)).all()}
-        changes = list(session.exec(select(store.PlayerChange).where(store.PlayerChange.game_id == game_id).order_by(store.PlayerChange.id)).all())
-        return {
-            "format": ARCHIVE_FORMAT,
-            "game": {
-                "id": game.id,
-                "rules": game.rules,
-                "scenario": game.scenario,
-                "options": game.option_list(),
-                "created": game.created.isoformat(),
-                "tables": house_tables.game_tables(session, game_id),
-            },
-            "players": [{"side": p.side, "public_key": p.public_key, "email": p.email} for p in store.players(session, game_id)],
-            "dice": {
-                "version": 1,
-                "chain_length": game.chain_length,
-                "anchor": game.anchor,
-                **({"extensions": [e.to_json() for e in chains[1:]]} if len(chains) > 1 else {}),
-            },
-            "initial_state_hash": game.initial_state_hash,
-            "resolutions": [_resolution_json(session, game_id, r, late) for r in rows if r.active],
-            "set_aside": [
-                {
-                    "to": rb.to_k,
-                    "at": rb.at.isoformat(),
-                    "resolutions": [_resolution_json(session, game_id, r, late) for r in rows if r.rollback_id == rb.id],
-                }
-                for rb in rollbacks
-            ],
-            "player_changes": [
-                {
-                    "side": c.side,
-                    "from_k": c.from_k,
-                    "at": _iso(c.at),
-                    **({"email": c.email, "previous_email": c.previous_email} if c.email is not None else {}),
-                    **({"public_key": c.public_key, "previous_public_key": c.previous_public_key} if c.public_key is not None else {}),
-                }
-                for c in changes
-            ],
-            "final": {"over": game.over, "result": json.loads(game.result) if game.result else None},
-        }
-
-
-def export(engine: Engine, game_id: str, path: Path) -> dict[str, Any]:
+def export(engine: "Database", game_id: str, path: Path) -> dict[str, Any]:
     archive = build_archive(engine, game_id)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(archive, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

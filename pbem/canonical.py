@@ -14,3 +14,9 @@ def canonical_json(obj: Any) -> str:
 def position_hash(position: Any) -> str:
     """Lowercase hex SHA-256 of the position's canonical JSON in UTF-8."""
     return hashlib.sha256(canonical_json(position).encode("utf-8")).hexdigest()
+
+
+def text_hash(canonical: str) -> str:
+    """The position hash of a position already written as canonical JSON (the same
+    as ``position_hash`` of the position, without writing it out again)."""
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()

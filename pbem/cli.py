@@ -1,37 +1,126 @@
 """The ``pbem`` command line: thin.  Each command parses its arguments, calls one
 library function, prints, and turns domain errors into one line per problem on
-stderr with exit status 1 (usage errors exit 2, from Typer)."""
+stderr with exit status 1 (usage errors exit 2, from Typer).
 
-from __future__ import annotations
+Start-up is part of every command's cost (a player runs ``orders``, ``check`` and
+``sign`` several times a turn; a referee's cron runs a command a minute), so this
+module imports only Typer: each command imports what it uses when it runs.  A
+command that needs no database never imports SQLAlchemy, SQLModel or the report
+stack, and the hot commands open an SQLite file without SQLAlchemy
+(``store.open_database``).  tests/test_startup.py checks the imports of every
+registered command.  (No ``from __future__ import annotations`` here: Typer would
+``eval`` every parameter's annotation string each time it builds the commands.)
+"""
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
-from sqlalchemy import Engine
+import typer.core
 
-from pbem import dice_chains, pipeline, store
+from pbem import __version__
+from pbem.cli_values import conventional_help, convert_plainly
+
+if TYPE_CHECKING:
+    import click
+    from sqlalchemy import Engine
+
+    from pbem import pipeline
+    from pbem.store import Database
+
+GLOBAL_OPTIONS = ("--db",)
+"""Options of ``pbem`` itself that take a value and may also come after the
+command (``pbem status g1 --db referee.db``), as in git, ssh-keygen and sqlite-utils."""
+
+
+def hoist_global_options(args: list[str], commands: Container[str]) -> list[str]:
+    """The command line with every global option given after the command moved in
+    front of it, so Click reads it as the program's own.
+
+    >>> hoist_global_options(["status", "g1", "--db", "x.db"], {"status"})
+    ['--db', 'x.db', 'status', 'g1']
+    >>> hoist_global_options(["check", "t.txt", "--db=x.db", "--", "--db"], {"check"})
+    ['--db=x.db', 'check', 't.txt', '--', '--db']
+    """
+    at = 0
+    while at < len(args):  # find the command: skip the program's own options
+        arg = args[at]
+        if arg == "--" or arg in commands:
+            break
+        at += 2 if arg in GLOBAL_OPTIONS else 1
+    if at >= len(args) or args[at] == "--":
+        return args
+    before, after, hoisted = args[: at + 1], [], []
+    rest = args[at + 1 :]
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--":
+            after.extend(rest[i:])
+            break
+        if arg in GLOBAL_OPTIONS and i + 1 < len(rest):
+            hoisted.extend(rest[i : i + 2])
+            i += 2
+            continue
+        if arg.split("=", 1)[0] in GLOBAL_OPTIONS and "=" in arg:
+            hoisted.append(arg)
+        else:
+            after.append(arg)
+        i += 1
+    return before[:-1] + hoisted + before[-1:] + after
+
+
+class _Pbem(typer.core.TyperGroup):
+    """``pbem``'s group: global options are accepted before or after the command,
+    and every parameter's value is converted without pydantic (pbem.cli_values)."""
+
+    def parse_args(self, ctx: "click.Context", args: list[str]) -> list[str]:
+        convert_plainly(self.get_params(ctx))
+        return super().parse_args(ctx, hoist_global_options(args, self.commands))
+
+    def get_command(self, ctx: "click.Context", cmd_name: str) -> "click.Command | None":
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            convert_plainly(command.get_params(ctx))
+            conventional_help(command.params)
+        return command
+
 
 app = typer.Typer(
     name="pbem",
+    cls=_Pbem,
     help="A play-by-email referee for board wargames: signed turn files, auditable dice, reports.",
+    epilog="Global options (--db) may come before or after the command.  Each command's --help shows an example.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 _state: dict[str, Any] = {"db": None}
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
-    db: Annotated[Optional[str], typer.Option("--db", help="Database path or SQLAlchemy URL (default $PBEM_DB or ./pbem.db).", envvar="PBEM_DB")] = None,
+    db: Annotated[Optional[str], typer.Option("--db", metavar="PATH|URL", help="Database: a file path or an SQLAlchemy URL (default $PBEM_DB, else ./pbem.db).", envvar="PBEM_DB")] = None,
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print pbem's version and exit.")] = False,
 ) -> None:
     _state["db"] = db
+
+
+def example(*lines: str) -> str:
+    """A command's epilog: its examples, kept as written (Click's ``\\b``)."""
+    return "\b\nExample" + ("s" if len(lines) > 1 else "") + ":\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def fail(problems: list[str] | str) -> NoReturn:
@@ -40,25 +129,53 @@ def fail(problems: list[str] | str) -> NoReturn:
     raise typer.Exit(1)
 
 
+DOMAIN_ERRORS = (("pbem.store", "StoreError"), ("pbem.keys", "KeyFileError"), ("pbem.sshsig", "SignatureError"), ("pbem.paths", "UnsafePath"))
+"""Errors whose message is the whole story (module, class): printed as one line.
+Looked up only in modules already imported: an error of a module the command
+never imported cannot have been raised, and importing it to check would cost
+the start-up this module saves."""
+
+
 @contextmanager
 def refusals() -> Iterator[None]:
     """Domain errors become one line per problem and exit 1."""
-    from pbem.keys import KeyFileError
-    from pbem.paths import UnsafePath
-    from pbem.sshsig import SignatureError
-
     try:
         yield
-    except pipeline.Refused as exc:
-        fail(exc.problems)
-    except (store.StoreError, LookupError, KeyFileError, SignatureError, UnsafePath) as exc:
-        fail(str(exc).strip("'\""))
-    except OSError as exc:
-        fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        problems = domain_problems(exc)
+        if problems is None:
+            raise
+        fail(problems)
 
 
-def engine(create: bool = False) -> Engine:
+def domain_problems(exc: BaseException) -> list[str] | None:
+    """The lines to print for a domain error; ``None`` for anything else."""
+    pipeline = sys.modules.get("pbem.pipeline")
+    if pipeline is not None and isinstance(exc, pipeline.Refused):
+        return list(exc.problems)
+    known = tuple(getattr(sys.modules[module], name) for module, name in DOMAIN_ERRORS if module in sys.modules)
+    if isinstance(exc, (LookupError, *known)):
+        return [str(exc).strip("'\"")]
+    if isinstance(exc, OSError):
+        return [f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")]
+    return None
+
+
+def engine(create: bool = False) -> "Engine":
+    """The store through SQLAlchemy (the commands that use the ORM)."""
+    from pbem import store
+
     return store.open_engine(_state["db"], create=create)
+
+
+def database() -> "Database":
+    """The store for the commands that need only plain SQL: an SQLite file is
+    opened without SQLAlchemy."""
+    from pbem import store
+
+    return store.open_database(_state["db"])
 
 
 def _read(path: Path, limit: int | None = None) -> bytes:
@@ -83,10 +200,10 @@ def _pairs(values: list[str], what: str) -> dict[str, str]:
 # ------------------------------------------------------------------ commands
 
 
-@app.command()
+@app.command(epilog=example("pbem keygen alice --dir keys"))
 def keygen(
-    name: Annotated[str, typer.Argument(help="Key name: writes NAME (private, mode 0600) and NAME.pub.")],
-    dir: Annotated[Path, typer.Option("--dir", help="Folder for the key files.")] = Path("."),
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Key name: writes NAME (private, mode 0600) and NAME.pub.")],
+    dir: Annotated[Path, typer.Option("--dir", metavar="DIR", help="Folder for the key files (default: here).")] = Path("."),
 ) -> None:
     """Make a new Ed25519 key pair in OpenSSH format."""
     from pbem import keys
@@ -97,23 +214,23 @@ def keygen(
     typer.echo(f"private key: {private}\npublic key:  {public}\nfingerprint: {pub.fingerprint()}")
 
 
-@app.command()
+@app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
 def new(
-    game: Annotated[str, typer.Argument(help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'.")],
-    rules: Annotated[str, typer.Option("--rules", help="Ruleset: farrapos or furor-barbarus.")],
-    player: Annotated[list[str], typer.Option("--player", help="SIDE=PUBKEY_FILE, once per side.")],
-    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id.")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", help="Optional rule to switch on (repeatable).")] = None,
-    email: Annotated[Optional[list[str]], typer.Option("--email", help="SIDE=ADDRESS (repeatable).")] = None,
-    chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the dice hash chain.")] = 4096,
-    deadline: Annotated[Optional[str], typer.Option("--deadline", help="Time from the last resolution to the next deadline: 90s, 45m, 72h, 3d.")] = None,
-    grace: Annotated[Optional[str], typer.Option("--grace", help="After the deadline, how long a missing side may still send (then NMR).")] = None,
-    remind: Annotated[Optional[str], typer.Option("--remind", help="How long before the deadline a late side is reminded.")] = None,
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'.")],
+    rules: Annotated[str, typer.Option("--rules", metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
+    player: Annotated[list[str], typer.Option("--player", metavar="SIDE=PUBKEY_FILE", help="A side's public key file, once per side.")],
+    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (see docs/rules/).")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", metavar="NAME", help="Optional rule to switch on (repeatable).")] = None,
+    email: Annotated[Optional[list[str]], typer.Option("--email", metavar="SIDE=ADDRESS", help="A side's mail address (repeatable).")] = None,
+    chain_length: Annotated[int, typer.Option("--chain-length", metavar="N", help="Length N of the dice hash chain.")] = 4096,
+    deadline: Annotated[Optional[str], typer.Option("--deadline", metavar="DUR", help="Time from the last resolution to the next deadline: 90s, 45m, 72h, 3d.")] = None,
+    grace: Annotated[Optional[str], typer.Option("--grace", metavar="DUR", help="After the deadline, how long a missing side may still send (then NMR).")] = None,
+    remind: Annotated[Optional[str], typer.Option("--remind", metavar="DUR", help="How long before the deadline a late side is reminded.")] = None,
     wait: Annotated[bool, typer.Option("--wait", help="Hold the turn until the deadline even when every file is in.")] = False,
-    table: Annotated[Optional[list[str]], typer.Option("--table", help="NAME=FILE: play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
+    table: Annotated[Optional[list[str]], typer.Option("--table", metavar="NAME=FILE", help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
-    from pbem import deadlines
+    from pbem import deadlines, pipeline
 
     keyfiles = _pairs(player, "--player")
     tables = _pairs(table or [], "--table")
@@ -143,14 +260,16 @@ def new(
             typer.echo(f"table {name}: the same as the shipped table (not a house table)")
 
 
-@app.command()
+@app.command(epilog=example("pbem status g1 --json"))
 def status(
-    game: Annotated[str, typer.Argument()],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Turn, sides awaited, score, and the result once over."""
+    from pbem import dice_chains, pipeline, store
+
     with refusals():
-        st = pipeline.status(engine(), game)
+        st = pipeline.status(database(), game)
     exposed = store.readable_by_others(store.database_url(_state["db"]))
     if exposed:
         typer.echo(f"pbem: warning: others can read {', '.join(exposed)}, which hold the dice seed: chmod 600 them", err=True)
@@ -171,17 +290,19 @@ def status(
             typer.echo(f"  dice: the committed chains {left}; extend them with 'pbem extend {st.game}'")
 
 
-@app.command()
+@app.command(epilog=example("pbem orders g1 --side republic -o turn.txt"))
 def orders(
-    game: Annotated[str, typer.Argument()],
-    side: Annotated[str, typer.Option("--side", help="The side to write orders for.")],
-    bot: Annotated[Optional[str], typer.Option("--bot", help="Fill with a bot's legal orders (random, greedy).")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Bot seed.")] = 0,
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    side: Annotated[str, typer.Option("--side", metavar="SIDE", help="The side to write orders for.")],
+    bot: Annotated[Optional[str], typer.Option("--bot", metavar="NAME", help="Fill with a bot's legal orders (random, greedy).")] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Bot seed.")] = 0,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", metavar="FILE", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Write the next turn file for a side (template, or a bot's orders)."""
+    from pbem import pipeline
+
     with refusals():
-        text = pipeline.next_turn_file(engine(), game, side, bot, seed)
+        text = pipeline.next_turn_file(database(), game, side, bot, seed)
         if output is None:
             sys.stdout.write(text)
         else:
@@ -196,13 +317,14 @@ def _signature_for(path: Path, sig: Optional[Path]) -> str | None:
     return sig_path.read_text(encoding="utf-8", errors="replace") if sig_path.is_file() else None
 
 
-@app.command()
+@app.command(epilog=example("pbem check turn.txt"))
 def check(
-    file: Annotated[Path, typer.Argument(help="Turn file.")],
-    sig: Annotated[Optional[Path], typer.Option("--sig", help="Detached signature (default FILE.sig if present).")] = None,
-    position: Annotated[Optional[Path], typer.Option("--position", help="Check offline against this position file (G-rK.position.json, attached to every report); no database.")] = None,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Turn file.")],
+    sig: Annotated[Optional[Path], typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig if present).")] = None,
+    position: Annotated[Optional[Path], typer.Option("--position", metavar="POSFILE", help="Check offline against this position file (G-rK.position.json, attached to every report); no database.")] = None,
 ) -> None:
     """Parse and validate a turn file against the game's current position; stores nothing."""
+    from pbem import pipeline, store
     from pbem.turnfile import MAX_TURN_FILE_BYTES
 
     with refusals():
@@ -217,7 +339,7 @@ def check(
             checked = pipeline.check_offline(data, _signature_for(file, sig), kept)
         else:
             try:
-                db = engine()
+                db = database()
             except store.NoDatabase:
                 fail(f"no referee's database here: a player checks offline with 'pbem check {file} --position G-rK.position.json' (the position file attached to the latest report)")
             checked = pipeline.check(db, data, _signature_for(file, sig))
@@ -225,10 +347,10 @@ def check(
     typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}); {len(checked.orders)} order(s); {signed}")
 
 
-@app.command()
+@app.command(epilog=example("pbem sign turn.txt --key ~/.ssh/id_ed25519"))
 def sign(
-    file: Annotated[Path, typer.Argument(help="Turn file.")],
-    key: Annotated[Path, typer.Option("--key", help="OpenSSH private key.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Turn file.")],
+    key: Annotated[Path, typer.Option("--key", metavar="KEYFILE", help="OpenSSH private key.")],
     inline: Annotated[bool, typer.Option("--inline", help="Append the armored signature to FILE.")] = False,
 ) -> None:
     """Sign a turn file (SSHSIG, namespace pbem): writes FILE.sig, or appends inline."""
@@ -245,16 +367,17 @@ def sign(
     typer.echo(f"signed: {written}")
 
 
-@app.command()
+@app.command(epilog=example("pbem submit turn.txt"))
 def submit(
-    file: Annotated[Path, typer.Argument(help="Signed turn file.")],
-    sig: Annotated[Optional[Path], typer.Option("--sig", help="Detached signature (default FILE.sig).")] = None,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Signed turn file.")],
+    sig: Annotated[Optional[Path], typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig).")] = None,
 ) -> None:
     """Verify and queue a turn file."""
+    from pbem import pipeline
     from pbem.turnfile import MAX_TURN_FILE_BYTES
 
     with refusals():
-        db = engine()
+        db = database()
         data = _read(file, MAX_TURN_FILE_BYTES + 16 * 1024)
         result = pipeline.submit(db, data, _signature_for(file, sig), source=str(file))
     c = result.checked
@@ -262,22 +385,30 @@ def submit(
     typer.echo(f"queued: {c.game_id}, {c.side}, turn {c.turn} ({c.label}){extra}")
 
 
-@app.command()
+@app.command(epilog=example("pbem process --all --jobs 2", "pbem process g1 g2 --reports reports"))
 def process(
-    games: Annotated[Optional[list[str]], typer.Argument(help="Games to process (default with --all: every game).")] = None,
+    games: Annotated[Optional[list[str]], typer.Argument(metavar="GAME", help="Games to process (default with --all: every game).")] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Every game not over.")] = False,
     force_nmr: Annotated[bool, typer.Option("--force-nmr", help="Resolve with missing sides taking no action.")] = False,
-    reports: Annotated[Optional[Path], typer.Option("--reports", help="Also write each side's HTML and text report here.")] = None,
+    reports: Annotated[Optional[Path], typer.Option("--reports", metavar="DIR", help="Also write each side's HTML and text report here.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, max=256, help="Worker processes that claim ready games (default 1); on SQLite one of them writes at a time.")] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,
 ) -> None:
     """Resolve every game whose due sides have all submitted."""
+    from pbem import pipeline
+
     if not games and not all_games:
         typer.echo("pbem: name the games to process, or give --all", err=True)
         raise typer.Exit(2)
     with refusals():
-        db = engine()
+        db = engine() if reports is not None else database()
         targets = games if games else pipeline.pending_games(db)
-        outcomes = _with_progress("processing", targets, lambda tick: pipeline.process(db, targets, force_nmr, on_resolved=lambda _o: tick()), quiet)
+        if jobs > 1:
+            from pbem import workers
+
+            outcomes = _with_progress("processing", targets, lambda tick: workers.process(_state["db"], targets, jobs, force_nmr, on_resolved=lambda _o: tick()), quiet)
+        else:
+            outcomes = _with_progress("processing", targets, lambda tick: pipeline.process(db, targets, force_nmr, on_resolved=lambda _o: tick()), quiet)
         if reports is not None:
             from pbem import paths, reporting
 
@@ -300,8 +431,7 @@ def _with_progress(what: str, items: list[str], run: Callable[[Callable[[], None
         return run(lambda: progress.advance(task))
 
 
-def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> None:
-    made = [o for o in outcomes if o.resolved is not None]
+def _print_outcomes(outcomes: "list[pipeline.ProcessOutcome]", quiet: bool) -> None:
     if not quiet and len(outcomes) > 1 and sys.stdout.isatty():
         from rich.console import Console
         from rich.table import Table
@@ -319,7 +449,7 @@ def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> Non
     typer.echo(process_summary(outcomes))
 
 
-def process_summary(outcomes: list[pipeline.ProcessOutcome]) -> str:
+def process_summary(outcomes: "list[pipeline.ProcessOutcome]") -> str:
     """``2 resolution(s) made, 1 game(s) waiting, 1 game(s) over``: a game that is
     over, or could not be resolved, is not waiting."""
     made = sum(o.resolved is not None for o in outcomes)
@@ -334,7 +464,7 @@ def process_summary(outcomes: list[pipeline.ProcessOutcome]) -> str:
     return ", ".join(parts)
 
 
-def _note(o: pipeline.ProcessOutcome) -> str:
+def _note(o: "pipeline.ProcessOutcome") -> str:
     parts = []
     if o.nmr:
         parts.append(f"no moves received from {', '.join(o.nmr)}")
@@ -347,21 +477,32 @@ def _note(o: pipeline.ProcessOutcome) -> str:
     return "; ".join(parts)
 
 
-@app.command()
+@app.command(epilog=example("pbem dice g1 --stats", "pbem dice --archive g1.json --json"))
 def dice(
-    game: Annotated[str, typer.Argument()],
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Game in the database.")] = None,
+    archive_file: Annotated[Optional[Path], typer.Option("--archive", metavar="FILE", help="Read the dice from an exported archive (no database).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output: the anchor and every roll (and --stats).")] = False,
     stats: Annotated[bool, typer.Option("--stats", help="Counts per face and a chi-square figure per die size.")] = False,
 ) -> None:
     """The dice history: resolution, index, die, value, purpose."""
-    from pbem import dice_stats
+    from pbem import dice_history, dice_stats
 
+    if (game is None) == (archive_file is None):
+        typer.echo("pbem: give a GAME or --archive FILE", err=True)
+        raise typer.Exit(2)
     with refusals():
-        with store.reading(engine()) as session:
-            g = store.get_game(session, game)
-            rows = store.rolls_for(session, g.id)
-            active = {r.k: r.active for r in store.all_resolutions(session, g.id)}
-    history = [{"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)} for r in rows]
+        if archive_file is not None:
+            from pbem import archive
+
+            try:
+                found = dice_history.from_archive(archive.load(archive_file))
+            except ValueError as exc:
+                fail(str(exc))
+        else:
+            found = dice_history.from_store(database(), game or "")
+    game = found.game
+    history = found.rolls
+    rows = history
     summary = None
     if stats:
         summary = {
@@ -369,9 +510,9 @@ def dice(
             for sides, counts in sorted(dice_stats.face_counts(rows).items())
         }
     if as_json:
-        typer.echo(json.dumps({"game": game, "anchor": g.anchor, "rolls": history, **({"stats": summary} if stats else {})}, indent=1, ensure_ascii=False))
+        typer.echo(json.dumps({"game": game, "anchor": found.anchor, "rolls": history, **({"stats": summary} if stats else {})}, indent=1, ensure_ascii=False))
         return
-    typer.echo(f"dice of {game} (anchor {g.anchor}): {len(history)} roll(s)")
+    typer.echo(f"dice of {game} (anchor {found.anchor}): {len(history)} roll(s)")
     for h in history:
         mark = "  [set aside]" if h["set_aside"] else ""
         typer.echo(f"  k={h['resolution']:<4} #{h['index']:<3} d{h['sides']:<3} = {h['value']:<3}  {h['purpose']}{mark}")
@@ -382,23 +523,23 @@ def dice(
             typer.echo(f"  d{sides}: {faces}   chi-square {stat:.2f} (df {dof}, p = {p:.3f})")
 
 
-@app.command()
+@app.command(epilog=example("pbem export g1 -o g1.json"))
 def export(
-    game: Annotated[str, typer.Argument()],
-    output: Annotated[Path, typer.Option("-o", "--output", help="Archive file to write.")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="Archive file to write.")],
 ) -> None:
     """Write the game archive (pbem-archive/1 JSON)."""
     from pbem import archive
 
     with refusals():
-        data = archive.export(engine(), game, output)
+        data = archive.export(database(), game, output)
     typer.echo(f"wrote {output}: {len(data['resolutions'])} resolution(s), anchor {data['dice']['anchor']}")
 
 
-@app.command()
+@app.command(epilog=example("pbem audit --archive g1.json", "pbem audit g1"))
 def audit(
-    game: Annotated[Optional[str], typer.Argument(help="Game in the database.")] = None,
-    archive_file: Annotated[Optional[Path], typer.Option("--archive", help="Audit an exported archive (no database).")] = None,
+    game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Game in the database.")] = None,
+    archive_file: Annotated[Optional[Path], typer.Option("--archive", metavar="FILE", help="Audit an exported archive (no database).")] = None,
 ) -> None:
     """Re-verify signatures, headers, the dice chain, every roll and every position."""
     from pbem import archive, audit as auditing
@@ -408,7 +549,7 @@ def audit(
         raise typer.Exit(2)
     with refusals():
         try:
-            data = archive.load(archive_file) if archive_file else archive.build_archive(engine(), game or "")
+            data = archive.load(archive_file) if archive_file else archive.build_archive(database(), game or "")
             summary = auditing.audit_archive(data)
         except (auditing.AuditFailure, ValueError) as exc:
             fail(f"audit failed: {exc}")
@@ -416,12 +557,14 @@ def audit(
         typer.echo(line)
 
 
-@app.command()
+@app.command(epilog=example("pbem extend g1 --chain-length 4096"))
 def extend(
-    game: Annotated[str, typer.Argument(help="Game id.")],
-    chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the new chain (it serves N-1 more resolutions).")] = 4096,
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    chain_length: Annotated[int, typer.Option("--chain-length", metavar="N", help="Length N of the new chain (it serves N-1 more resolutions).")] = 4096,
 ) -> None:
     """Commit a new dice chain that takes over where the game's chain ends; prints its anchor."""
+    from pbem import pipeline
+
     with refusals():
         chain = pipeline.extend_dice(engine(), game, chain_length)
     last = chain.first_k + chain.chain_length - 2
@@ -429,19 +572,21 @@ def extend(
     typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
 
 
-@app.command()
+@app.command(epilog=example("pbem rollback g1 --to 3"))
 def rollback(
-    game: Annotated[str, typer.Argument()],
-    to: Annotated[int, typer.Option("--to", help="Keep resolutions up to K; set aside the rest.")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    to: Annotated[int, typer.Option("--to", metavar="K", help="Keep resolutions up to K; set aside the rest.")],
 ) -> None:
     """Set aside the resolutions after K (kept, and shown by export and audit)."""
+    from pbem import pipeline
+
     with refusals():
         record = pipeline.rollback(engine(), game, to)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, json.loads(record.discarded)))}")
 
 
-@app.command()
-def case(files: Annotated[list[Path], typer.Argument(help="Rule case TOML files or folders.")]) -> None:
+@app.command(epilog=example("pbem case tests/cases/farrapos"))
+def case(files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Rule case TOML files or folders.")]) -> None:
     """Run rule cases; exit 0 only if all pass."""
     from pbem.cases import run_cases
 
@@ -454,13 +599,13 @@ def case(files: Annotated[list[Path], typer.Argument(help="Rule case TOML files 
         raise typer.Exit(1)
 
 
-@app.command()
+@app.command(epilog=example("pbem report g1 --side republic --format html -o report.html"))
 def report(
-    game: Annotated[str, typer.Argument()],
-    output: Annotated[Path, typer.Option("-o", "--output", help="File to write.")],
-    turn: Annotated[Optional[int], typer.Option("--turn", help="Resolution k (default: the latest; 0: the game as created).")] = None,
-    side: Annotated[Optional[str], typer.Option("--side", help="The side's view (default: the referee's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="html, text, eml, or audit (the whole game's audit page).")] = "html",
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="File to write.")],
+    turn: Annotated[Optional[int], typer.Option("--turn", metavar="K", help="Resolution k (default: the latest; 0: the game as created).")] = None,
+    side: Annotated[Optional[str], typer.Option("--side", metavar="SIDE", help="The side's view (default: the referee's).")] = None,
+    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="html, text, eml, or audit (the whole game's audit page).")] = "html",
 ) -> None:
     """Write one report (or the game's audit page)."""
     from pbem import reporting
@@ -477,12 +622,12 @@ def report(
     typer.echo(f"wrote {output}")
 
 
-@app.command()
+@app.command(epilog=example("pbem demo --rules farrapos --out demo"))
 def demo(
-    rules: Annotated[Optional[str], typer.Option("--rules", help="Only this ruleset.")] = None,
-    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Only this scenario.")] = None,
-    out: Annotated[Path, typer.Option("--out", help="Output folder.")] = Path("demo"),
-    seed: Annotated[int, typer.Option("--seed", help="Bot seed.")] = 1,
+    rules: Annotated[Optional[str], typer.Option("--rules", metavar="RULES", help="Only this ruleset.")] = None,
+    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Only this scenario.")] = None,
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Output folder.")] = Path("demo"),
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Bot seed.")] = 1,
 ) -> None:
     """Whole bot-vs-bot games through signed files, the database and reports."""
     from pbem import demo as demos
@@ -510,22 +655,22 @@ def demo(
     typer.echo(f"open {out / 'index.html'}")
 
 
-@app.command()
+@app.command(epilog=example("pbem ingest --maildir ~/Maildir --outbox outbox"))
 def ingest(
-    dir: Annotated[Optional[Path], typer.Option("--dir", help="A folder of turn files (FILE.txt with FILE.txt.sig or inline signatures).")] = None,
-    maildir: Annotated[Optional[Path], typer.Option("--maildir", help="A Maildir of player mail.")] = None,
-    mbox: Annotated[Optional[Path], typer.Option("--mbox", help="An mbox file of player mail.")] = None,
-    outbox: Annotated[Optional[Path], typer.Option("--outbox", help="Maildir to write a copy of each receipt and refusal to.")] = None,
-    sender: Annotated[str, typer.Option("--sender", help="The referee's address (From of receipts).")] = "referee@pbem.invalid",
-    smtp: Annotated[Optional[str], typer.Option("--smtp", help="HOST:PORT: deliver the outbox (receipts, refusals, reports) through it.")] = None,
+    dir: Annotated[Optional[Path], typer.Option("--dir", metavar="DIR", help="A folder of turn files (FILE.txt with FILE.txt.sig or inline signatures).")] = None,
+    maildir: Annotated[Optional[Path], typer.Option("--maildir", metavar="MAILDIR", help="A Maildir of player mail.")] = None,
+    mbox: Annotated[Optional[Path], typer.Option("--mbox", metavar="FILE", help="An mbox file of player mail.")] = None,
+    outbox: Annotated[Optional[Path], typer.Option("--outbox", metavar="MAILDIR", help="Maildir to write a copy of each receipt and refusal to.")] = None,
+    sender: Annotated[str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address (From of receipts).")] = "referee@pbem.invalid",
+    smtp: Annotated[Optional[str], typer.Option("--smtp", metavar="HOST:PORT", help="Deliver the outbox (receipts, refusals, reports) through this SMTP server.")] = None,
     starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")] = False,
     ssl_on: Annotated[bool, typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")] = False,
-    smtp_user: Annotated[Optional[str], typer.Option("--smtp-user", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")] = None,
-    smtp_password_file: Annotated[Optional[Path], typer.Option("--smtp-password-file", help="File whose first line is the SMTP password.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    smtp_user: Annotated[Optional[str], typer.Option("--smtp-user", metavar="USER", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")] = None,
+    smtp_password_file: Annotated[Optional[Path], typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")] = False,
 ) -> None:
     """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
-    from pbem import referee
+    from pbem import referee, store
     from pbem.mail import room as mailroom
     from pbem.mail.readers import IngestError
     from pbem.progress import BatchProgress, ingest_table, stderr_console
@@ -564,14 +709,14 @@ def _host_port(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
-@app.command()
+@app.command(epilog=example("pbem send g1 --smtp mail.example.org:587 --starttls --sender referee@example.org"))
 def send(
-    game: Annotated[str, typer.Argument()],
-    smtp: Annotated[str, typer.Option("--smtp", help="HOST:PORT of the SMTP server.")],
-    sender: Annotated[str, typer.Option("--sender", help="The referee's address.")],
-    turn: Annotated[Optional[int], typer.Option("--turn", help="Resolution k (default: the latest).")] = None,
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    smtp: Annotated[str, typer.Option("--smtp", metavar="HOST:PORT", help="The SMTP server.")],
+    sender: Annotated[str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address.")],
+    turn: Annotated[Optional[int], typer.Option("--turn", metavar="K", help="Resolution k (default: the latest).")] = None,
     starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the connection with STARTTLS.")] = False,
-    user: Annotated[Optional[str], typer.Option("--user", help="SMTP AUTH user (password from $PBEM_SMTP_PASSWORD).", envvar="PBEM_SMTP_USER")] = None,
+    user: Annotated[Optional[str], typer.Option("--user", metavar="USER", help="SMTP AUTH user (password from $PBEM_SMTP_PASSWORD).", envvar="PBEM_SMTP_USER")] = None,
 ) -> None:
     """Email each side its report."""
     import os
@@ -641,25 +786,27 @@ def _referee_options(
     return referee.Options(dir, maildir, mbox, source, server, sender, backoff, jobs, _state["db"])
 
 
-_DIR = typer.Option("--dir", help="A folder of turn files.")
-_MAILDIR = typer.Option("--maildir", help="A Maildir of player mail.")
-_MBOX = typer.Option("--mbox", help="An mbox file of player mail.")
-_IMAP = typer.Option("--imap", help="imaps://USER@HOST[:PORT]/MAILBOX (or imap:// with STARTTLS); never with a password.")
-_IMAP_PW = typer.Option("--imap-password-file", help="File whose first line is the IMAP password (else $PBEM_IMAP_PASSWORD).")
-_SMTP = typer.Option("--smtp", help="HOST:PORT to deliver the outbox through.")
-_SENDER = typer.Option("--sender", help="The referee's address (From of every message).")
+_DIR = typer.Option("--dir", metavar="DIR", help="A folder of turn files.")
+_MAILDIR = typer.Option("--maildir", metavar="MAILDIR", help="A Maildir of player mail.")
+_MBOX = typer.Option("--mbox", metavar="FILE", help="An mbox file of player mail.")
+_IMAP = typer.Option("--imap", metavar="URL", help="imaps://USER@HOST[:PORT]/MAILBOX (or imap:// with STARTTLS); never with a password.")
+_IMAP_PW = typer.Option("--imap-password-file", metavar="FILE", help="File whose first line is the IMAP password (else $PBEM_IMAP_PASSWORD).")
+_SMTP = typer.Option("--smtp", metavar="HOST:PORT", help="The SMTP server to deliver the outbox through.")
+_SENDER = typer.Option("--sender", metavar="ADDRESS", help="The referee's address (From of every message).")
 _STARTTLS = typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")
 _SSL = typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")
-_SMTP_USER = typer.Option("--smtp-user", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")
-_SMTP_PW = typer.Option("--smtp-password-file", help="File whose first line is the SMTP password.")
-_BACKOFF = typer.Option("--backoff", help="Seconds before the first retry of a deferred message (doubling, at most an hour).")
+_SMTP_USER = typer.Option("--smtp-user", metavar="USER", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")
+_SMTP_PW = typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password.")
+_BACKOFF = typer.Option("--backoff", metavar="SECONDS", help="Seconds before the first retry of a deferred message (doubling, at most an hour).")
 
 
 def _log_line(line: str) -> None:
+    from pbem import store
+
     typer.echo(f"{store.utcnow():%Y-%m-%d %H:%M:%S} {line}")
 
 
-@app.command()
+@app.command(epilog=example("pbem tick --maildir ~/Maildir --smtp mail.example.org:587 --starttls --sender referee@example.org"))
 def tick(
     dir: Annotated[Optional[Path], _DIR] = None,
     maildir: Annotated[Optional[Path], _MAILDIR] = None,
@@ -673,7 +820,7 @@ def tick(
     smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
     smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
     backoff: Annotated[float, _BACKOFF] = 60.0,
-    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes for the resolution step.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
 ) -> None:
     """One pass: intake, deadlines and reminders, resolution, delivery of the outbox (exit 0 even when deliveries stay queued)."""
     from pbem import referee
@@ -690,7 +837,7 @@ def tick(
     typer.echo(f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}")
 
 
-@app.command()
+@app.command(epilog=example("pbem serve --imap imaps://referee@mail.example.org/INBOX --smtp mail.example.org:465 --ssl --every 60 --jobs 2"))
 def serve(
     dir: Annotated[Optional[Path], _DIR] = None,
     maildir: Annotated[Optional[Path], _MAILDIR] = None,
@@ -704,8 +851,8 @@ def serve(
     smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
     smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
     backoff: Annotated[float, _BACKOFF] = 60.0,
-    every: Annotated[float, typer.Option("--every", help="Seconds from the start of one pass to the next.")] = 60.0,
-    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes for the resolution step.")] = 1,
+    every: Annotated[float, typer.Option("--every", metavar="SECONDS", help="Seconds from the start of one pass to the next.")] = 60.0,
+    jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
 ) -> None:
     """Passes (as pbem tick) every --every seconds until SIGTERM or SIGINT, finishing the current step."""
     from pbem import referee
@@ -721,7 +868,7 @@ def serve(
             fail(str(exc))
 
 
-outbox_app = typer.Typer(help="What the referee owes and has sent.", no_args_is_help=False)
+outbox_app = typer.Typer(cls=_Pbem, help="What the referee owes and has sent.", no_args_is_help=False, epilog=example("pbem outbox --json", "pbem outbox retry 12"))
 app.add_typer(outbox_app, name="outbox")
 
 
@@ -747,8 +894,8 @@ def outbox_list(
     typer.echo(f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, {counts[owed.FAILED]} failed")
 
 
-@outbox_app.command("retry")
-def outbox_retry(row: Annotated[Optional[int], typer.Argument(help="The row to re-arm (default: every failed row).")] = None) -> None:
+@outbox_app.command("retry", epilog=example("pbem outbox retry 12"))
+def outbox_retry(row: Annotated[Optional[int], typer.Argument(metavar="ID", help="The row to re-arm (default: every failed row).")] = None) -> None:
     """Re-arm failed rows (pending again, due now); pending rows are made due now too."""
     from pbem.mail import outbox as owed
 
@@ -757,7 +904,7 @@ def outbox_retry(row: Annotated[Optional[int], typer.Argument(help="The row to r
     typer.echo(f"{changed} message(s) re-armed")
 
 
-@app.command()
+@app.command(epilog=example("pbem games --json"))
 def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False) -> None:
     """Every game: ruleset, resolution, whose file is awaited, deadline, last activity, outcome."""
     from pbem import games as listing
@@ -777,12 +924,12 @@ def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable
     typer.echo(f"{len(lines)} game(s)")
 
 
-@app.command()
+@app.command(epilog=example("pbem player g1 republic --email alice@example.org"))
 def player(
-    game: Annotated[str, typer.Argument()],
-    side: Annotated[str, typer.Argument()],
-    email: Annotated[Optional[str], typer.Option("--email", help="The side's new address.")] = None,
-    key: Annotated[Optional[Path], typer.Option("--key", help="The side's new public key file.")] = None,
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    side: Annotated[str, typer.Argument(metavar="SIDE", help="The side whose player changes.")],
+    email: Annotated[Optional[str], typer.Option("--email", metavar="ADDRESS", help="The side's new address.")] = None,
+    key: Annotated[Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")] = None,
 ) -> None:
     """Change a player's address or key; recorded in the archive, both sides told."""
     from pbem import players
@@ -793,14 +940,14 @@ def player(
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 
-game_app = typer.Typer(help="Change a game's settings.", no_args_is_help=True)
+game_app = typer.Typer(cls=_Pbem, help="Change a game's settings.", no_args_is_help=True, epilog=example("pbem game set g1 deadline=48h grace=12h"))
 app.add_typer(game_app, name="game")
 
 
-@game_app.command("set")
+@game_app.command("set", epilog=example("pbem game set g1 deadline=48h grace=12h"))
 def game_set(
-    game: Annotated[str, typer.Argument()],
-    settings: Annotated[list[str], typer.Argument(help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    settings: Annotated[list[str], typer.Argument(metavar="KEY=VALUE", help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).")],
 ) -> None:
     """Change a game's deadline, grace, reminder or wait."""
     from pbem import deadlines
@@ -815,15 +962,6 @@ def game_set(
     with refusals():
         clock = deadlines.set_clock(engine(), game, pairs)
     typer.echo(f"{game}: {clock.describe()}")
-
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()
-
 
 # --- issue 17: house tables ----------------------------------------------------
 
@@ -840,10 +978,10 @@ def _ruleset_or_usage(rules: str, scenario: str | None) -> Any:
     return ruleset
 
 
-@app.command("tables")
+@app.command("tables", epilog=example("pbem tables furor-barbarus --scenario soissons"))
 def tables_command(
-    rules: Annotated[str, typer.Argument(help="Ruleset: farrapos or furor-barbarus.")],
-    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id (tables may differ by scenario).")] = None,
+    rules: Annotated[str, typer.Argument(metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
+    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario).")] = None,
 ) -> None:
     """List the tables a game may replace: name, printed or designed, where documented."""
     ruleset = _ruleset_or_usage(rules, scenario)
@@ -855,11 +993,11 @@ def tables_command(
         typer.echo(f"{info.name}\t{info.status}\t{info.documented}")
 
 
-@app.command("table")
+@app.command("table", epilog=example("pbem table farrapos battle-table > my-table.toml"))
 def table_command(
-    rules: Annotated[str, typer.Argument(help="Ruleset: farrapos or furor-barbarus.")],
-    name: Annotated[str, typer.Argument(help="Table name (see 'pbem tables RULES').")],
-    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id (tables may differ by scenario).")] = None,
+    rules: Annotated[str, typer.Argument(metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Table name (see 'pbem tables RULES').")],
+    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario).")] = None,
 ) -> None:
     """Print one shipped table as TOML, in the form 'pbem new ... --table NAME=FILE' takes."""
     from pbem import house_tables
@@ -871,3 +1009,11 @@ def table_command(
         sys.stdout.write(house_tables.to_toml(ruleset, name, ruleset.shipped_table(name, scenario_id), scenario_id))
     except TableError as exc:
         fail(str(exc))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -17,13 +17,15 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlmodel import Session, select
 
 from pbem import store
 from pbem.canonical import canonical_json
 from pbem.rules.base import HOUSE_TABLES, Position, Ruleset, TableError, TableInfo
+
+if TYPE_CHECKING:  # the ORM only where a game's tables are stored or read (pbem table needs none)
+    from sqlmodel import Session
 
 MAX_TABLE_BYTES = 64 * 1024
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -143,6 +145,8 @@ def store_tables(session: Session, game_id: str, tables: Mapping[str, Mapping[st
 
 def game_tables(session: Session, game_id: str) -> dict[str, Any]:
     """The house tables stored with a game, by name (empty: the shipped tables)."""
+    from sqlmodel import select
+
     rows = session.exec(select(store.HouseTable).where(store.HouseTable.game_id == game_id).order_by(store.HouseTable.name)).all()
     return {row.name: json.loads(row.data) for row in rows}
 

@@ -16,21 +16,22 @@ import random
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING, Protocol
 
 from pbem import dice as dicev1
 from pbem import dice_chains, keys, limits, paths, sshsig, store
-from pbem.canonical import canonical_json, position_hash
+from pbem.canonical import canonical_json, position_hash, text_hash
 from pbem.mail import notices
 from pbem.mail.address import checked_address
 from pbem.position_file import PositionFile
 from pbem.transaction import Conflict, Tx, session_tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file, rewrapped_lines
 from pbem.rules import find_ruleset
-from pbem.rules.base import NO_ORDERS, Orders, Problem, Ruleset
+from pbem.rules.base import NO_ORDERS, OrderError, Orders, Problem, Ruleset
 from pbem.rules.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from pbem.store import Database as Engine
 
 FAULT_ENV = "PBEM_TEST_FAULT"
 """Test-only fault injection: ``kill-mid-resolution`` makes ``process`` SIGKILL itself
@@ -520,70 +521,111 @@ def process(
 
 
 def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
-    """Make the next resolution of one game if it is ready, in one transaction,
-    with each side's report queued in the outbox; ``within`` is called in that
-    transaction too (the deadline step records a late turn there)."""
+    """Make the next resolution of one game if it is ready, with each side's report
+    queued in the outbox; ``within`` is called in the resolution's transaction too
+    (the deadline step records a late turn there).
+
+    Whether it is ready is read first, in a reader's transaction: a game that is
+    only waiting for orders costs no write transaction (and no write lock).  A
+    ready game is then claimed (:func:`store.claim_game`: on PostgreSQL a game
+    another processor holds is passed over, never waited for) and resolved in
+    one writer's transaction, which reads everything again under the lock."""
+    with transaction(engine, write=False) as tx:
+        waiting = _waiting(tx, game_id, force_nmr)
+    if waiting is not None:
+        return waiting
     try:
         with transaction(engine) as tx:
-            game = store.game_state(tx, game_id)
-            if game is None:
-                raise store.unknown_game(game_id, store.known_game_ids(tx))
-            ruleset = find_ruleset(game.rules)
-            position = game.position
-            label = ruleset.turn_label(position)
-            if game.over:
-                return ProcessOutcome(game_id, None, label, over=True, note="game over")
-            k = game.next_k
-            due = ruleset.due(position)
-            queued = {f.side: f for f in store.queued_files(tx, game_id, k)}
-            missing = tuple(side for side in due if side not in queued)
-            if missing and not force_nmr:
-                return ProcessOutcome(game_id, None, label, awaiting=missing)
-            files = [queued[side] for side in sorted(queued) if side in due]
-            link = _chain_link(tx, game, k)
-            if link is None:
-                raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
-            reveal = dice_chains.reveal(*link)
-            stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
-            orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
-            for f in files:
-                try:
-                    tf = parse_turn_file(f.message)
-                except TurnFileError as exc:  # cannot happen either, unless the row was damaged
-                    raise Refused([f"queued {f.side} file no longer readable: {p}" for p in exc.problems]) from None
-                parsed, problems = orders_of(ruleset, position, tf)
-                if problems:  # cannot happen: checked at submit against this very position
-                    raise Refused([f"queued {f.side} file no longer valid: {p}" for p in problems])
-                orders[f.side] = parsed
-            result = ruleset.resolve(position, orders, stream)
-            outcome = ruleset.outcome(result.position)
-            store.add_resolution(
-                tx,
-                store.NewResolution(
-                    game_id=game_id,
-                    k=k,
-                    label=label,
-                    position=canonical_json(result.position),
-                    state_hash=position_hash(result.position),
-                    previous_state_hash=game.state_hash,
-                    events=canonical_json(result.events),
-                    reveal=reveal.hex(),
-                    nmr=json.dumps(list(missing)),
-                    result=json.dumps(outcome.to_json()) if outcome else None,
-                ),
-                [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
-                [f.id for f in files],
-            )
-            made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
-            notices.queue_reports(tx, game_id, k, label, ruleset.turn_label(result.position), () if outcome else ruleset.due(result.position), outcome is not None)
-            if within is not None:
-                within(tx, made)
-            if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
-                os.kill(os.getpid(), signal.SIGKILL)
-            return made
+            if not store.claim_game(tx, game_id):
+                return ProcessOutcome(game_id, None, "", note="being resolved by another process")
+            return _resolve_claimed(tx, game_id, force_nmr, within)
     except Conflict:
         # Another process made this resolution first (unique game_id, k): nothing to do.
         return ProcessOutcome(game_id, None, "", note="resolved by another process")
+
+
+def _waiting(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome | None:
+    """Why the game cannot be resolved now (over, or sides awaited), or ``None``
+    when it is ready."""
+    game = store.known_game(tx, game_id)
+    ruleset = find_ruleset(game.rules)
+    if game.over:
+        return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), over=True, note="game over")
+    if force_nmr:
+        return None
+    queued = set(store.queued_sides(tx, game_id, game.next_k))
+    missing = tuple(side for side in ruleset.due(game.position) if side not in queued)
+    return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), awaiting=missing) if missing else None
+
+
+def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    game = store.known_game(tx, game_id)
+    ruleset = find_ruleset(game.rules)
+    position = game.position
+    label = ruleset.turn_label(position)
+    if game.over:
+        return ProcessOutcome(game_id, None, label, over=True, note="game over")
+    k = game.next_k
+    due = ruleset.due(position)
+    queued = {f.side: f for f in store.queued_files(tx, game_id, k)}
+    missing = tuple(side for side in due if side not in queued)
+    if missing and not force_nmr:
+        return ProcessOutcome(game_id, None, label, awaiting=missing)
+    files = [queued[side] for side in sorted(queued) if side in due]
+    link = _chain_link(tx, game, k)
+    if link is None:
+        raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
+    reveal = dice_chains.reveal(*link)
+    stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
+    orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
+    for f in files:
+        orders[f.side] = queued_orders(ruleset, f)
+    try:
+        result = ruleset.resolve(position, orders, stream)
+    except OrderError as exc:  # cannot happen: validated at submit against this position
+        raise Refused([f"queued orders no longer valid: {exc}"]) from None
+    outcome = ruleset.outcome(result.position)
+    written = canonical_json(result.position)  # once: stored, and hashed
+    store.add_resolution(
+        tx,
+        store.NewResolution(
+            game_id=game_id,
+            k=k,
+            label=label,
+            position=written,
+            state_hash=text_hash(written),
+            previous_state_hash=game.state_hash,
+            events=canonical_json(result.events),
+            reveal=reveal.hex(),
+            nmr=json.dumps(list(missing)),
+            result=json.dumps(outcome.to_json()) if outcome else None,
+        ),
+        [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
+        [f.id for f in files],
+    )
+    made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
+    notices.queue_reports(tx, game_id, k, label, ruleset.turn_label(result.position), () if outcome else ruleset.due(result.position), outcome is not None)
+    if within is not None:
+        within(tx, made)
+    if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return made
+
+
+def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
+    """A queued file's orders, parsed.  They are not validated again: ``submit``
+    validated them against this very position (the file's ``state`` and ``turn``
+    are the game's; a resolution moves the game to a new turn, and a rollback sets
+    the queued files aside), and the ruleset's ``resolve`` refuses what it cannot
+    apply."""
+    try:
+        tf = parse_turn_file(queued.message)
+    except TurnFileError as exc:  # cannot happen, unless the row was damaged
+        raise Refused([f"queued {queued.side} file no longer readable: {p}" for p in exc.problems]) from None
+    orders, problems = ruleset.parse_orders(tf.body)
+    if problems:  # cannot happen either: parsed at submit
+        raise Refused([f"queued {queued.side} file no longer readable: {Problem(p.line + tf.body_offset if p.line else 0, p.message)}" for p in problems])
+    return orders
 
 
 # ------------------------------------------------------------- dice extension
@@ -668,10 +710,10 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.Rollback:
 def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = None, seed: int = 0) -> str:
     """``pbem orders``: the next turn file for ``side``: a commented template, or
     one filled with a bot's legal orders."""
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
+    with transaction(engine, write=False) as tx:
+        game = store.known_game(tx, game_id)
         ruleset = find_ruleset(game.rules)
-        position = store.current_position(session, game)
+        position = game.position
         sides = ruleset.sides(game.scenario)
         if side not in sides:
             raise Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})"])
@@ -728,12 +770,12 @@ class Status:
 
 
 def status(engine: Engine, game_id: str) -> Status:
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
+    with transaction(engine, write=False) as tx:
+        game = store.known_game(tx, game_id)
         ruleset = find_ruleset(game.rules)
-        position = store.current_position(session, game)
-        queued = sorted(s.side for s in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED))
-        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
+        position = game.position
+        queued = store.queued_sides(tx, game_id, game.next_k)
+        chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
         due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
         score = ruleset.score(position)
         return Status(

@@ -28,8 +28,8 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
     game = store.get_game(session, game_id)
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
-    actives = store.active_resolutions(session, game_id)
-    row = next((r for r in actives if r.k == k), None) if k else None
+    actives = store.active_history(session, game_id)  # (k, label, state_hash) only: one full row is read, not every one
+    row = store.resolution(session, game_id, k) if k and any(r.k == k for r in actives) else None
     if k and row is None:
         raise LookupError(f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})")
     known = ruleset.sides(game.scenario)

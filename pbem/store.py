@@ -1,28 +1,35 @@
-"""The store: SQLModel tables on SQLite (WAL) or any SQLAlchemy database.
+"""The store: the referee's records on SQLite (WAL) or any SQLAlchemy database.
 
 Everything a player sent is kept byte for byte: submissions (queued, superseded,
 resolved, set aside) and refusals with their reason.  Resolutions form the
 position hash chain (previous hash -> orders -> new hash); rolls keep every die
 with its purpose.  ``SCHEMA_VERSION`` is stored in ``meta``; opening a database of
 another version is refused with a clear message.
+
+This module is the half without SQLAlchemy: the hot paths in plain SQL (``check``,
+``submit``, ``process``, ``status``, ``orders``, export and the dice history) and
+:func:`open_database`, which opens an SQLite file with the standard library
+alone.  The SQLModel tables and the ORM reads live in :mod:`pbem.orm`; their names
+are handed out from here on first use (``store.Game``, ``store.open_engine``), so
+a command that never needs the ORM never pays for importing it
+(docs/performance.md, "Start-up").
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import sqlite3
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
-from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
-from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
+from pbem.transaction import SqliteFile, Tx
 
-from pbem.transaction import READ_ONLY, Tx
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables)
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -36,10 +43,6 @@ class StoreError(RuntimeError):
     """The database cannot be used (wrong version, not a pbem database, unreadable)."""
 
 
-class NoDatabase(StoreError):
-    """There is no database file where one is needed."""
-
-
 def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
 
@@ -51,236 +54,6 @@ class SubmissionStatus(str, Enum):
     SET_ASIDE = "set_aside"
 
 
-class Meta(SQLModel, table=True):
-    key: str = Field(primary_key=True)
-    value: str
-
-
-class Game(SQLModel, table=True):
-    id: str = Field(primary_key=True)
-    rules: str
-    scenario: str
-    options: str = "[]"  # JSON list
-    created: datetime = Field(default_factory=utcnow)
-    seed: str  # hex; the only secret. Never leaves the database.
-    seed_checkpoints: str = ""  # hex of dice.checkpoints(seed, N): as secret as the seed; never exported
-    chain_length: int
-    anchor: str
-    initial_position: str  # canonical JSON
-    initial_state_hash: str
-    current_k: int = 0  # latest active resolution (0: none yet)
-    next_k: int = 1  # number of the next resolution (never reused, even after rollback)
-    state_hash: str  # hash of the current position
-    over: bool = False
-    result: str | None = None  # JSON of Outcome.to_json()
-
-    def option_list(self) -> list[str]:
-        return list(json.loads(self.options))
-
-
-class Player(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "side"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    side: str
-    public_key: str  # OpenSSH line
-    email: str | None = None
-
-
-class Resolution(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "k"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    k: int
-    label: str
-    position: str  # canonical JSON
-    state_hash: str
-    previous_state_hash: str
-    events: str = "[]"  # JSON list
-    reveal: str  # hex, published
-    nmr: str = "[]"  # JSON list of sides resolved with no orders
-    created: datetime = Field(default_factory=utcnow)
-    active: bool = True
-    rollback_id: int | None = None
-
-
-class Submission(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    side: str
-    turn: int
-    message: bytes = Field(sa_column=Column(LargeBinary, nullable=False))  # the signed bytes
-    signature: str  # armored SSHSIG
-    digest: str = Field(index=True)  # hex SHA-256 of message
-    received: datetime = Field(default_factory=utcnow)
-    status: SubmissionStatus = SubmissionStatus.QUEUED
-    source: str = ""
-
-
-class Refusal(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str | None = Field(default=None, index=True)
-    side: str | None = None
-    turn: int | None = None
-    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    signature: str | None = None
-    reason: str
-    received: datetime = Field(default_factory=utcnow)
-    source: str = ""
-
-
-class Roll(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("game_id", "k", "idx"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    k: int
-    idx: int
-    sides: int
-    value: int
-    purpose: str
-
-
-class DiceChain(SQLModel, table=True):
-    """A dice chain committed after ``pbem new`` to extend a game (docs/dice.md,
-    "Extending a game's dice"): it serves resolutions ``first_k .. first_k + N - 2``."""
-
-    __tablename__ = "dice_chain"
-    __table_args__ = (UniqueConstraint("game_id", "first_k"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    first_k: int
-    chain_length: int
-    anchor: str
-    seed: str  # hex; secret like the game's own seed
-    seed_checkpoints: str = ""
-    created: datetime = Field(default_factory=utcnow)
-
-
-class Rollback(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    to_k: int
-    at: datetime = Field(default_factory=utcnow)
-    discarded: str = "[]"  # JSON list of k
-
-
-class Outbox(SQLModel, table=True):
-    """One message the referee owes, written in the transaction of the decision it
-    reports (pbem/mail/outbox.py).  ``body`` is the whole message; a report's is
-    left empty and rendered from the store when it is delivered.  The Message-ID
-    is fixed here and reused by every attempt; ``dedupe`` keeps a notice from
-    being queued twice."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    kind: str  # receipt, refusal, report, game-over, reminder, late, rollback, player
-    game_id: str | None = Field(default=None, index=True)
-    side: str | None = None
-    k: int | None = None
-    to: str  # addresses, comma-separated
-    subject: str
-    message_id: str
-    dedupe: str = Field(unique=True)
-    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
-    state: str = Field(default="pending", index=True)  # pending, sent, failed
-    attempts: int = 0
-    last_error: str | None = None
-    next_attempt: datetime = Field(default_factory=utcnow)
-    created: datetime = Field(default_factory=utcnow)
-    sent: datetime | None = None
-
-
-class Intake(SQLModel, table=True):
-    """One incoming message (or turn file) judged, committed with its reply: a
-    message with the same bytes or Message-ID is never judged again."""
-
-    id: int | None = Field(default=None, primary_key=True)
-    source: str = Field(index=True)  # the mailbox (``imap user@host:port/INBOX``, ``maildir PATH``, ...)
-    item: str  # where in it (a UID, a file name)
-    uidvalidity: int | None = None
-    uid: int | None = None
-    digest: str = Field(unique=True)  # hex SHA-256 of the raw bytes: two referees at once never record one message twice
-    message_id: str | None = Field(default=None, index=True)
-    verdict: str
-    lines: str = "[]"  # JSON list
-    at: datetime = Field(default_factory=utcnow)
-
-
-class IntakePart(SQLModel, table=True):
-    """One turn file of a message, judged (its own transaction, with the
-    submission or refusal): a crash before the message's reply is committed
-    never judges the same file twice."""
-
-    __tablename__ = "intake_part"
-
-    __table_args__ = (UniqueConstraint("digest", "part"),)
-    id: int | None = Field(default=None, primary_key=True)
-    digest: str  # of the whole message
-    part: str  # where in the message
-    accepted: bool
-    lines: str = "[]"  # JSON list
-    game_id: str | None = None
-    side: str | None = None
-
-
-class GameClock(SQLModel, table=True):
-    """A game's deadline (pbem/deadlines.py): seconds from the last resolution to
-    the deadline, grace after it, reminder before it; ``wait`` holds a ready game
-    until the deadline."""
-
-    __tablename__ = "game_clock"
-
-    game_id: str = Field(foreign_key="game.id", primary_key=True)
-    deadline: int | None = None
-    grace: int = 0
-    remind: int = 0
-    wait: bool = False
-
-
-class LateTurn(SQLModel, table=True):
-    """A resolution made at the end of grace with no orders from a side (NMR)."""
-
-    __tablename__ = "late_turn"
-
-    __table_args__ = (UniqueConstraint("game_id", "k"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    k: int
-    deadline: datetime
-    grace_until: datetime
-    resolved_at: datetime
-    sides: str = "[]"  # JSON list of the sides whose file had not arrived
-
-
-class PlayerChange(SQLModel, table=True):
-    """``pbem player``: a side's new address or key, from resolution ``from_k`` on."""
-
-    __tablename__ = "player_change"
-
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    side: str
-    from_k: int
-    at: datetime = Field(default_factory=utcnow)
-    email: str | None = None
-    previous_email: str | None = None
-    public_key: str | None = None
-    previous_public_key: str | None = None
-
-
-class HouseTable(SQLModel, table=True):
-    """A table a game plays instead of the shipped one (pbem/house_tables.py): the
-    checked table as canonical JSON and its SHA-256.  The same data rides in the
-    game's opening position, so the position hashes cover it."""
-
-    __tablename__ = "house_table"  # type: ignore[assignment]
-    __table_args__ = (UniqueConstraint("game_id", "name"),)
-    id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
-    name: str
-    data: str  # canonical JSON
-    digest: str  # hex SHA-256 of data
-
-
 def database_url(db: str | os.PathLike[str] | None) -> str:
     """``--db`` may be a path or an SQLAlchemy URL; default ``$PBEM_DB`` or ``pbem.db``."""
     value = str(db) if db is not None else os.environ.get("PBEM_DB", "pbem.db")
@@ -289,12 +62,13 @@ def database_url(db: str | os.PathLike[str] | None) -> str:
     return f"sqlite:///{Path(value)}"
 
 
-def shown_url(url: str) -> str:
-    """The URL for messages: a password in it is shown as ``***``."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+Database = Union["Engine", SqliteFile]
+"""What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
+SQLite file opened without SQLAlchemy (:func:`open_database`)."""
+
+TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change"})
+"""Every table of this schema version (tests/test_startup.py checks it against the
+SQLModel tables)."""
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -303,21 +77,6 @@ def sqlite_path(url: str) -> Path | None:
         return None
     path = url.split(":///", 1)[-1].split("?", 1)[0]
     return Path(path) if path and path != ":memory:" else None
-
-
-def _create_private(path: Path) -> None:
-    """Create the database file 0600 whatever the umask: it holds the dice seed.
-    SQLite gives its -wal and -shm files the database file's mode."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process created it first
-        return
-    except OSError as exc:
-        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
-    try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
 
 
 def readable_by_others(url: str) -> list[str]:
@@ -337,184 +96,80 @@ def readable_by_others(url: str) -> list[str]:
     return found
 
 
-def _sqlite_pragmas(engine: Engine) -> None:
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # Let SQLAlchemy, not the driver, issue BEGIN, so that we can make it IMMEDIATE.
-        dbapi_conn.isolation_level = None
-        cursor = dbapi_conn.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(conn: Any) -> None:
-        # A writer takes the lock at BEGIN: two processes never interleave a resolution.
-        # A reader (see ``reading``) takes none: WAL gives it a snapshot, and it never
-        # waits behind a writer.
-        conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY) else "BEGIN IMMEDIATE")
+class NoDatabase(StoreError):
+    """There is no database file where one is needed."""
 
 
-def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -> Engine:
-    """Open (and create, if new) the database; check its schema version."""
-    url = database_url(db)
-    is_sqlite = url.startswith("sqlite")
-    path = sqlite_path(url)
-    if path is not None and not path.exists():
-        if not create:
-            raise NoDatabase(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
-        _create_private(path)
-    shown = shown_url(url)
-    try:
-        engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
-    except NoSuchModuleError:
-        raise StoreError(f"--db {shown!r}: SQLAlchemy knows no database of that kind (a path, or a URL such as sqlite:///referee.db)") from None
-    except ImportError as exc:
-        raise StoreError(f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'") from None
-    except ArgumentError as exc:
-        raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None
-    if is_sqlite:
-        _sqlite_pragmas(engine)
-    try:
-        _check_or_create_schema(engine)
-    except (DatabaseError, OperationalError) as exc:
-        engine.dispose()
-        raise StoreError(f"cannot open database {shown}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}") from None
-    except StoreError:
-        engine.dispose()
-        raise
-    return engine
+def no_database(path: str) -> NoDatabase:
+    return NoDatabase(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
 
 
-def _check_or_create_schema(engine: Engine) -> None:
-    reader = engine.execution_options(**{READ_ONLY: True})
-    tables = set(inspect(reader).get_table_names())
-    if not tables:
-        with engine.begin() as conn:  # the write lock: one creator at a time
-            if not inspect(conn).get_table_names():
-                SQLModel.metadata.create_all(conn)
-                conn.execute(Meta.__table__.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))  # type: ignore[attr-defined]
-        tables = set(inspect(reader).get_table_names())
+def check_schema(tables: set[str], version: str | None) -> None:
+    """Refuse a database that is not a pbem database of this schema version."""
     if "meta" not in tables:
         raise StoreError("this database is not a pbem database (it has no 'meta' table); give another --db")
-    with reader.connect() as conn:
-        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
-    version = row[0] if row else None
-    if version is not None and version.isdigit() and 2 <= int(version) < SCHEMA_VERSION:
-        _migrate(engine, int(version))
-        version = str(SCHEMA_VERSION)
-        tables = set(inspect(reader).get_table_names())
     if version != str(SCHEMA_VERSION):
         raise StoreError(
             f"database schema version is {version}, this pbem reads version {SCHEMA_VERSION}; "
             "use the pbem release that wrote it (nothing was changed)"
         )
-    missing = set(SQLModel.metadata.tables) - tables
+    missing = TABLES - tables
     if missing:
         raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
 
 
-def _migrate(engine: Engine, version: int) -> None:
-    """Upgrade a database of an older schema in one write transaction (the first
-    process to get the lock does it; the others find it done)."""
-    with engine.begin() as conn:
-        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
-        if row is None or row[0] != str(version):
-            return
-        SQLModel.metadata.create_all(conn)  # only the tables that are missing
-        for step in range(version + 1, SCHEMA_VERSION + 1):
-            for statement in MIGRATIONS.get(step, ()):
-                conn.execute(text(statement))
-        conn.execute(text("UPDATE meta SET value = :v WHERE key = 'schema_version'"), {"v": str(SCHEMA_VERSION)})
+def open_database(db: str | os.PathLike[str] | None = None, checked: bool = False) -> Database:
+    """Open an existing database for the hot paths.  An SQLite file is opened with
+    the standard library alone (the same pragmas as :mod:`pbem.orm`'s engine);
+    any other URL goes through SQLAlchemy (``orm.open_engine``).  ``checked``: the
+    caller's process has just checked its schema (a worker of ``process --jobs``)."""
+    url = database_url(db)
+    path = sqlite_path(url)
+    if path is None or not url.startswith("sqlite:///") or "?" in url:
+        from pbem.orm import open_engine
 
+        return open_engine(db, create=False, check=not checked)
+    if not path.exists():
+        raise no_database(str(path))
+    handle = SqliteFile(str(path))
+    if checked:
+        return handle
+    try:
+        conn = handle.connection()
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables else None
+        version = row[0] if row else None
+        if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
+            handle.dispose()  # an older schema: SQLAlchemy upgrades it in place
+            from pbem.orm import open_engine
 
-def reading(engine: Engine) -> Session:
-    """A session for reading only (``status``, ``check``, reports, export, audit):
-    on SQLite it begins a plain (deferred) transaction, so it takes no write lock."""
-    return Session(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
-
-
-@contextmanager
-def session_scope(engine: Engine) -> Iterator[Session]:
-    """One transaction: committed on success, rolled back on any error."""
-    with Session(engine, expire_on_commit=False) as session:
-        try:
-            yield session
-            session.commit()
-        except BaseException:
-            session.rollback()
-            raise
+            open_engine(db, create=False).dispose()
+            return open_database(db)
+        check_schema(tables, version)
+    except sqlite3.DatabaseError as exc:
+        handle.dispose()
+        raise StoreError(f"cannot open database {url}: {exc}") from None
+    except StoreError:
+        handle.dispose()
+        raise
+    return handle
 
 
 def unknown_game(game_id: str, known: Sequence[str]) -> LookupError:
     return LookupError(f"no game {game_id!r} (games: {', '.join(known) or 'none'})")
 
 
-def get_game(session: Session, game_id: str, lock: bool = False) -> Game:
-    """The game; ``lock`` keeps its row locked until the transaction ends where the
-    database locks rows (SQLite's writer already holds the whole database)."""
-    game = session.get(Game, game_id, with_for_update=True if lock else None)
-    if game is None:
-        raise unknown_game(game_id, session.exec(select(Game.id).order_by(Game.id)).all())
-    return game
+def __getattr__(name: str) -> Any:
+    """The ORM half (:mod:`pbem.orm`: ``Game``, ``open_engine``, ``reading`` ...),
+    imported on first use."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from pbem import orm
 
-
-# The hot statements are built once, with bound parameters: building a statement
-# costs more than SQLite takes to run it (see docs/performance.md).
-_PLAYERS = select(Player).where(Player.game_id == bindparam("g")).order_by(Player.side)
-_RESOLUTION = select(Resolution).where(Resolution.game_id == bindparam("g"), Resolution.k == bindparam("k"))
-_SUBMISSIONS = select(Submission).where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k")).order_by(Submission.side, Submission.id)
-_SUBMISSIONS_WITH_STATUS = (
-    select(Submission)
-    .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"), Submission.status == bindparam("status"))
-    .order_by(Submission.side, Submission.id)
-)
-
-
-def players(session: Session, game_id: str) -> list[Player]:
-    return list(session.exec(_PLAYERS, params={"g": game_id}).all())
-
-
-def active_resolutions(session: Session, game_id: str) -> list[Resolution]:
-    stmt = select(Resolution).where(Resolution.game_id == game_id, Resolution.active == True).order_by(Resolution.k)  # noqa: E712
-    return list(session.exec(stmt).all())
-
-
-def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
-    stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(Resolution.k)
-    return list(session.exec(stmt).all())
-
-
-def resolution(session: Session, game_id: str, k: int) -> Resolution | None:
-    return session.exec(_RESOLUTION, params={"g": game_id, "k": k}).first()
-
-
-def current_position(session: Session, game: Game) -> dict[str, Any]:
-    if game.current_k == 0:
-        return json.loads(game.initial_position)
-    row = resolution(session, game.id, game.current_k)
-    if row is None:
-        raise StoreError(f"game {game.id}: its current resolution {game.current_k} is missing; the database is damaged")
-    return json.loads(row.position)
-
-
-def submissions_for(session: Session, game_id: str, k: int, status: SubmissionStatus | None = None) -> list[Submission]:
-    if status is None:
-        return list(session.exec(_SUBMISSIONS, params={"g": game_id, "k": k}).all())
-    return list(session.exec(_SUBMISSIONS_WITH_STATUS, params={"g": game_id, "k": k, "status": status}).all())
-
-
-def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll]:
-    stmt = select(Roll).where(Roll.game_id == game_id)
-    if k is not None:
-        stmt = stmt.where(Roll.k == k)
-    return list(session.exec(stmt.order_by(Roll.k, Roll.idx)).all())
-
-
-def game_ids(session: Session) -> list[str]:
-    return list(session.exec(select(Game.id).order_by(Game.id)).all())
+    try:
+        return getattr(orm, name)
+    except AttributeError:
+        raise AttributeError(f"module 'pbem.store' has no attribute {name!r}") from None
 
 
 # ------------------------------------------------------------------------------
@@ -536,12 +191,15 @@ class GameState(NamedTuple):
     seed: str
     chain_length: int
     seed_checkpoints: str
+    scenario: str
+    anchor: str
+    current_k: int
 
 
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints
+       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
@@ -558,10 +216,38 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     row = tx.one(_GAME_STATE, {"game": game_id})
     if row is None:
         return None
-    gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints = row
+    gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints, scenario, anchor = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
-    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints)
+    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
+
+
+def known_game(tx: Tx, game_id: str) -> GameState:
+    """:func:`game_state`, or the ``LookupError`` naming the games there are."""
+    game = game_state(tx, game_id)
+    if game is None:
+        raise unknown_game(game_id, known_game_ids(tx))
+    return game
+
+
+def claim_game(tx: Tx, game_id: str) -> bool:
+    """Take a game to resolve it, in a writer.  Where the database locks rows
+    (PostgreSQL), the game's row is locked with ``FOR UPDATE SKIP LOCKED``: a game
+    another processor holds is passed over at once (False), never waited for.
+    SQLite's writer already holds the whole database (``BEGIN IMMEDIATE``): one
+    writer at a time, and every claim succeeds."""
+    if not tx.locking_reads:
+        return True
+    return tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED", {"game": game_id}) is not None
+
+
+def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
+    """The sides with a file queued for ``turn``, in order."""
+    rows = tx.all(
+        "SELECT DISTINCT side FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued ORDER BY side",
+        {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
+    )
+    return [r[0] for r in rows]
 
 
 class ChainRow(NamedTuple):
@@ -582,8 +268,16 @@ def extension_for(tx: Tx, game_id: str, k: int) -> ChainRow | None:
     return ChainRow(*row) if row else None
 
 
-def dice_chains(session: Session, game_id: str) -> list[DiceChain]:
-    return list(session.exec(select(DiceChain).where(DiceChain.game_id == game_id).order_by(DiceChain.first_k)).all())  # type: ignore[arg-type]
+class ChainAnchor(NamedTuple):
+    first_k: int
+    chain_length: int
+    anchor: str
+
+
+def chain_anchors(tx: Tx, game_id: str) -> list[ChainAnchor]:
+    """The public side of a game's extension chains (``pbem extend``), in order."""
+    rows = tx.all("SELECT first_k, chain_length, anchor FROM dice_chain WHERE game_id = :game ORDER BY first_k", {"game": game_id})
+    return [ChainAnchor(*row) for row in rows]
 
 
 def known_game_ids(tx: Tx) -> list[str]:
@@ -622,6 +316,11 @@ def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
 
 def _as_datetime(value: datetime | str) -> datetime:
     return value if isinstance(value, datetime) else datetime.fromisoformat(value)
+
+
+def as_datetime(value: datetime | str) -> datetime:
+    """A stored timestamp as a ``datetime`` (SQLite gives back its text form)."""
+    return _as_datetime(value)
 
 
 def queue_submission(tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str) -> int:

@@ -26,6 +26,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -47,22 +48,23 @@ def _as_server_user(argv: list[str]) -> list[str]:
     return ["runuser", "-u", "postgres", "--", *argv]
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """An SQLAlchemy URL (without database name) of a running PostgreSQL server."""
-    pytest.importorskip("psycopg", reason="psycopg is not installed")
-    given = os.environ.get(ENV)
-    if given:
-        yield given
-        return
+class NoPostgres(RuntimeError):
+    """No PostgreSQL server can be started here (the message says why)."""
+
+
+@contextmanager
+def throwaway_server() -> Iterator[str]:
+    """A fresh PostgreSQL cluster in a temporary folder, listening only on a Unix
+    socket there, stopped and removed at the end; its SQLAlchemy URL (without
+    database name).  The benchmark (bench/bench.py) uses it too."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if not (initdb and pg_ctl):
-        pytest.skip(f"no PostgreSQL here: install it (Debian: apt-get install postgresql) or set {ENV}")
+        raise NoPostgres(f"no PostgreSQL here: install it (Debian: apt-get install postgresql) or set {ENV}")
     if os.geteuid() == 0:
         try:
             pwd.getpwnam("postgres")
         except KeyError:
-            pytest.skip("running as root and there is no 'postgres' user to run the server as")
+            raise NoPostgres("running as root and there is no 'postgres' user to run the server as") from None
     folder = Path(tempfile.mkdtemp(prefix="pbem-pg-"))
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
@@ -75,6 +77,21 @@ def postgres_server() -> Iterator[str]:
     finally:
         subprocess.run(_as_server_user([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]), capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """An SQLAlchemy URL (without database name) of a running PostgreSQL server."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed")
+    given = os.environ.get(ENV)
+    if given:
+        yield given
+        return
+    try:
+        with throwaway_server() as url:
+            yield url
+    except NoPostgres as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.fixture

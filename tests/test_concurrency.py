@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem import sshsig
+from pbem import pipeline, sshsig, store, workers
 from tests.test_crash import Desk, assert_sound, needs_ingest, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
 
 MADE = re.compile(r"^(\d+) resolution\(s\) made", re.MULTILINE)
@@ -46,14 +46,15 @@ def made(result: subprocess.CompletedProcess[str]) -> int:
     return int(found.group(1))
 
 
-def resolve_rounds(desk: Desk, games: list[str], processes: int, rounds: int) -> None:
+def resolve_rounds(desk: Desk, games: list[str], processes: int, rounds: int, jobs: int = 1) -> None:
     """``rounds`` times: queue one turn per game, then ``processes`` processes run
-    ``process --all`` together; the resolutions they report add up to exactly
-    one per game, and each game moved exactly one resolution on."""
+    ``process --all`` together (each with ``jobs`` worker processes); the
+    resolutions they report add up to exactly one per game, and each game moved
+    exactly one resolution on."""
     for n in range(rounds):
         before = assert_sound(desk, f"round {n + 1} queueing")
         queue_next_turns(desk, games, seed=n)
-        results = run_together(desk, [("process", "--all", "-q")] * processes)
+        results = run_together(desk, [("process", "--all", "-q", "--jobs", str(jobs))] * processes)
         for r in results:
             assert r.returncode == 0, r.stderr
             assert "Traceback" not in r.stderr
@@ -67,6 +68,43 @@ def test_two_processors_resolve_every_turn_exactly_once(desk: Desk) -> None:
     """Issue 2: two ``pbem process --all`` at once over 20 games, two rounds."""
     games = new_games(desk, 20)
     resolve_rounds(desk, games, processes=2, rounds=2)
+
+
+def test_two_processors_of_two_workers_each_resolve_every_turn_exactly_once(desk: Desk) -> None:
+    """Issue 14: ``process --all --jobs 2`` twice at once: four workers claiming
+    from two queues over 20 games, two rounds."""
+    games = new_games(desk, 20)
+    resolve_rounds(desk, games, processes=2, rounds=2, jobs=2)
+
+
+def test_a_game_that_is_not_ready_costs_no_write_transaction(desk: Desk) -> None:
+    """Issue 14: ``process --all`` over three games of which one is ready takes
+    SQLite's write lock once (counted in the SQL the driver runs), and every
+    game's outcome is what it was."""
+    games = new_games(desk, 3)
+    queue_next_turns(desk, games[1:2])
+    db = store.open_database(desk.db)
+    statements: list[str] = []
+    db.connection().set_trace_callback(statements.append)
+    try:
+        outcomes = pipeline.process(db, games)
+    finally:
+        db.dispose()
+    assert [o.resolved for o in outcomes] == [None, 1, None]
+    assert [o.awaiting for o in outcomes] == [("republic",), (), ("republic",)]
+    assert statements.count("BEGIN IMMEDIATE") == 1
+    assert statements.count("BEGIN") == 3  # one reader's look per game
+
+
+def test_workers_report_each_game_once_in_the_order_asked(desk: Desk) -> None:
+    games = new_games(desk, 6)
+    queue_next_turns(desk, games[::2])
+    seen: list[str] = []
+    outcomes = workers.process(str(desk.db), games, jobs=3, on_resolved=lambda o: seen.append(o.game_id))
+    assert [o.game_id for o in outcomes] == games
+    assert [o.resolved for o in outcomes] == [1, None, 1, None, 1, None]
+    assert sorted(seen) == games
+    assert_sound(desk, "after the workers")
 
 
 @pytest.mark.slow

@@ -12,12 +12,14 @@ import hashlib
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 from sqlmodel import select
 
-from pbem import sshsig, store
+from pbem import pipeline, sshsig, store
 from tests.test_concurrency import resolve_rounds, run_together
 from tests.test_crash import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
 
@@ -77,7 +79,8 @@ def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_
     desk = open_desk(tmp_path, postgres_url)
     try:
         games = new_games(desk, 12)
-        resolve_rounds(desk, games, processes=4, rounds=3)
+        resolve_rounds(desk, games, processes=4, rounds=2)
+        resolve_rounds(desk, games, processes=2, rounds=1, jobs=2)  # four workers claiming from two queues
 
         before = assert_sound(desk, "ingest round queueing")
         queue_next_turns(desk, games[::2], seed=7)
@@ -90,6 +93,32 @@ def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_
         after = assert_sound(desk, "ingest round")
         assert {g: after[g] - before[g] for g in games} == {g: 1 for g in games}
         assert queued_count(desk) == 0
+    finally:
+        desk.engine.dispose()
+
+
+def test_a_game_another_processor_holds_is_passed_over_not_waited_for(postgres_url: str, tmp_path: Path) -> None:
+    """Issue 14: a processor claims a ready game with ``FOR UPDATE SKIP LOCKED``:
+    while another transaction holds the game's row, ``process`` passes it over at
+    once and resolves the others; once the row is free, the game is resolved."""
+    desk = open_desk(tmp_path, postgres_url)
+    try:
+        games = new_games(desk, 2)
+        queue_next_turns(desk, games)
+        done: list[list[pipeline.ProcessOutcome]] = []
+        with desk.engine.connect() as holder:
+            holder.begin()
+            holder.execute(text("SELECT id FROM game WHERE id = :g FOR UPDATE"), {"g": games[0]})
+            worker = threading.Thread(target=lambda: done.append(pipeline.process(desk.engine, games)))
+            worker.start()
+            worker.join(timeout=60)
+            assert not worker.is_alive(), "process waited for the held game instead of passing it over"
+            holder.rollback()
+        [held, free] = done[0]
+        assert (held.resolved, held.note) == (None, "being resolved by another process")
+        assert free.resolved == 1
+        assert pipeline.process(desk.engine, games[:1])[0].resolved == 1
+        assert_sound(desk, "after the held game was released")
     finally:
         desk.engine.dispose()
 

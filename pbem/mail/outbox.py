@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Protocol
 
-from sqlalchemy import Engine
-
 from pbem import store
 from pbem.transaction import Tx, transaction
 
 if TYPE_CHECKING:  # the email package is imported when a message is built, not at start-up
     from email.message import EmailMessage
+
+    from sqlalchemy import Engine  # only in annotations: pbem check and submit never import SQLAlchemy (tests/test_startup.py)
 
 PENDING = "pending"
 SENT = "sent"

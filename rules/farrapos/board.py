@@ -18,7 +18,7 @@ import tomllib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 DATA = Path(__file__).with_name("data")
@@ -56,8 +56,9 @@ class Board:
     port_bonus: int
     adjacency: dict[str, tuple[str, ...]]
 
-    @property
+    @cached_property
     def ports(self) -> tuple[str, ...]:
+        """The port cities (worked out once per board: every VP count asks)."""
         return tuple(c for c, city in self.cities.items() if city.port)
 
     def neighbours(self, city: str) -> tuple[str, ...]:

@@ -412,7 +412,8 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
     militia_left = start.militia_available(side)
     militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
     militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
-    owned = [c for c in after.board.cities if c in placement_cities(after, side) or c in battle_places]
+    placeable = set(placement_cities(after, side))  # once, not once per city (issue 14: it made every check quadratic)
+    owned = [c for c in after.board.cities if c in placeable or c in battle_places]
     deployed: set[str] = set()
     for line in orders:
         order = line.order

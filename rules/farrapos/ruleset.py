@@ -22,8 +22,7 @@ from pbem.rules.base import (
     TableInfo,
     parse_order_lines,
 )
-from pbem.rules.farrapos import bots as farrapos_bots
-from pbem.rules.farrapos import case_form, svg
+from pbem.rules.farrapos import case_form
 from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
 from pbem.rules.farrapos.legal import (
     attack_targets,
@@ -101,8 +100,8 @@ class Farrapos(Ruleset):
         lines = []
         for side in SIDES:
             value = int(position["vp"][side])
-            detail = str(breakdown(view, side))
-            lines.append(ScoreLine(side, value, detail if breakdown(view, side).total == value else f"{value} VP", what="VP"))
+            vp = breakdown(view, side)  # once per side (issue 14: it was worked out twice)
+            lines.append(ScoreLine(side, value, str(vp) if vp.total == value else f"{value} VP", what="VP"))
         return lines
 
     def outcome(self, position: Position) -> Outcome | None:
@@ -170,12 +169,18 @@ class Farrapos(Ruleset):
         return fit_comments("\n".join(out) + "\n")
 
     def bots(self) -> tuple[str, ...]:
+        from pbem.rules.farrapos import bots as farrapos_bots  # on first use: status, check and process need no bot
+
         return farrapos_bots.BOTS
 
     def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
+        from pbem.rules.farrapos import bots as farrapos_bots
+
         return farrapos_bots.bot_orders(position, side, bot, rng)
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+        from pbem.rules.farrapos import svg  # on first use: only reports draw the map
+
         return svg.render(position, events, side)
 
     def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:

@@ -19,7 +19,7 @@ from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Mov
 from pbem.rules.farrapos.position import Position, View, clone, sort_units
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
-from pbem.rules.farrapos.victory_points import breakdown, count_vp
+from pbem.rules.farrapos.victory_points import breakdown
 
 
 def default_placement(view: View, side: str) -> str | None:
@@ -203,13 +203,12 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
             )
 
     final = View(work)
-    work["vp"] = count_vp(final)
+    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text (issue 14)
+    work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
         {
             "type": "vp",
-            "text": "Victory points: "
-            + "; ".join(f"{SIDE_NAMES[s]} {breakdown(final, s)}" for s in ("republic", "empire"))
-            + ".",
+            "text": "Victory points: " + "; ".join(f"{SIDE_NAMES[s]} {b}" for s, b in vp.items()) + ".",
             "vp": dict(work["vp"]),
         }
     )

@@ -64,10 +64,23 @@ class Battlefield:
         self._version = 0                           # bumped whenever a unit changes hex, side or status
         self._cache: dict[object, Any] = {}
 
-    def touched(self) -> None:
-        """Forget cached lookups (called by every method that moves or removes a unit)."""
+    def touched(self, uid: str | None = None, was_side: str | None = None) -> None:
+        """Forget cached lookups (called by every method that moves or removes a
+        unit).  Told which unit changed, it keeps what that unit cannot affect: the
+        zone of control of the enemies of ``side`` (``("zoc", side)``) depends only on
+        the units of ``side``'s enemies, so a unit of the side that is moving leaves
+        its own side's cached enemy zone as it was (issue 14: clearing everything
+        made a movement phase work the zones out dozens of times).  ``was_side``:
+        the unit's side before a change of side."""
         self._version += 1
-        self._cache.clear()
+        if uid is None:
+            self._cache.clear()
+            return
+        sides = {self.side_of(uid), was_side or self.side_of(uid)}
+        for key in list(self._cache):
+            keep = isinstance(key, tuple) and key[0] == "zoc" and not any(self.enemies(key[1], s) for s in sides)
+            if not keep:
+                del self._cache[key]
 
     def cached(self, key: object, compute: Any) -> Any:
         if key not in self._cache:
@@ -185,12 +198,13 @@ class Battlefield:
         self.events.append({"type": type_, "text": text, **data})
 
     def set_side(self, uid: str, side: str) -> None:
+        was = self.side_of(uid)
         self.units[uid]["side"] = side
-        self.touched()
+        self.touched(uid, was)
 
     def place(self, uid: str, h: str) -> None:
         self.units[uid]["hex"] = h
-        self.touched()
+        self.touched(uid)
 
     def lose_step(self, uid: str, cause: str) -> bool:
         """One step loss (9.9); returns True if the unit is eliminated by it."""
@@ -213,7 +227,7 @@ class Battlefield:
         c = self.counter(uid)
         side = self.side_of(uid)
         self.units[uid].update(status="eliminated", hex=None)
-        self.touched()
+        self.touched(uid)
         self.position.setdefault("eliminated", []).append(uid)
         points = 0
         if self.special.counts_for_morale(self, uid) and side != NEUTRAL:
@@ -235,7 +249,7 @@ class Battlefield:
         """Leaves the map without counting for army morale (special rules)."""
         h = self.hex_of(uid)
         self.units[uid].update(status="removed", hex=None)
-        self.touched()
+        self.touched(uid)
         self.add_event("removal", f"{self.counter(uid).name} ({uid}) leaves the battle ({cause}).", unit=uid, hex=h, cause=cause)
 
 

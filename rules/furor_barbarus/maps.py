@@ -52,6 +52,15 @@ class GameMap:
         side = self.hexside(a, b)
         return side is not None and side.feature is Feature.RIVER and not side.bridged
 
+    def zoc_reach(self, h: str) -> frozenset[str]:
+        """The neighbours a unit in ``h`` exerts its ZOC into (8: not across a river
+        hexside without bridge), worked out once per hex of this map."""
+        reach: dict[str, frozenset[str]] = self.__dict__.setdefault("_zoc_reach", {})
+        found = reach.get(h)
+        if found is None:
+            found = reach[h] = frozenset(n for n in self.neighbours(h) if not self.river_between(h, n))
+        return found
+
     def impassable_between(self, a: str, b: str) -> bool:
         """A river hexside without any crossing (TEC: impassable; no hand-to-hand
         combat, retreat or advance across it)."""

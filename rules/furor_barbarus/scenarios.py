@@ -220,6 +220,23 @@ def load_scenario(path: Path | str) -> Scenario:
     return _load_scenario_cached(p)
 
 
+@functools.lru_cache(maxsize=256)
+def _located(folders: tuple[Path, ...], kind: str, ident: str) -> Path:
+    """The file of a scenario or map (``kind``), found once per process: the data
+    folders do not change while it runs (issue 14: every resolution looked again,
+    nine file-system calls each time).  A file not found is looked for again next
+    time (``FileNotFoundError`` is not cached)."""
+    for folder in folders:
+        p = folder / kind / f"{ident}.toml"
+        if p.is_file():
+            return p.resolve()
+    # development checkouts: "test-..." ids also come from tests/data
+    p = REPO_TEST_DATA / kind / f"{ident}.toml"
+    if ident.startswith("test-") and p.is_file():
+        return p.resolve()
+    raise FileNotFoundError(ident)
+
+
 @dataclass(frozen=True)
 class DataLibrary:
     """Where scenario and map files are found: the package data, then ``extra``."""
@@ -239,14 +256,10 @@ class DataLibrary:
         return tuple(ids)
 
     def _find(self, kind: str, ident: str) -> Path:
-        for folder in self.folders:
-            p = folder / kind / f"{ident}.toml"
-            if p.is_file():
-                return p.resolve()
-        # development checkouts: "test-..." ids also come from tests/data
-        p = REPO_TEST_DATA / kind / f"{ident}.toml"
-        if ident.startswith("test-") and p.is_file():
-            return p.resolve()
+        try:
+            return _located(self.folders, kind, ident)
+        except FileNotFoundError:
+            pass
         raise ScenarioError(f"unknown {kind[:-1]} {ident!r} (looked in {', '.join(str(f) for f in self.folders)})")
 
     def scenario(self, scenario_id: str) -> Scenario:

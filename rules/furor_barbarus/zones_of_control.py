@@ -35,7 +35,7 @@ def enemy_zoc(field: Battlefield, side: str) -> frozenset[str]:
             if field.enemies(side, field.side_of(u)) and exerts_zoc(field, u):
                 h = field.hex_of(u)
                 assert h is not None
-                out.update(n for n in field.game_map.neighbours(h) if not field.game_map.river_between(h, n))
+                out.update(field.game_map.zoc_reach(h))
         return frozenset(out)
 
     return field.cached(("zoc", side), compute)  # type: ignore[no-any-return]

@@ -1,0 +1,148 @@
+"""Write docs/performance.md's tables from bench/results.json.
+
+    python bench/report.py          # rewrite the generated part of the page
+    python bench/report.py --check  # exit 1 if the page does not match the file
+
+The tables sit between the two marker lines below; everything else on the page
+is prose, written by hand.  tests/test_bench_doc.py checks that the page matches
+bench/results.json, so no figure in those tables is ever typed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results.json"
+DOC = HERE.parent / "docs" / "performance.md"
+BEGIN = "<!-- results: written by bench/report.py from bench/results.json; do not edit by hand -->"
+END = "<!-- end of results -->"
+
+TARGET_NAMES = {
+    "farrapos_mid_battles_per_cpu_s": ("Farrapos, mid-game resolutions with battles, no reports (per CPU s)", ">= {}"),
+    "farrapos_mid_battles_reports_per_cpu_s": ("Farrapos, mid-game with battles, both sides' reports (per CPU s)", ">= {}"),
+    "furor_barbarus_mid_per_cpu_s": ("Furor Barbarus, mid-game resolutions, no reports (per CPU s)", ">= {}"),
+    "audit_farrapos_per_cpu_s": ("Audit, Farrapos resolutions per CPU s", ">= {}"),
+    "audit_furor_barbarus_per_cpu_s": ("Audit, Furor Barbarus resolutions per CPU s", ">= {}"),
+    "no_database_command_x_floor": ("`pbem --help`, `pbem sign`, `pbem check --position`: CPU × `python -c pass` (the largest)", "<= {}"),
+    "store_command_x_floor": ("Commands that open the store: CPU × `python -c pass` (the largest)", "<= {}"),
+    "postgres_two_workers_x_one": ("PostgreSQL, `process --all`: 2 workers × 1 worker (per wall s)", ">= {}"),
+}
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "met" if value else "**missed**"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.2f}".rstrip("0").rstrip(".") if value else "0"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def table(head: list[str], rows: list[list[Any]], right_from: int = 1) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" if i < right_from else "---:" for i in range(len(head))) + " |"]
+    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in rows]
+    return lines + [""]
+
+
+def tables(r: dict[str, Any]) -> str:
+    m = r["machine"]
+    loads = ", ".join(f"{entry[0]:.1f}" for entry in m["load_average"])
+    out = [
+        BEGIN,
+        "",
+        f"Run of {r['when']} on {m['cpus']} CPUs, Python {m['python']}; one-minute load average through the run: {loads}.",
+        "",
+        "**Targets**",
+        "",
+    ]
+    met = r["met"]
+    rows = [[TARGET_NAMES[k][0], TARGET_NAMES[k][1].format(fmt(r["targets"][k])), r["measured"][k], met.get(k)] for k in TARGET_NAMES]
+    plain = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store"]
+    orm = [row["x_floor"] for row in r["commands"].values() if row["kind"].startswith("store, ORM")]
+    if plain and orm:
+        at = [k for k, _ in TARGET_NAMES.items()].index("store_command_x_floor") + 1
+        rows.insert(at, ["… of them, those on plain SQL (`status`, `orders`, `check`, `submit`, `process`, `export`) / those on the ORM (`new`, `rollback`, `report`)", "", f"{fmt(max(plain))} / {fmt(max(orm))}", ""])
+    if "postgres_never_fewer_with_more_workers" in met:
+        rows.append(["PostgreSQL: never fewer resolutions per wall s with more workers", "yes", "yes" if met["postgres_never_fewer_with_more_workers"] else "no", met["postgres_never_fewer_with_more_workers"]])
+    out += table(["target", "wanted", "measured", ""], rows, right_from=1)
+
+    out += ["**Resolutions from whole bot games** (the referee's submit + process, per CPU second; with both sides' HTML and text reports after the slash)", ""]
+    rows = []
+    for name, g in r["resolutions"].items():
+        def cell(group: dict[str, Any]) -> str:
+            return f"{fmt(group['per_cpu_s'])} / {fmt(group['with_reports_per_cpu_s'])}" if group["resolutions"] else "-"
+
+        rows.append([f"{name} ({g['games']} games)", g["all"]["resolutions"], cell(g["all"]), cell(g["early"]), cell(g["middle"]), cell(g["late"]), cell(g["middle_battles"]), g["middle_battles"]["resolutions"], g["all"]["median_ms"], g["all"]["median_reports_ms"]])
+    out += table(["game", "resolutions", "all", "early", "middle", "late", "middle, battles", "(how many)", "median ms", "reports ms"], rows)
+
+    out += ["**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of one run under valgrind's callgrind)", ""]
+    counted = any("instructions" in row for row in r["commands"].values())
+    rows = [
+        [f"`{name}`", row["kind"], row["cpu_s"], f"{row['x_floor']}×"]
+        + ([f"{row['instructions'] / 1e6:,.0f} M" if row.get("instructions") else "-", f"{row['x_floor_instructions']}×" if row.get("x_floor_instructions") else "-"] if counted else [])
+        for name, row in r["commands"].items()
+    ]
+    out += table(["command", "kind", "CPU s", "× python -c pass"] + (["instructions", "× python -c pass"] if counted else []), rows, right_from=2)
+
+    w = r["workers"]
+    out += [f"**`pbem process --all --jobs N`** over {fmt(w['games'])} ready Farrapos games (resolutions per wall second, median of the runs; CPU seconds of all the processes)", ""]
+    pg = w.get("postgresql") or []
+    rows = []
+    for i, s in enumerate(w["sqlite"]):
+        p = pg[i] if i < len(pg) else None
+        rows.append([s["jobs"], s["per_wall_s"], s["cpu_s"], p["per_wall_s"] if p else None, p["cpu_s"] if p else None, f"{p['load_average'][0]:.1f}" if p else f"{s['load_average'][0]:.1f}"])
+    out += table(["workers", "SQLite /wall s", "SQLite CPU s", "PostgreSQL /wall s", "PostgreSQL CPU s", "load"], rows)
+
+    out += ["**Audit** of the same whole games", ""]
+    rows = [[name, a["games"], a["resolutions"], a["rolls"], a["per_cpu_s"]] for name, a in r["audit"].items()]
+    out += table(["game", "games", "resolutions", "rolls", "resolutions per CPU s"], rows)
+
+    f = r["floor"]
+    out += [
+        f"**Floor**, measured in the same run: Ed25519 verify {fmt(f['ed25519_verify_ms'])} ms, SQLite commit of a {fmt(f['position_bytes'])}-byte position "
+        f"{fmt(f['sqlite_commit_ms'])} ms, one render of the report template {fmt(f['render_template_ms'])} ms (CPU).",
+        "",
+    ]
+    if r.get("memory"):
+        rows = [[m_["games"], m_["db_mib"], m_["process_all_peak_rss_mib"]] for m_ in r["memory"]]
+        out += ["**Peak RSS** of `pbem process --all` (the process's own `VmHWM`)", ""]
+        out += table(["games", "database MiB", "peak RSS MiB"], rows)
+    out.append(END)
+    return "\n".join(out)
+
+
+def rewrite(doc: str, generated: str) -> str:
+    if BEGIN not in doc or END not in doc:
+        raise SystemExit(f"{DOC}: the markers are missing ({BEGIN!r} ... {END!r})")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + generated + tail
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if docs/performance.md does not match bench/results.json")
+    args = parser.parse_args(argv)
+    results = json.loads(RESULTS.read_text(encoding="utf-8"))
+    doc = DOC.read_text(encoding="utf-8")
+    wanted = rewrite(doc, tables(results))
+    if args.check:
+        if wanted != doc:
+            print(f"{DOC} does not match {RESULTS}: run python bench/report.py", file=sys.stderr)
+            return 1
+        return 0
+    DOC.write_text(wanted, encoding="utf-8")
+    print(f"wrote the tables of {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

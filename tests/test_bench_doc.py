@@ -1,0 +1,32 @@
+"""docs/performance.md's tables are written from bench/results.json by
+bench/report.py, never typed: the page must match the file."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_report_module():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "bench" / "report.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_performance_page_matches_the_benchmark_results() -> None:
+    report = load_report_module()
+    results = json.loads((ROOT / "bench" / "results.json").read_text(encoding="utf-8"))
+    doc = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    assert report.rewrite(doc, report.tables(results)) == doc, "run python bench/report.py after make bench"
+
+
+def test_every_target_of_the_benchmark_is_on_the_page() -> None:
+    report = load_report_module()
+    results = json.loads((ROOT / "bench" / "results.json").read_text(encoding="utf-8"))
+    assert set(results["targets"]) == set(report.TARGET_NAMES)
+    assert set(results["measured"]) == set(results["targets"])

@@ -1,0 +1,204 @@
+"""Costs that must not grow (issue 14, item 3): each test counts queries or calls,
+never time.
+
+- a report reads one resolution's whole row, however long the game;
+- the archive reads a game in a fixed number of statements;
+- a turn file's orders are validated at submit, and not again by ``process``;
+- Farrapos works out each side's VP breakdown once per score;
+- Furor Barbarus finds its scenario and map files once per process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from pbem import archive, pipeline, reporting, store
+from pbem.dice import DiceStream
+from pbem.rules import find_ruleset
+from tests.test_crash import Desk, new_games, open_desk, queue_next_turns
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Desk:
+    d = open_desk(tmp_path)
+    yield d
+    d.engine.dispose()
+
+
+def play(desk: Desk, game_id: str, resolutions: int) -> None:
+    for n in range(resolutions):
+        queue_next_turns(desk, [game_id], seed=n)
+        assert pipeline.process(desk.engine, [game_id])[0].resolved == n + 1
+
+
+def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -> None:
+    """It read every active resolution's row (position and events included), so a
+    game's reports cost O(k^2) in all."""
+    short, long = new_games(desk, 2)
+    play(desk, short, 2)
+    play(desk, long, 8)
+    loaded: list[int] = []
+    listener = lambda target, _context: loaded.append(target.k)  # noqa: E731
+    event.listen(store.Resolution, "load", listener)
+    read: dict[str, list[int]] = {}
+    try:
+        for game_id, k in ((short, 2), (long, 8)):
+            loaded.clear()
+            with store.reading(desk.engine) as session:
+                views = reporting.report_views(session, game_id, None, ("republic", "empire"))
+            assert len(views) == 2 and [h[0] for h in views[0].history] == list(range(1, k + 1))
+            read[game_id] = sorted(loaded)
+    finally:
+        event.remove(store.Resolution, "load", listener)
+    # the resolution reported and the one before it (its reveal is the previous link)
+    assert read == {short: [1, 2], long: [7, 8]}
+
+
+def test_the_archive_reads_a_game_in_a_fixed_number_of_statements(desk: Desk) -> None:
+    """It made two queries per resolution (its files, its rolls)."""
+    short, long = new_games(desk, 2)
+    play(desk, short, 1)
+    play(desk, long, 6)
+    db = store.open_database(desk.db)
+    statements: list[str] = []
+    db.connection().set_trace_callback(statements.append)
+    try:
+        counts = {}
+        for game_id in (short, long):
+            statements.clear()
+            data = archive.build_archive(db, game_id)
+            counts[game_id] = sum(1 for s in statements if s.lstrip().upper().startswith("SELECT"))
+    finally:
+        db.dispose()
+    assert len(data["resolutions"]) == 6
+    assert counts[short] == counts[long] <= 10, counts  # the game, players, resolutions, files, rolls, rollbacks, chains, house tables, late turns, player changes
+
+
+def test_orders_are_validated_at_submit_and_not_again_by_process(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """They were validated at submit, again by ``process``, and again inside the
+    Farrapos engine.  ``process`` now only parses them (submit checked them
+    against this very position); the engine keeps its own check."""
+    import pbem.rules.farrapos.ruleset as ruleset_module
+    import pbem.rules.farrapos.turn as turn_module
+
+    calls: dict[str, int] = {"ruleset": 0, "engine": 0}
+
+    def counting(where: str, real: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[where] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(ruleset_module, "validate_orders", counting("ruleset", ruleset_module.validate_orders))
+    monkeypatch.setattr(turn_module, "validate_orders", counting("engine", turn_module.validate_orders))
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game])
+    assert calls == {"ruleset": 1, "engine": 0}
+    assert pipeline.process(desk.engine, [game])[0].resolved == 1
+    assert calls == {"ruleset": 1, "engine": 1}
+
+
+def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolution worked each side's breakdown out twice (the VP totals, then the
+    event's text), and so did each score line: four times per resolution and
+    four per report.  Now once per side in each."""
+    import pbem.rules.farrapos.ruleset as ruleset_module
+    import pbem.rules.farrapos.turn as turn_module
+
+    calls: list[str] = []
+    for module in (ruleset_module, turn_module):
+        real = module.breakdown
+        monkeypatch.setattr(module, "breakdown", lambda view, side, real=real: calls.append(side) or real(view, side))
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    lines = farrapos.score(position)
+    assert sorted(line.side for line in lines) == ["empire", "republic"]
+    assert sorted(calls) == ["empire", "republic"]
+    calls.clear()
+    side = farrapos.due(position)[0]
+    orders = farrapos.parse_orders(farrapos.bot_orders(position, side, "random", random.Random(1)))[0]
+    result = farrapos.resolve(position, {side: orders}, DiceStream(hashlib.sha256(b"vp").digest()))
+    assert any(e["type"] == "vp" for e in result.events)
+    assert sorted(calls) == ["empire", "republic"]
+
+
+def test_furor_barbarus_finds_its_data_files_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each resolution looked for the scenario and map files again (nine
+    file-system calls); now the second resolution touches the file system not at all."""
+    ruleset = find_ruleset("furor-barbarus")
+    position = ruleset.setup("soissons", [])
+
+    def resolve(pos: dict[str, Any], n: int) -> dict[str, Any]:
+        rng = random.Random(n)
+        orders = {side: ruleset.parse_orders(ruleset.bot_orders(pos, side, "random", rng))[0] for side in ruleset.due(pos)}
+        return ruleset.resolve(pos, orders, DiceStream(hashlib.sha256(f"costs-{n}".encode()).digest())).position
+
+    position = resolve(position, 1)
+    looked: list[str] = []
+    real_is_file = Path.is_file
+    monkeypatch.setattr(Path, "is_file", lambda self: looked.append(str(self)) or real_is_file(self))
+    resolve(position, 2)
+    assert looked == []
+
+
+def test_furor_barbarus_works_out_zones_of_control_a_few_times_per_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every move cleared the whole cache, so a movement phase worked the enemy
+    zone of control out again after each unit moved (up to 23 times in one
+    resolution of these games); now a move keeps the moving side's cached enemy
+    zone, and each resolution works a zone out a handful of times (at most 5 in
+    these games since the two-step set-up; the bound below leaves one spare)."""
+    from pbem.rules.furor_barbarus.battlefield import Battlefield
+
+    ruleset = find_ruleset("furor-barbarus")
+    computed: list[int] = [0]
+    real = Battlefield.cached
+
+    def counting(self: Battlefield, key: object, compute: Any) -> Any:
+        if isinstance(key, tuple) and key[0] == "zoc" and key not in self._cache:
+            computed[0] += 1
+        return real(self, key, compute)
+
+    monkeypatch.setattr(Battlefield, "cached", counting)
+    per_resolution = []
+    for scenario in ("campus-mauriacus", "tolbiac"):
+        position = ruleset.setup(scenario, [])
+        for n in range(1, 9):
+            if not ruleset.due(position):
+                break
+            rng = random.Random(n)
+            orders = {side: ruleset.parse_orders(ruleset.bot_orders(position, side, "greedy", rng))[0] for side in ruleset.due(position)}
+            computed[0] = 0
+            position = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"z{n}".encode()).digest())).position
+            per_resolution.append(computed[0])
+    assert max(per_resolution) <= 6, per_resolution  # it was up to 23; a retreat or an elimination of the other side still counts
+    assert sum(per_resolution) > 0  # the zones were worked out: the count means something
+
+
+def test_farrapos_validation_lists_the_sides_cities_a_fixed_number_of_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking a turn's orders asked for the side's cities once per city of the
+    board (a list rebuilt inside a comprehension): quadratic in the board, and
+    half of a Farrapos audit's time.  Now a few times per check."""
+    from pbem.rules.farrapos.position import View
+
+    calls = [0]
+    real = View.owned_cities
+
+    def counting(self: View, side: str) -> list[str]:
+        calls[0] += 1
+        return real(self, side)
+
+    monkeypatch.setattr(View, "owned_cities", counting)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    side = farrapos.due(position)[0]
+    orders = farrapos.parse_orders(farrapos.bot_orders(position, side, "random", random.Random(3)))[0]
+    calls[0] = 0
+    assert farrapos.validate(position, side, orders) == []
+    assert calls[0] <= 4, calls[0]

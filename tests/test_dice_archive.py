@@ -1,0 +1,47 @@
+"""``pbem dice --archive FILE`` (issue 14): the dice history read from an exported
+archive, with no database, is the one the referee's database gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pbem import archive, pipeline
+from pbem.cli import app
+from tests.test_crash import new_games, open_desk, queue_next_turns
+
+
+def test_the_archive_gives_the_same_dice_history_as_the_database(tmp_path: Path) -> None:
+    desk = open_desk(tmp_path)
+    try:
+        [game] = new_games(desk, 1)
+        for n in range(6):
+            queue_next_turns(desk, [game], seed=n)
+            assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
+        pipeline.rollback(desk.engine, game, 4)  # set-aside rolls are marked in both
+        archive.export(desk.engine, game, tmp_path / "g.json")
+    finally:
+        desk.engine.dispose()
+    runner = CliRunner()
+    from_db = runner.invoke(app, ["--db", str(desk.db), "dice", game, "--json", "--stats"])
+    from_archive = runner.invoke(app, ["dice", "--archive", str(tmp_path / "g.json"), "--json", "--stats"])
+    assert from_db.exit_code == from_archive.exit_code == 0, (from_db.stderr, from_archive.stderr)
+    db_json, archive_json = json.loads(from_db.stdout), json.loads(from_archive.stdout)
+    assert archive_json == db_json
+    assert any(r["set_aside"] for r in db_json["rolls"]) and any(not r["set_aside"] for r in db_json["rolls"])
+    text = runner.invoke(app, ["dice", "--archive", str(tmp_path / "g.json")]).stdout
+    assert text.splitlines()[0] == f"dice of {game} (anchor {db_json['anchor']}): {len(db_json['rolls'])} roll(s)"
+
+
+def test_a_broken_archive_or_both_sources_are_refused_in_one_line(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "pbem-archive/1", "game": {}}', encoding="utf-8")
+    runner = CliRunner()
+    r = runner.invoke(app, ["dice", "--archive", str(broken)])
+    assert r.exit_code == 1 and r.stderr.startswith("pbem: archive is malformed: KeyError") and r.stderr.count("\n") == 1
+    r = runner.invoke(app, ["dice", "--archive", str(tmp_path / "none.json")])
+    assert r.exit_code == 1 and "cannot read archive" in r.stderr
+    assert runner.invoke(app, ["dice", "g1", "--archive", str(broken)]).exit_code == 2
+    assert runner.invoke(app, ["dice"]).exit_code == 2

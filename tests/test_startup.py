@@ -1,0 +1,230 @@
+"""Fast start (issue 14, item 2): what each command imports, not how long it takes.
+
+Every registered command runs as a real process (``python -X importtime -m pbem``)
+on a real database, and the modules it imported are checked against what it may
+use.  A command that needs no database imports neither SQLAlchemy nor SQLModel
+(nor pydantic, which SQLModel and Typer's own value conversion pull in) nor the
+report stack; the hot commands open an SQLite file without SQLAlchemy.  A command
+added to ``pbem/cli.py`` without an entry in ``RUNS`` fails
+``test_every_command_has_an_import_check``: say what it may import.
+
+docs/performance.md ("Start-up") gives the CPU these imports cost.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from pbem import archive, keys, pipeline, sshsig, store
+from pbem.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+ORM = ("sqlalchemy", "sqlmodel", "pydantic", "pbem.orm")
+REPORTS = ("jinja2", "pbem.report", "pbem.reporting", "cairosvg")
+HEAVY = (*ORM, *REPORTS, "rich")
+NO_DATABASE = HEAVY
+"""What a command that needs no database must not import."""
+PLAIN_SQL = HEAVY
+"""What the hot commands (a player's, a referee's cron) must not import either:
+they open an SQLite file with the standard library."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a command: its arguments (built in the world's folder), the
+    modules it must not import (a name covers its submodules), its exit status."""
+
+    args: Callable[[Path], list[str]]
+    forbidden: tuple[str, ...]
+    exit_code: int = 0
+    prepare: Callable[[Path], None] | None = None
+
+
+def _submit_turn(world: Path) -> None:
+    engine = store.open_engine(world / "referee.db", create=False)
+    try:
+        pipeline.submit(engine, (world / "turn.txt").read_bytes(), (world / "turn.txt.sig").read_text(encoding="utf-8"))
+    finally:
+        engine.dispose()
+
+
+RUNS: dict[str, list[Run] | str] = {
+    "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules"))],
+    "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules"))],
+    "case": [Run(lambda w: ["case", str(ROOT / "tests" / "cases" / "farrapos" / "actions-invade-empty-city.toml")], NO_DATABASE)],
+    "audit": [
+        Run(lambda w: ["audit", "--archive", str(w / "g1.json")], NO_DATABASE),
+        Run(lambda w: ["audit", "g1"], PLAIN_SQL),
+    ],
+    "dice": [
+        Run(lambda w: ["dice", "--archive", str(w / "g1.json"), "--stats"], (*NO_DATABASE, "cryptography")),
+        Run(lambda w: ["dice", "g1", "--json"], (*PLAIN_SQL, "cryptography")),
+    ],
+    "status": [Run(lambda w: ["status", "g1"], PLAIN_SQL)],
+    "orders": [Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL)],
+    "check": [
+        Run(lambda w: ["check", str(w / "turn.txt")], PLAIN_SQL),
+        Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], NO_DATABASE),
+    ],
+    "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], PLAIN_SQL)],
+    "process": [
+        Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
+        Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
+        # --reports renders each side's report through the ORM: the whole stack, by design (only its exit is checked)
+        Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (), prepare=_submit_turn),
+    ],
+    "export": [Run(lambda w: ["export", "g1", "-o", str(w / "out.json")], PLAIN_SQL)],
+    "new": [Run(lambda w: ["new", "g2", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*REPORTS, "rich"))],
+    "rollback": [Run(lambda w: ["rollback", "g1", "--to", "0"], (*REPORTS, "rich"))],
+    "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], (*REPORTS, "rich"))],
+    "report": [Run(lambda w: ["report", "g1", "-o", str(w / "r.html")], ("rich",))],
+    # the mail room (issue 12 reworks it) answers through the ORM and the mail builder: only its exit is checked
+    "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ())],
+    "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
+    "table": [Run(lambda w: ["table", "farrapos", "battle-table"], (*NO_DATABASE, "cryptography"))],
+    "games": [Run(lambda w: ["games", "--json"], (*REPORTS, "rich"))],
+    "player": [Run(lambda w: ["player", "g1", "republic", "--email", "rep@example.org"], ("rich",))],
+    # tick, serve and the outbox go through the ORM and the mail room (issue 12) by design: only their exit is checked
+    "tick": [Run(lambda w: ["tick", "--dir", str(w / "inbox")], ())],
+    "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
+    "outbox": [Run(lambda w: ["outbox", "--json"], ())],
+    "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], (*REPORTS, "rich"))],
+    "send": "renders and mails each side's report: the whole report stack, by design (its --help is checked below)",
+    "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
+}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Game g1 on a real SQLite file: resolution 1 made, the empire's next turn
+    written and signed (``turn.txt`` + ``.sig``), the archive exported."""
+    w = tmp_path_factory.mktemp("world")
+    signers = {}
+    public = {}
+    for side in ("republic", "empire"):
+        private, pub = keys.generate_ed25519(side, w / "keys")
+        signers[side] = keys.load_private_key(private)
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    engine = store.open_engine(w / "referee.db")
+    pipeline.new_game(engine, "g1", "farrapos", None, [], public)
+    first = pipeline.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
+    pipeline.submit(engine, first, sshsig.sign(first, signers["republic"]))
+    assert pipeline.process(engine, ["g1"])[0].resolved == 1
+    turn = pipeline.next_turn_file(engine, "g1", "empire", bot="random").encode("utf-8")
+    (w / "turn.txt").write_bytes(turn)
+    (w / "turn.txt.sig").write_text(sshsig.sign(turn, signers["empire"]), encoding="utf-8")
+    archive.export(engine, "g1", w / "g1.json")
+    from pbem import reporting
+
+    reporting.write_resolution_reports(engine, "g1", 1, w / "reports-1")  # with g1-r1.position.json beside them
+    engine.dispose()
+    con = sqlite3.connect(w / "referee.db")
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    (w / "inbox").mkdir()
+    return w
+
+
+def imports_of(args: list[str], cwd: Path, db: Path | None = None) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """Run ``pbem ARGS`` in a new interpreter; its result and every module it imported."""
+    env = {k: v for k, v in os.environ.items() if k != "PBEM_DB"}
+    db_args = ["--db", str(db)] if db is not None else []
+    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "pbem", *db_args, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    return result, modules
+
+
+def offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in forbidden))
+
+
+def test_every_command_has_an_import_check() -> None:
+    assert set(RUNS) >= set(COMMANDS), f"add to RUNS what these commands may import: {sorted(set(COMMANDS) - set(RUNS))}"
+
+
+CASES = [(name, i) for name in COMMANDS if isinstance(RUNS.get(name), list) for i in range(len(RUNS[name]))]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("command", "index"), CASES, ids=[f"{c}-{i}" for c, i in CASES])
+def test_each_command_imports_only_what_it_uses(world: Path, tmp_path: Path, command: str, index: int) -> None:
+    run = RUNS[command][index]  # type: ignore[index]
+    here = tmp_path / "w"
+    shutil.copytree(world, here)
+    if run.prepare is not None:
+        run.prepare(here)
+    result, modules = imports_of(run.args(here), here, here / "referee.db")
+    errors = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("import time:"))
+    assert result.returncode == run.exit_code, errors
+    assert "pbem.cli" in modules
+    assert offending(modules, run.forbidden) == [], f"pbem {' '.join(run.args(here))} imported what it does not use"
+
+
+HELP_DRIVER = """
+import sys
+import typer.main
+from pbem.cli import app
+
+group = typer.main.get_command(app)
+for args in [["--help"], ["--version"], *[[name, "--help"] for name in group.commands]]:
+    try:
+        group.main(args, prog_name="pbem", standalone_mode=False)
+    except SystemExit:
+        pass
+print("--- modules ---")
+print("\\n".join(sorted(sys.modules)))
+"""
+
+
+def test_help_and_version_import_nothing_heavy(tmp_path: Path) -> None:
+    """``pbem --help``, ``--version`` and every command's ``--help``, in one
+    process: none imports the database, the reports, pydantic, cryptography or
+    the rules."""
+    result = subprocess.run([sys.executable, "-c", HELP_DRIVER], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = set(result.stdout.split("--- modules ---", 1)[1].split())
+    assert "pbem.cli" in modules
+    assert offending(modules, (*HEAVY, "cryptography", "pbem.rules")) == []
+
+
+def test_version_is_the_package_version() -> None:
+    import tomllib
+
+    result, _ = imports_of(["--version"], ROOT)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert result.stdout == f"pbem {version}\n"
+
+
+def test_the_light_store_knows_every_table() -> None:
+    """``store.open_database`` checks the schema without SQLAlchemy: its list of
+    tables is the SQLModel metadata's."""
+    from sqlmodel import SQLModel
+
+    import pbem.orm  # noqa: F401  (the tables)
+
+    assert store.TABLES == set(SQLModel.metadata.tables)
+
+
+def test_the_light_store_refuses_what_the_orm_refuses(tmp_path: Path) -> None:
+    con = sqlite3.connect(tmp_path / "other.db")
+    con.execute("CREATE TABLE other (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(store.StoreError, match="not a pbem database"):
+        store.open_database(tmp_path / "other.db")
+    (tmp_path / "junk.db").write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(store.StoreError, match="cannot open database"):
+        store.open_database(tmp_path / "junk.db")
+    with pytest.raises(store.StoreError, match="no database at"):
+        store.open_database(tmp_path / "missing.db")
