@@ -127,7 +127,7 @@ def status(
     if as_json:
         typer.echo(json.dumps(st.to_json(), indent=2, ensure_ascii=False))
         return
-    typer.echo(f"{st.game} ({st.rules}/{st.scenario}): turn {st.turn}, {st.label}")
+    typer.echo(f"{st.game} ({st.rules}/{st.scenario}): resolution {st.turn} - {st.label}")
     for line in st.score:
         typer.echo(f"  {line['side']}: {line['detail']}")
     if st.over:
@@ -175,7 +175,7 @@ def check(
     with refusals():
         checked = pipeline.check(engine(), _read(file, MAX_TURN_FILE_BYTES + 16 * 1024), _signature_for(file, sig))
     signed = "signature verified" if checked.signature else "not signed (signature not checked)"
-    typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}); {len(checked.orders)} order(s); {signed}")
+    typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}; {len(checked.orders)} order(s); {signed}")
 
 
 @app.command()
@@ -212,7 +212,7 @@ def submit(
         result = pipeline.submit(db, data, _signature_for(file, sig), source=str(file))
     c = result.checked
     extra = f", superseding {result.superseded} earlier file(s)" if result.superseded else ""
-    typer.echo(f"queued: {c.game_id}, {c.side}, turn {c.turn} ({c.label}){extra}")
+    typer.echo(f"queued: {c.game_id}, {c.side}, resolution {c.turn} - {c.label}{extra}")
 
 
 @app.command()
@@ -503,6 +503,26 @@ def send(
         sent = mailroom.send_reports(engine(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD"))
     for message in sent:
         typer.echo(f"sent to {message['To']}: {message['Subject']}")
+
+
+# --- issue 15: the game's site ---------------------------------------------------------
+
+
+@app.command()
+def site(
+    game: Annotated[str, typer.Argument()],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The folder to write (created if needed).")],
+    site_url: Annotated[Optional[str], typer.Option("--site-url", help="Where the folder is published (http/https); recorded with the game, mailed reports link to it.")] = None,
+) -> None:
+    """Write the game's site: index, every report, audit page, dice, archive; every link resolves."""
+    from pbem import site as game_site
+
+    try:
+        with refusals():
+            written = game_site.write_site(engine(), game, output, site_url)
+    except game_site.SiteError as exc:
+        fail(str(exc))
+    typer.echo(f"wrote {len(written.files)} files to {written.folder}" + (f"; reports now link to {written.site_url}" if written.site_url else ""))
 
 
 def main() -> None:

@@ -84,7 +84,7 @@ def play_game(
             pipeline.submit(engine, message, signature, source=str(path.name))
         outcome = pipeline.resolve_next(engine, game_id)
         if outcome.resolved is None:
-            raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve ({outcome.note or outcome.awaiting})")
+            raise RuntimeError(f"{game_id}: resolution {st.turn} did not resolve ({outcome.note or outcome.awaiting})")
         reporting.write_resolution_reports(engine, game_id, outcome.resolved, folder)
         if on_resolution is not None:
             on_resolution()

@@ -42,7 +42,7 @@ class _Pipe:
 
 
 def _understood(checked: pipeline.Checked) -> tuple[str, ...]:
-    head = f"{checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}): {len(checked.orders)} order(s) as understood:"
+    head = f"{checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}: {len(checked.orders)} order(s) as understood:"
     return (head, *(f"line {o.line + checked.turn_file.body_offset}: {o.order}" for o in checked.orders))
 
 

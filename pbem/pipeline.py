@@ -188,22 +188,33 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         if earlier.status == store.SubmissionStatus.RESOLVED:
             raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
         if earlier.status == store.SubmissionStatus.QUEUED:
-            raise Refused([f"this turn file is already queued for turn {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
+            raise Refused([f"this turn file is already queued for resolution {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result)}); no more turns are taken"])
     if tf.turn != game.next_k:
-        when = "stale" if tf.turn < game.next_k else "from the future"
-        raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
+        raise Refused([wrong_resolution(tx, game.id, tf.turn, game.next_k, find_ruleset(game.rules).turn_label(game.position))])
     if tf.state != game.state_hash:
         raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
     ruleset = find_ruleset(game.rules)
     due = ruleset.due(game.position)
     if tf.side not in due:
-        raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for turn {game.next_k}"])
+        raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for resolution {game.next_k}"])
     orders, problems = orders_of(ruleset, game.position, tf)
     if problems:
         raise Refused([str(p) for p in problems])
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
+
+
+def wrong_resolution(tx: Tx, game_id: str, k: int, awaited: int, label: str) -> str:
+    """Why a turn file for resolution ``k`` is refused when ``awaited`` is due: it
+    was written before a rollback, is already resolved, or is not yet due."""
+    now = f"game {game_id} now awaits resolution {awaited} ({label})"
+    if k > awaited:
+        return f"the turn file is for resolution {k}, which is not due yet: {now}"
+    rb = store.rollback_that_set_aside(tx, game_id, k)
+    if rb is not None:
+        return f"resolution {k} was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}); {now}"
+    return f"resolution {k} is already resolved: {now}"
 
 
 def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:
@@ -434,14 +445,14 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
             raise Refused([f"game {game_id} is over ({result_text(game.result)})"])
         due = ruleset.due(position)
         if side not in due:
-            raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for turn {game.next_k}"])
+            raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for resolution {game.next_k}"])
         if bot is None:
             body = ruleset.order_template(position, side)
         else:
             if bot not in ruleset.bots():
                 raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
             body = ruleset.bot_orders(position, side, bot, random.Random(f"{game_id}/{game.next_k}/{side}/{seed}"))
-        head = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" if bot is None else ""
+        head = f"# {ruleset.title}: {game_id}, resolution {game.next_k} - {ruleset.turn_label(position)}\n" if bot is None else ""
         return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, head + body)
 
 
@@ -465,6 +476,7 @@ class Status:
             "rules": self.rules,
             "scenario": self.scenario,
             "turn": self.turn,
+            "resolution": self.turn,
             "label": self.label,
             "awaiting": self.awaiting,
             "queued": self.queued,

@@ -34,6 +34,8 @@ import templates as _templates_package
 from rules.base import ScoreLine
 
 from pbem import charts
+from pbem.battle_table import battle_blocks, text_table
+from rules import mapdraw
 
 TEMPLATE_DIR = Path(_templates_package.__file__).parent
 
@@ -60,10 +62,27 @@ class ProblemLine:
 
 
 @dataclass(frozen=True)
+class RollbackNote:
+    """A rollback back to this report's resolution: when, what it set aside, and
+    (for the latest report) the resolution the game now awaits."""
+
+    at: str
+    to_k: int
+    discarded: tuple[int, ...]
+    awaits: int | None
+
+
+LINK_MODES = ("none", "site", "url")
+
+
+@dataclass(frozen=True)
 class ReportData:
     """Everything one report shows.  ``side`` is the recipient (``None`` = the
     referee's view).  ``map_svg`` is trusted markup from the rules layer; every
-    other string is escaped in HTML."""
+    other string is escaped in HTML.  ``links`` says where the other pages are:
+    ``site`` (beside it, in a folder ``pbem site`` wrote), ``url`` (the published
+    site at ``site_url``), ``none`` (nowhere: the report names only itself and what
+    is attached)."""
 
     game_id: str
     rules_id: str
@@ -92,6 +111,10 @@ class ReportData:
     problems: tuple[ProblemLine, ...]
     next_turn_file: str | None
     history: tuple[tuple[int, str, str], ...] = ()
+    site_url: str | None = None
+    next_k: int = 0
+    links: str = "none"
+    rollbacks: tuple[RollbackNote, ...] = ()
 
     @property
     def your_move(self) -> bool:
@@ -105,9 +128,19 @@ def report_filename(k: int, side: str | None, ext: str = "html") -> str:
     return f"report-k{k}-{_file_word(side or 'referee')}.{ext}"
 
 
+def site_link(data: ReportData, filename: str) -> str | None:
+    """Where a page of the game's site is, seen from this report: beside it in a
+    site folder, under the published ``site_url``, or nowhere (``None``)."""
+    if data.links == "site":
+        return filename
+    if data.links == "url" and data.site_url:
+        return data.site_url.rstrip("/") + "/" + filename
+    return None
+
+
 def turn_file_name(game_id: str, k: int, side: str) -> str:
     """The name of the next turn file attached to a report, for resolution ``k``
-    (the orders written after report ``k`` are for turn ``k + 1``)."""
+    (the orders written after report ``k`` are for resolution ``k + 1``)."""
     return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
 
 
@@ -154,6 +187,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["detail_value"] = _detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
+    env.filters["text_table"] = text_table
     env.globals["report_filename"] = report_filename
     return env
 
@@ -203,7 +237,7 @@ def _event_rolls(event: Mapping[str, Any], rolls: Sequence[RollLine]) -> list[Ro
     return [by_index[i] for i in wanted if i in by_index]
 
 
-def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
+def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> dict[str, Any]:
     emails = dict(data.sides)
     events = []
     for event in data.events:
@@ -215,9 +249,18 @@ def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
                 "details": _event_details(event) if battle else [],
                 "rolls": _event_rolls(event, data.rolls),
                 "battle": battle,
+                "raw": event,
             }
         )
+    focus = mapdraw.focus_of(data.map_svg) if data.map_svg else None
+    board = mapdraw.board_of(data.map_svg) if data.map_svg else None
     return {
+        "blocks": battle_blocks(events),
+        "focus": " ".join(f"{v:g}" for v in focus) if focus and board else None,
+        "board_id": board,
+        "map_width": mapdraw.width_of(data.map_svg) if data.map_svg else None,
+        "detail_cid": detail_cid,
+        "link": lambda filename: site_link(data, filename),
         "d": data,
         "emails": emails,
         "events": events,
@@ -229,11 +272,11 @@ def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
     }
 
 
-def render_html(data: ReportData, map_cid: str | None = None) -> str:
+def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> str:
     """The HTML report.  With ``map_cid`` the map is an ``<img src="cid:...">``
     (for the e-mail's HTML part, where many clients drop inline SVG) instead of
-    the inline SVG."""
-    return environment().get_template("report.html.j2").render(_context(data, map_cid))
+    the inline SVG, and ``detail_cid`` the enlarged area of this resolution's action."""
+    return environment().get_template("report.html.j2").render(_context(data, map_cid, detail_cid))
 
 
 def render_text(data: ReportData) -> str:
@@ -257,6 +300,7 @@ def render_audit_page(
     rolls: Sequence[tuple[int, RollLine]],
     score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
     sides: Sequence[str] = (),
+    home: str | None = None,
 ) -> str:
     """The audit page of a whole game: every resolution linked (one link per side
     in ``sides``, else the referee's report), the dice table, a histogram per die
@@ -282,4 +326,5 @@ def render_audit_page(
         histograms=histograms,
         score_chart=score_chart,
         sides=list(sides) or [None],
+        home=home,
     )

@@ -24,7 +24,7 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from pbem.transaction import READ_ONLY, Tx
 
-SCHEMA_VERSION = 2  # 2: game.seed_checkpoints
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: site (issue 15)
 
 
 class StoreError(RuntimeError):
@@ -137,6 +137,15 @@ class Rollback(SQLModel, table=True):
     to_k: int
     at: datetime = Field(default_factory=utcnow)
     discarded: str = "[]"  # JSON list of k
+
+
+class Site(SQLModel, table=True):
+    """Where a game's site is published (``pbem site G -o DIR --site-url URL``):
+    reports mailed afterwards link to it."""
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True)
+    url: str
+    updated: datetime = Field(default_factory=utcnow)
 
 
 def database_url(db: str | os.PathLike[str] | None) -> str:
@@ -287,6 +296,16 @@ def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
     return list(session.exec(stmt).all())
 
 
+def rollbacks(session: Session, game_id: str) -> list[Rollback]:
+    stmt = select(Rollback).where(Rollback.game_id == game_id).order_by(Rollback.id)  # type: ignore[arg-type]
+    return list(session.exec(stmt).all())
+
+
+def site_url(session: Session, game_id: str) -> str | None:
+    row = session.get(Site, game_id)
+    return row.url if row else None
+
+
 def resolution(session: Session, game_id: str, k: int) -> Resolution | None:
     return session.exec(_RESOLUTION, params={"g": game_id, "k": k}).first()
 
@@ -387,6 +406,23 @@ def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
     """Every submission of the game with these exact bytes (hex SHA-256)."""
     rows = tx.all("SELECT status, turn, received FROM submission WHERE game_id = :game AND digest = :digest ORDER BY id", {"game": game_id, "digest": digest})
     return [EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received)) for status, turn, received in rows]
+
+
+class RollbackSeen(NamedTuple):
+    to_k: int
+    at: datetime
+    discarded: list[int]
+
+
+def rollback_that_set_aside(tx: Tx, game_id: str, k: int) -> RollbackSeen | None:
+    """The latest rollback after which a turn file for resolution ``k`` became
+    void: ``k`` was set aside by it, or was the resolution awaited when it came."""
+    rows = tx.all("SELECT to_k, at, discarded FROM rollback WHERE game_id = :game ORDER BY id DESC", {"game": game_id})
+    for to_k, at, discarded in rows:
+        ks = [int(x) for x in json.loads(discarded)]
+        if ks and to_k < k <= max(ks) + 1:
+            return RollbackSeen(int(to_k), _as_datetime(at), ks)
+    return None
 
 
 def _as_datetime(value: datetime | str) -> datetime:

@@ -127,11 +127,20 @@ def test_problems_and_the_next_turn_file_are_shown():
         assert "turn: 4" in page and "turn-g1-4-republic.txt" in page
 
 
-def test_history_links_name_each_earlier_report():
+def test_history_links_name_each_earlier_report_only_where_it_exists():
+    from dataclasses import replace
+
     data = report_data(k=3)
-    html = render_html(data)
+    in_site = render_html(replace(data, links="site"))
+    published = render_html(replace(data, links="url", site_url="https://example.org/games/g1/"))
+    alone = render_html(data)
     for k, _label, _hash in data.history:
-        assert f'href="{report_filename(k, "republic")}"' in html
+        assert f'href="{report_filename(k, "republic")}"' in in_site
+        assert f'href="https://example.org/games/g1/{report_filename(k, "republic")}"' in published
+        assert f"resolution {k}: " in alone
+    assert 'href="https://example.org/games/g1/index.html"' in published
+    assert "href=" not in alone.split('<section id="history"')[1]
+    assert "pbem site g1 -o DIR" in alone
 
 
 def test_the_html_report_is_made_for_phones_and_print():
@@ -153,9 +162,12 @@ def test_every_svg_in_the_report_parses_as_xml_with_a_viewbox():
 def test_reports_of_the_real_rulesets_embed_their_map(rules_id):
     data = real_ruleset_report(rules_id, side=None)
     html = render_html(data)
-    (svg,) = svg_elements(html)
-    assert_svg_parses_with_viewbox(svg)
+    *detail, svg = svg_elements(html)
+    for one in (*detail, svg):
+        assert_svg_parses_with_viewbox(one)
     assert len(svg) > 1000
+    # the enlarged view of the action, when there is one, draws the whole map's board again
+    assert all(f'<use href="#{board}"/>' in one for one in detail for board in [svg.split('data-board="')[1].split('"')[0]])
     text = render_text(data)
     assert "<svg" not in text
 

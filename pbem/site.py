@@ -1,0 +1,136 @@
+"""A game's site: one folder a referee can publish as it is (``pbem site G -o DIR``).
+
+    index.html                     the game, players, whose move, deadline, score chart,
+                                   every resolution with its reports
+    report-kK-SIDE.html            every active resolution's report for each side
+                                   (K = 0: the game as set up)
+    audit.html                     the audit page (dice histograms, score, resolutions)
+    dice.html, dice.json           every die rolled, set-aside ones marked
+    GAME.json                      the archive (pbem-archive/1) for ``pbem audit --archive``
+
+Every link inside points at a file of the folder.  ``--site-url`` records where the
+folder will be published; reports made afterwards (mail, ``pbem report``) link to
+it instead of naming pages the reader does not have.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from markupsafe import Markup
+from sqlalchemy import Engine
+
+from pbem import archive, charts, report, reporting, store
+from rules import find_ruleset
+
+
+class SiteError(ValueError):
+    """A site URL that cannot be used."""
+
+
+@dataclass(frozen=True)
+class SiteWritten:
+    folder: Path
+    files: tuple[Path, ...]
+    site_url: str | None
+
+
+def check_site_url(url: str) -> str:
+    """An absolute http(s) URL of the folder, kept with one trailing slash."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or re.search(r"\s", url.strip()):
+        raise SiteError(f"--site-url {url!r} is not an http:// or https:// address of the published folder")
+    return url.strip().rstrip("/") + "/"
+
+
+def record_site_url(engine: Engine, game_id: str, url: str) -> None:
+    with store.session_scope(engine) as session:
+        store.get_game(session, game_id, lock=True)
+        row = session.get(store.Site, game_id)
+        if row is None:
+            row = store.Site(game_id=game_id, url=url)
+        else:
+            row.url = url
+            row.updated = store.utcnow()
+        session.add(row)
+
+
+def archive_name(game_id: str) -> str:
+    return f"{re.sub(r'[^A-Za-z0-9._-]+', '_', game_id).strip('._') or 'game'}.json"
+
+
+def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None = None) -> SiteWritten:
+    """Write (or bring up to date) the game's site in ``folder``; with ``site_url``
+    record where it is published first (checked before anything is written)."""
+    url = check_site_url(site_url) if site_url is not None else None
+    with store.reading(engine) as session:
+        store.get_game(session, game_id)  # an unknown game is refused before anything is written
+    if url is not None:
+        record_site_url(engine, game_id, url)
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def put(name: str, text: str) -> None:
+        path = folder / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+
+    with store.reading(engine) as session:
+        game = store.get_game(session, game_id)
+        ruleset = find_ruleset(game.rules)
+        sides = list(ruleset.sides(game.scenario))
+        actives = store.active_resolutions(session, game_id)
+        ks = [0] + [r.k for r in actives]
+        latest = None
+        for k in ks:
+            for data in reporting.report_views(session, game_id, k, sides, links="site"):
+                put(report.report_filename(k, data.side), report.render_html(data))
+                if k == ks[-1]:
+                    latest = data
+        players = store.players(session, game_id)
+        rolls = store.rolls_for(session, game_id)
+        active = {r.k: r.active for r in store.all_resolutions(session, game_id)}
+        scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+        rollbacks = store.rollbacks(session, game_id)
+        deadline = getattr(game, "deadline", None)
+    put("audit.html", reporting.audit_page(engine, game_id, home="index.html"))
+    dice_rows = [
+        {"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)}
+        for r in rolls
+    ]
+    put("dice.json", json.dumps({"game": game_id, "anchor": game.anchor, "rolls": dice_rows}, indent=1, ensure_ascii=False) + "\n")
+    env = report.environment()
+    put("dice.html", env.get_template("dice.html.j2").render(game_id=game_id, anchor=game.anchor, rolls=dice_rows))
+    archive_file = folder / archive_name(game_id)
+    archive.export(engine, game_id, archive_file)
+    written.append(archive_file)
+    series: dict[str, list[tuple[int, int]]] = {}
+    for k, lines in scores:
+        for line in lines:
+            series.setdefault(line.side, []).append((k, line.value))
+    chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
+    assert latest is not None
+    put(
+        "index.html",
+        env.get_template("site_index.html.j2").render(
+            d=latest,
+            sides=sides,
+            players=[(p.side, p.public_key.split()[0] if p.public_key else "") for p in players],
+            resolutions=[(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives],
+            rollbacks=[(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, json.loads(rb.discarded)) for rb in rollbacks],
+            deadline=f"{deadline:%Y-%m-%d %H:%M} UTC" if deadline else None,
+            chart=chart,
+            archive=archive_file.name,
+            site_url=url or store_url(engine, game_id),
+        ),
+    )
+    return SiteWritten(folder, tuple(written), url)
+
+
+def store_url(engine: Engine, game_id: str) -> str | None:
+    with store.reading(engine) as session:
+        return store.site_url(session, game_id)

@@ -1,0 +1,122 @@
+"""Small drawing helpers the rulesets' map SVGs share (pure: text in, text out).
+
+Both maps put two attributes on their root ``<svg>`` that the report layer reads:
+``data-board`` names the ``<g>`` holding the board alone (without title, legend or
+lists), and ``data-focus="x y w h"`` is the part of the board where this
+resolution's action took place.  A report shows that part enlarged first (a phone
+sees it large) and the whole map after it; :func:`crop` cuts an SVG to its focus,
+for the mailed picture.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+Box = tuple[float, float, float, float]  # x, y, width, height
+
+# Average advance of a sans-serif glyph as a share of the font size (DejaVu Sans and
+# Liberation Sans, which Chromium and cairosvg fall back to, stay under these).
+_NARROW = set("iljtfr.,:;'!|() -")
+_WIDE = set("mwMW@")
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """A safe upper estimate of the width of ``text`` drawn at ``size`` in sans-serif."""
+    units = 0.0
+    for ch in text:
+        if ch in _NARROW:
+            units += 0.36
+        elif ch in _WIDE:
+            units += 0.92
+        elif ch.isupper() or ch.isdigit():
+            units += 0.68
+        else:
+            units += 0.58
+    return units * size * (1.08 if bold else 1.0)
+
+
+def text_box(x: float, y: float, text: str, size: float, anchor: str = "start", bold: bool = False) -> Box:
+    """The box a one-line ``<text>`` at baseline ``y`` covers (estimate)."""
+    w = text_width(text, size, bold)
+    left = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
+    return (left, y - size * 0.95, w, size * 1.22)
+
+
+def overlaps(a: Box, b: Box, margin: float = 0.0) -> bool:
+    return not (a[0] + a[2] + margin <= b[0] or b[0] + b[2] + margin <= a[0]
+                or a[1] + a[3] + margin <= b[1] or b[1] + b[3] + margin <= a[1])
+
+
+def bounding(points: Iterable[tuple[float, float]]) -> Box | None:
+    pts = list(points)
+    if not pts:
+        return None
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    return (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+
+
+def focus_box(points: Iterable[tuple[float, float]], board: Box, pad: float, min_size: tuple[float, float],
+              max_size: tuple[float, float], centre_of: Iterable[tuple[float, float]] = ()) -> Box:
+    """The part of ``board`` to show enlarged: the points' bounding box padded by
+    ``pad``, at least ``min_size`` and at most ``max_size`` (centred on the
+    ``centre_of`` points, e.g. the combats, when the action is wider), kept on the board."""
+    box = bounding(points)
+    if box is None:
+        return board
+    bx, by, bw, bh = board
+    x, y, w, h = box[0] - pad, box[1] - pad, box[2] + 2 * pad, box[3] + 2 * pad
+    cx, cy = x + w / 2, y + h / 2
+    if w > max_size[0] or h > max_size[1]:
+        centre = bounding(centre_of) or box
+        cx, cy = centre[0] + centre[2] / 2, centre[1] + centre[3] / 2
+    w = min(max(w, min_size[0]), max_size[0], bw)
+    h = min(max(h, min_size[1]), max_size[1], bh)
+    x = min(max(cx - w / 2, bx), bx + bw - w)
+    y = min(max(cy - h / 2, by), by + bh - h)
+    return (round(x, 1), round(y, 1), round(w, 1), round(h, 1))
+
+
+def focus_attrs(board_id: str, focus: Box) -> str:
+    return f'data-board="{board_id}" data-focus="{" ".join(str(v) for v in focus)}"'
+
+
+_ROOT = re.compile(r"<svg\b[^>]*>")
+_FOCUS = re.compile(r'data-focus="([-\d. ]+)"')
+
+
+def focus_of(svg: str) -> Box | None:
+    """The ``data-focus`` box of a map SVG, if it has one."""
+    root = _ROOT.search(svg)
+    m = _FOCUS.search(root.group(0)) if root else None
+    if not m:
+        return None
+    x, y, w, h = (float(v) for v in m.group(1).split())
+    return (x, y, w, h)
+
+
+def board_of(svg: str) -> str | None:
+    """The id of the ``<g>`` holding the board alone, if the map names one."""
+    root = _ROOT.search(svg)
+    m = re.search(r'data-board="([A-Za-z][\w-]*)"', root.group(0)) if root else None
+    return m.group(1) if m else None
+
+
+def width_of(svg: str) -> float | None:
+    """The width of the map's viewBox (its natural size in pixels)."""
+    root = _ROOT.search(svg)
+    m = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"', root.group(0)) if root else None
+    return float(m.group(1)) if m else None
+
+
+def crop(svg: str, box: Box, width: int | None = None) -> str:
+    """The same SVG showing only ``box`` (its viewBox, width and height replaced)."""
+    x, y, w, h = box
+    root = _ROOT.search(svg)
+    if root is None:
+        return svg
+    tag = root.group(0)
+    tag = re.sub(r'\s(viewBox|width|height)="[^"]*"', "", tag)
+    px = width or round(w)
+    tag = tag.replace("<svg", f'<svg viewBox="{x} {y} {w} {h}" width="{px}" height="{round(px * h / w)}"', 1)
+    return svg[: root.start()] + tag + svg[root.end():]
