@@ -213,8 +213,8 @@ def wrong_resolution(tx: Tx, game_id: str, k: int, awaited: int, label: str) -> 
         return f"the turn file is for resolution {k}, which is not due yet: {now}"
     rb = store.rollback_that_set_aside(tx, game_id, k)
     if rb is not None:
-        return f"resolution {k} was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}); {now}"
-    return f"resolution {k} is already resolved: {now}"
+        return f"the turn file is for resolution {k}, which was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {now}"
+    return f"the turn file is for resolution {k}, which is already resolved: {now}"
 
 
 def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:

@@ -67,10 +67,13 @@ def _text(x: float, y: float, body: str, size: float, anchor: str = "start", fil
 def short_ids(ids: Sequence[str]) -> dict[str, str]:
     """A short id for each unit, unique among ``ids``: ids of up to 8 characters as
     they are, longer ones cut to three letters a word (``visigoth-cavalry-2`` ->
-    ``vis-cav-2``); any that would clash keep their full id."""
+    ``vis-cav-2``), a single long word to seven (``burgundians`` -> ``burgund``);
+    any that would clash keep their full id."""
     def cut(uid: str) -> str:
-        if len(uid) <= 8 or "-" not in uid:
+        if len(uid) <= 8:
             return uid
+        if "-" not in uid:
+            return uid[:7]
         return "-".join(p if p.isdigit() else p[:3] for p in uid.split("-"))
 
     wanted = {u: cut(u) for u in ids}
