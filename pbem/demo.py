@@ -2,8 +2,9 @@
 
 For each game: key pairs are made, every turn file is written by a bot
 (``pipeline.next_turn_file``), signed (SSHSIG), submitted, processed; each
-resolution's reports are written; at the end the archive is exported and
-audited from the file.  An ``index.html`` links everything.
+resolution's reports are written; at the end the game's site is written
+(``pbem site``: index, every report, audit page, dice, archive) and the archive
+is audited from the file.  An ``index.html`` links every game's site.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store
+from pbem import archive, audit, keys, pipeline, report, reporting, site, sshsig, store
 from rules import find_ruleset
 
 DEMO_GAMES: tuple[tuple[str, str | None], ...] = (
@@ -88,10 +89,9 @@ def play_game(
         reporting.write_resolution_reports(engine, game_id, outcome.resolved, folder)
         if on_resolution is not None:
             on_resolution()
-    archive_path = folder / "archive.json"
-    data = archive.export(engine, game_id, archive_path)
-    summary = audit.audit_archive(archive.load(archive_path))
-    (folder / "audit.html").write_text(reporting.audit_page(engine, game_id), encoding="utf-8")
+    site.write_site(engine, game_id, folder)
+    data = archive.load(folder / site.archive_name(game_id))
+    summary = audit.audit_archive(data)
     return DemoResult(
         game_id=game_id,
         rules=rules_id,
@@ -130,8 +130,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         rel = r.folder.relative_to(out)
         result = r.result or {}
         rows.append(
-            "<tr><td>{game}</td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>"
-            "<td>{last} · <a href=\"{rel}/audit.html\">audit page</a> · <a href=\"{rel}/archive.json\">archive</a></td></tr>".format(
+            "<tr><td><a href=\"{rel}/index.html\">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>"
+            "<td>{last} · <a href=\"{rel}/audit.html\">audit page</a> · <a href=\"{rel}/{archive}\">archive</a></td></tr>".format(
                 game=html.escape(r.game_id),
                 rules=html.escape(r.rules),
                 scen=html.escape(r.scenario),
@@ -140,6 +140,7 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 files=r.files,
                 rolls=r.rolls,
                 rel=html.escape(str(rel)),
+                archive=html.escape(site.archive_name(r.game_id)),
                 last=" · ".join(
                     f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides
                 ),
@@ -148,7 +149,11 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
     page = (
         "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
         "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}"
-        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}</style>"
+        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}"
+        # on a phone each game is a card: every cell on its own line, the links included
+        "@media (max-width:700px){table,tbody,tr,td{display:block;width:100%}tr:first-child{display:none}"
+        "tr{border-bottom:2px solid #999;padding:.4rem 0}td{border:none;padding:.1rem 0}td:nth-child(4)::before{content:'resolutions: '}"
+        "td:nth-child(5)::before{content:'turn files: '}td:nth-child(6)::before{content:'dice: '}}</style>"
         "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
         "processor; its archive was exported and audited.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
         "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></html>\n"

@@ -272,7 +272,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     if not action:
         action = [centre(h) for h in occupied]
     board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
-    focus = focus_box(action, board, SIZE * 1.2, (SIZE * 1.5 * 7, H * 5), (SIZE * 1.5 * 9.5, H * 10), hot)
+    focus = focus_box(action, board, SIZE * 1.1, (SIZE * 1.5 * 5, H * 4), (SIZE * 1.5 * 6.5, H * 7), hot)
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus)}>'
             f'<title>{_t(gm.title)}: {_t(field.scenario.title)}</title>'
