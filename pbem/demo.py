@@ -43,6 +43,7 @@ class DemoResult:
     audit_lines: tuple[str, ...]
     last_k: int
     sides: tuple[str, ...]
+    archive: Path
 
 
 def play_game(
@@ -90,7 +91,8 @@ def play_game(
         if on_resolution is not None:
             on_resolution()
     site.write_site(engine, game_id, folder)
-    data = archive.load(folder / site.archive_name(game_id))
+    archive_path = folder / site.archive_name(game_id)
+    data = archive.load(archive_path)
     summary = audit.audit_archive(data)
     return DemoResult(
         game_id=game_id,
@@ -104,6 +106,7 @@ def play_game(
         audit_lines=tuple(summary.lines()),
         last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
         sides=info.sides,
+        archive=archive_path,
     )
 
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 
 from pbem.mail_intake import header_line
-from pbem.report import ReportData, environment, render_html, render_text, svg_to_png, turn_file_name
+from pbem.report import ReportData, close_up, environment, render_html, render_text, svg_to_png, turn_file_name
 from rules import mapdraw
 
 MESSAGE_ID_DOMAIN = "pbem.invalid"
@@ -76,7 +76,7 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     message_id = report_message_id(data.game_id, data.k, data.side, f".rollback-{max(announced[-1].discarded)}" if announced else "")
     root = thread_root_id or _default_root(data)
     map_cid = f"map.{_id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
-    focus = mapdraw.focus_of(data.map_svg) if data.map_svg else None
+    focus = close_up(data.map_svg)
     detail_cid = f"detail.{_id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}" if focus else None
     msg = EmailMessage()
     msg["From"] = sender

@@ -252,7 +252,7 @@ def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | Non
                 "raw": event,
             }
         )
-    focus = mapdraw.focus_of(data.map_svg) if data.map_svg else None
+    focus = close_up(data.map_svg)
     board = mapdraw.board_of(data.map_svg) if data.map_svg else None
     return {
         "blocks": battle_blocks(events),
@@ -270,6 +270,18 @@ def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | Non
         "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side else None,
         "viewer": data.side or "referee",
     }
+
+
+def close_up(svg: str) -> tuple[float, float, float, float] | None:
+    """The area of this resolution's action, when the map names one that is a
+    close-up (under 80% of the map's width); else ``None`` (the whole map says it)."""
+    if not svg:
+        return None
+    focus = mapdraw.focus_of(svg)
+    width = mapdraw.width_of(svg)
+    if focus is None or width is None or focus[2] >= 0.8 * width:
+        return None
+    return focus
 
 
 def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> str:

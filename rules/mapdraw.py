@@ -59,17 +59,26 @@ def bounding(points: Iterable[tuple[float, float]]) -> Box | None:
 def focus_box(points: Iterable[tuple[float, float]], board: Box, pad: float, min_size: tuple[float, float],
               max_size: tuple[float, float], centre_of: Iterable[tuple[float, float]] = ()) -> Box:
     """The part of ``board`` to show enlarged: the points' bounding box padded by
-    ``pad``, at least ``min_size`` and at most ``max_size`` (centred on the
-    ``centre_of`` points, e.g. the combats, when the action is wider), kept on the board."""
-    box = bounding(points)
+    ``pad``, at least ``min_size`` and at most ``max_size``, kept on the board.  When
+    the action is wider than that, the window of the largest size that holds the
+    most ``centre_of`` points (e.g. the combats), then the most points, is taken."""
+    pts = list(points)
+    hot = list(centre_of)
+    box = bounding(pts)
     if box is None:
         return board
     bx, by, bw, bh = board
     x, y, w, h = box[0] - pad, box[1] - pad, box[2] + 2 * pad, box[3] + 2 * pad
     cx, cy = x + w / 2, y + h / 2
     if w > max_size[0] or h > max_size[1]:
-        centre = bounding(centre_of) or box
-        cx, cy = centre[0] + centre[2] / 2, centre[1] + centre[3] / 2
+        w, h = max_size
+        half_w, half_h = w / 2 - pad, h / 2 - pad
+
+        def score(c: tuple[float, float]) -> tuple[int, int]:
+            inside = lambda p: abs(p[0] - c[0]) <= half_w and abs(p[1] - c[1]) <= half_h  # noqa: E731
+            return (sum(1 for p in hot if inside(p)), sum(1 for p in pts if inside(p)))
+
+        cx, cy = max(hot or pts, key=score)
     w = min(max(w, min_size[0]), max_size[0], bw)
     h = min(max(h, min_size[1]), max_size[1], bh)
     x = min(max(cx - w / 2, bx), bx + bw - w)

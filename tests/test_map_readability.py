@@ -164,3 +164,62 @@ def test_every_map_has_a_legend_and_an_area_of_action_inside_the_board(rules_id,
         assert 'width="46.0" height="36.0"' in svg
     else:
         assert "Colour groups" in svg and "Stacks" in svg
+
+
+# --- whole games through the real path: the demo's sites ------------------------------------
+
+SHOTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def demo_games(tmp_path_factory: pytest.TempPathFactory):
+    """Every shipped game played bot against bot through signed files, the database
+    and the processor, each written as its site (``pbem demo``)."""
+    from pbem import demo
+
+    out = tmp_path_factory.mktemp("demo")
+    return out, demo.run_demo(out)
+
+
+def test_every_link_of_the_demo_and_its_game_sites_resolves(demo_games):
+    from test_site import broken_links_in_folder
+
+    out, results = demo_games
+    assert broken_links_in_folder(out) == []
+    for r in results:
+        assert broken_links_in_folder(r.folder) == []
+        assert (r.folder / "index.html").is_file() and r.archive.is_file()
+
+
+def screenshot(tmp_path: Path, page: Path, name: str) -> list[Path]:
+    from test_browser import run_chromium
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for width, height in ((1280, 2400), (390, 2400)):
+        shot = SHOTS / f"{name}-{width}.png"
+        shot.unlink(missing_ok=True)
+        result = run_chromium(tmp_path, page.as_uri(), (width, height), f"--screenshot={shot}")
+        assert result.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", result.stderr[-2000:]
+        shots.append(shot)
+    return shots
+
+
+@pytest.mark.browser
+def test_screenshots_of_late_reports_the_site_index_and_the_audit_page(demo_games, tmp_path):
+    """What the issue asks to see: a Farrapos report, a Furor Barbarus report of each
+    scenario late in the game, the site index and the audit page, at 1280 and 390 px
+    (in test-artifacts/screenshots/)."""
+    from pbem.report import report_filename
+
+    out, results = demo_games
+    taken = []
+    for r in results:
+        late_k = max(r.last_k - 1, 1)  # the last resolution before the end, when the battle is still on
+        side = r.sides[0]
+        taken += screenshot(tmp_path, r.folder / report_filename(late_k, side), f"report-{r.scenario}-late")
+    farrapos = next(r for r in results if r.rules == "farrapos")
+    taken += screenshot(tmp_path, farrapos.folder / "index.html", "site-index")
+    taken += screenshot(tmp_path, farrapos.folder / "audit.html", "audit")
+    taken += screenshot(tmp_path, out / "index.html", "demo-index")
+    assert len(taken) == 2 * (len(results) + 3)

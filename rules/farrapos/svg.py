@@ -116,7 +116,7 @@ def _label_lines(view: View, cid: str) -> list[str]:
     lines = [view.board.name(cid)]
     mu, militia = view.units_in(cid), view.militia_in(cid)
     if mu or militia:
-        lines.append(f"{len(mu)} MU" + (f" +{militia} Mil" if militia else ""))
+        lines.append(" +".join(part for part in (f"{len(mu)} MU" if mu else "", f"{militia} Mil" if militia else "") if part))
     return lines
 
 
