@@ -87,7 +87,13 @@ def _counter_label(view: View, unit: str) -> str:
 
 
 def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: bool) -> str:
+    """From the edge of one city's circle to the edge of the other's (drawn over
+    the circles, so that the arrow between two close cities still shows)."""
     dash = ' stroke-dasharray="6 4"' if dashed else ""
+    d = math.dist(p, q) or 1.0
+    cut = min(15.0, d / 2 - 2)
+    p = (round(p[0] + (q[0] - p[0]) / d * cut, 1), round(p[1] + (q[1] - p[1]) / d * cut, 1))
+    q = (round(q[0] - (q[0] - p[0]) / d * cut, 1), round(q[1] - (q[1] - p[1]) / d * cut, 1))
     return (
         f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
         f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
@@ -204,15 +210,6 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         (x1, y1), (x2, y2) = at[a], at[b]
         out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
     out.append("</g>")
-    out.append('<g class="events">')
-    for event in events:
-        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
-            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
-        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
-            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
-            x, y = at[event["city"]]
-            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
-    out.append("</g>")
     out.append('<g class="cities">')
     for cid, city in board.cities.items():
         x, y = at[cid]
@@ -228,6 +225,15 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
             out.append(f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>')
         out.append(_text(x, y + 5, str(city.vp), 13, "middle", "bold"))
         out.append("</g>")
+    out.append("</g>")
+    out.append('<g class="events">')
+    for event in events:
+        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
+            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
+        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
+            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
+            x, y = at[event["city"]]
+            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
     out.append("</g>")
     out.append('<g class="city-labels">')
     for cid, block in labels.items():
@@ -298,6 +304,29 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     y += 8 + ((len(board.colours) + 1) // 2) * 18 + 6
     out.append(f'<rect x="{px}" y="{y - 9}" width="7" height="7" fill="#0b5394"/>')
     out.append(_text(px + 12, y, f"port city (all ports +{board.port_bonus})", 11))
+    y += 22
+    out.append(_text(px, y, "This resolution", 13, weight="bold"))
+    y += 18
+    def sample(colour: str, dashed: bool, ring: bool = False) -> str:
+        dash = ' stroke-dasharray="6 4"' if dashed else ""
+        shape = (f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} stroke-width="3"{dash} '
+                 f'marker-end="url(#arrow)" opacity="0.8"/>')
+        if ring:
+            shape += f'<circle cx="{px + 60}" cy="{y - 4}" r="10" fill="none" stroke="#e07000" stroke-width="3"/>'
+        return shape
+
+    legend = [
+        (sample(SIDE_COLOURS["republic"], False), "move or invasion (the side's colour)"),
+        (sample(SIDE_COLOURS["empire"], True), "carried by sea"),
+        (sample("#e07000", True, ring=True), "attack; ring: the battle (its rounds are in the report)"),
+    ]
+    x = 0.0
+    for shape, words in legend:
+        out.append(f'<g transform="translate({x:.1f},0)">{shape}</g>')
+        out.append(_text(round(px + x + 78, 1), y, words, 11))
+        x += 78 + text_width(words, 11) + 16
+        if x > WIDTH - 360:
+            x, y = 0.0, y + 22
     y += 28
     out.append(_text(px, y, "Stacks", 14, weight="bold"))
     y += 18

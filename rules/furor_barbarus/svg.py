@@ -64,6 +64,12 @@ def _text(x: float, y: float, body: str, size: float, anchor: str = "start", fil
             f'font-weight="{weight}" fill="{fill}"{extra}>{_t(body)}</text>')
 
 
+def _marker(colour: str) -> str:
+    """The id of the arrowhead in ``colour`` (one per colour: mail renderers do not
+    take ``context-stroke``)."""
+    return "fb-arrow-" + colour.lstrip("#")
+
+
 def short_ids(ids: Sequence[str]) -> dict[str, str]:
     """A short id for each unit, unique among ``ids``: ids of up to 8 characters as
     they are, longer ones cut to three letters a word (``visigoth-cavalry-2`` ->
@@ -165,7 +171,7 @@ class _Drawing:
             sx, sy = pts[0]
             out.append(f'<circle cx="{sx:.1f}" cy="{sy:.1f}" r="5" fill="{colour}" opacity="0.7"/>')
             out.append(f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" stroke="{colour}" '
-                       f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#fb-arrow)" opacity="0.75" '
+                       f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
                        f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>')
         out.append("</g>")
         return out
@@ -276,8 +282,10 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
             f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus)}>'
             f'<title>{_t(gm.title)}: {_t(field.scenario.title)}</title>'
-            '<defs><marker id="fb-arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" '
-            'orient="auto" markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker>'
+            '<defs>' + "".join(
+                f'<marker id="{_marker(c)}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" '
+                f'orient="auto" markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
+                for c in sorted({*d.colours.values(), "#555555", "#222"})) +
             '<marker id="fb-attack" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" '
             'markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="#d00000"/></marker></defs>'
             f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fbfaf4"/>')
@@ -331,9 +339,9 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
     out.append(_text(118, y + 15, "White face: reduced (it has lost a step). A tab above: a commander or a baggage stacked on it.", 11))
     y += 44
     items = [
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow)"/>', "move"),
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow)"/>', "retreat"),
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow)"/>', "advance"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>', "move"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>', "retreat"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>', "advance"),
         ('<line x1="14" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" marker-end="url(#fb-attack)"/>', "attack; red hex: combat (numbered above)"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
