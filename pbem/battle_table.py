@@ -35,12 +35,12 @@ def _winner(e: Mapping[str, Any]) -> str:
 
 
 def _farrapos_af(e: Mapping[str, Any]) -> str:
-    return f"{e.get('attacker')} AF {e.get('attack_strength')}"
+    return f"AF {e.get('attack_strength')}"
 
 
 def _farrapos_df(e: Mapping[str, Any]) -> str:
-    extra = "" if e.get("siege") or not e.get("extra_defence") else f" (+{e.get('extra_defence')} VP)"
-    return f"{e.get('defender')} DF {e.get('defence_strength')}{extra}"
+    extra = "" if e.get("siege") or not e.get("extra_defence") else f" +{e.get('extra_defence')} VP"
+    return f"DF {e.get('defence_strength')}{extra}"
 
 
 def _fb_die(e: Mapping[str, Any]) -> str:
@@ -52,7 +52,7 @@ def _fb_die(e: Mapping[str, Any]) -> str:
 TABLES: dict[str, tuple[Callable[[Mapping[str, Any]], object], Callable[[Mapping[str, Any]], str], list[tuple[str, Cell]]]] = {
     "battle_round": (
         lambda e: ("battle", e.get("city"), e.get("origin")),
-        lambda e: f"Battle of {e.get('city')} (attacking from {e.get('origin')})",
+        lambda e: f"Battle of {e.get('city')}: {e.get('attacker')} attacks from {e.get('origin')}, {e.get('defender')} defends",
         [
             ("round", _get("round")),
             ("attacker", _farrapos_af),
@@ -108,10 +108,19 @@ def battle_blocks(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return blocks
 
 
-def text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
-    """The rounds as a plain-text table (columns padded to their widest cell)."""
-    cells = [list(columns)] + [list(r["cells"]) for r in rows]
-    widths = [max(len(str(line[i])) for line in cells) for i in range(len(columns))]
-    lines = ["  ".join(str(c).ljust(w) for c, w in zip(line, widths)).rstrip() for line in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
+def text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], width: int = 68) -> str:
+    """The rounds as a plain-text table (columns padded to their widest cell); when
+    that is wider than ``width``, the last column goes on a line of its own under
+    each row."""
+    cells = [list(columns)] + [[str(c) for c in r["cells"]] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    split = sum(widths) + 2 * (len(widths) - 1) > width and len(columns) > 1
+    shown = widths[:-1] if split else widths
+    lines = []
+    for n, line in enumerate(cells):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(line, shown)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in shown))
+        elif split and line[-1] not in ("", "-"):
+            lines.append(f"     {columns[-1]}: {line[-1]}")
     return "\n".join(lines)
