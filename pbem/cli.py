@@ -259,14 +259,14 @@ def _print_outcomes(outcomes: list[pipeline.ProcessOutcome], quiet: bool) -> Non
         from rich.console import Console
         from rich.table import Table
 
-        table = Table("game", "resolution", "turn", "note")
+        table = Table("game", "resolution", "game time", "note")
         for o in outcomes:
             table.add_row(o.game_id, str(o.resolved or "-"), o.label, _note(o))
         Console().print(table)
     else:
         for o in outcomes:
             if o.resolved is not None:
-                typer.echo(f"{o.game_id}: resolution {o.resolved} ({o.label}){' ' + _note(o) if _note(o) else ''}")
+                typer.echo(f"{o.game_id}: resolution {o.resolved} - {o.label}{'; ' + _note(o) if _note(o) else ''}")
             elif not quiet:
                 typer.echo(f"{o.game_id}: {_note(o)}")
     typer.echo(f"{len(made)} resolution(s) made, {len(outcomes) - len(made)} game(s) waiting")
@@ -362,7 +362,9 @@ def rollback(
     """Set aside the resolutions after K (kept, and shown by export and audit)."""
     with refusals():
         record = pipeline.rollback(engine(), game, to)
+        st = pipeline.status(engine(), game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, json.loads(record.discarded)))}")
+    typer.echo(f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)")
 
 
 @app.command()
