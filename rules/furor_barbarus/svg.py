@@ -184,7 +184,7 @@ class _Drawing:
         out = ['<g class="combats">']
         for n, e in self.combats():
             cx, cy = centre(e["hex"])
-            out.append(f'<polygon points="{corners(cx, cy, SIZE - 2)}" fill="none" stroke="#d00000" stroke-width="3"/>')
+            out.append(f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="none" stroke="#d00000" stroke-width="3"><title>{_t(e.get("text", ""))}</title></polygon>')
             for fh in e.get("from_hexes") or []:
                 fx, fy = centre(fh)
                 out.append(f'<line x1="{fx + (cx - fx) * 0.36:.1f}" y1="{fy + (cy - fy) * 0.36:.1f}" '
