@@ -121,7 +121,7 @@ def status(
     game: Annotated[str, typer.Argument()],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Turn, sides awaited, score, and the result once over."""
+    """The resolution awaited and the game's own time, sides awaited, score, and the result once over."""
     with refusals():
         st = pipeline.status(engine(), game)
     if as_json:
