@@ -4,7 +4,8 @@ Everything an auditor needs and nothing secret: no seed, no reveal of a
 resolution not yet processed.  Additions to the printed format, all optional for
 a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 ``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
-rollback); ``game.chain_length`` is in ``dice``.
+rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
+committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import store
+from pbem import dice_chains, limits, store
 
 ARCHIVE_FORMAT = "pbem-archive/1"
 
@@ -46,6 +47,7 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
     with store.reading(engine) as session:
         game = store.get_game(session, game_id)
         rows = store.all_resolutions(session, game_id)
+        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
         rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())
         return {
             "format": ARCHIVE_FORMAT,
@@ -57,7 +59,12 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
                 "created": game.created.isoformat(),
             },
             "players": [{"side": p.side, "public_key": p.public_key, "email": p.email} for p in store.players(session, game_id)],
-            "dice": {"version": 1, "chain_length": game.chain_length, "anchor": game.anchor},
+            "dice": {
+                "version": 1,
+                "chain_length": game.chain_length,
+                "anchor": game.anchor,
+                **({"extensions": [e.to_json() for e in chains[1:]]} if len(chains) > 1 else {}),
+            },
             "initial_state_hash": game.initial_state_hash,
             "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.active],
             "set_aside": [
@@ -80,11 +87,45 @@ def export(engine: Engine, game_id: str, path: Path) -> dict[str, Any]:
     return archive
 
 
+MAX_ARCHIVE_BYTES = 32 * 1024 * 1024
+"""The largest archive read (a whole shipped game exports 40-100 KB)."""
+MAX_ARCHIVE_CONTAINERS = 500_000
+"""Objects and arrays at most (counted as '{' and '[' bytes before parsing, which
+bounds the memory a parse can take; a shipped game has under 1,000)."""
+MAX_ARCHIVE_RESOLUTIONS = 100_000
+MAX_NUMBER_DIGITS = 20
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text)} digits (an archive's numbers have at most {MAX_NUMBER_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number an archive holds")
+
+
 def load(path: Path) -> dict[str, Any]:
+    """Read an archive within its limits (size, containers, nesting, numbers,
+    resolutions, parse time); anything past them is refused, naming the limit."""
     try:
-        archive = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        size = path.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            raise ValueError(f"{size} bytes, over the limit of {MAX_ARCHIVE_BYTES} bytes: not read")
+        raw = path.read_bytes()
+        containers = raw.count(b"{") + raw.count(b"[")
+        if containers > MAX_ARCHIVE_CONTAINERS:
+            raise ValueError(f"{containers} objects and arrays, over the limit of {MAX_ARCHIVE_CONTAINERS}: not parsed")
+        with limits.time_limit(limits.ARCHIVE_PARSE_SECONDS, f"archive {path}"):
+            archive = json.loads(raw.decode("utf-8"), parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"cannot read archive {path}: nested too deeply to be an archive") from None
+    except (OSError, UnicodeDecodeError, ValueError, limits.TimeLimit) as exc:
         raise ValueError(f"cannot read archive {path}: {exc}") from None
+    resolutions = archive.get("resolutions") if isinstance(archive, dict) else None
+    if isinstance(resolutions, list) and len(resolutions) > MAX_ARCHIVE_RESOLUTIONS:
+        raise ValueError(f"archive {path} holds {len(resolutions)} resolutions, over the limit of {MAX_ARCHIVE_RESOLUTIONS}")
     if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
         raise ValueError(f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})")
     return archive

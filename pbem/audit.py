@@ -1,6 +1,7 @@
 """``pbem audit``: re-verify a whole game from its archive alone.
 
 Checks, in this order, stopping at the first discrepancy:
+0. nothing secret in the archive (no seed, no checkpoint, no chain value not yet revealed);
 1. every submission's signature against the archive's key for that side;
 2. every turn file's header (game, side, turn, state) against the chain of positions;
 3. the reveal chain back to the anchor (over all resolutions, set-aside ones too);
@@ -12,11 +13,12 @@ Checks, in this order, stopping at the first discrepancy:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from pbem import dice as dicev1
-from pbem import keys, sshsig
+from pbem import dice_chains, keys, sshsig
 from pbem.canonical import canonical_json, position_hash
 from pbem.turnfile import TurnFileError, parse_turn_file
 from rules import find_ruleset
@@ -61,15 +63,71 @@ def _all_resolutions(archive: dict[str, Any]) -> list[tuple[dict[str, Any], bool
 def audit_archive(archive: dict[str, Any]) -> AuditSummary:
     try:
         return _audit(archive)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
         if isinstance(exc, AuditFailure):
             raise
         raise AuditFailure(f"archive is malformed: {type(exc).__name__}: {exc}") from None
 
 
+SECRET_FIELDS = frozenset({"seed", "seed_checkpoints", "checkpoints"})
+MAX_UNEXPLAINED_VALUES = 256
+"""An archive from pbem carries no 32-byte hex value but its hashes and reveals;
+a player may quote a few in a comment.  Past this many, the archive is refused
+rather than hashed down every chain for each."""
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{64,}")
+
+
+def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain]) -> list[str]:
+    """Where the archive carries something secret: a field named like the seed, or
+    any value of a dice chain not yet revealed (the seed, a checkpoint, a future
+    reveal), found by hashing every unexplained 32-byte hex value down the chains.
+    ``pbem export`` writes none; a referee's mistake or a doctored export would."""
+    resolutions = _all_resolutions(archive)
+    public = {c.anchor.lower() for c in chains} | {str(r.get("reveal", "")).lower() for r, _ in resolutions}
+    public |= {str(h).lower() for r, _ in resolutions for h in (r.get("state_hash"), r.get("previous_state_hash"))}
+    public.add(str(archive.get("initial_state_hash", "")).lower())
+    frontier: dict[bytes, str] = {}  # the last published link of each chain
+    for chain in chains:
+        served = [r for r, _ in resolutions if chain.first_k <= r["k"] <= chain.last_k]
+        last = bytes.fromhex(max(served, key=lambda r: r["k"])["reveal"]) if served else bytes.fromhex(chain.anchor)
+        frontier[last] = f"the chain from resolution {chain.first_k}"
+    longest = max(c.chain_length for c in chains)
+    found: list[str] = []
+    candidates: dict[str, str] = {}
+    stack: list[tuple[str, Any]] = [("archive", archive)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in SECRET_FIELDS and item:
+                    found.append(f"{where}.{key}: a field named {key!r} (an archive carries no seed or checkpoint)")
+                stack.append((f"{where}.{key}", item))
+        elif isinstance(value, list):
+            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            for run in _HEX_RUN.findall(value):
+                for i in range(0, len(run) - 63, 64):
+                    chunk = run[i : i + 64].lower()
+                    if chunk not in public:
+                        candidates.setdefault(chunk, where)
+            if len(candidates) > MAX_UNEXPLAINED_VALUES:
+                raise AuditFailure(f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {next(iter(candidates.values()))}); an archive from pbem carries none")
+    for chunk, where in candidates.items():
+        value = bytes.fromhex(chunk)
+        for steps in range(1, longest + 1):
+            value = dicev1.H(value)
+            if value in frontier:
+                found.append(f"{where}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice")
+                break
+    return found
+
+
 def _audit(archive: dict[str, Any]) -> AuditSummary:
     game = archive["game"]
     game_id = game["id"]
+    leaks = leaked_secrets(archive, archive_chains(archive))
+    if leaks:
+        raise AuditFailure(f"archive leaks a secret: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
     keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
     resolutions = _all_resolutions(archive)
     ks = [r["k"] for r, _ in resolutions]
@@ -118,13 +176,20 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 if want != got:
                     raise AuditFailure(f"{where}: header {name} is {got!r}, expected {want!r}")
 
-    # 3. reveal chain
-    anchor = bytes.fromhex(archive["dice"]["anchor"])
-    previous = anchor
+    # 3. reveal chain (each extension chain starts again from its own anchor)
+    chains = archive_chains(archive)
+    previous = b""
     for res, _ in resolutions:
+        chain = dice_chains.chain_for(chains, res["k"])
+        if chain is None or res["k"] > chain.last_k:
+            raise AuditFailure(f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to {dice_chains.last_served(chains)})")
+        starts = res["k"] == chain.first_k
+        if starts:
+            previous = bytes.fromhex(chain.anchor)
         reveal = bytes.fromhex(res["reveal"])
         if not dicev1.reveal_follows(reveal, previous):
-            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} (the {'anchor' if res['k'] == 1 else 'previous reveal'})")
+            what = "the anchor" if res["k"] == 1 else f"the anchor of the chain extending from {chain.first_k}" if starts else "the previous reveal"
+            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} ({what})")
         previous = reveal
 
     # 4. every roll recomputed
@@ -198,6 +263,19 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             for g in archive.get("set_aside", [])
         ),
     )
+
+
+def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:
+    """The archive's dice chains in order: the game's own, then ``dice.extensions``,
+    each of which must start where the one before ends."""
+    dice = archive["dice"]
+    chains = [dice_chains.PublicChain(1, int(dice["chain_length"]), str(dice["anchor"]))]
+    for ext in dice.get("extensions", []):
+        chain = dice_chains.PublicChain(int(ext["first_k"]), int(ext["chain_length"]), str(ext["anchor"]))
+        if chain.first_k != chains[-1].last_k + 1 or chain.chain_length < 2:
+            raise AuditFailure(f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where the chain before it ends, with a length of at least 2")
+        chains.append(chain)
+    return chains
 
 
 def _dice_key(game_id: str, res: dict[str, Any]) -> bytes:

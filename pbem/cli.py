@@ -14,7 +14,7 @@ from typing import Annotated, Any, NoReturn, Optional
 import typer
 from sqlalchemy import Engine
 
-from pbem import pipeline, store
+from pbem import dice_chains, pipeline, store
 
 app = typer.Typer(
     name="pbem",
@@ -44,13 +44,14 @@ def fail(problems: list[str] | str) -> NoReturn:
 def refusals() -> Iterator[None]:
     """Domain errors become one line per problem and exit 1."""
     from pbem.keys import KeyFileError
+    from pbem.paths import UnsafePath
     from pbem.sshsig import SignatureError
 
     try:
         yield
     except pipeline.Refused as exc:
         fail(exc.problems)
-    except (store.StoreError, LookupError, KeyFileError, SignatureError) as exc:
+    except (store.StoreError, LookupError, KeyFileError, SignatureError, UnsafePath) as exc:
         fail(str(exc).strip("'\""))
     except OSError as exc:
         fail(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
@@ -98,7 +99,7 @@ def keygen(
 
 @app.command()
 def new(
-    game: Annotated[str, typer.Argument(help="Game id (no spaces).")],
+    game: Annotated[str, typer.Argument(help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'.")],
     rules: Annotated[str, typer.Option("--rules", help="Ruleset: farrapos or furor-barbarus.")],
     player: Annotated[list[str], typer.Option("--player", help="SIDE=PUBKEY_FILE, once per side.")],
     scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id.")] = None,
@@ -111,6 +112,8 @@ def new(
     with refusals():
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = pipeline.new_game(engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length)
+    for warning in pipeline.shared_keys(keylines):
+        typer.echo(f"pbem: {warning}", err=True)
     typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
     typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
     typer.echo(f"position: {created.initial_state_hash}")
@@ -124,6 +127,9 @@ def status(
     """The resolution awaited and the game's own time, sides awaited, score, and the result once over."""
     with refusals():
         st = pipeline.status(engine(), game)
+    exposed = store.readable_by_others(store.database_url(_state["db"]))
+    if exposed:
+        typer.echo(f"pbem: warning: others can read {', '.join(exposed)}, which hold the dice seed: chmod 600 them", err=True)
     if as_json:
         typer.echo(json.dumps(st.to_json(), indent=2, ensure_ascii=False))
         return
@@ -137,6 +143,9 @@ def status(
         typer.echo(f"  awaiting: {', '.join(st.awaiting) or 'nobody (ready to process)'}")
         if st.queued:
             typer.echo(f"  queued: {', '.join(st.queued)}")
+        if st.dice_left <= dice_chains.NEAR_THE_END:
+            left = "used up" if st.dice_left == 0 else f"serve only {st.dice_left} more resolution(s)"
+            typer.echo(f"  dice: the committed chains {left}; extend them with 'pbem extend {st.game}'")
 
 
 @app.command()
@@ -232,11 +241,11 @@ def process(
         targets = games if games else pipeline.pending_games(db)
         outcomes = _with_progress("processing", targets, lambda tick: pipeline.process(db, targets, force_nmr, on_resolved=lambda _o: tick()), quiet)
         if reports is not None:
-            from pbem import reporting
+            from pbem import paths, reporting
 
             for o in outcomes:
                 if o.resolved is not None:
-                    reporting.write_resolution_reports(db, o.game_id, o.resolved, reports / o.game_id)
+                    reporting.write_resolution_reports(db, o.game_id, o.resolved, paths.inside(reports, o.game_id))
     _print_outcomes(outcomes, quiet)
     failed = [p for o in outcomes for p in o.problems]
     if failed:
@@ -352,6 +361,19 @@ def audit(
             fail(f"audit failed: {exc}")
     for line in summary.lines():
         typer.echo(line)
+
+
+@app.command()
+def extend(
+    game: Annotated[str, typer.Argument(help="Game id.")],
+    chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the new chain (it serves N-1 more resolutions).")] = 4096,
+) -> None:
+    """Commit a new dice chain that takes over where the game's chain ends; prints its anchor."""
+    with refusals():
+        chain = pipeline.extend_dice(engine(), game, chain_length)
+    last = chain.first_k + chain.chain_length - 2
+    typer.echo(f"{game}: dice extended for resolutions {chain.first_k}-{last}")
+    typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
 
 
 @app.command()

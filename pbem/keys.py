@@ -33,6 +33,10 @@ KEY_TYPES = (
     "ecdsa-sha2-nistp521",
 )
 
+MIN_RSA_BITS = 1024
+"""OpenSSH's floor (SSH_RSA_MINIMUM_MODULUS_SIZE): smaller RSA keys are refused
+everywhere, so a signature an auditor's ssh-keygen would refuse is never accepted."""
+
 _KEY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -104,7 +108,12 @@ class PublicKey:
     def from_blob(cls, blob: bytes, comment: str = "") -> PublicKey:
         key_type = blob_key_type(blob)
         key = cls(key_type, blob, comment)
-        key.to_crypto()  # checks the type is supported and the blob is well formed
+        crypto = key.to_crypto()  # checks the type is supported and the blob is well formed
+        if isinstance(crypto, rsa.RSAPublicKey) and crypto.key_size < MIN_RSA_BITS:
+            raise KeyFileError(
+                f"RSA key of {crypto.key_size} bits refused: OpenSSH refuses RSA keys under {MIN_RSA_BITS} bits "
+                "(ssh-keygen -Y verify would fail it); use an Ed25519 key (pbem keygen NAME)"
+            )
         return key
 
     @classmethod
@@ -240,5 +249,7 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileExistsError:
         raise KeyExistsError(f"key file {str(path)!r} already exists; pbem will not overwrite it") from None
+    if not mode & 0o077:
+        os.fchmod(fd, mode)  # a private file is exactly `mode`, whatever the umask
     with os.fdopen(fd, "wb") as f:
         f.write(data)

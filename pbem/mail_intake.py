@@ -40,6 +40,8 @@ from email.parser import BytesHeaderParser
 from html import unescape
 from html.parser import HTMLParser
 
+from pbem import limits
+
 BEGIN = "-----BEGIN SSH SIGNATURE-----"
 END = "-----END SSH SIGNATURE-----"
 HEADER_KEYS = ("game", "rules", "side", "turn", "state")
@@ -107,12 +109,14 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
             problems=(f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",),
         )
     try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        with limits.time_limit(limits.MAIL_PARSE_SECONDS, "the message"):
+            msg = email.message_from_bytes(raw, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; this is a last resort
         headers = read_headers(raw)
         return Intake((), False, _sender(headers), _date(headers), header_line(headers, "Message-ID"), (f"message cannot be parsed: {exc}",))
     try:
-        candidates, found_problems = _find_candidates(msg)
+        with limits.time_limit(limits.MAIL_PARSE_SECONDS, "the message's parts"):
+            candidates, found_problems = _find_candidates(msg)
     except RecursionError:
         candidates, found_problems = [], ["message is nested too deeply to read (multipart inside multipart ...)"]
     except Exception as exc:  # never raise on bad input: say what could not be read

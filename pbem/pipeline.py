@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from pbem import dice as dicev1
-from pbem import keys, sshsig, store
+from pbem import dice_chains, keys, limits, paths, sshsig, store
 from pbem.canonical import canonical_json, position_hash
 from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
@@ -73,8 +73,8 @@ def new_game(
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown)."""
     problems: list[str] = []
-    if not game_id or any(c.isspace() for c in game_id) or len(game_id) > 64:
-        problems.append(f"game id {game_id!r} must be 1-64 characters without spaces")
+    if (problem := paths.game_id_problem(game_id)) is not None:
+        problems.append(problem)
     try:
         ruleset = find_ruleset(rules_id)
         info = ruleset.scenario(scenario)
@@ -99,8 +99,8 @@ def new_game(
     for side in (emails or {}):
         if side not in info.sides:
             problems.append(f"--email for unknown side {side!r}")
-    if not 1 <= chain_length <= 1_000_000:
-        problems.append("dice chain length must be between 1 and 1,000,000")
+    if not 2 <= chain_length <= 1_000_000:
+        problems.append(f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)")
     if problems:
         raise Refused(problems)
     position = ruleset.setup(info.id, list(options))
@@ -125,6 +125,18 @@ def new_game(
         for side in info.sides:
             session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
     return game
+
+
+def shared_keys(player_keys: Mapping[str, str]) -> list[str]:
+    """A warning for each key registered by more than one side: whoever holds it can
+    sign for both, which a referee should know (it is allowed, e.g. a solo test)."""
+    by_blob: dict[bytes, list[str]] = {}
+    for side, line in player_keys.items():
+        try:
+            by_blob.setdefault(keys.PublicKey.from_openssh(line).blob, []).append(side)
+        except keys.KeyFileError:
+            continue
+    return [f"warning: sides {' and '.join(sides)} registered the same key: its holder can sign for both" for sides in by_blob.values() if len(sides) > 1]
 
 
 # ---------------------------------------------------------------------- checking
@@ -157,18 +169,33 @@ def registered_key(line: str) -> keys.PublicKey:
     return keys.PublicKey.from_openssh(line)
 
 
+def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]:
+    """Each side's registered key; one stored before a rule refused it (a weak RSA
+    key) refuses the file instead of being trusted."""
+    roster = {}
+    for side, line in lines.items():
+        try:
+            roster[side] = registered_key(line)
+        except keys.KeyFileError as exc:
+            raise Refused([f"the {side} side's registered key is refused: {exc}; the referee registers a new one with 'pbem player {game_id} {side} --key FILE'"]) from None
+    return roster
+
+
 def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
     """Run every check on a turn file against the stored game; raise :class:`Refused`."""
     try:
-        tf = parse_turn_file(message)
+        with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the turn file"):
+            tf = parse_turn_file(message)
     except TurnFileError as exc:
         raise Refused([str(p) for p in exc.problems]) from None
+    except limits.TimeLimit as exc:
+        raise Refused([str(exc)]) from None
     game = store.game_state(tx, tf.game)
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
-    roster = {side: registered_key(line) for side, line in store.public_keys(tx, game.id).items()}
+    roster = _roster(game.id, store.public_keys(tx, game.id))
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
     if signature is None:
@@ -184,22 +211,26 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
             owner = next((side for side, key in roster.items() if key.same_key(signer)), None)
             who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
-    for earlier in store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()):
-        if earlier.status == store.SubmissionStatus.RESOLVED:
-            raise Refused([f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"])
-        if earlier.status == store.SubmissionStatus.QUEUED:
-            raise Refused([f"this turn file is already queued for resolution {earlier.turn} (received {earlier.received:%Y-%m-%d %H:%M} UTC); nothing to do"])
+    earlier = store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest())
+    if earlier:
+        raise Refused([seen_before(earlier[-1])])
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result)}); no more turns are taken"])
     if tf.turn != game.next_k:
         raise Refused([wrong_resolution(tx, game.id, tf.turn, game.next_k, find_ruleset(game.rules).turn_label(game.position))])
+    if _chain_link(tx, game, tf.turn) is None:
+        raise Refused([dice_chains.used_up(game.id, _last_served(tx, game), tf.turn)])
     if tf.state != game.state_hash:
         raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
     ruleset = find_ruleset(game.rules)
     due = ruleset.due(game.position)
     if tf.side not in due:
         raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for resolution {game.next_k}"])
-    orders, problems = orders_of(ruleset, game.position, tf)
+    try:
+        with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the orders"):
+            orders, problems = orders_of(ruleset, game.position, tf)
+    except limits.TimeLimit as exc:
+        raise Refused([str(exc)]) from None
     if problems:
         raise Refused([str(p) for p in problems])
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
@@ -215,6 +246,40 @@ def wrong_resolution(tx: Tx, game_id: str, k: int, awaited: int, label: str) -> 
     if rb is not None:
         return f"the turn file is for resolution {k}, which was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {now}"
     return f"the turn file is for resolution {k}, which is already resolved: {now}"
+
+
+def seen_before(earlier: store.EarlierCopy) -> str:
+    """Why a file whose exact bytes this game has already received is refused: a
+    signed file counts once.  A superseded or set-aside file in particular must never
+    come back (anyone holding a copy could otherwise undo a player's correction)."""
+    when = f"{earlier.received:%Y-%m-%d %H:%M} UTC"
+    match earlier.status:
+        case store.SubmissionStatus.RESOLVED:
+            return f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"
+        case store.SubmissionStatus.QUEUED:
+            return f"this turn file is already queued for resolution {earlier.turn} (received {when}); nothing to do"
+        case store.SubmissionStatus.SUPERSEDED:
+            replaced = f"{earlier.replaced:%Y-%m-%d %H:%M} UTC" if earlier.replaced else "a later date"
+            return f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new file to change your orders"
+        case _:
+            return f"this turn file (received {when}) was set aside by a rollback; write and sign new orders against the latest report"
+
+
+def _chain_link(tx: Tx, game: store.GameState, k: int) -> tuple[str, int, str, int] | None:
+    """Where resolution ``k``'s reveal comes from: (seed, chain length, checkpoints,
+    link), or None when no committed chain serves ``k``.  The game's own chain
+    needs no query; only a game past it looks for an extension."""
+    if 1 <= k <= game.chain_length - 1:
+        return game.seed, game.chain_length, game.seed_checkpoints, k
+    ext = store.extension_for(tx, game.id, k)
+    if ext is None or not 1 <= k - ext.first_k + 1 <= ext.chain_length - 1:
+        return None
+    return ext.seed, ext.chain_length, ext.seed_checkpoints, k - ext.first_k + 1
+
+
+def _last_served(tx: Tx, game: store.GameState) -> int:
+    ext = store.extension_for(tx, game.id, 1 << 62)
+    return ext.first_k + ext.chain_length - 2 if ext else game.chain_length - 1
 
 
 def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, list[Problem]]:
@@ -345,7 +410,10 @@ def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> Proce
             if missing and not force_nmr:
                 return ProcessOutcome(game_id, None, label, awaiting=missing)
             files = [queued[side] for side in sorted(queued) if side in due]
-            reveal = dicev1.reveal(bytes.fromhex(game.seed), game.chain_length, k, bytes.fromhex(game.seed_checkpoints))
+            link = _chain_link(tx, game, k)
+            if link is None:
+                raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
+            reveal = dice_chains.reveal(*link)
             stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
             orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
             for f in files:
@@ -382,6 +450,35 @@ def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> Proce
     except Conflict:
         # Another process made this resolution first (unique game_id, k): nothing to do.
         return ProcessOutcome(game_id, None, "", note="resolved by another process")
+
+
+# ------------------------------------------------------------- dice extension
+
+
+def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH) -> store.DiceChain:
+    """Commit a new dice chain that takes over where the game's last one ends
+    (docs/dice.md, "Extending a game's dice").  Its anchor is published like the
+    first one: in the archive (``dice.extensions``), reports and ``pbem status``."""
+    if not 2 <= chain_length <= 1_000_000:
+        raise Refused([f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"])
+    with store.session_scope(engine) as session:
+        game = store.get_game(session, game_id, lock=True)
+        if game.over:
+            raise Refused([f"game {game_id} is over ({result_text(game.result)}); its dice need no extension"])
+        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
+        commitment = dicev1.Commitment.new(chain_length)
+        row = store.DiceChain(
+            game_id=game_id,
+            first_k=dice_chains.last_served(chains) + 1,
+            chain_length=chain_length,
+            anchor=commitment.anchor.hex(),
+            seed=commitment.seed.hex(),
+            seed_checkpoints=commitment.kept.hex(),
+        )
+        session.add(row)
+        session.flush()
+        session.expunge(row)
+        return row
 
 
 # ------------------------------------------------------------------ rollback
@@ -469,6 +566,8 @@ class Status:
     score: list[dict] = field(default_factory=list)
     anchor: str = ""
     queued: list[str] = field(default_factory=list)
+    dice_left: int = 0  # resolutions the committed dice chains can still serve
+    extensions: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {
@@ -484,6 +583,8 @@ class Status:
             "result": self.result,
             "score": self.score,
             "anchor": self.anchor,
+            "dice_left": self.dice_left,
+            "dice_extensions": self.extensions,
         }
 
 
@@ -493,6 +594,7 @@ def status(engine: Engine, game_id: str) -> Status:
         ruleset = find_ruleset(game.rules)
         position = store.current_position(session, game)
         queued = sorted(s.side for s in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED))
+        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
         due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
         return Status(
             game=game.id,
@@ -506,5 +608,7 @@ def status(engine: Engine, game_id: str) -> Status:
             score=[{"side": s.side, "value": s.value, "detail": s.detail} for s in ruleset.score(position)],
             anchor=game.anchor,
             queued=queued,
+            dice_left=max(0, dice_chains.last_served(chains) - game.next_k + 1),
+            extensions=[c.to_json() for c in chains[1:]],
         )
 

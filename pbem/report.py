@@ -115,6 +115,12 @@ class ReportData:
     next_k: int = 0
     links: str = "none"
     rollbacks: tuple[RollbackNote, ...] = ()
+    chain_first_k: int = 1  # the first resolution of the dice chain that serves k (1 unless extended)
+
+    @property
+    def chain_link(self) -> int:
+        """How many times this resolution's reveal hashes to ``anchor``."""
+        return self.k - self.chain_first_k + 1
 
     @property
     def your_move(self) -> bool:
@@ -158,7 +164,8 @@ def _embeddable_svg(svg: str) -> Markup:
 
 def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int) -> str | None:
     """A one-line check anyone can run: hashing this resolution's reveal ``k``
-    times must give the game's anchor (and once, the previous reveal)."""
+    times (its link in its chain) must give the chain's anchor (and once, the
+    previous reveal)."""
     if reveal is None or k < 1:
         return None
     return (
@@ -266,7 +273,7 @@ def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | Non
         "events": events,
         "map": _embeddable_svg(data.map_svg) if data.map_svg else None,
         "map_cid": map_cid,
-        "verify": verify_command(data.reveal, data.previous_reveal, data.anchor, data.k),
+        "verify": verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link),
         "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side else None,
         "viewer": data.side or "referee",
     }

@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import report, store
+from pbem import dice_chains, paths, report, store
 from pbem.turnfile import render_turn_file
 from rules import find_ruleset
 
@@ -39,7 +39,10 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         if side is not None and side not in known:
             raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(known)})")
     position = json.loads(row.position) if row else json.loads(game.initial_position)
-    before = actives[actives.index(row) - 1] if row and actives.index(row) > 0 else None
+    chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
+    chain = dice_chains.chain_for(chains, k) or chains[0]
+    # the reveal before this one in its chain (set aside or not: the chain runs over both)
+    before = store.resolution(session, game_id, k - 1) if row and k > chain.first_k else None
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
     next_turn = game.next_k if k == game.current_k else k + 1
@@ -79,9 +82,9 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         events=events,
         rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in store.rolls_for(session, game_id, k)) if row else (),
         reveal=row.reveal if row else None,
-        anchor=game.anchor,
-        chain_length=game.chain_length,
-        previous_reveal=(before.reveal if before else game.anchor) if row else None,
+        anchor=chain.anchor,
+        chain_length=chain.chain_length,
+        previous_reveal=(before.reveal if before else chain.anchor) if row else None,
         state_hash=state_hash,
         previous_state_hash=row.previous_state_hash if row else None,
         map_svg="",
@@ -92,6 +95,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         next_k=next_turn,
         links=links or ("url" if url else "none"),
         rollbacks=notes,
+        chain_first_k=chain.first_k,
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     views = []
@@ -159,7 +163,7 @@ def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path)
         views = report_views(session, game_id, k, find_ruleset(game.rules).sides(game.scenario))
     for data in views:
         for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
-            path = folder / report.report_filename(k, data.side, ext)
+            path = paths.inside(folder, report.report_filename(k, data.side, ext))
             path.write_text(text, encoding="utf-8")
             written.append(path)
     return written

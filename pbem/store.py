@@ -24,7 +24,12 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from pbem.transaction import READ_ONLY, Tx
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: site (issue 15)
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), site (issue 15: published URL)
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+}
+"""What upgrades a database from the version before: new tables are created as
+they are missing, then these statements run, all in one write transaction."""
 
 
 class StoreError(RuntimeError):
@@ -131,6 +136,22 @@ class Roll(SQLModel, table=True):
     purpose: str
 
 
+class DiceChain(SQLModel, table=True):
+    """A dice chain committed after ``pbem new`` to extend a game (docs/dice.md,
+    "Extending a game's dice"): it serves resolutions ``first_k .. first_k + N - 2``."""
+
+    __tablename__ = "dice_chain"
+    __table_args__ = (UniqueConstraint("game_id", "first_k"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    first_k: int
+    chain_length: int
+    anchor: str
+    seed: str  # hex; secret like the game's own seed
+    seed_checkpoints: str = ""
+    created: datetime = Field(default_factory=utcnow)
+
+
 class Rollback(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)
@@ -164,6 +185,46 @@ def shown_url(url: str) -> str:
         return url
 
 
+def sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL (None for another database or an in-memory one)."""
+    if not url.startswith("sqlite"):
+        return None
+    path = url.split(":///", 1)[-1].split("?", 1)[0]
+    return Path(path) if path and path != ":memory:" else None
+
+
+def _create_private(path: Path) -> None:
+    """Create the database file 0600 whatever the umask: it holds the dice seed.
+    SQLite gives its -wal and -shm files the database file's mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process created it first
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def readable_by_others(url: str) -> list[str]:
+    """The database's files (and its -wal and -shm) that users other than the owner
+    can read: each lets them read the dice seed."""
+    path = sqlite_path(url)
+    if path is None:
+        return []
+    found = []
+    for name in (str(path), f"{path}-wal", f"{path}-shm"):
+        try:
+            mode = os.stat(name).st_mode
+        except OSError:
+            continue
+        if mode & 0o077:
+            found.append(f"{name} (mode {mode & 0o777:04o})")
+    return found
+
+
 def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -188,10 +249,11 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True) -
     """Open (and create, if new) the database; check its schema version."""
     url = database_url(db)
     is_sqlite = url.startswith("sqlite")
-    if is_sqlite and not create:
-        path = url.split("sqlite:///", 1)[-1]
-        if path and not Path(path).exists():
+    path = sqlite_path(url)
+    if path is not None and not path.exists():
+        if not create:
             raise StoreError(f"no database at {path} (create a game with 'pbem new' first, or give --db)")
+        _create_private(path)
     shown = shown_url(url)
     try:
         engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
@@ -228,6 +290,10 @@ def _check_or_create_schema(engine: Engine) -> None:
     with reader.connect() as conn:
         row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
     version = row[0] if row else None
+    if version is not None and version.isdigit() and 2 <= int(version) < SCHEMA_VERSION:
+        _migrate(engine, int(version))
+        version = str(SCHEMA_VERSION)
+        tables = set(inspect(reader).get_table_names())
     if version != str(SCHEMA_VERSION):
         raise StoreError(
             f"database schema version is {version}, this pbem reads version {SCHEMA_VERSION}; "
@@ -236,6 +302,20 @@ def _check_or_create_schema(engine: Engine) -> None:
     missing = set(SQLModel.metadata.tables) - tables
     if missing:
         raise StoreError(f"database is missing tables {sorted(missing)}: it is damaged or not a pbem database")
+
+
+def _migrate(engine: Engine, version: int) -> None:
+    """Upgrade a database of an older schema in one write transaction (the first
+    process to get the lock does it; the others find it done)."""
+    with engine.begin() as conn:
+        row = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).first()
+        if row is None or row[0] != str(version):
+            return
+        SQLModel.metadata.create_all(conn)  # only the tables that are missing
+        for step in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS.get(step, ()):
+                conn.execute(text(statement))
+        conn.execute(text("UPDATE meta SET value = :v WHERE key = 'schema_version'"), {"v": str(SCHEMA_VERSION)})
 
 
 def reading(engine: Engine) -> Session:
@@ -383,6 +463,28 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints)
 
 
+class ChainRow(NamedTuple):
+    first_k: int
+    chain_length: int
+    seed: str
+    seed_checkpoints: str
+
+
+def extension_for(tx: Tx, game_id: str, k: int) -> ChainRow | None:
+    """The extension chain that resolution ``k`` falls in (the latest starting at or
+    before ``k``), if any."""
+    row = tx.one(
+        "SELECT first_k, chain_length, seed, seed_checkpoints FROM dice_chain"
+        " WHERE game_id = :game AND first_k <= :k ORDER BY first_k DESC LIMIT 1",
+        {"game": game_id, "k": k},
+    )
+    return ChainRow(*row) if row else None
+
+
+def dice_chains(session: Session, game_id: str) -> list[DiceChain]:
+    return list(session.exec(select(DiceChain).where(DiceChain.game_id == game_id).order_by(DiceChain.first_k)).all())  # type: ignore[arg-type]
+
+
 def known_game_ids(tx: Tx) -> list[str]:
     return [r[0] for r in tx.all("SELECT id FROM game ORDER BY id", {})]
 
@@ -400,12 +502,21 @@ class EarlierCopy(NamedTuple):
     status: SubmissionStatus
     turn: int
     received: datetime
+    replaced: datetime | None  # when the next file of the same side and turn arrived
 
 
 def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
     """Every submission of the game with these exact bytes (hex SHA-256)."""
-    rows = tx.all("SELECT status, turn, received FROM submission WHERE game_id = :game AND digest = :digest ORDER BY id", {"game": game_id, "digest": digest})
-    return [EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received)) for status, turn, received in rows]
+    rows = tx.all(
+        "SELECT s.status, s.turn, s.received, (SELECT MIN(n.received) FROM submission n"
+        " WHERE n.game_id = s.game_id AND n.side = s.side AND n.turn = s.turn AND n.id > s.id)"
+        " FROM submission s WHERE s.game_id = :game AND s.digest = :digest ORDER BY s.id",
+        {"game": game_id, "digest": digest},
+    )
+    return [
+        EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received), _as_datetime(replaced) if replaced else None)
+        for status, turn, received, replaced in rows
+    ]
 
 
 class RollbackSeen(NamedTuple):

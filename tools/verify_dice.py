@@ -18,10 +18,17 @@ def verify(archive, anchor=None):
     if anchor is not None and anchor.lower() != dice["anchor"]:
         raise ValueError(f"anchor: expected {anchor.lower()}, found {dice['anchor']}")
     resolutions = archive["resolutions"] + [r for s in archive.get("set_aside", []) for r in s["resolutions"]]
-    previous, rolls = bytes.fromhex(dice["anchor"]), 0
+    chains = [(1, dice["chain_length"], dice["anchor"])]  # (first k, length N, anchor); extensions follow
+    for ext in dice.get("extensions", []):
+        if ext["first_k"] != chains[-1][0] + chains[-1][1] - 1:
+            raise ValueError(f"dice extension from {ext['first_k']}: expected it to start at {chains[-1][0] + chains[-1][1] - 1}")
+        chains.append((ext["first_k"], ext["chain_length"], ext["anchor"]))
+    previous, rolls = None, 0
     for k, res in enumerate(sorted(resolutions, key=lambda r: r["k"]), start=1):
-        if res["k"] != k or k >= dice["chain_length"]:
-            raise ValueError(f"resolution {k}: expected next in the chain (below {dice['chain_length']}), found k={res['k']}")
+        first, n, chain_anchor = [c for c in chains if c[0] <= k][-1]
+        if res["k"] != k or k > first + n - 2:
+            raise ValueError(f"resolution {k}: expected next in the chain (up to {first + n - 2}), found k={res['k']}")
+        previous = bytes.fromhex(chain_anchor) if k == first else previous
         reveal = bytes.fromhex(res["reveal"])
         if H(reveal) != previous:
             raise ValueError(f"resolution {k}: reveal {res['reveal']} does not hash to {previous.hex()} (found {H(reveal).hex()})")

@@ -101,6 +101,78 @@ def mails() -> None:
     mail("binary-attachment-as-text.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="u"\n', '--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\nContent-Disposition: attachment; filename="turn.txt"\n\n' + b64 + "--u--\n"))
 
 
+def archive(name: str, data: bytes | str) -> None:
+    (HERE / "archives").mkdir(exist_ok=True)
+    (HERE / "archives" / name).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+
+
+GAME = '"game": {"id": "g1", "rules": "farrapos", "scenario": "campaign", "options": [], "created": "2026-12-01T00:00:00"}'
+DICE = '"dice": {"version": 1, "chain_length": 4096, "anchor": "' + "00" * 32 + '"}'
+
+
+def archives() -> None:
+    """Hostile archives for ``pbem audit --archive`` (issue 13.7); the test
+    generates the oversized ones (10^6 resolutions, over 32 MiB) in a temporary folder."""
+    archive("deep-nesting.json", "[" * 100_000 + "]" * 100_000)
+    archive("deep-nesting-in-events.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1, "events": ' + "[" * 50_000 + "]" * 50_000 + "}]}")
+    archive("huge-number.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1' + "0" * 5000 + "}]}")
+    archive("huge-chain-length.json", '{"format": "pbem-archive/1", ' + GAME + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], "resolutions": []}')
+    archive("nan.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": NaN}]}')
+    archive("infinity-k.json", '{"format": "pbem-archive/1", ' + GAME + ', ' + DICE + ', "players": [], "initial_state_hash": "", "resolutions": [{"k": 1e999}], "final": {}}')
+    archive("not-an-object.json", "[1, 2, 3]")
+    archive("wrong-format.json", '{"format": "pbem-archive/2"}')
+    archive("truncated.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1, "reveal": "ab')
+    archive("latin-1.json", ('{"format": "pbem-archive/1", "game": {"id": "a\u00e7\u00e3o", "note": "' + "\xe7" + '"}}').encode("latin-1") + b"\xe7\xff")
+    archive("wrong-types.json", '{"format": "pbem-archive/1", "game": [], "players": {}, "dice": "x", "resolutions": "many", "final": 3}')
+    archive("players-not-objects.json", '{"format": "pbem-archive/1", ' + GAME + ', "players": [1, 2], ' + DICE + ', "resolutions": [], "final": {"over": false, "result": null}}')
+    archive("empty.json", "")
+
+
+def weak_rsa_key(bits: int = 768) -> "rsa.RSAPrivateKey":
+    """An RSA key under OpenSSH's 1024-bit floor (neither ssh-keygen nor
+    cryptography will make one): two primes found by Miller-Rabin from a fixed seed."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    rng = random.Random(bits)
+
+    def probable_prime(n: int) -> bool:
+        d, s = n - 1, 0
+        while d % 2 == 0:
+            d, s = d // 2, s + 1
+        for a in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+            x = pow(a, d, n)
+            if x in (1, n - 1):
+                continue
+            for _ in range(s - 1):
+                x = pow(x, 2, n)
+                if x == n - 1:
+                    break
+            else:
+                return False
+        return True
+
+    def prime() -> int:
+        while True:
+            c = rng.getrandbits(bits // 2) | (3 << (bits // 2 - 2)) | 1  # top two bits: p * q has all its bits
+            if probable_prime(c) and (c - 1) % 65537:
+                return c
+
+    p, q = prime(), prime()
+    d = pow(65537, -1, (p - 1) * (q - 1))
+    return rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), rsa.RSAPublicNumbers(65537, p * q)).private_key()
+
+
+def keys() -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    (HERE / "keys").mkdir(exist_ok=True)
+    key = weak_rsa_key()
+    (HERE / "keys" / "rsa-768").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
+    (HERE / "keys" / "rsa-768.pub").write_bytes(key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH) + b" weak\n")
+
+
 if __name__ == "__main__":
     turnfiles()
     mails()
+    archives()
+    keys()
