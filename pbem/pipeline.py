@@ -213,7 +213,10 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
     earlier = store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest())
     if earlier:
-        raise Refused([seen_before(earlier[-1])])
+        last = earlier[-1]
+        rb = store.rollback_that_set_aside(tx, game.id, last.turn) if last.status == store.SubmissionStatus.SET_ASIDE else None
+        awaits = f"game {game.id} now awaits resolution {game.next_k} ({find_ruleset(game.rules).turn_label(game.position)})"
+        raise Refused([seen_before(last, f"{rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {awaits}" if rb else "")])
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result)}); no more turns are taken"])
     if tf.turn != game.next_k:
@@ -248,7 +251,7 @@ def wrong_resolution(tx: Tx, game_id: str, k: int, awaited: int, label: str) -> 
     return f"the turn file is for resolution {k}, which is already resolved: {now}"
 
 
-def seen_before(earlier: store.EarlierCopy) -> str:
+def seen_before(earlier: store.EarlierCopy, rollback: str = "") -> str:
     """Why a file whose exact bytes this game has already received is refused: a
     signed file counts once.  A superseded or set-aside file in particular must never
     come back (anyone holding a copy could otherwise undo a player's correction)."""
@@ -262,6 +265,8 @@ def seen_before(earlier: store.EarlierCopy) -> str:
             replaced = f"{earlier.replaced:%Y-%m-%d %H:%M} UTC" if earlier.replaced else "a later date"
             return f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new file to change your orders"
         case _:
+            if rollback:
+                return f"this turn file (received {when}, for resolution {earlier.turn}) was set aside by a rollback on {rollback}; write and sign new orders against the latest report"
             return f"this turn file (received {when}) was set aside by a rollback; write and sign new orders against the latest report"
 
 

@@ -84,6 +84,7 @@ def rolled_back(new_farrapos) -> Table:
     t = new_farrapos("g1", *EMAILS)
     play(t, "g1", 2)
     old = write_orders(t, "g1", "republic", "old-3.txt", seed=9)
+    old.write_text(old.read_text() + "# written before the rollback, never sent\n")
     sign(t, old, "republic")
     play(t, "g1", 3)
     r = t.run("rollback", "g1", "--to", "2")
@@ -115,6 +116,14 @@ def test_a_file_written_before_a_rollback_is_refused_saying_so_and_the_rollback_
         r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\)", line), line
     assert t.dump() == before
     assert status(t, "g1")["turn"] == 6
+    # a file the game had received and then set aside says the same
+    r = t.run("submit", str(t.tmp / "t3-republic.txt"))
+    assert r.exit_code == 1
+    assert re.fullmatch(
+        r"pbem: this turn file \(received .* UTC, for resolution 3\) was set aside by a rollback on \d{4}-\d\d-\d\d \d\d:\d\d UTC "
+        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\); write and sign new orders against the latest report",
+        r.stderr.strip()), r.stderr
+    assert t.dump() == before
     # both sides are told, in the report of the position the game went back to
     engine = store.open_engine(t.db)
     messages = mailroom.report_messages(engine, "g1", None, "referee@example.org")
