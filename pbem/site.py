@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 from sqlalchemy import Engine
 
-from pbem import archive, charts, report, reporting, store
+from pbem import archive, charts, keys, report, reporting, store
 from rules import find_ruleset
 
 
@@ -96,7 +96,7 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         active = {r.k: r.active for r in store.all_resolutions(session, game_id)}
         scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
         rollbacks = store.rollbacks(session, game_id)
-        deadline = getattr(game, "deadline", None)
+        deadline = getattr(game, "deadline", None)  # games with a deadline (issue 9) show it; others wait forever
     put("audit.html", reporting.audit_page(engine, game_id, home="index.html"))
     dice_rows = [
         {"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)}
@@ -113,13 +113,14 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         for line in lines:
             series.setdefault(line.side, []).append((k, line.value))
     chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
-    assert latest is not None
+    if latest is None:  # ks always holds 0, the game as set up
+        raise LookupError(f"game {game_id} has no report to index")
     put(
         "index.html",
         env.get_template("site_index.html.j2").render(
             d=latest,
             sides=sides,
-            players=[(p.side, p.public_key.split()[0] if p.public_key else "") for p in players],
+            players=[(p.side, _key_words(p.public_key)) for p in players],
             resolutions=[(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives],
             rollbacks=[(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, json.loads(rb.discarded)) for rb in rollbacks],
             deadline=f"{deadline:%Y-%m-%d %H:%M} UTC" if deadline else None,
@@ -129,6 +130,15 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         ),
     )
     return SiteWritten(folder, tuple(written), url)
+
+
+def _key_words(line: str) -> str:
+    """A player's key as a reader can compare it: type and SHA256 fingerprint."""
+    try:
+        key = keys.PublicKey.from_openssh(line)
+    except ValueError:
+        return line.split()[0] if line else ""
+    return f"{line.split()[0]} {key.fingerprint()}"
 
 
 def store_url(engine: Engine, game_id: str) -> str | None:

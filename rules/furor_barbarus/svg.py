@@ -115,6 +115,7 @@ class _Drawing:
         self.gm = field.game_map
         self.short = short_ids(sorted(field.units))
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
+        self.attacking = self.attackers()
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
@@ -180,16 +181,30 @@ class _Drawing:
         return [(i, e) for i, e in enumerate((e for e in self.events if e.get("type") == "combat" and e.get("hex")
                                               and not e.get("cancelled")), start=1)]
 
+    def combat_hexes(self) -> list[str]:
+        """Each combat's hex outlined in red, under the counters (it never crosses a label)."""
+        out = ['<g class="combat-hexes">']
+        for n, e in self.combats():
+            cx, cy = centre(e["hex"])
+            out.append(f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="#d00000" fill-opacity="0.12" '
+                       f'stroke="#d00000" stroke-width="4"><title>{_t(e.get("text", ""))}</title></polygon>')
+        out.append("</g>")
+        return out
+
     def combat_marks(self) -> list[str]:
+        """The attack arrows and the numbered badges, over the counters."""
         out = ['<g class="combats">']
         for n, e in self.combats():
             cx, cy = centre(e["hex"])
-            out.append(f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="none" stroke="#d00000" stroke-width="3"><title>{_t(e.get("text", ""))}</title></polygon>')
             for fh in e.get("from_hexes") or []:
                 fx, fy = centre(fh)
-                out.append(f'<line x1="{fx + (cx - fx) * 0.36:.1f}" y1="{fy + (cy - fy) * 0.36:.1f}" '
-                           f'x2="{fx + (cx - fx) * 0.66:.1f}" y2="{fy + (cy - fy) * 0.66:.1f}" stroke="#d00000" '
-                           f'stroke-width="3" marker-end="url(#fb-attack)"/>')
+                dist = math.hypot(cx - fx, cy - fy)
+                if dist < H * 1.5:
+                    continue  # next to its target: the attacker's red border says it (no room for an arrow)
+                a, b = (COUNTER_W / 2 + 4) / dist, 1 - (COUNTER_W / 2 + 8) / dist
+                out.append(f'<line x1="{fx + (cx - fx) * a:.1f}" y1="{fy + (cy - fy) * a:.1f}" '
+                           f'x2="{fx + (cx - fx) * b:.1f}" y2="{fy + (cy - fy) * b:.1f}" stroke="#d00000" '
+                           f'stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>')
         for n, e in self.combats():
             cx, cy = centre(e["hex"])
             bx, by = cx + SIZE - 3, cy + 4
@@ -200,6 +215,9 @@ class _Drawing:
         return out
 
     # --- counters ----------------------------------------------------------------
+    def attackers(self) -> set[str]:
+        return {a for _, e in self.combats() for a in e.get("attackers") or []}
+
     def counter(self, uid: str, x: float, y: float, w: float = COUNTER_W, h: float = COUNTER_H) -> str:
         c = self.field.counter(uid)
         colour = self.colour(uid)
@@ -210,6 +228,9 @@ class _Drawing:
                f'{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>',
                f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
                f'stroke="{colour}" stroke-width="2"/>']
+        if uid in self.attacking:
+            out.append(f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" height="{h + 5:.1f}" rx="4" '
+                       f'fill="none" stroke="#d00000" stroke-width="3"/>')
         out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
         out.append(symbol(c.type.value, x + w / 2 - 9, y + 12.5, 18, 10, ink))
         out.append(_text(x + w / 2, y + h - 3, self.factors(uid), 10.5, "middle", ink, "bold", cls="counter-factors"))
@@ -259,6 +280,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     body.append(_text(8, 27, (f"{field.scenario.title}" if field.scenario.title.startswith(gm.title.split(" (")[0]) else f"{gm.title}: {field.scenario.title}") + f", turn {field.turn}", 18, weight="bold", cls="title"))
     body.append('<g id="fb-board">')
     body += d.board(occupied)
+    body += d.combat_hexes()
     body += d.movements()
     body += d.counters()
     body += d.combat_marks()
@@ -342,7 +364,9 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>', "move"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>', "retreat"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>', "advance"),
-        ('<line x1="14" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" marker-end="url(#fb-attack)"/>', "attack; red hex: combat (numbered above)"),
+        ('<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>', "attacked this resolution"),
+        ('<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>', "combat (numbered above)"),
+        ('<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>', "missile fire at range"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
     ]
@@ -351,7 +375,8 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
         need = 50 + text_width(words, 11) + 16
         if x + need > width - 10:
             x, y = 0.0, y + 20
-        out.append(f'<g transform="translate({x:.1f},0)">' + shape.format(y=f"{y - 4:.1f}") + _text(50, y, words, 11) + "</g>")
+        shape = shape.format(y=f"{y - 4:.1f}", y_box=f"{y - 11:.1f}", hex_pts=corners(27, y - 4, 10))
+        out.append(f'<g transform="translate({x:.1f},0)">' + shape + _text(50, y, words, 11) + "</g>")
         x += need
     y += 22
     x = 10.0
