@@ -150,16 +150,16 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
             )
         )
     page = (
-        "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
+        "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
         "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}"
         "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}"
         # on a phone each game is a card: every cell on its own line, the links included
         "@media (max-width:700px){table,tbody,tr,td{display:block;width:100%}tr:first-child{display:none}"
         "tr{border-bottom:2px solid #999;padding:.4rem 0}td{border:none;padding:.1rem 0}td:nth-child(4)::before{content:'resolutions: '}"
-        "td:nth-child(5)::before{content:'turn files: '}td:nth-child(6)::before{content:'dice: '}}</style>"
+        "td:nth-child(5)::before{content:'turn files: '}td:nth-child(6)::before{content:'dice: '}}</style></head><body>"
         "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
         "processor; its archive was exported and audited.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
-        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></html>\n"
+        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></body></html>\n"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
 
