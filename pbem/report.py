@@ -21,7 +21,7 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -320,10 +320,12 @@ def render_audit_page(
     score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
     sides: Sequence[str] = (),
     home: str | None = None,
+    link: Callable[[str], str | None] = lambda filename: filename,
 ) -> str:
     """The audit page of a whole game: every resolution linked (one link per side
-    in ``sides``, else the referee's report), the dice table, a histogram per die
-    size and the score over time."""
+    in ``sides``, else the referee's report; ``link`` says where a report is, or
+    ``None`` where the reader has none), the dice table, a histogram per die size
+    and the score over time."""
     by_size: dict[int, list[int]] = {}
     for _k, roll in rolls:
         by_size.setdefault(roll.sides, []).append(roll.value)
@@ -346,4 +348,5 @@ def render_audit_page(
         score_chart=score_chart,
         sides=list(sides) or [None],
         home=home,
+        link=link,
     )

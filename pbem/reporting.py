@@ -122,16 +122,25 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
 
 
 def audit_page(engine: Engine, game_id: str, home: str | None = None) -> str:
-    """The whole game's audit page: every resolution linked, the dice history with
-    a histogram per die size, and the score over time."""
+    """The whole game's audit page: every resolution, the dice history with a
+    histogram per die size, and the score over time.  With ``home`` (in the game's
+    site) each resolution links its reports beside it; on its own, to the published
+    site when the game has one, else to nothing."""
     with store.reading(engine) as session:
+        url = store.site_url(session, game_id)
+        if home is not None:
+            link = lambda filename: filename  # noqa: E731
+        elif url:
+            link = lambda filename: url.rstrip("/") + "/" + filename  # noqa: E731
+        else:
+            link = lambda filename: None  # noqa: E731
         game = store.get_game(session, game_id)
         ruleset = find_ruleset(game.rules)
         actives = store.active_resolutions(session, game_id)
         rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in store.rolls_for(session, game_id)]
         scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
         return report.render_audit_page(
-            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario), home=home
+            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario), home=home, link=link
         )
 
 

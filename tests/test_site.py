@@ -189,6 +189,10 @@ def test_mailed_reports_name_only_what_they_attach_until_a_site_url_is_set(rolle
             assert named <= attached, (k, named - attached)
             checked += 1
     assert checked == 8
+    # the audit page on its own names the reports without linking files the reader lacks
+    alone = tmp_path / "audit.html"
+    assert t.run("report", "g1", "--format", "audit", "-o", str(alone)).exit_code == 0
+    assert [ref for ref in links_of(alone.read_text()).refs if not ref.startswith("#")] == []
     # the referee publishes the site: mail links to it, and every link resolves there
     site = tmp_path / "published"
     r = t.run("site", "g1", "-o", str(site), "--site-url", URL.rstrip("/"))
@@ -211,6 +215,9 @@ def test_mailed_reports_name_only_what_they_attach_until_a_site_url_is_set(rolle
                     assert ref.startswith(URL) and (site / ref[len(URL):]).is_file(), ref
             for url in re.findall(r"https?://\S+", text):
                 assert url.startswith(URL) and (site / url[len(URL):]).is_file(), url
+    assert t.run("report", "g1", "--format", "audit", "-o", str(alone)).exit_code == 0
+    published = [ref for ref in links_of(alone.read_text()).refs if not ref.startswith("#")]
+    assert published and all(ref.startswith(URL) and (site / ref[len(URL):]).is_file() for ref in published)
     engine.dispose()
 
 
