@@ -8,7 +8,8 @@
     dice.html, dice.json           every die rolled, set-aside ones marked
     GAME.json                      the archive (pbem-archive/1) for ``pbem audit --archive``
 
-Every link inside points at a file of the folder.  ``--site-url`` records where the
+Every link inside points at a file of the folder.  Run again, it brings the folder
+up to date, removing the pages of resolutions a rollback has set aside since.  ``--site-url`` records where the
 folder will be published; reports made afterwards (mail, ``pbem report``) link to
 it instead of naming pages the reader does not have.
 """
@@ -113,6 +114,10 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         for line in lines:
             series.setdefault(line.side, []).append((k, line.value))
     chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
+    keep = {report.report_filename(k, side) for k in ks for side in sides}
+    for old in folder.glob("report-k*.html"):
+        if old.name not in keep and any(old.name.endswith(f"-{side}.html") for side in sides) and re.fullmatch(r"report-k\d+-.+\.html", old.name):
+            old.unlink()  # a report of a resolution a rollback set aside, from an earlier run
     if latest is None:  # ks always holds 0, the game as set up
         raise LookupError(f"game {game_id} has no report to index")
     put(

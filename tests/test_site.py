@@ -232,3 +232,18 @@ def test_a_bad_site_url_or_an_unknown_game_is_refused_and_nothing_is_written(new
     assert r.exit_code == 1 and "nope" in r.stderr
     assert not (tmp_path / "x").exists()
     assert t.dump() == before
+
+
+def test_site_again_after_a_rollback_drops_the_pages_of_the_set_aside_resolutions(new_farrapos, tmp_path):
+    t = new_farrapos("g1")
+    play(t, "g1", 3)
+    out = tmp_path / "site"
+    assert t.run("site", "g1", "-o", str(out)).exit_code == 0
+    (out / "notes.txt").write_text("the referee's own file")
+    assert (out / "report-k3-empire.html").is_file()
+    assert t.run("rollback", "g1", "--to", "1").exit_code == 0
+    assert t.run("site", "g1", "-o", str(out)).exit_code == 0
+    reports = sorted(p.name for p in out.glob("report-*.html"))
+    assert reports == [f"report-k{k}-{side}.html" for k in (0, 1) for side in ("empire", "republic")]
+    assert (out / "notes.txt").is_file()
+    assert broken_links_in_folder(out) == []
