@@ -265,6 +265,7 @@ def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | Non
         "blocks": battle_blocks(events),
         "focus": " ".join(f"{v:g}" for v in focus) if focus and board else None,
         "board_id": board,
+        "focus_why": mapdraw.focus_why(data.map_svg) if data.map_svg else "",
         "map_width": mapdraw.width_of(data.map_svg) if data.map_svg else None,
         "detail_cid": detail_cid,
         "link": lambda filename: site_link(data, filename),

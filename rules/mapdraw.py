@@ -3,7 +3,8 @@
 Both maps put two attributes on their root ``<svg>`` that the report layer reads:
 ``data-board`` names the ``<g>`` holding the board alone (without title, legend or
 lists), and ``data-focus="x y w h"`` is the part of the board where this
-resolution's action took place.  A report shows that part enlarged first (a phone
+resolution's action took place (or, in a quiet resolution, the front or the armies:
+``data-focus-why`` says which).  A report shows that part enlarged first (a phone
 sees it large) and the whole map after it; :func:`crop` cuts an SVG to its focus,
 for the mailed picture.
 """
@@ -86,8 +87,9 @@ def focus_box(points: Iterable[tuple[float, float]], board: Box, pad: float, min
     return (round(x, 1), round(y, 1), round(w, 1), round(h, 1))
 
 
-def focus_attrs(board_id: str, focus: Box) -> str:
-    return f'data-board="{board_id}" data-focus="{" ".join(str(v) for v in focus)}"'
+def focus_attrs(board_id: str, focus: Box, why: str = "this resolution's action") -> str:
+    """The root element's attributes: the board group, the close-up and what it shows."""
+    return f'data-board="{board_id}" data-focus="{" ".join(str(v) for v in focus)}" data-focus-why="{why}"'
 
 
 _ROOT = re.compile(r"<svg\b[^>]*>")
@@ -102,6 +104,13 @@ def focus_of(svg: str) -> Box | None:
         return None
     x, y, w, h = (float(v) for v in m.group(1).split())
     return (x, y, w, h)
+
+
+def focus_why(svg: str) -> str:
+    """What the close-up shows (``data-focus-why``), in words for a caption."""
+    root = _ROOT.search(svg)
+    m = re.search(r'data-focus-why="([^"<>&]*)"', root.group(0)) if root else None
+    return m.group(1) if m else "this resolution's action"
 
 
 def board_of(svg: str) -> str | None:

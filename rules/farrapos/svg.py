@@ -355,9 +355,16 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     out[panel_at] = f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
     action = [at[e[key]] for e in events for key in ("from", "to", "city", "origin") if isinstance(e.get(key), str) and e.get(key) in at]
     hot = [at[e["city"]] for e in events if e.get("type") == "battle" and e.get("city") in at]
-    focus = focus_box(action, (MAP_X0, MAP_Y0, MAP_W, MAP_H), 70, (380, 320), (520, 560), hot) if action else (MAP_X0, MAP_Y0, MAP_W, MAP_H)
+    why = "this resolution's action"
+    if not action:  # a quiet resolution: the front, where MU of both sides face each other
+        held = [c for c in board.cities if view.units_in(c)]
+        action = [at[c] for c in held]
+        hot = [at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))]
+        why = "the front" if hot else "the armies"
+    board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
+    focus = focus_box(action, board_box, 70, (380, 320), (520, 560), hot) if action else board_box
     out[0] = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-              f'{focus_attrs("farrapos-board", focus)}>')
+              f'{focus_attrs("farrapos-board", focus, why)}>')
     out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
     out.append("</svg>")
     return "\n".join(out)

@@ -297,12 +297,16 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
             action += [centre(h) for h in [e["hex"], *(e.get("from_hexes") or [])]]
         elif e.get("type") in ("move", "retreat", "advance"):
             action += [centre(h) for h in e.get("path") or [] if h]
-    if not action:
+    why = "this resolution's action"
+    if not action:  # a quiet resolution (or the set-up): where the armies stand closest
         action = [centre(h) for h in occupied]
+        hot = [centre(h) for h in occupied
+               if any(field.side_of(u) != field.side_of(v) for u in field.units_in(h) for n in gm.neighbours(h) for v in field.units_in(n))]
+        why = "the front" if hot else "the armies"
     board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
     focus = focus_box(action, board, SIZE * 1.1, (SIZE * 1.5 * 5, H * 4), (SIZE * 1.5 * 6.5, H * 7), hot)
     head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-            f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus)}>'
+            f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus, why)}>'
             f'<title>{_t(gm.title)}: {_t(field.scenario.title)}</title>'
             '<defs>' + "".join(
                 f'<marker id="{_marker(c)}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" '
