@@ -5,7 +5,9 @@ resolution not yet processed.  Additions to the printed format, all optional for
 a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 ``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
 rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
-committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``).
+committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``);
+``game.tables``, the house tables the game plays by name (``{}`` for the shipped
+tables; pbem/house_tables.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import dice_chains, limits, store
+from pbem import dice_chains, house_tables, limits, store
 
 ARCHIVE_FORMAT = "pbem-archive/1"
 
@@ -57,6 +59,7 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
                 "scenario": game.scenario,
                 "options": game.option_list(),
                 "created": game.created.isoformat(),
+                "tables": house_tables.game_tables(session, game_id),
             },
             "players": [{"side": p.side, "public_key": p.public_key, "email": p.email} for p in store.players(session, game_id)],
             "dice": {

@@ -6,8 +6,9 @@ Checks, in this order, stopping at the first discrepancy:
 2. every turn file's header (game, side, turn, state) against the chain of positions;
 3. the reveal chain back to the anchor (over all resolutions, set-aside ones too);
 4. every roll recomputed from the reveal and the files (dice v1);
-5. a full replay through the ruleset, reproducing every position hash, the
-   rolls' purposes, the events and the result.
+5. a full replay through the ruleset, from the set-up with the archive's house
+   tables (``game.tables``), reproducing every position hash, the rolls'
+   purposes, the events and the result.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from pbem import dice as dicev1
-from pbem import dice_chains, keys, sshsig
+from pbem import dice_chains, house_tables, keys, sshsig
 from pbem.canonical import canonical_json, position_hash
 from pbem.turnfile import TurnFileError, parse_turn_file
 from rules import find_ruleset
-from rules.base import NO_ORDERS, Orders
+from rules.base import NO_ORDERS, Orders, TableError
 
 
 class AuditFailure(ValueError):
@@ -39,6 +40,7 @@ class AuditSummary:
     rollbacks: int
     result: Any
     rollback_notes: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         out = [
@@ -47,6 +49,7 @@ class AuditSummary:
             f"  turn files verified:  {self.files} (signatures and headers)",
             f"  dice verified:        {self.rolls} rolls recomputed from the committed chain",
         ]
+        out.extend(f"  house table:          {note}" for note in self.tables)
         out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
         if self.result:
             out.append(f"  result:               {self.result.get('kind')} for {self.result.get('winner') or 'nobody'} ({self.result.get('reason')})")
@@ -207,8 +210,18 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     # 5. full replay
     ruleset = find_ruleset(game["rules"])
     position = ruleset.setup(game["scenario"], list(game["options"]))
+    tables = dict(game.get("tables") or {})
+    if tables:
+        try:
+            position = ruleset.with_house_tables(position, tables)
+        except TableError as exc:
+            raise AuditFailure(f"game.tables: a house table does not fit {game['rules']}: {exc}") from None
+        if sorted(house_tables.of_position(position)) != sorted(tables):
+            same = sorted(set(tables) - set(house_tables.of_position(position)))
+            raise AuditFailure(f"game.tables: {', '.join(same)} equal the shipped table (an archive lists only tables that differ)")
     if position_hash(position) != initial:
-        raise AuditFailure(f"set-up: position hash {position_hash(position)}, archive says {initial}")
+        played = f" with house tables {', '.join(sorted(tables))}" if tables else " with the shipped tables"
+        raise AuditFailure(f"set-up: position hash {position_hash(position)}{played}, archive says {initial}")
     positions = {initial: position}
     last_active = initial
     for res, active in resolutions:
@@ -257,6 +270,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         rolls=rolls,
         rollbacks=len(archive.get("set_aside", [])),
         result=want,
+        tables=tuple(f"{name} (sha256 {house_tables.digest(data)})" for name, data in sorted(tables.items())),
         rollback_notes=tuple(
             f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
             + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))

@@ -65,6 +65,8 @@ def run_case(data: Mapping[str, Any], where: str = "<case>") -> CaseResult:
         scenario = data.get("scenario")
         options = list(data.get("options", []))
         position = ruleset.position_from_case(data.get("position", {}), scenario, options)
+        if data.get("tables"):  # house tables, in the form `pbem table` prints (docs/formats.md)
+            position = ruleset.with_house_tables(position, dict(data["tables"]))
     except (ValueError, KeyError, TypeError) as exc:
         return CaseResult(where, result.name, result.section, False, [f"cannot build the position: {type(exc).__name__}: {exc}"])
     expect = data.get("expect", {})

@@ -106,17 +106,32 @@ def new(
     option: Annotated[Optional[list[str]], typer.Option("--option", help="Optional rule to switch on (repeatable).")] = None,
     email: Annotated[Optional[list[str]], typer.Option("--email", help="SIDE=ADDRESS (repeatable).")] = None,
     chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the dice hash chain.")] = 4096,
+    table: Annotated[Optional[list[str]], typer.Option("--table", help="NAME=FILE: play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     keyfiles = _pairs(player, "--player")
+    tables = _pairs(table or [], "--table")
+    if len(tables) != len(table or []):
+        typer.echo("pbem: --table names each table once", err=True)
+        raise typer.Exit(2)
     with refusals():
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
-        created = pipeline.new_game(engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length)
+        created = pipeline.new_game(
+            engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables
+        )
     for warning in pipeline.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
     typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
     typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
     typer.echo(f"position: {created.initial_state_hash}")
+    from pbem import house_tables
+
+    played = house_tables.of_position(json.loads(created.initial_position))
+    for name in tables:
+        if name in played:
+            typer.echo(f"house table: {name} (sha256 {house_tables.digest(played[name])})")
+        else:
+            typer.echo(f"table {name}: the same as the shipped table (not a house table)")
 
 
 @app.command()
@@ -555,3 +570,51 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# --- issue 17: house tables ----------------------------------------------------
+
+
+def _ruleset_or_usage(rules: str, scenario: str | None) -> Any:
+    from rules import find_ruleset
+
+    try:
+        ruleset = find_ruleset(rules)
+        ruleset.scenario(scenario)
+    except ValueError as exc:
+        typer.echo(f"pbem: {exc}", err=True)
+        raise typer.Exit(2) from None
+    return ruleset
+
+
+@app.command("tables")
+def tables_command(
+    rules: Annotated[str, typer.Argument(help="Ruleset: farrapos or furor-barbarus.")],
+    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id (tables may differ by scenario).")] = None,
+) -> None:
+    """List the tables a game may replace: name, printed or designed, where documented."""
+    ruleset = _ruleset_or_usage(rules, scenario)
+    infos = ruleset.tables(scenario)
+    if not infos:
+        typer.echo(f"{rules}: no replaceable tables")
+        return
+    for info in infos:
+        typer.echo(f"{info.name}\t{info.status}\t{info.documented}")
+
+
+@app.command("table")
+def table_command(
+    rules: Annotated[str, typer.Argument(help="Ruleset: farrapos or furor-barbarus.")],
+    name: Annotated[str, typer.Argument(help="Table name (see 'pbem tables RULES').")],
+    scenario: Annotated[Optional[str], typer.Option("--scenario", help="Scenario id (tables may differ by scenario).")] = None,
+) -> None:
+    """Print one shipped table as TOML, in the form 'pbem new ... --table NAME=FILE' takes."""
+    from pbem import house_tables
+    from rules.base import TableError
+
+    ruleset = _ruleset_or_usage(rules, scenario)
+    try:
+        scenario_id = ruleset.scenario(scenario).id
+        sys.stdout.write(house_tables.to_toml(ruleset, name, ruleset.shipped_table(name, scenario_id), scenario_id))
+    except TableError as exc:
+        fail(str(exc))

@@ -69,9 +69,11 @@ def new_game(
     player_keys: Mapping[str, str],
     emails: Mapping[str, str] | None = None,
     chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
+    table_files: Mapping[str, os.PathLike[str] | str] | None = None,
 ) -> store.Game:
     """Create a game: set up the position, register each side's public key, and
-    commit the dice (only the anchor is shown)."""
+    commit the dice (only the anchor is shown).  ``table_files`` are house tables
+    (``--table NAME=FILE``): checked, carried in the opening position and stored."""
     problems: list[str] = []
     if (problem := paths.game_id_problem(game_id)) is not None:
         problems.append(problem)
@@ -101,9 +103,17 @@ def new_game(
             problems.append(f"--email for unknown side {side!r}")
     if not 2 <= chain_length <= 1_000_000:
         problems.append(f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)")
+    from pathlib import Path
+
+    from pbem import house_tables
+
+    tables, table_problems = house_tables.read_files(ruleset, {n: Path(f) for n, f in (table_files or {}).items()}, info.id)
+    problems.extend(table_problems)
     if problems:
         raise Refused(problems)
     position = ruleset.setup(info.id, list(options))
+    if tables:
+        position = ruleset.with_house_tables(position, tables)
     commitment = dicev1.Commitment.new(chain_length)
     game = store.Game(
         id=game_id,
@@ -124,6 +134,7 @@ def new_game(
         session.add(game)
         for side in info.sides:
             session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
+        house_tables.store_tables(session, game_id, house_tables.of_position(position))
     return game
 
 

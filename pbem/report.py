@@ -320,13 +320,14 @@ def render_audit_page(
     rolls: Sequence[tuple[int, RollLine]],
     score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
     sides: Sequence[str] = (),
+    house_tables: Sequence[tuple[str, str, Sequence[str]]] = (),
     home: str | None = None,
     link: Callable[[str], str | None] = lambda filename: filename,
 ) -> str:
     """The audit page of a whole game: every resolution linked (one link per side
-    in ``sides``, else the referee's report; ``link`` says where a report is, or
-    ``None`` where the reader has none), the dice table, a histogram per die size
-    and the score over time."""
+    in ``sides``, else the referee's report), the house tables the game plays
+    (name, SHA-256, the cells that differ from the shipped table), the dice
+    table, a histogram per die size and the score over time."""
     by_size: dict[int, list[int]] = {}
     for _k, roll in rolls:
         by_size.setdefault(roll.sides, []).append(roll.value)
@@ -348,6 +349,7 @@ def render_audit_page(
         histograms=histograms,
         score_chart=score_chart,
         sides=list(sides) or [None],
+        house_tables=list(house_tables),
         home=home,
         link=link,
     )

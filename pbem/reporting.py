@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import dice_chains, paths, report, store
+from pbem import dice_chains, house_tables, paths, report, store
 from pbem.turnfile import render_turn_file
 from rules import find_ruleset
 
@@ -139,8 +139,10 @@ def audit_page(engine: Engine, game_id: str, home: str | None = None) -> str:
         actives = store.active_resolutions(session, game_id)
         rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in store.rolls_for(session, game_id)]
         scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+        tables = house_tables.summary(ruleset, game.scenario, house_tables.game_tables(session, game_id))
         return report.render_audit_page(
-            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario), home=home, link=link
+            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario),
+            tables, home=home, link=link,
         )
 
 

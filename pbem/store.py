@@ -24,7 +24,7 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from pbem.transaction import READ_ONLY, Tx
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), site (issue 15: published URL)
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table), site (issue 15: new table)
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
 }
@@ -167,6 +167,20 @@ class Site(SQLModel, table=True):
     game_id: str = Field(foreign_key="game.id", primary_key=True)
     url: str
     updated: datetime = Field(default_factory=utcnow)
+
+
+class HouseTable(SQLModel, table=True):
+    """A table a game plays instead of the shipped one (pbem/house_tables.py): the
+    checked table as canonical JSON and its SHA-256.  The same data rides in the
+    game's opening position, so the position hashes cover it."""
+
+    __tablename__ = "house_table"  # type: ignore[assignment]
+    __table_args__ = (UniqueConstraint("game_id", "name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    name: str
+    data: str  # canonical JSON
+    digest: str  # hex SHA-256 of data
 
 
 def database_url(db: str | os.PathLike[str] | None) -> str:

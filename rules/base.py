@@ -165,6 +165,34 @@ class ScoreLine:
     detail: str
 
 
+HOUSE_TABLES = "house_tables"
+"""The position key holding a game's house tables: ``{name: data}`` for every table
+that replaces a shipped one (absent when the game plays the shipped tables).  The
+tables ride in the position, so the engines stay pure (the data is passed in with
+the position, never read from a file while resolving) and the position hash covers
+them (docs/formats.md, "House tables")."""
+
+
+class TableError(ValueError):
+    """A house table that does not fit its ruleset: the message names the cell
+    (row and column, unit and value) and what is wrong there."""
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One replaceable table: ``name`` (as ``--table NAME=FILE`` spells it), a
+    ``title``, what the rulebook prints of it (``status``: ``designed``, or
+    ``printed in part: ...``), and where it is documented."""
+
+    name: str
+    title: str
+    status: str
+    documented: str
+    notes: tuple[str, ...] = ()
+    """Lines that head the table printed as TOML (``pbem table``): its shape and
+    which cells are printed."""
+
+
 class Dice(Protocol):
     """The only source of randomness a ruleset may use.
 
@@ -289,6 +317,48 @@ class Ruleset(ABC):
     def position_to_case(self, position: Position) -> dict[str, Any]:
         """The compact form of a position, the same keys ``position_from_case``
         reads, used to compare a case's expected ``[expect.position]``."""
+
+    # --- house tables (docs/formats.md, "House tables") ----------------------------
+    def tables(self, scenario_id: str | None = None) -> Sequence[TableInfo]:
+        """The tables of this game (and scenario) a game may replace: every table
+        the rulebook does not print whole.  None by default."""
+        return ()
+
+    def shipped_table(self, name: str, scenario_id: str | None = None) -> dict[str, Any]:
+        """The shipped table ``name`` as data, in the form :meth:`read_table` takes
+        (and ``pbem table`` prints as TOML)."""
+        raise TableError(self._unknown_table(name, scenario_id))
+
+    def read_table(self, name: str, data: Mapping[str, Any], scenario_id: str | None = None) -> dict[str, Any]:
+        """Check a house table and return it in canonical form; raise
+        :class:`TableError` naming the cell that does not fit (wrong shape, an
+        unknown result, a missing row, a printed value changed)."""
+        raise TableError(self._unknown_table(name, scenario_id))
+
+    def _unknown_table(self, name: str, scenario_id: str | None) -> str:
+        known = ", ".join(t.name for t in self.tables(scenario_id)) or "none"
+        return f"{self.id} has no replaceable table {name!r} (tables: {known})"
+
+    def with_house_tables(self, position: Position, tables: Mapping[str, Mapping[str, Any]]) -> Position:
+        """``position`` (an opening position) playing with ``tables``: each is
+        checked with :meth:`read_table`; one equal to the shipped table is left
+        out, so a game that names only shipped tables is an ordinary game."""
+        scenario_id = position.get("scenario")
+        house: dict[str, Any] = {}
+        for name in sorted(tables):
+            data = self.read_table(name, tables[name], scenario_id)
+            if data != self.shipped_table(name, scenario_id):
+                house[name] = data
+        out = self.copy_position(position)
+        out.pop(HOUSE_TABLES, None)
+        if house:
+            out[HOUSE_TABLES] = house
+        return out
+
+    @staticmethod
+    def house_table(position: Position, name: str) -> Mapping[str, Any] | None:
+        """The house table ``name`` a position plays with, or ``None`` (shipped)."""
+        return position.get(HOUSE_TABLES, {}).get(name)
 
     # --- helpers shared by rulesets ----------------------------------------------
     @staticmethod

@@ -3,6 +3,8 @@
 
     python3 verify_dice.py ARCHIVE.json [ANCHOR_HEX]
 
+The dice do not depend on a game's house tables (``game.tables``): the summary
+names them with their SHA-256; ``pbem audit`` replays the rules with them.
 Give ANCHOR_HEX, the anchor you were sent when the game began, so that a referee
 cannot have swapped the whole chain.  Exit 0 with a summary when the reveal chain
 and every roll hold; exit 1 naming the first discrepancy.  Standard library only."""
@@ -45,7 +47,9 @@ def verify(archive, anchor=None):
             if roll["value"] != b % n + 1:
                 raise ValueError(f"resolution {k}, roll {index} (d{n}, {roll['purpose']}): expected {b % n + 1}, found {roll['value']}")
         previous, rolls = reveal, rolls + len(res["rolls"])
-    return f"dice verified: {len(resolutions)} resolutions ({len(resolutions) - len(archive['resolutions'])} set aside), {rolls} rolls, anchor {dice['anchor']}"
+    tables = archive["game"].get("tables") or {}  # house tables: they change results, never the dice
+    played = "; house tables: " + ", ".join(f"{n} (sha256 {H(json.dumps(t, sort_keys=True, separators=(',', ':'), ensure_ascii=False).encode('utf-8')).hex()})" for n, t in sorted(tables.items())) if tables else ""
+    return f"dice verified: {len(resolutions)} resolutions ({len(resolutions) - len(archive['resolutions'])} set aside), {rolls} rolls, anchor {dice['anchor']}{played}"
 
 if __name__ == "__main__":
     if len(sys.argv) not in (2, 3):

@@ -7,8 +7,9 @@ and the loser loses one step; a tie costs both sides a step.  A full MU flips to
 reduced face, a reduced MU or a Militia is eliminated.  The attacker fights on or
 stops by the standing decision in his order; the defender cannot quit.
 
-Only the die-1 row of the table is printed.  The other rows are derived as
-``index = value(die 1) + die - 1``, which gives both printed examples:
+Only the die-1 row of the table is printed.  The other rows are designed data
+(``data/battle-table.toml``: ``index = value(die 1) + die - 1``), which gives both
+printed examples; a game may play a house table instead (``rules/farrapos/tables.py``):
 
 >>> battle_index(13, 3)   # Republic: AF 13 and 1D6 is 3 give 6
 6
@@ -25,28 +26,17 @@ from rules.base import Dice, Event
 from rules.farrapos.counters import SIDE_NAMES
 from rules.farrapos.orders import MILITIA, Attack, Persistence
 from rules.farrapos.position import Position, View, enemy, sort_units
-
-# The printed die-1 row: (highest strength of the column, value); "-" is 0.
-DIE_ONE_ROW: tuple[tuple[int, int], ...] = (
-    (1, 0), (2, 0), (3, 0), (4, 1), (5, 1), (6, 2), (7, 2), (8, 2), (9, 3), (10, 3),
-    (15, 4), (20, 5), (25, 6),
-)
-ABOVE_25 = 7
-
+from rules.farrapos.tables import BattleTable, battle_table, shipped_battle_table
 
 def column_value(strength: int) -> int:
-    """The die-1 value of the column holding ``strength`` (columns 1..10, 11-15,
-    16-20, 21-25, +25)."""
-    for top, value in DIE_ONE_ROW:
-        if strength <= top:
-            return value
-    return ABOVE_25
+    """The printed die-1 value of the column holding ``strength`` (columns 1..10,
+    11-15, 16-20, 21-25, +25)."""
+    return shipped_battle_table().index(strength, 1)
 
 
-def battle_index(strength: int, die: int) -> int:
-    if not 1 <= die <= 6:
-        raise ValueError(f"a battle die is 1..6, not {die}")
-    return column_value(strength) + die - 1
+def battle_index(strength: int, die: int, table: BattleTable | None = None) -> int:
+    """The index ``strength`` and ``die`` give on ``table`` (the shipped one by default)."""
+    return (table or shipped_battle_table()).index(strength, die)
 
 
 def under_siege(view: View, city: str, attacker: str) -> bool:
@@ -136,6 +126,7 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
     defender_losses = _Losses(list(standing.get(target, standing.get("*", []))))
     attacker_losses = _Losses(list(attack.losses))
     siege = under_siege(view, target, side)
+    table = battle_table(work)
     extra = 0 if siege else board.cities[target].vp
     events: list[Event] = []
     round_no = 0
@@ -150,7 +141,7 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
         purpose = f"battle of {name}, round {round_no}"
         a_die = dice.roll(6, f"{purpose}, attacker ({SIDE_NAMES[side]})")
         d_die = dice.roll(6, f"{purpose}, defender ({SIDE_NAMES[defender]})")
-        a_index, d_index = battle_index(a_strength, a_die), battle_index(d_strength, d_die)
+        a_index, d_index = battle_index(a_strength, a_die, table), battle_index(d_strength, d_die, table)
         records = []
         if a_index >= d_index:
             records.append(_lose_step(work, view, defender, target, defenders, defender_losses, attacking=False))

@@ -111,8 +111,25 @@ def placement_cities(view: View, side: str) -> list[str]:
 
 
 def militia_cities(view: View, side: str) -> list[str]:
-    """Cities of the side's possession with no MU."""
-    return [c for c in view.owned_cities(side) if not view.units_in(c)]
+    """Cities of the side's possession with no MU and no Militia yet (one Militia
+    holds a city; docs/rules/farrapos.md, "Militia")."""
+    return [c for c in view.owned_cities(side) if not view.units_in(c) and not view.militia_in(c)]
+
+
+def battle_may_leave(view: View, side: str, attack: Attack) -> tuple[list[str], list[str]]:
+    """What a battle may give that no order before it does, so that orders that
+    depend on its outcome are checked for what they can be: the cities new MU may
+    set up in (the target, if taken) and the cities a Militia may deploy in (the
+    origin, when every MU there attacks and all of them may move in or fall; the
+    target, when taken with ``occupy none``).  Resolution then deals with what
+    they are (``arrival`` with ``default``, ``militia_not_deployed``)."""
+    placements = [attack.target]
+    militia: list[str] = []
+    if set(mu_in(view, side, attack.origin)) <= set(attack.units) and not view.militia_in(attack.origin):
+        militia.append(attack.origin)
+    if attack.occupy == ():
+        militia.append(attack.target)
+    return placements, militia
 
 
 def legal_actions(position: Position, side: str, exclude: Sequence[str] = ()) -> Iterator[Attack | Invade | Move | Pass]:
@@ -273,6 +290,8 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
             apply_movement(work, line.order.units, line.order.origin, line.order.destination, side)
     action_kind: tuple[type, int] | None = None
     used: set[str] = set()
+    battle_places: list[str] = []
+    battle_militia: list[str] = []
     for line in orders:
         order = line.order
         if not isinstance(order, ACTIONS):
@@ -303,17 +322,22 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
         if isinstance(order, (Invade, Move)):
             destination = order.target if isinstance(order, Invade) else order.destination
             apply_movement(work, order.units, order.origin, destination, side)
+        if isinstance(order, Attack):
+            battle_places, battle_militia = battle_may_leave(now, side, order)
         if isinstance(order, (Attack, Invade, Move)):
             used.update(order.units)
     after = View(work)
     arrivals = start.arrivals_now(side)
     placed: set[str] = set()
     militia_left = start.militia_available(side)
+    militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
+    militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
+    owned = [c for c in after.board.cities if c in placement_cities(after, side) or c in battle_places]
+    deployed: set[str] = set()
     for line in orders:
         order = line.order
         if isinstance(order, Place):
             problem = None
-            owned = placement_cities(start, side)
             for unit in order.units:
                 if unit not in arrivals:
                     problem = f"{unit} does not arrive now; the MU arriving this turn are: {_list(arrivals)}"
@@ -321,23 +345,28 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
                     problem = f"{unit} is placed twice"
                 placed.add(unit)
             if problem is None and order.city not in owned:
-                problem = f"{order.city} is not in the {SIDE_NAMES[side]}'s possession; new MU may set up in: {_list(owned)}"
+                problem = (
+                    f"{order.city} is not in the {SIDE_NAMES[side]}'s possession after this turn's action; "
+                    f"new MU may set up in: {_list(owned)}"
+                )
             if problem:
                 problems.append(Problem(line.line, problem))
         elif isinstance(order, DeployMilitia):
-            allowed = [c for c in militia_cities(after, side) if start.owner(c) == side]
             if militia_left < 1:
                 problems.append(Problem(line.line, f"the {SIDE_NAMES[side]} has no Militia counter left to deploy"))
-            elif order.city not in allowed:
+            elif order.city in deployed:
+                problems.append(Problem(line.line, f"a Militia is already deployed in {order.city} this turn; one Militia holds a city"))
+            elif order.city not in militia_allowed:
                 problems.append(
                     Problem(
                         line.line,
-                        f"a Militia deploys in a city of one's possession with no MU; for the {SIDE_NAMES[side]} "
-                        f"after this turn's action those are: {_list(allowed)}",
+                        f"a Militia deploys in a city of one's possession with no MU and no Militia; for the {SIDE_NAMES[side]} "
+                        f"after this turn's action those are (or may be, after the battle): {_list(militia_allowed)}",
                     )
                 )
             else:
                 militia_left -= 1
+                deployed.add(order.city)
         elif isinstance(order, StandingLosses):
             for unit in order.losses:
                 if unit != MILITIA and start.side_of(unit) != side:

@@ -14,7 +14,8 @@ from typing import Any
 
 from rules.base import Ruleset
 from rules.farrapos.board import Board, load_board
-from rules.farrapos.counters import CounterSheet, Factors, load_counters
+from rules.farrapos.counters import CounterSheet, Factors
+from rules.farrapos.tables import counter_sheet
 
 Position = dict[str, Any]
 
@@ -48,7 +49,7 @@ class View:
     def __init__(self, position: Position, board: Board | None = None, sheet: CounterSheet | None = None):
         self.position = position
         self.board = board or load_board()
-        self.sheet = sheet or load_counters()
+        self.sheet = sheet or counter_sheet(position)
         self.location: dict[str, str] = {}
         for city, data in position["cities"].items():
             for unit in data["units"]:

@@ -18,6 +18,8 @@ from rules.base import (
     Ruleset,
     ScenarioInfo,
     ScoreLine,
+    TableError,
+    TableInfo,
     parse_order_lines,
 )
 from rules.farrapos import bots as farrapos_bots
@@ -38,6 +40,7 @@ from rules.farrapos.orders import FORMS, parse_order
 from rules.farrapos.position import View
 from rules.farrapos.sequence import label
 from rules.farrapos.setup import SCENARIO, opening_position
+from rules.farrapos import tables as house
 from rules.farrapos.turn import resolve_turn
 from rules.farrapos.victory_points import breakdown
 
@@ -53,6 +56,20 @@ class Farrapos(Ruleset):
     id = "farrapos"
     title = "Farrapos (Julio Trois, 2011)"
     map_depends_on_side = False  # nothing on the board is hidden from either side
+
+    # --- house tables (rules/farrapos/tables.py) -----------------------------------
+    def tables(self, scenario_id: str | None = None) -> Sequence[TableInfo]:
+        return house.TABLES
+
+    def shipped_table(self, name: str, scenario_id: str | None = None) -> dict[str, Any]:
+        if name not in house.SHIPPED:
+            raise TableError(self._unknown_table(name, scenario_id))
+        return house.SHIPPED[name]()
+
+    def read_table(self, name: str, data: Mapping[str, Any], scenario_id: str | None = None) -> dict[str, Any]:
+        if name not in house.READERS:
+            raise TableError(self._unknown_table(name, scenario_id))
+        return house.READERS[name](data)
 
     def scenarios(self) -> Sequence[ScenarioInfo]:
         return (
@@ -134,10 +151,16 @@ class Farrapos(Ruleset):
                 shown = reach
         arrivals = view.arrivals_now(side)
         if arrivals:
-            out.append(f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}")
+            out.append(
+                f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}"
+                " (or a city this turn's action takes)"
+            )
         if view.militia_available(side):
             spots = militia_cities(view, side)
-            out.append(f"# Militia left: {view.militia_available(side)}; cities with no MU now: {' '.join(spots) or 'none'}")
+            out.append(
+                f"# Militia left: {view.militia_available(side)}; cities with no MU and no Militia now: {' '.join(spots) or 'none'}"
+                " (or a city this turn's action empties)"
+            )
         if carry_allowed(view, side):
             out.append(f"# Port transport: carry up to 2 MU between {' '.join(held_ports(view, side))}")
         standing = position.get("standing", {}).get(side, {})

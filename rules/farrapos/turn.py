@@ -36,6 +36,20 @@ def default_placement(view: View, side: str) -> str | None:
     )
 
 
+def _no_militia_reason(view: View, side: str, city: str) -> str | None:
+    """Why a Militia ordered into ``city`` cannot deploy now (``None``: it can).
+    The order was checked for what the battle could leave; this is what it left."""
+    if view.owner(city) != side:
+        return f"it is not the {SIDE_NAMES[side]}'s"
+    if view.units_in(city):
+        return "it has MU"
+    if view.militia_in(city):
+        return "it already has a Militia"
+    if view.militia_available(side) < 1:
+        return "no Militia counter is left"
+    return None
+
+
 def _move_event(kind: str, side: str, units: tuple[str, ...], origin: str, destination: str, view: View) -> Event:
     verbs = {"move": "moves", "invade": "invades", "carry": "carries"}
     board = view.board
@@ -130,7 +144,8 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
         if isinstance(line.order, DeployMilitia):
             now = View(work)
             city = line.order.city
-            if now.owner(city) == side and not now.units_in(city) and now.militia_available(side) > 0:
+            why = _no_militia_reason(now, side, city)
+            if why is None:
                 work["cities"][city]["militia"] += 1
                 events.append(
                     {"type": "militia", "text": f"The {SIDE_NAMES[side]} deploys a Militia in {board.name(city)}.", "side": side, "city": city}
@@ -139,9 +154,10 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
                 events.append(
                     {
                         "type": "militia_not_deployed",
-                        "text": f"The {SIDE_NAMES[side]}'s Militia cannot deploy in {board.name(city)} (it has MU or is not his).",
+                        "text": f"The {SIDE_NAMES[side]}'s Militia cannot deploy in {board.name(city)}: {why}.",
                         "side": side,
                         "city": city,
+                        "reason": why,
                     }
                 )
 
@@ -149,11 +165,14 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
     if arrivals:
         placed: dict[str, str] = {}
         now = View(work)
+        not_his: dict[str, str] = {}
         for line in orders:
             if isinstance(line.order, Place):
                 for unit in line.order.units:
                     if now.owner(line.order.city) == side:
                         placed[unit] = line.order.city
+                    else:  # the battle that could have given the city did not
+                        not_his[unit] = line.order.city
         fallback = default_placement(now, side)
         for unit in arrivals:
             city = placed.get(unit, fallback)
@@ -172,7 +191,10 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
             events.append(
                 {
                     "type": "arrival",
-                    "text": f"{unit} ({phase}) sets up in {board.name(city)}" + ("" if unit in placed else " (default placement)") + ".",
+                    "text": f"{unit} ({phase}) sets up in {board.name(city)}"
+                    + ("" if unit in placed else " (default placement)")
+                    + (f": {board.name(not_his[unit])} is not the {SIDE_NAMES[side]}'s after the battle" if unit in not_his else "")
+                    + ".",
                     "side": side,
                     "unit": unit,
                     "city": city,

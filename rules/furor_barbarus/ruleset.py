@@ -9,7 +9,7 @@ from typing import Any
 
 from rules.base import (
     NO_ORDERS, OptionInfo, Orders, Outcome, Position, Problem, Resolution, Ruleset,
-    ScenarioInfo, ScoreLine, Dice, Event, parse_order_lines,
+    ScenarioInfo, ScoreLine, Dice, Event, TableError, TableInfo, parse_order_lines,
 )
 from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from rules.furor_barbarus.combat import CombatResultsTable, standard_crt
@@ -18,6 +18,7 @@ from rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
 from rules.furor_barbarus.setup import initial_position, place_side, roll_first_player
 from rules.furor_barbarus.special_rules import rules_for
+from rules.furor_barbarus import tables as house
 
 CORE_OPTIONS = (
     OptionInfo("zoc-to-zoc", "Moving from an enemy ZOC to another enemy ZOC, with a morale test", "11 (10.1)"),
@@ -35,14 +36,37 @@ class FurorBarbarus(Ruleset):
         self.crt = crt or standard_crt()
 
     # --- data -------------------------------------------------------------------
-    def load(self, scenario_id: str, options: Sequence[str] = ()) -> Scenario:
-        return self.library.scenario(scenario_id).with_options(list(options))
+    def load(self, scenario_id: str, options: Sequence[str] = (), position: Position | None = None) -> Scenario:
+        """The scenario, with the house counter values of ``position`` (if any) and
+        then its chosen options."""
+        base = self.library.scenario(scenario_id)
+        if position is not None:
+            base = house.with_counter_values(base, position)
+        return base.with_options(list(options))
 
     def field(self, position: Position, dice: Dice | None = None, copy: bool = True) -> Battlefield:
         pos = self.copy_position(position) if copy else position
-        scenario = self.load(pos["scenario"], pos.get("options", []))
+        scenario = self.load(pos["scenario"], pos.get("options", []), pos)
         game_map = self.library.game_map(scenario.map_id).with_overlay(scenario.overlay)
         return Battlefield(pos, scenario, game_map, rules_for(scenario.id), dice)
+
+    # --- house tables (rules/furor_barbarus/tables.py) ---------------------------------
+    def tables(self, scenario_id: str | None = None) -> Sequence[TableInfo]:
+        return house.table_infos(scenario_id or self.default_scenario())
+
+    def shipped_table(self, name: str, scenario_id: str | None = None) -> dict[str, Any]:
+        if name == house.CRT:
+            return house.shipped_crt()
+        if name == house.COUNTER_VALUES:
+            return house.shipped_counter_values(self.library.scenario(scenario_id or self.default_scenario()))
+        raise TableError(self._unknown_table(name, scenario_id))
+
+    def read_table(self, name: str, data: Mapping[str, Any], scenario_id: str | None = None) -> dict[str, Any]:
+        if name == house.CRT:
+            return house.read_crt(data)
+        if name == house.COUNTER_VALUES:
+            return house.read_counter_values(self.library.scenario(scenario_id or self.default_scenario()), data)
+        raise TableError(self._unknown_table(name, scenario_id))
 
     # --- metadata -------------------------------------------------------------
     def scenarios(self) -> Sequence[ScenarioInfo]:
@@ -112,7 +136,7 @@ class FurorBarbarus(Ruleset):
             others = [Problem(ol.line, f"only 'place' and 'standing' orders in the set-up: {ol.text!r} (3)")
                       for ol in orders if not isinstance(ol.order, PlaceOrder) and not ol.text.startswith("standing")]
             return others + [Problem(line, msg) for line, msg in place_side(field, side, places) if line]
-        return [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), self.crt, dry=True)]
+        return [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), house.crt_of(position, self.crt), dry=True)]
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
         field = self.field(position, dice)
@@ -133,7 +157,7 @@ class FurorBarbarus(Ruleset):
             field.position["phase"] = "play"
             return Resolution(field.position, field.events)
         side = self.due(position)[0]
-        play_phase_pair(field, side, list(orders.get(side, NO_ORDERS)), self.crt)
+        play_phase_pair(field, side, list(orders.get(side, NO_ORDERS)), house.crt_of(position, self.crt))
         return Resolution(field.position, field.events)
 
     # --- help for players and bots -------------------------------------------------

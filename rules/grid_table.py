@@ -1,0 +1,63 @@
+"""Grid tables as data: printed column headings and rows numbered by a die, one
+cell per column (the Farrapos Battle Table, the Furor Barbarus CRT).  The shape
+checks every house table of this kind shares; each ruleset reads its own cells.
+
+>>> shape = GridShape("CRT", ("1/1", "2/1"), "the printed odds", range(1, 3), "one per die")
+>>> grid_cells(shape, {"rows": {"1": ["DR", "D1"]}}, lambda value, where: value)
+Traceback (most recent call last):
+...
+rules.base.TableError: row 2 is missing (rows 1-2, one per die)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from rules.base import TableError
+
+Cell = TypeVar("Cell")
+
+
+@dataclass(frozen=True)
+class GridShape:
+    kind: str  # how messages name the table: "battle table", "CRT"
+    columns: tuple[str, ...]
+    column_words: str  # what the columns are: "the printed odds"
+    rows: range
+    row_words: str  # what a row is: "one per die face"
+
+    @property
+    def row_span(self) -> str:
+        return f"rows {self.rows[0]}-{self.rows[-1]}, {self.row_words}"
+
+
+def grid_cells(shape: GridShape, data: Mapping[str, Any], read_cell: Callable[[Any, str], Cell]) -> dict[int, tuple[Cell, ...]]:
+    """The rows of a grid table (``columns`` and ``[rows]``), each cell read by
+    ``read_cell(value, where)`` (``where`` is "row 4, column 3/2"); a wrong shape
+    raises :class:`TableError` naming the row or key at fault."""
+    unknown = sorted(set(data) - {"columns", "rows"})
+    if unknown:
+        raise TableError(f"unknown key {unknown[0]!r} (a {shape.kind} has columns and rows)")
+    columns = tuple(str(c) for c in data.get("columns", shape.columns))
+    if columns != shape.columns:
+        raise TableError(f"columns must be {', '.join(shape.columns)} ({shape.column_words}), not {', '.join(columns)}")
+    rows = data.get("rows")
+    if not isinstance(rows, Mapping):
+        raise TableError(f"no [rows] table: {shape.row_span}")
+    extra = sorted(str(k) for k in rows if str(k) not in {str(r) for r in shape.rows})
+    if extra:
+        raise TableError(f"row {extra[0]} is not a row of the {shape.kind} ({shape.row_span})")
+    out: dict[int, tuple[Cell, ...]] = {}
+    for r in shape.rows:
+        row = rows.get(str(r))
+        if row is None:
+            raise TableError(f"row {r} is missing ({shape.row_span})")
+        if not isinstance(row, list) or len(row) != len(shape.columns):
+            got = len(row) if isinstance(row, list) else "no list of"
+            raise TableError(
+                f"row {r} has {got} cells; the {shape.kind} has {len(shape.columns)} columns ({shape.columns[0]} to {shape.columns[-1]})"
+            )
+        out[r] = tuple(read_cell(value, f"row {r}, column {shape.columns[i]}") for i, value in enumerate(row))
+    return out
