@@ -134,6 +134,12 @@ def report_filename(k: int, side: str | None, ext: str = "html") -> str:
     return f"report-k{k}-{_file_word(side or 'referee')}.{ext}"
 
 
+def map_filename(k: int, side: str | None) -> str:
+    """The file of one report's whole map in the game's site: ``map-k3-republic.svg``
+    (a phone opens it on its own, to zoom and pan)."""
+    return f"map-k{k}-{_file_word(side or 'referee')}.svg"
+
+
 def site_link(data: ReportData, filename: str) -> str | None:
     """Where a page of the game's site is, seen from this report: beside it in a
     site folder, under the published ``site_url``, or nowhere (``None``)."""
@@ -196,6 +202,7 @@ def environment() -> jinja2.Environment:
     env.filters["die_name"] = lambda sides: f"d{sides}"
     env.filters["text_table"] = text_table
     env.globals["report_filename"] = report_filename
+    env.globals["map_filename"] = map_filename
     return env
 
 

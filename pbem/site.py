@@ -4,6 +4,7 @@
                                    every resolution with its reports
     report-kK-SIDE.html            every active resolution's report for each side
                                    (K = 0: the game as set up)
+    map-kK-SIDE.svg                its whole map on its own (a phone zooms into it)
     audit.html                     the audit page (dice histograms, score, resolutions)
     dice.html, dice.json           every die rolled, set-aside ones marked
     GAME.json                      the archive (pbem-archive/1) for ``pbem audit --archive``
@@ -90,6 +91,8 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         for k in ks:
             for data in reporting.report_views(session, game_id, k, sides, links="site"):
                 put(report.report_filename(k, data.side), report.render_html(data))
+                if data.map_svg:
+                    put(report.map_filename(k, data.side), data.map_svg)
                 if k == ks[-1]:
                     latest = data
         players = store.players(session, game_id)
@@ -114,9 +117,9 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         for line in lines:
             series.setdefault(line.side, []).append((k, line.value))
     chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
-    keep = {report.report_filename(k, side) for k in ks for side in sides}
-    for old in folder.glob("report-k*.html"):
-        if old.name not in keep and any(old.name.endswith(f"-{side}.html") for side in sides) and re.fullmatch(r"report-k\d+-.+\.html", old.name):
+    keep = {name(k, side) for k in ks for side in sides for name in (report.report_filename, report.map_filename)}
+    for old in [*folder.glob("report-k*.html"), *folder.glob("map-k*.svg")]:
+        if old.name not in keep and any(old.name.endswith(f"-{side}{old.suffix}") for side in sides) and re.fullmatch(r"(report|map)-k\d+-.+\.(html|svg)", old.name):
             old.unlink()  # a report of a resolution a rollback set aside, from an earlier run
     if latest is None:  # ks always holds 0, the game as set up
         raise LookupError(f"game {game_id} has no report to index")

@@ -146,7 +146,10 @@ def test_site_writes_a_folder_where_every_link_resolves(rolled_back, tmp_path):
     assert r.exit_code == 0, r.stderr
     names = {p.name for p in out.iterdir()}
     reports = {f"report-k{k}-{side}.html" for k in (0, 1, 2, 6, 7) for side in ("empire", "republic")}
-    assert reports | {"index.html", "audit.html", "dice.html", "dice.json", "g1.json"} == names
+    maps = {f"map-k{k}-{side}.svg" for k in (0, 1, 2, 6, 7) for side in ("empire", "republic")}
+    assert reports | maps | {"index.html", "audit.html", "dice.html", "dice.json", "g1.json"} == names
+    assert 'href="map-k7-republic.svg"' in (out / "report-k7-republic.html").read_text()
+    assert (out / "map-k7-republic.svg").read_text().startswith("<svg")
     assert broken_links_in_folder(out) == []
     index = (out / "index.html").read_text()
     index_links = links_of(index).refs
@@ -245,5 +248,6 @@ def test_site_again_after_a_rollback_drops_the_pages_of_the_set_aside_resolution
     assert t.run("site", "g1", "-o", str(out)).exit_code == 0
     reports = sorted(p.name for p in out.glob("report-*.html"))
     assert reports == [f"report-k{k}-{side}.html" for k in (0, 1) for side in ("empire", "republic")]
+    assert sorted(p.name for p in out.glob("map-*.svg")) == [f"map-k{k}-{side}.svg" for k in (0, 1) for side in ("empire", "republic")]
     assert (out / "notes.txt").is_file()
     assert broken_links_in_folder(out) == []
