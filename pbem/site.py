@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -81,63 +82,88 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
+    latest, ks, sides = _write_reports(engine, game_id, put)
+    _drop_set_aside_pages(folder, ks, sides)
+    put("audit.html", reporting.audit_page(engine, game_id, home="index.html"))
+    _write_dice(engine, game_id, put)
+    archive_file = folder / archive_name(game_id)
+    archive.export(engine, game_id, archive_file)
+    written.append(archive_file)
+    put("index.html", _index_page(engine, game_id, latest, sides, archive_file.name, url))
+    return SiteWritten(folder, tuple(written), url)
+
+
+def _write_reports(engine: Engine, game_id: str, put: Callable[[str, str], None]) -> tuple[report.ReportData, list[int], list[str]]:
+    """Every active resolution's report for each side (and its whole map on its
+    own); returns the latest report's data, the resolutions and the sides."""
     with store.reading(engine) as session:
         game = store.get_game(session, game_id)
-        ruleset = find_ruleset(game.rules)
-        sides = list(ruleset.sides(game.scenario))
-        actives = store.active_resolutions(session, game_id)
-        ks = [0] + [r.k for r in actives]
-        latest = None
+        sides = list(find_ruleset(game.rules).sides(game.scenario))
+        ks = [0] + [r.k for r in store.active_resolutions(session, game_id)]
+        latest: report.ReportData | None = None
         for k in ks:
             for data in reporting.report_views(session, game_id, k, sides, links="site"):
                 put(report.report_filename(k, data.side), report.render_html(data))
                 if data.map_svg:
                     put(report.map_filename(k, data.side), data.map_svg)
-                if k == ks[-1]:
-                    latest = data
-        players = store.players(session, game_id)
-        rolls = store.rolls_for(session, game_id)
+                latest = data
+    if latest is None:
+        raise LookupError(f"game {game_id} has no side to report to")
+    return latest, ks, sides
+
+
+def _drop_set_aside_pages(folder: Path, ks: list[int], sides: list[str]) -> None:
+    """Remove the pages an earlier run wrote for resolutions a rollback has set
+    aside since (only files named as this module names them)."""
+    keep = {name(k, side) for k in ks for side in sides for name in (report.report_filename, report.map_filename)}
+    for old in [*folder.glob("report-k*.html"), *folder.glob("map-k*.svg")]:
+        ours = re.fullmatch(r"(report|map)-k\d+-.+\.(html|svg)", old.name) and any(old.name.endswith(f"-{side}{old.suffix}") for side in sides)
+        if ours and old.name not in keep:
+            old.unlink()
+
+
+def _write_dice(engine: Engine, game_id: str, put: Callable[[str, str], None]) -> None:
+    """Every die rolled, set-aside ones marked: ``dice.json`` and ``dice.html``."""
+    with store.reading(engine) as session:
+        game = store.get_game(session, game_id)
         active = {r.k: r.active for r in store.all_resolutions(session, game_id)}
+        rows = [
+            {"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)}
+            for r in store.rolls_for(session, game_id)
+        ]
+    put("dice.json", json.dumps({"game": game_id, "anchor": game.anchor, "rolls": rows}, indent=1, ensure_ascii=False) + "\n")
+    put("dice.html", report.environment().get_template("dice.html.j2").render(game_id=game_id, anchor=game.anchor, rolls=rows))
+
+
+def _index_page(engine: Engine, game_id: str, latest: report.ReportData, sides: list[str], archive_file: str, url: str | None) -> str:
+    """The site's front page: the game, players, whose move, deadline, score chart,
+    every resolution with its reports, rollbacks, and the audit, dice and archive."""
+    with store.reading(engine) as session:
+        game = store.get_game(session, game_id)
+        ruleset = find_ruleset(game.rules)
+        actives = store.active_resolutions(session, game_id)
+        players = [(p.side, _key_words(p.public_key)) for p in store.players(session, game_id)]
         scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
-        rollbacks = store.rollbacks(session, game_id)
+        rollbacks = [(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, json.loads(rb.discarded)) for rb in store.rollbacks(session, game_id)]
         deadline = getattr(game, "deadline", None)  # games with a deadline (issue 9) show it; others wait forever
-    put("audit.html", reporting.audit_page(engine, game_id, home="index.html"))
-    dice_rows = [
-        {"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)}
-        for r in rolls
-    ]
-    put("dice.json", json.dumps({"game": game_id, "anchor": game.anchor, "rolls": dice_rows}, indent=1, ensure_ascii=False) + "\n")
-    env = report.environment()
-    put("dice.html", env.get_template("dice.html.j2").render(game_id=game_id, anchor=game.anchor, rolls=dice_rows))
-    archive_file = folder / archive_name(game_id)
-    archive.export(engine, game_id, archive_file)
-    written.append(archive_file)
+        url = url or store.site_url(session, game_id)
+        resolutions = [(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives]
     series: dict[str, list[tuple[int, int]]] = {}
     for k, lines in scores:
         for line in lines:
             series.setdefault(line.side, []).append((k, line.value))
     chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
-    keep = {name(k, side) for k in ks for side in sides for name in (report.report_filename, report.map_filename)}
-    for old in [*folder.glob("report-k*.html"), *folder.glob("map-k*.svg")]:
-        if old.name not in keep and any(old.name.endswith(f"-{side}{old.suffix}") for side in sides) and re.fullmatch(r"(report|map)-k\d+-.+\.(html|svg)", old.name):
-            old.unlink()  # a report of a resolution a rollback set aside, from an earlier run
-    if latest is None:  # ks always holds 0, the game as set up
-        raise LookupError(f"game {game_id} has no report to index")
-    put(
-        "index.html",
-        env.get_template("site_index.html.j2").render(
-            d=latest,
-            sides=sides,
-            players=[(p.side, _key_words(p.public_key)) for p in players],
-            resolutions=[(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives],
-            rollbacks=[(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, json.loads(rb.discarded)) for rb in rollbacks],
-            deadline=f"{deadline:%Y-%m-%d %H:%M} UTC" if deadline else None,
-            chart=chart,
-            archive=archive_file.name,
-            site_url=url or store_url(engine, game_id),
-        ),
+    return report.environment().get_template("site_index.html.j2").render(
+        d=latest,
+        sides=sides,
+        players=players,
+        resolutions=resolutions,
+        rollbacks=rollbacks,
+        deadline=f"{deadline:%Y-%m-%d %H:%M} UTC" if deadline else None,
+        chart=chart,
+        archive=archive_file,
+        site_url=url,
     )
-    return SiteWritten(folder, tuple(written), url)
 
 
 def _key_words(line: str) -> str:
@@ -147,8 +173,3 @@ def _key_words(line: str) -> str:
     except ValueError:
         return line.split()[0] if line else ""
     return f"{line.split()[0]} {key.fingerprint()}"
-
-
-def store_url(engine: Engine, game_id: str) -> str | None:
-    with store.reading(engine) as session:
-        return store.site_url(session, game_id)
