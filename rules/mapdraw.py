@@ -37,6 +37,17 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
     return units * size * (1.08 if bold else 1.0)
 
 
+def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
+    """``text`` in lines no wider than ``width`` at ``size`` (by :func:`text_width`)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(lines[-1] + " " + word, size, bold) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
 def text_box(x: float, y: float, text: str, size: float, anchor: str = "start", bold: bool = False) -> Box:
     """The box a one-line ``<text>`` at baseline ``y`` covers (estimate)."""
     w = text_width(text, size, bold)

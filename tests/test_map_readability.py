@@ -5,7 +5,8 @@ late in a bot-vs-bot game, is drawn at its own size; the browser measures the bo
 of every ``<text>`` (``getBoundingClientRect``) and of every counter (a Furor
 Barbarus counter's box, a Farrapos city's circle).  Any two labels that overlap,
 or a label over a counter it does not belong to, fail the test, naming both.
-The pure checks (sizes, short ids, the legend) run without a browser."""
+A label cut by the map's edge fails too.  The pure checks (sizes, short ids, the
+legend) run without a browser."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ window.addEventListener("load", function () {
       var b = cs[j].getBoundingClientRect();
       boxes.push({x: b.left, y: b.top, w: b.width, h: b.height, o: cs[j].closest("g.counter, g.city").id});
     }
-    out.push({name: maps[m].id, width: svg.getBoundingClientRect().width, texts: texts, counters: boxes});
+    var frame = svg.getBoundingClientRect();
+    out.push({name: maps[m].id, width: frame.width, frame: {x: frame.left, y: frame.top, w: frame.width, h: frame.height}, texts: texts, counters: boxes});
   }
   var pre = document.createElement("pre");
   pre.id = "measured";
@@ -60,9 +62,14 @@ def _overlap(a: dict, b: dict) -> bool:
 
 
 def overlaps(measured: dict) -> list[str]:
-    """Every label/label and label/counter overlap of one measured map."""
+    """Every label/label and label/counter overlap of one measured map, and every
+    label cut by the map's edge."""
     found = []
     texts = measured["texts"]
+    f = measured["frame"]
+    for a in texts:
+        if a["x"] < f["x"] - TOLERANCE or a["x"] + a["w"] > f["x"] + f["w"] + TOLERANCE or a["y"] + a["h"] > f["y"] + f["h"] + TOLERANCE:
+            found.append(f"label {a['t']!r} runs off the map")
     for i, a in enumerate(texts):
         for b in texts[i + 1 :]:
             if _overlap(a, b):
@@ -124,6 +131,10 @@ def test_the_overlap_check_catches_a_label_over_a_counter_and_over_another_label
     found = overlaps(measured)
     assert any("'stray label' overlaps the counter" in f for f in found), found
     assert any("'stray label' overlaps label 'another'" in f for f in found), found
+    off = svg.replace("</svg>", '<text x="-30" y="60" font-size="12">off the edge</text></svg>')
+    page = map_page([]).replace("</body>", f'<div class="map" id="off">{off}</div></body>')
+    (measured,) = measure(tmp_path, page)
+    assert "label 'off the edge' runs off the map" in overlaps(measured)
 
 
 # --- without a browser ---------------------------------------------------------------------

@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 from rules.base import Event
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.hexgrid import Hex
-from rules.mapdraw import focus_attrs, focus_box, text_width
+from rules.mapdraw import focus_attrs, focus_box, text_width, wrap
 
 SIZE = 32.0
 H = math.sqrt(3) * SIZE
@@ -334,8 +334,10 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
                     f"odds {e.get('odds')}" + (f", column {e.get('column')}" if e.get("column") != e.get("odds") else "")
                     + f", die {e.get('die')}" + (f"{int(e.get('modifier') or 0):+d}" if e.get("modifier") else "")
                     + f": {e.get('result')}")
-            out.append(_text(32, y, line, 12))
-            y += 19
+            for part in wrap(line, 12, width - 42):
+                out.append(_text(32, y, part, 12))
+                y += 16
+            y += 3
         y += 6
     # legend
     out.append(_text(10, y + 14, "Legend", 14, weight="bold"))
@@ -361,9 +363,12 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
     out.append(f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" stroke="{side}" stroke-width="2"/>'
                + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold") + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
                + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold"))
-    out.append(_text(118, y, "A counter: short id; type symbol; strength - movement points (- range).", 11))
-    out.append(_text(118, y + 15, "White face: reduced (it has lost a step). A tab above: a commander or a baggage stacked on it.", 11))
-    y += 44
+    words = ("A counter: short id; type symbol; strength - movement points (- range). White face: reduced "
+             "(it has lost a step). A tab above: a commander or a baggage stacked on it.")
+    lines = wrap(words, 11, width - 128)
+    for i, part in enumerate(lines):
+        out.append(_text(118, y + i * 14, part, 11))
+    y += max(44, 14 * len(lines) + 8)
     items = [
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>', "move"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>', "retreat"),
