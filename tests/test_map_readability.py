@@ -245,3 +245,17 @@ def test_the_demo_index_keeps_every_link_on_a_phone_screen(demo_games, tmp_path)
 
     out, _results = demo_games
     check_in_browser(tmp_path, "demo-index", (out / "index.html").read_text(encoding="utf-8"))
+
+
+def test_farrapos_arrows_run_from_circle_edge_to_circle_edge_even_between_close_cities():
+    from rules.farrapos.svg import _arrow, _shipped_layout
+
+    at, _labels = _shipped_layout()
+    p, q = at["porto-alegre"], at["viamao"]
+    line = _arrow(p, q, "#000", False)
+    x1, y1, x2, y2 = (float(re.search(rf'{k}="([-\d.]+)"', line).group(1)) for k in ("x1", "y1", "x2", "y2"))
+    dist = ((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2) ** 0.5
+    assert dist < 60  # the two are close: the arrow is short but it shows
+    assert abs(((x1 - p[0]) ** 2 + (y1 - p[1]) ** 2) ** 0.5 - min(15, dist / 2 - 2)) < 0.2
+    assert abs(((x2 - q[0]) ** 2 + (y2 - q[1]) ** 2) ** 0.5 - min(15, dist / 2 - 2)) < 0.2
+    assert (x2 - x1) * (q[0] - p[0]) + (y2 - y1) * (q[1] - p[1]) > 0  # it points from p to q

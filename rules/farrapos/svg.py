@@ -92,8 +92,8 @@ def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: 
     dash = ' stroke-dasharray="6 4"' if dashed else ""
     d = math.dist(p, q) or 1.0
     cut = min(15.0, d / 2 - 2)
-    p = (round(p[0] + (q[0] - p[0]) / d * cut, 1), round(p[1] + (q[1] - p[1]) / d * cut, 1))
-    q = (round(q[0] - (q[0] - p[0]) / d * cut, 1), round(q[1] - (q[1] - p[1]) / d * cut, 1))
+    ux, uy = (q[0] - p[0]) / d, (q[1] - p[1]) / d
+    p, q = (round(p[0] + ux * cut, 1), round(p[1] + uy * cut, 1)), (round(q[0] - ux * cut, 1), round(q[1] - uy * cut, 1))
     return (
         f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
         f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
