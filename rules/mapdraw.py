@@ -48,13 +48,6 @@ def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
     return lines or [""]
 
 
-def text_box(x: float, y: float, text: str, size: float, anchor: str = "start", bold: bool = False) -> Box:
-    """The box a one-line ``<text>`` at baseline ``y`` covers (estimate)."""
-    w = text_width(text, size, bold)
-    left = x - w / 2 if anchor == "middle" else x - w if anchor == "end" else x
-    return (left, y - size * 0.95, w, size * 1.22)
-
-
 def overlaps(a: Box, b: Box, margin: float = 0.0) -> bool:
     return not (a[0] + a[2] + margin <= b[0] or b[0] + b[2] + margin <= a[0]
                 or a[1] + a[3] + margin <= b[1] or b[1] + b[3] + margin <= a[1])

@@ -352,10 +352,6 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
         out.append(_text(x + 26, y + 10, words, 11))
         x += need
     y += 34
-    sample = [
-        ("vis-cav-2", "short id (full id in the roster)"),
-        ("4-8", "strength - movement points (- range for missile units)"),
-    ]
     side = next(iter(d.colours.values()), "#555")
     out.append(f'<rect x="10" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="{side}"/>'
                + _text(10 + COUNTER_W / 2, y - 2, "id", 9, "middle", "#fff", "bold") + symbol("infantry", 10 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, "#fff")
