@@ -7,12 +7,17 @@ a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
 rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
 committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``);
 ``game.tables``, the house tables the game plays by name (``{}`` for the shipped
-tables; pbem/house_tables.py).
+tables; pbem/house_tables.py);
+for a resolution made at the end of a deadline's grace, ``deadline`` (the
+deadline, the end of grace, the time it was resolved and the sides that sent
+nothing); ``player_changes`` (``pbem player``: a side's new address or key, from
+which resolution on).
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +29,21 @@ from pbem import dice_chains, house_tables, limits, store
 ARCHIVE_FORMAT = "pbem-archive/1"
 
 
-def _resolution_json(session: Session, game_id: str, row: store.Resolution) -> dict[str, Any]:
+def _iso(when: datetime) -> str:
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat().replace("+00:00", "Z")
+
+
+def _resolution_json(session: Session, game_id: str, row: store.Resolution, late: dict[int, store.LateTurn] | None = None) -> dict[str, Any]:
     wanted = store.SubmissionStatus.RESOLVED if row.active else store.SubmissionStatus.SET_ASIDE
     subs = [s for s in store.submissions_for(session, game_id, row.k, wanted)]
+    out = _resolution_fields(session, game_id, row, subs)
+    lt = (late or {}).get(row.k)
+    if lt is not None:
+        out["deadline"] = {"deadline": _iso(lt.deadline), "grace_until": _iso(lt.grace_until), "resolved_at": _iso(lt.resolved_at), "sides": json.loads(lt.sides)}
+    return out
+
+
+def _resolution_fields(session: Session, game_id: str, row: store.Resolution, subs: list[store.Submission]) -> dict[str, Any]:
     return {
         "k": row.k,
         "label": row.label,
@@ -51,6 +68,8 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
         rows = store.all_resolutions(session, game_id)
         chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
         rollbacks = list(session.exec(select(store.Rollback).where(store.Rollback.game_id == game_id).order_by(store.Rollback.id)).all())
+        late = {lt.k: lt for lt in session.exec(select(store.LateTurn).where(store.LateTurn.game_id == game_id)).all()}
+        changes = list(session.exec(select(store.PlayerChange).where(store.PlayerChange.game_id == game_id).order_by(store.PlayerChange.id)).all())
         return {
             "format": ARCHIVE_FORMAT,
             "game": {
@@ -69,14 +88,24 @@ def build_archive(engine: Engine, game_id: str) -> dict[str, Any]:
                 **({"extensions": [e.to_json() for e in chains[1:]]} if len(chains) > 1 else {}),
             },
             "initial_state_hash": game.initial_state_hash,
-            "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.active],
+            "resolutions": [_resolution_json(session, game_id, r, late) for r in rows if r.active],
             "set_aside": [
                 {
                     "to": rb.to_k,
                     "at": rb.at.isoformat(),
-                    "resolutions": [_resolution_json(session, game_id, r) for r in rows if r.rollback_id == rb.id],
+                    "resolutions": [_resolution_json(session, game_id, r, late) for r in rows if r.rollback_id == rb.id],
                 }
                 for rb in rollbacks
+            ],
+            "player_changes": [
+                {
+                    "side": c.side,
+                    "from_k": c.from_k,
+                    "at": _iso(c.at),
+                    **({"email": c.email, "previous_email": c.previous_email} if c.email is not None else {}),
+                    **({"public_key": c.public_key, "previous_public_key": c.previous_public_key} if c.public_key is not None else {}),
+                }
+                for c in changes
             ],
             "final": {"over": game.over, "result": json.loads(game.result) if game.result else None},
         }

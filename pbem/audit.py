@@ -40,6 +40,8 @@ class AuditSummary:
     rollbacks: int
     result: Any
     rollback_notes: tuple[str, ...] = ()
+    nmr_notes: tuple[str, ...] = ()
+    player_notes: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
@@ -51,6 +53,8 @@ class AuditSummary:
         ]
         out.extend(f"  house table:          {note}" for note in self.tables)
         out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
+        out.extend(f"  no moves received:    {note}" for note in self.nmr_notes)
+        out.extend(f"  player change:        {note}" for note in self.player_notes)
         if self.result:
             out.append(f"  result:               {self.result.get('kind')} for {self.result.get('winner') or 'nobody'} ({self.result.get('reason')})")
         return out
@@ -131,6 +135,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     leaks = leaked_secrets(archive, archive_chains(archive))
     if leaks:
         raise AuditFailure(f"archive leaks a secret: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
+    key_at = _keys_by_resolution(archive)
     keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
     resolutions = _all_resolutions(archive)
     ks = [r["k"] for r, _ in resolutions]
@@ -150,8 +155,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 signer = sshsig.verify(message, sub["signature"])
             except sshsig.SignatureError as exc:
                 raise AuditFailure(f"{where}: signature does not verify: {exc}") from None
-            if not signer.same_key(keys_by_side[sub["side"]]):
-                raise AuditFailure(f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {keys_by_side[sub['side']].fingerprint()}")
+            expected = key_at(sub["side"], res["k"])
+            if not signer.same_key(expected):
+                raise AuditFailure(f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {expected.fingerprint()}")
             files += 1
 
     # 2. headers against the chain of positions
@@ -256,6 +262,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         positions[new_hash] = result.position
         if active:
             last_active = new_hash
+    nmr_notes = _check_nmr(resolutions)
     final_position = positions[last_active]
     outcome = ruleset.outcome(final_position)
     final = archive["final"]
@@ -276,7 +283,62 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))
             for g in archive.get("set_aside", [])
         ),
+        nmr_notes=nmr_notes,
+        player_notes=tuple(
+            f"{c['side']} from resolution {c['from_k']} ({c.get('at', '?')}): "
+            + "; ".join(
+                ([f"address {c.get('previous_email') or 'none'} -> {c['email']}"] if "email" in c else [])
+                + ([f"key {keys.PublicKey.from_openssh(c['public_key']).fingerprint()}"] if c.get("public_key") else [])
+            )
+            for c in archive.get("player_changes", [])
+        ),
     )
+
+
+def _keys_by_resolution(archive: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """The key each side signed with for resolution k: ``player_changes`` (an
+    addition to v1) says from which resolution a new key holds; before the first
+    change, its ``previous_public_key``; with no change, the player's key."""
+    current = {p["side"]: p["public_key"] for p in archive["players"]}
+    changes = sorted((c for c in archive.get("player_changes", []) if c.get("public_key")), key=lambda c: c["from_k"])
+    cache: dict[str, keys.PublicKey] = {}
+
+    def parse(line: str) -> keys.PublicKey:
+        if line not in cache:
+            cache[line] = keys.PublicKey.from_openssh(line)
+        return cache[line]
+
+    def key_at(side: str, k: int) -> keys.PublicKey:
+        mine = [c for c in changes if c["side"] == side]
+        line = mine[0]["previous_public_key"] if mine else current[side]
+        for c in mine:
+            if c["from_k"] <= k:
+                line = c["public_key"]
+        return parse(line)
+
+    return key_at
+
+
+def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> tuple[str, ...]:
+    """Each resolution with a side that sent nothing: a deadline's record must
+    name exactly those sides, none of which has a file in it, resolved at or
+    after the end of grace."""
+    notes = []
+    for res, _active in resolutions:
+        nmr = list(res.get("nmr", []))
+        record = res.get("deadline")
+        if record is not None:
+            if sorted(record.get("sides", [])) != sorted(nmr):
+                raise AuditFailure(f"resolution {res['k']}: the deadline record names {record.get('sides')}, the resolution's no-moves sides are {nmr}")
+            sent = {s["side"] for s in res["submissions"]} & set(nmr)
+            if sent:
+                raise AuditFailure(f"resolution {res['k']}: {', '.join(sorted(sent))} resolved with no orders but has a turn file in it")
+            if not (record["deadline"] <= record["grace_until"] <= record["resolved_at"]):
+                raise AuditFailure(f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace {record['grace_until']} (deadline {record['deadline']})")
+            notes.append(f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until {record['grace_until']}, resolved {record['resolved_at']})")
+        elif nmr:
+            notes.append(f"resolution {res['k']}: {', '.join(nmr)} (resolved with no orders by the referee)")
+    return tuple(notes)
 
 
 def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:

@@ -106,24 +106,33 @@ def new(
     option: Annotated[Optional[list[str]], typer.Option("--option", help="Optional rule to switch on (repeatable).")] = None,
     email: Annotated[Optional[list[str]], typer.Option("--email", help="SIDE=ADDRESS (repeatable).")] = None,
     chain_length: Annotated[int, typer.Option("--chain-length", help="Length N of the dice hash chain.")] = 4096,
+    deadline: Annotated[Optional[str], typer.Option("--deadline", help="Time from the last resolution to the next deadline: 90s, 45m, 72h, 3d.")] = None,
+    grace: Annotated[Optional[str], typer.Option("--grace", help="After the deadline, how long a missing side may still send (then NMR).")] = None,
+    remind: Annotated[Optional[str], typer.Option("--remind", help="How long before the deadline a late side is reminded.")] = None,
+    wait: Annotated[bool, typer.Option("--wait", help="Hold the turn until the deadline even when every file is in.")] = False,
     table: Annotated[Optional[list[str]], typer.Option("--table", help="NAME=FILE: play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
+    from pbem import deadlines
+
     keyfiles = _pairs(player, "--player")
     tables = _pairs(table or [], "--table")
     if len(tables) != len(table or []):
         typer.echo("pbem: --table names each table once", err=True)
         raise typer.Exit(2)
     with refusals():
+        clock = deadlines.clock_from_options(deadline, grace, remind, wait)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = pipeline.new_game(
-            engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables
+            engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables, clock=clock
         )
     for warning in pipeline.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
     typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
     typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
     typer.echo(f"position: {created.initial_state_hash}")
+    if clock is not None:
+        typer.echo(f"clock: {clock.describe()}")
     from pbem import house_tables
 
     played = house_tables.of_position(json.loads(created.initial_position))
@@ -478,20 +487,25 @@ def ingest(
     dir: Annotated[Optional[Path], typer.Option("--dir", help="A folder of turn files (FILE.txt with FILE.txt.sig or inline signatures).")] = None,
     maildir: Annotated[Optional[Path], typer.Option("--maildir", help="A Maildir of player mail.")] = None,
     mbox: Annotated[Optional[Path], typer.Option("--mbox", help="An mbox file of player mail.")] = None,
-    outbox: Annotated[Optional[Path], typer.Option("--outbox", help="Maildir to write receipts and refusals to.")] = None,
+    outbox: Annotated[Optional[Path], typer.Option("--outbox", help="Maildir to write a copy of each receipt and refusal to.")] = None,
     sender: Annotated[str, typer.Option("--sender", help="The referee's address (From of receipts).")] = "referee@pbem.invalid",
-    smtp: Annotated[Optional[str], typer.Option("--smtp", help="HOST:PORT to send receipts and refusals through.")] = None,
-    starttls: Annotated[bool, typer.Option("--starttls")] = False,
+    smtp: Annotated[Optional[str], typer.Option("--smtp", help="HOST:PORT: deliver the outbox (receipts, refusals, reports) through it.")] = None,
+    starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")] = False,
+    ssl_on: Annotated[bool, typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")] = False,
+    smtp_user: Annotated[Optional[str], typer.Option("--smtp-user", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")] = None,
+    smtp_password_file: Annotated[Optional[Path], typer.Option("--smtp-password-file", help="File whose first line is the SMTP password.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
-    """Batch submit every turn file or message found; each refusal recorded with its reason."""
-    from pbem import mailroom, smtp_send
-    from pbem.ingest import IngestError
+    """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
+    from pbem import referee
+    from pbem.mail import room as mailroom
+    from pbem.mail.readers import IngestError
     from pbem.progress import BatchProgress, ingest_table, stderr_console
 
     if sum(x is not None for x in (dir, maildir, mbox)) != 1:
         typer.echo("pbem: give exactly one of --dir, --maildir, --mbox", err=True)
         raise typer.Exit(2)
+    server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
     with refusals():
         try:
             db = engine()
@@ -499,11 +513,10 @@ def ingest(
                 summary = mailroom.run_ingest(db, directory=dir, maildir=maildir, mbox=mbox, outbox=outbox, sender=sender, progress=bar if not quiet else None)
         except IngestError as exc:
             fail(str(exc))
-        if smtp and summary.replies:
-            host, port = _host_port(smtp)
+        if server is not None:
             try:
-                smtp_send.send(list(summary.replies), host, port, starttls=starttls)
-            except smtp_send.SendError as exc:
+                referee.deliver(db, referee.Options(smtp=server, sender=sender), store.utcnow(), lambda line: typer.echo(line, err=True))
+            except referee.PassError as exc:
                 fail(str(exc))
     if not quiet:
         stderr_console().print(ingest_table(summary))
@@ -535,13 +548,245 @@ def send(
     """Email each side its report."""
     import os
 
-    from pbem import mailroom
+    from pbem.mail import room as mailroom
 
     host, port = _host_port(smtp)
     with refusals():
         sent = mailroom.send_reports(engine(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD"))
     for message in sent:
         typer.echo(f"sent to {message['To']}: {message['Subject']}")
+
+
+# --- issue 12: the referee as a service (tick, serve, outbox, games, player, game set) ---
+
+
+def _smtp_server(smtp: str | None, starttls: bool, ssl_on: bool, user: str | None, password_file: Path | None) -> Any:
+    """The SMTP server of ``--smtp HOST:PORT`` (password from a file or $PBEM_SMTP_PASSWORD)."""
+    from pbem.mail import smtp as smtp_mail
+
+    if smtp is None:
+        if user or password_file:
+            typer.echo("pbem: --smtp-user and --smtp-password-file need --smtp HOST:PORT", err=True)
+            raise typer.Exit(2)
+        return None
+    if starttls and ssl_on:
+        typer.echo("pbem: give --starttls or --ssl, not both", err=True)
+        raise typer.Exit(2)
+    host, port = _host_port(smtp)
+    password = None
+    if user is not None:
+        try:
+            password = smtp_mail.read_password(password_file, smtp_mail.PASSWORD_ENV)
+        except smtp_mail.SendError as exc:
+            fail(str(exc))
+        if password is None:
+            fail(f"no SMTP password for {user!r}: give --smtp-password-file FILE or set ${smtp_mail.PASSWORD_ENV}")
+    security = "ssl" if ssl_on else "starttls" if starttls else "plain"
+    loopback = host in ("127.0.0.1", "::1", "localhost")
+    return smtp_mail.SmtpServer(host, port, security, user, password, allow_plain_auth=loopback)
+
+
+def _referee_options(
+    dir: Optional[Path], maildir: Optional[Path], mbox: Optional[Path], imap: Optional[str], imap_password_file: Optional[Path],
+    smtp: Optional[str], sender: str, starttls: bool, ssl_on: bool, smtp_user: Optional[str], smtp_password_file: Optional[Path],
+    backoff: float, jobs: int,
+) -> Any:
+    from pbem import referee
+    from pbem.mail import imap as imap_mail
+
+    if jobs < 1:
+        typer.echo("pbem: --jobs must be 1 or more", err=True)
+        raise typer.Exit(2)
+    source = None
+    if imap is not None:
+        try:
+            source = imap_mail.parse_url(imap, imap_mail.read_password(imap_password_file))
+        except imap_mail.ImapError as exc:
+            fail(str(exc))
+    elif imap_password_file is not None:
+        typer.echo("pbem: --imap-password-file needs --imap URL", err=True)
+        raise typer.Exit(2)
+    server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
+    for path, what in ((dir, "--dir"), (maildir, "--maildir"), (mbox, "--mbox")):
+        if path is not None and not path.exists():
+            fail(f"{what} {path}: no such file or folder")
+    return referee.Options(dir, maildir, mbox, source, server, sender, backoff, jobs, _state["db"])
+
+
+_DIR = typer.Option("--dir", help="A folder of turn files.")
+_MAILDIR = typer.Option("--maildir", help="A Maildir of player mail.")
+_MBOX = typer.Option("--mbox", help="An mbox file of player mail.")
+_IMAP = typer.Option("--imap", help="imaps://USER@HOST[:PORT]/MAILBOX (or imap:// with STARTTLS); never with a password.")
+_IMAP_PW = typer.Option("--imap-password-file", help="File whose first line is the IMAP password (else $PBEM_IMAP_PASSWORD).")
+_SMTP = typer.Option("--smtp", help="HOST:PORT to deliver the outbox through.")
+_SENDER = typer.Option("--sender", help="The referee's address (From of every message).")
+_STARTTLS = typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")
+_SSL = typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")
+_SMTP_USER = typer.Option("--smtp-user", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")
+_SMTP_PW = typer.Option("--smtp-password-file", help="File whose first line is the SMTP password.")
+_BACKOFF = typer.Option("--backoff", help="Seconds before the first retry of a deferred message (doubling, at most an hour).")
+
+
+def _log_line(line: str) -> None:
+    typer.echo(f"{store.utcnow():%Y-%m-%d %H:%M:%S} {line}")
+
+
+@app.command()
+def tick(
+    dir: Annotated[Optional[Path], _DIR] = None,
+    maildir: Annotated[Optional[Path], _MAILDIR] = None,
+    mbox: Annotated[Optional[Path], _MBOX] = None,
+    imap: Annotated[Optional[str], _IMAP] = None,
+    imap_password_file: Annotated[Optional[Path], _IMAP_PW] = None,
+    smtp: Annotated[Optional[str], _SMTP] = None,
+    sender: Annotated[str, _SENDER] = "referee@pbem.invalid",
+    starttls: Annotated[bool, _STARTTLS] = False,
+    ssl_on: Annotated[bool, _SSL] = False,
+    smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
+    smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
+    backoff: Annotated[float, _BACKOFF] = 60.0,
+    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes for the resolution step.")] = 1,
+) -> None:
+    """One pass: intake, deadlines and reminders, resolution, delivery of the outbox (exit 0 even when deliveries stay queued)."""
+    from pbem import referee
+
+    options = _referee_options(dir, maildir, mbox, imap, imap_password_file, smtp, sender, starttls, ssl_on, smtp_user, smtp_password_file, backoff, jobs)
+    with refusals():
+        try:
+            report = referee.tick(engine(), options, _log_line)
+        except referee.PassError as exc:
+            fail(str(exc))
+    made = sum(1 for o in report.resolutions if o.resolved is not None)
+    d = report.delivery
+    sent = f", {len(d.sent)} sent, {len(d.deferred)} deferred, {len(d.failed)} failed" if d else ""
+    typer.echo(f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}")
+
+
+@app.command()
+def serve(
+    dir: Annotated[Optional[Path], _DIR] = None,
+    maildir: Annotated[Optional[Path], _MAILDIR] = None,
+    mbox: Annotated[Optional[Path], _MBOX] = None,
+    imap: Annotated[Optional[str], _IMAP] = None,
+    imap_password_file: Annotated[Optional[Path], _IMAP_PW] = None,
+    smtp: Annotated[Optional[str], _SMTP] = None,
+    sender: Annotated[str, _SENDER] = "referee@pbem.invalid",
+    starttls: Annotated[bool, _STARTTLS] = False,
+    ssl_on: Annotated[bool, _SSL] = False,
+    smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
+    smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
+    backoff: Annotated[float, _BACKOFF] = 60.0,
+    every: Annotated[float, typer.Option("--every", help="Seconds from the start of one pass to the next.")] = 60.0,
+    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes for the resolution step.")] = 1,
+) -> None:
+    """Passes (as pbem tick) every --every seconds until SIGTERM or SIGINT, finishing the current step."""
+    from pbem import referee
+
+    if every <= 0:
+        typer.echo("pbem: --every must be more than 0 seconds", err=True)
+        raise typer.Exit(2)
+    options = _referee_options(dir, maildir, mbox, imap, imap_password_file, smtp, sender, starttls, ssl_on, smtp_user, smtp_password_file, backoff, jobs)
+    with refusals():
+        try:
+            referee.serve(engine(), options, every, _log_line)
+        except referee.PassError as exc:
+            fail(str(exc))
+
+
+outbox_app = typer.Typer(help="What the referee owes and has sent.", no_args_is_help=False)
+app.add_typer(outbox_app, name="outbox")
+
+
+@outbox_app.callback(invoke_without_command=True)
+def outbox_list(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """What the referee owes and has sent: id, kind, to, subject, state (pending/sent/failed), attempts, last error."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from pbem.mail import outbox as owed
+
+    with refusals():
+        rows = owed.rows(engine())
+    if as_json:
+        typer.echo(json.dumps([r.to_json() for r in rows], indent=1, ensure_ascii=False))
+        return
+    for r in rows:
+        error = f"  [{r.last_error}]" if r.last_error else ""
+        typer.echo(f"{r.id:>5} {r.state:<7} {r.attempts:>2}x {r.kind:<9} {r.to:<30} {r.subject}{error}")
+    counts = {state: sum(1 for r in rows if r.state == state) for state in (owed.PENDING, owed.SENT, owed.FAILED)}
+    typer.echo(f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, {counts[owed.FAILED]} failed")
+
+
+@outbox_app.command("retry")
+def outbox_retry(row: Annotated[Optional[int], typer.Argument(help="The row to re-arm (default: every failed row).")] = None) -> None:
+    """Re-arm failed rows (pending again, due now); pending rows are made due now too."""
+    from pbem.mail import outbox as owed
+
+    with refusals():
+        changed = owed.retry(engine(), row)
+    typer.echo(f"{changed} message(s) re-armed")
+
+
+@app.command()
+def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False) -> None:
+    """Every game: ruleset, resolution, whose file is awaited, deadline, last activity, outcome."""
+    from pbem import games as listing
+
+    with refusals():
+        lines = listing.list_games(engine())
+    if as_json:
+        typer.echo(json.dumps([g.to_json() for g in lines], indent=1, ensure_ascii=False))
+        return
+    for g in lines:
+        deadline = f"deadline {g.deadline:%Y-%m-%d %H:%M} UTC" if g.deadline else g.clock
+        awaiting = f"awaiting {', '.join(g.awaiting)}" if g.awaiting else ("ready" if not g.over else "")
+        typer.echo(
+            f"{g.game}: {g.rules}/{g.scenario}, resolution {g.resolution} ({g.label}); {awaiting or '-'}; {deadline}; "
+            f"last activity {g.last_activity:%Y-%m-%d %H:%M} UTC; {listing.outcome_text(g)}"
+        )
+    typer.echo(f"{len(lines)} game(s)")
+
+
+@app.command()
+def player(
+    game: Annotated[str, typer.Argument()],
+    side: Annotated[str, typer.Argument()],
+    email: Annotated[Optional[str], typer.Option("--email", help="The side's new address.")] = None,
+    key: Annotated[Optional[Path], typer.Option("--key", help="The side's new public key file.")] = None,
+) -> None:
+    """Change a player's address or key; recorded in the archive, both sides told."""
+    from pbem import players
+
+    with refusals():
+        line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
+        change = players.change_player(engine(), game, side, email, line)
+    typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
+
+
+game_app = typer.Typer(help="Change a game's settings.", no_args_is_help=True)
+app.add_typer(game_app, name="game")
+
+
+@game_app.command("set")
+def game_set(
+    game: Annotated[str, typer.Argument()],
+    settings: Annotated[list[str], typer.Argument(help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).")],
+) -> None:
+    """Change a game's deadline, grace, reminder or wait."""
+    from pbem import deadlines
+
+    pairs: dict[str, str] = {}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            typer.echo(f"pbem: a setting is KEY=VALUE, got {item!r}", err=True)
+            raise typer.Exit(2)
+        pairs[key.strip()] = value.strip()
+    with refusals():
+        clock = deadlines.set_clock(engine(), game, pairs)
+    typer.echo(f"{game}: {clock.describe()}")
 
 
 # --- issue 15: the game's site ---------------------------------------------------------

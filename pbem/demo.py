@@ -2,9 +2,17 @@
 
 For each game: key pairs are made, every turn file is written by a bot
 (``pipeline.next_turn_file``), signed (SSHSIG), submitted, processed; each
-resolution's reports are written; at the end the game's site is written
-(``pbem site``: index, every report, audit page, dice, archive) and the archive
-is audited from the file.  An ``index.html`` links every game's site.
+resolution's reports are written; at the end the game's folder is written as
+its site (``pbem site``: index, every report, audit page, dice, archive) and the
+archive is audited from the file.  An ``index.html`` links every game's site.
+
+The Farrapos game is run the way an unattended referee runs it: with deadlines
+(48h, grace 12h, reminder 6h before), its turn files dropped into a folder and
+``pbem tick`` making each pass (intake, clock, resolution).  The empire misses
+its first deadline: the clock is moved on (``tick``'s ``now``) to show the
+reminder, the late notice and the turn resolved with no orders (NMR) at the end
+of grace.  Its referee log and the outbox (every message owed, unsent: the demo
+has no SMTP server) are written beside its reports.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ class DemoResult:
     last_k: int
     sides: tuple[str, ...]
     archive: Path
+    links: tuple[tuple[str, str], ...] = ()  # (label, file in the game's folder)
 
 
 def play_game(
@@ -90,6 +99,81 @@ def play_game(
         reporting.write_resolution_reports(engine, game_id, outcome.resolved, folder)
         if on_resolution is not None:
             on_resolution()
+    return _finish(engine, game_id, folder, rules_id, info.id, info.sides)
+
+
+def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None) -> DemoResult:
+    """The Farrapos demo game run by ``pbem tick`` with deadlines (module docstring)."""
+    from datetime import timedelta
+
+    from pbem import deadlines, referee
+    from pbem.mail import outbox
+
+    ruleset = find_ruleset("farrapos")
+    info = ruleset.scenario(None)
+    game_id = "demo-farrapos"
+    folder = out / game_id
+    keydir = out / "keys" / game_id
+    private: dict[str, Path] = {}
+    public: dict[str, str] = {}
+    for side in info.sides:
+        priv, pub = keys.generate_ed25519(side, keydir)
+        private[side] = priv
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    clock = deadlines.Clock(deadline=48 * 3600, grace=12 * 3600, remind=6 * 3600)
+    pipeline.new_game(engine, game_id, "farrapos", info.id, [], public, {side: f"{side}@example.org" for side in info.sides}, clock=clock)
+    signers = {side: keys.load_private_key(path) for side, path in private.items()}
+    drop = folder / "inbox"
+    drop.mkdir(parents=True, exist_ok=True)
+    log_lines: list[str] = []
+    options = referee.Options(directory=drop)
+    reporting.write_resolution_reports(engine, game_id, 0, folder)
+    bot_of = {side: ("greedy", "random")[i % 2] for i, side in enumerate(info.sides)}
+    late_side = "empire"
+    written = 0
+    for _ in range(MAX_RESOLUTIONS):
+        st = pipeline.status(engine, game_id)
+        if st.over:
+            break
+        skip = late_side in st.awaiting
+        for side in st.awaiting:
+            if skip and side == late_side:
+                continue
+            text = pipeline.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
+            message = text.encode("utf-8")
+            path = drop / f"turn-{st.turn:03d}-{side}.txt"
+            path.write_bytes(message)
+            path.with_name(path.name + ".sig").write_text(sshsig.sign(message, signers[side]), encoding="utf-8")
+        if skip:
+            late_side = ""  # only once
+            from pbem.transaction import transaction
+
+            with transaction(engine, write=False) as tx:
+                start = deadlines.last_activity(tx, game_id)
+            for hours in (0, 43, 49, 61):  # now, the reminder, the late notice, the end of grace
+                referee.tick(engine, options, lambda line, h=hours: log_lines.append(f"[+{h}h] {line}"), now=start + timedelta(hours=hours))
+        else:
+            referee.tick(engine, options, log_lines.append)
+        after = pipeline.status(engine, game_id)
+        for k in range(st.turn, after.turn):
+            reporting.write_resolution_reports(engine, game_id, k, folder)
+            written += 1
+            if on_resolution is not None:
+                on_resolution()
+        if after.turn == st.turn:
+            raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve")
+    (folder / "referee.log").write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+    rows = [r for r in outbox.rows(engine) if r.game_id == game_id]
+    (folder / "outbox.txt").write_text(
+        "".join(f"{r.id:>4} {r.state:<8} {r.kind:<9} {r.to:<22} {r.subject}\n" for r in rows), encoding="utf-8"
+    )
+    result = _finish(engine, game_id, folder, "farrapos", info.id, info.sides)
+    return DemoResult(**{**result.__dict__, "links": (("referee log", "referee.log"), ("outbox", "outbox.txt"))})
+
+
+def _finish(engine: Engine, game_id: str, folder: Path, rules_id: str, scenario: str, sides: tuple[str, ...]) -> DemoResult:
+    """The game's folder becomes its site (``pbem site``: index, every report with
+    links that resolve, audit page, dice, archive), and the archive is audited."""
     site.write_site(engine, game_id, folder)
     archive_path = folder / site.archive_name(game_id)
     data = archive.load(archive_path)
@@ -97,7 +181,7 @@ def play_game(
     return DemoResult(
         game_id=game_id,
         rules=rules_id,
-        scenario=info.id,
+        scenario=scenario,
         resolutions=summary.resolutions,
         files=summary.files,
         rolls=summary.rolls,
@@ -105,7 +189,7 @@ def play_game(
         folder=folder,
         audit_lines=tuple(summary.lines()),
         last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
-        sides=info.sides,
+        sides=sides,
         archive=archive_path,
     )
 
@@ -121,7 +205,10 @@ def run_demo(out: Path, games: Sequence[tuple[str, str | None]] = DEMO_GAMES, se
     results = []
     for rules_id, scenario in games:
         tick = progress(f"{rules_id} {scenario or ''}".strip()) if progress else None
-        results.append(play_game(engine, out, rules_id, scenario, seed=seed, on_resolution=tick))
+        if rules_id == "farrapos" and scenario is None:
+            results.append(play_by_tick(engine, out, seed=seed, on_resolution=tick))
+        else:
+            results.append(play_game(engine, out, rules_id, scenario, seed=seed, on_resolution=tick))
     engine.dispose()
     _write_index(out, results)
     return results
@@ -145,7 +232,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 rel=html.escape(str(rel)),
                 archive=html.escape(site.archive_name(r.game_id)),
                 last=" · ".join(
-                    f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides
+                    [f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides]
+                    + [f'<a href="{html.escape(str(rel))}/{html.escape(file)}">{html.escape(label)}</a>' for label, file in r.links]
                 ),
             )
         )
@@ -158,7 +246,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         "tr{border-bottom:2px solid #999;padding:.4rem 0}td{border:none;padding:.1rem 0}td:nth-child(4)::before{content:'resolutions: '}"
         "td:nth-child(5)::before{content:'turn files: '}td:nth-child(6)::before{content:'dice: '}}</style></head><body>"
         "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
-        "processor; its archive was exported and audited.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
+        "processor; its archive was exported and audited. The Farrapos game was run by <code>pbem tick</code> with deadlines "
+        "(48h, grace 12h): the empire missed one and that turn was resolved with no orders, as its audit shows.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
         "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></body></html>\n"
     )
     (out / "index.html").write_text(page, encoding="utf-8")

@@ -16,13 +16,16 @@ import random
 import signal
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sqlalchemy import Engine
 
 from pbem import dice as dicev1
 from pbem import dice_chains, keys, limits, paths, sshsig, store
 from pbem.canonical import canonical_json, position_hash
-from pbem.transaction import Conflict, Tx, transaction
+from pbem.mail import notices
+from pbem.mail.address import checked_address
+from pbem.transaction import Conflict, Tx, session_tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file
 from rules import find_ruleset
 from rules.base import NO_ORDERS, Orders, Problem, Ruleset
@@ -48,6 +51,15 @@ def clip_problems(problems: Sequence[str]) -> list[str]:
     return lines
 
 
+class ClockSettings(Protocol):
+    """A game's deadline settings (``pbem.deadlines.Clock``), in seconds."""
+
+    deadline: int | None
+    grace: int
+    remind: int
+    wait: bool
+
+
 class Refused(ValueError):
     """An input was refused; ``problems`` are the lines to print (one per problem,
     clipped by :func:`clip_problems`)."""
@@ -70,10 +82,13 @@ def new_game(
     emails: Mapping[str, str] | None = None,
     chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
     table_files: Mapping[str, os.PathLike[str] | str] | None = None,
+    clock: "ClockSettings | None" = None,
 ) -> store.Game:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
-    (``--table NAME=FILE``): checked, carried in the opening position and stored."""
+    (``--table NAME=FILE``): checked, carried in the opening position and stored.
+    ``clock`` sets its deadlines (pbem/deadlines.py); each side with an address is
+    sent the game as created."""
     problems: list[str] = []
     if (problem := paths.game_id_problem(game_id)) is not None:
         problems.append(problem)
@@ -98,9 +113,13 @@ def new_game(
             parsed_keys[side] = keys.PublicKey.from_openssh(line)
         except ValueError as exc:
             problems.append(f"public key for {side}: {exc}")
-    for side in (emails or {}):
+    for side, addr in (emails or {}).items():
         if side not in info.sides:
             problems.append(f"--email for unknown side {side!r}")
+        try:
+            checked_address(addr)
+        except ValueError as exc:
+            problems.append(f"--email {side}: {exc}")
     if not 2 <= chain_length <= 1_000_000:
         problems.append(f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)")
     from pathlib import Path
@@ -135,6 +154,10 @@ def new_game(
         for side in info.sides:
             session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
         house_tables.store_tables(session, game_id, house_tables.of_position(position))
+        if clock is not None:
+            session.add(store.GameClock(game_id=game_id, deadline=clock.deadline, grace=clock.grace, remind=clock.remind, wait=clock.wait))
+        session.flush()
+        notices.queue_reports(session_tx(session), game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False)
     return game
 
 
@@ -329,12 +352,18 @@ class Submitted:
     superseded: int  # how many queued submissions of the same side this one replaced
 
 
-def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "") -> Submitted:
+Within = Callable[[Tx, "Checked | None", Sequence[str]], None]
+"""Called inside the transaction that queues a turn file (with it, no problems) or
+records its refusal (``None``, the problems): the mail intake writes its
+judgement and reply there, so they commit with the decision or not at all."""
+
+
+def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "", within: Within | None = None) -> Submitted:
     """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
     reason) and raised as :class:`Refused`; nothing else changes."""
     if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
         refusal = Refused([f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)"])
-        record_refusal(engine, data, None, refusal.problems, source)
+        record_refusal(engine, data, None, refusal.problems, source, within)
         raise refusal
     message, armored = split_signature(data, signature)
     try:
@@ -342,13 +371,15 @@ def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, so
             checked = inspect_turn_file(tx, message, armored)
             digest = hashlib.sha256(message).hexdigest()
             superseded = store.queue_submission(tx, checked.game_id, checked.side, checked.turn, message, armored or "", digest, source)
+            if within is not None:
+                within(tx, checked, ())
             return Submitted(checked, superseded)
     except Refused as refusal:
-        record_refusal(engine, data, armored, refusal.problems, source)
+        record_refusal(engine, data, armored, refusal.problems, source, within)
         raise
 
 
-def record_refusal(engine: Engine, data: bytes, signature: str | None, problems: Sequence[str], source: str = "") -> None:
+def record_refusal(engine: Engine, data: bytes, signature: str | None, problems: Sequence[str], source: str = "", within: Within | None = None) -> None:
     """Keep what a player sent, with why it was refused."""
     game_id = side = None
     turn = None
@@ -363,6 +394,8 @@ def record_refusal(engine: Engine, data: bytes, signature: str | None, problems:
         data = data[:MAX_KEPT_BYTES]
     with transaction(engine) as tx:
         store.add_refusal(tx, game_id, side, turn, data, signature, "\n".join(problems), source)
+        if within is not None:
+            within(tx, None, problems)
 
 
 # -------------------------------------------------------------------- resolving
@@ -390,6 +423,7 @@ def process(
     game_ids: Iterable[str] | None = None,
     force_nmr: bool = False,
     on_resolved: Callable[[ProcessOutcome], None] | None = None,
+    within: "Callable[[Tx, ProcessOutcome], None] | None" = None,
 ) -> list[ProcessOutcome]:
     """Resolve every listed game (or every game not over) whose due sides have all
     submitted: one resolution per game and call, each in its own transaction
@@ -397,7 +431,7 @@ def process(
     outcomes: list[ProcessOutcome] = []
     for game_id in list(game_ids) if game_ids is not None else pending_games(engine):
         try:
-            outcome = resolve_next(engine, game_id, force_nmr)
+            outcome = resolve_next(engine, game_id, force_nmr, within)
         except (Refused, store.StoreError, LookupError) as exc:  # one game's trouble must not stop the batch
             problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
             outcome = ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
@@ -407,8 +441,10 @@ def process(
     return outcomes
 
 
-def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> ProcessOutcome:
-    """Make the next resolution of one game if it is ready, in one transaction."""
+def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    """Make the next resolution of one game if it is ready, in one transaction,
+    with each side's report queued in the outbox; ``within`` is called in that
+    transaction too (the deadline step records a late turn there)."""
     try:
         with transaction(engine) as tx:
             game = store.game_state(tx, game_id)
@@ -460,9 +496,13 @@ def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False) -> Proce
                 [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
                 [f.id for f in files],
             )
+            made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
+            notices.queue_reports(tx, game_id, k, label, ruleset.turn_label(result.position), () if outcome else ruleset.due(result.position), outcome is not None)
+            if within is not None:
+                within(tx, made)
             if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
                 os.kill(os.getpid(), signal.SIGKILL)
-            return ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
+            return made
     except Conflict:
         # Another process made this resolution first (unique game_id, k): nothing to do.
         return ProcessOutcome(game_id, None, "", note="resolved by another process")
@@ -538,6 +578,9 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.Rollback:
         game.over = outcome is not None
         game.result = json.dumps(outcome.to_json()) if outcome else None
         session.add(game)
+        session.flush()
+        label = find_ruleset(game.rules).turn_label(position)
+        notices.queue_rollback_notice(session_tx(session), game_id, to_k, [r.k for r in discarded], game.next_k, label, game.state_hash, record.id or 0)
         return record
 
 

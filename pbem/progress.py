@@ -50,7 +50,7 @@ def track(items: Sequence[T] | Iterable[T], description: str, total: int | None 
 
 
 class BatchProgress:
-    """A progress bar fed by ``pbem.ingest`` (its ``ProgressSink``): ``start(total)``
+    """A progress bar fed by ``pbem.mail.readers`` (its ``ProgressSink``): ``start(total)``
     then ``advance(outcome)`` per message; it also counts the verdicts.
 
         with BatchProgress("ingest") as bar:
@@ -105,7 +105,7 @@ def summary_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[An
 
 
 def ingest_table(summary: Any, title: str = "ingest") -> Table:
-    """The summary of ``pbem.ingest``: one row per message (source, verdict, sender,
+    """The summary of ``pbem.mail.readers``: one row per message (source, verdict, sender,
     first line of the reason), then the totals in the caption."""
     rows = [
         (o.source, o.verdict.value, o.sender or "", (o.lines[0].splitlines()[0] if o.lines else ""))

@@ -158,7 +158,7 @@ def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: s
     if fmt == "text":
         return report.render_text(data)
     if fmt == "eml":
-        from pbem import email_build
+        from pbem.mail import build as email_build
 
         message = email_build.report_email(data, sender="referee@pbem.invalid", recipient=email_to or f"{side or 'referee'}@pbem.invalid", thread_root_id=None)
         return message.as_bytes()

@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 from sqlalchemy import Engine
 
-from pbem import archive, charts, keys, report, reporting, store
+from pbem import archive, charts, deadlines, keys, report, reporting, store
+from pbem.transaction import transaction
 from rules import find_ruleset
 
 
@@ -145,9 +146,11 @@ def _index_page(engine: Engine, game_id: str, latest: report.ReportData, sides: 
         players = [(p.side, _key_words(p.public_key)) for p in store.players(session, game_id)]
         scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
         rollbacks = [(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, json.loads(rb.discarded)) for rb in store.rollbacks(session, game_id)]
-        deadline = getattr(game, "deadline", None)  # games with a deadline (issue 9) show it; others wait forever
         url = url or store.site_url(session, game_id)
         resolutions = [(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives]
+    with transaction(engine, write=False) as tx:
+        clock = deadlines.timing(tx, game_id)  # None once the game is over
+    deadline = clock.deadline if clock else None  # a game without --deadline waits forever
     series: dict[str, list[tuple[int, int]]] = {}
     for k, lines in scores:
         for line in lines:

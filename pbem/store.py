@@ -24,7 +24,7 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from pbem.transaction import READ_ONLY, Tx
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table), site (issue 15: new table)
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
 }
@@ -167,6 +167,109 @@ class Site(SQLModel, table=True):
     game_id: str = Field(foreign_key="game.id", primary_key=True)
     url: str
     updated: datetime = Field(default_factory=utcnow)
+
+
+class Outbox(SQLModel, table=True):
+    """One message the referee owes, written in the transaction of the decision it
+    reports (pbem/mail/outbox.py).  ``body`` is the whole message; a report's is
+    left empty and rendered from the store when it is delivered.  The Message-ID
+    is fixed here and reused by every attempt; ``dedupe`` keeps a notice from
+    being queued twice."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str  # receipt, refusal, report, game-over, reminder, late, rollback, player
+    game_id: str | None = Field(default=None, index=True)
+    side: str | None = None
+    k: int | None = None
+    to: str  # addresses, comma-separated
+    subject: str
+    message_id: str
+    dedupe: str = Field(unique=True)
+    body: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    state: str = Field(default="pending", index=True)  # pending, sent, failed
+    attempts: int = 0
+    last_error: str | None = None
+    next_attempt: datetime = Field(default_factory=utcnow)
+    created: datetime = Field(default_factory=utcnow)
+    sent: datetime | None = None
+
+
+class Intake(SQLModel, table=True):
+    """One incoming message (or turn file) judged, committed with its reply: a
+    message with the same bytes or Message-ID is never judged again."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    source: str = Field(index=True)  # the mailbox (``imap user@host:port/INBOX``, ``maildir PATH``, ...)
+    item: str  # where in it (a UID, a file name)
+    uidvalidity: int | None = None
+    uid: int | None = None
+    digest: str = Field(unique=True)  # hex SHA-256 of the raw bytes: two referees at once never record one message twice
+    message_id: str | None = Field(default=None, index=True)
+    verdict: str
+    lines: str = "[]"  # JSON list
+    at: datetime = Field(default_factory=utcnow)
+
+
+class IntakePart(SQLModel, table=True):
+    """One turn file of a message, judged (its own transaction, with the
+    submission or refusal): a crash before the message's reply is committed
+    never judges the same file twice."""
+
+    __tablename__ = "intake_part"
+
+    __table_args__ = (UniqueConstraint("digest", "part"),)
+    id: int | None = Field(default=None, primary_key=True)
+    digest: str  # of the whole message
+    part: str  # where in the message
+    accepted: bool
+    lines: str = "[]"  # JSON list
+    game_id: str | None = None
+    side: str | None = None
+
+
+class GameClock(SQLModel, table=True):
+    """A game's deadline (pbem/deadlines.py): seconds from the last resolution to
+    the deadline, grace after it, reminder before it; ``wait`` holds a ready game
+    until the deadline."""
+
+    __tablename__ = "game_clock"
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True)
+    deadline: int | None = None
+    grace: int = 0
+    remind: int = 0
+    wait: bool = False
+
+
+class LateTurn(SQLModel, table=True):
+    """A resolution made at the end of grace with no orders from a side (NMR)."""
+
+    __tablename__ = "late_turn"
+
+    __table_args__ = (UniqueConstraint("game_id", "k"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    k: int
+    deadline: datetime
+    grace_until: datetime
+    resolved_at: datetime
+    sides: str = "[]"  # JSON list of the sides whose file had not arrived
+
+
+class PlayerChange(SQLModel, table=True):
+    """``pbem player``: a side's new address or key, from resolution ``from_k`` on."""
+
+    __tablename__ = "player_change"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    side: str
+    from_k: int
+    at: datetime = Field(default_factory=utcnow)
+    email: str | None = None
+    previous_email: str | None = None
+    public_key: str | None = None
+    previous_public_key: str | None = None
 
 
 class HouseTable(SQLModel, table=True):

@@ -158,3 +158,10 @@ def transaction(engine: Engine, write: bool = True) -> Iterator[Tx]:
         conn.commit()
     finally:
         pooled.close()  # back to the pool
+
+
+def session_tx(session: Any) -> Tx:
+    """The open transaction of an ORM session as a :class:`Tx`, so that a
+    statement written for the hot paths (an outbox row, say) joins a decision
+    made through the ORM (``pipeline.rollback``) and commits with it."""
+    return _AlchemyTx(session.connection(), True)

@@ -335,7 +335,7 @@ def test_process_all_killed_fifty_times(desk: Desk) -> None:
 
 def _ingest_available() -> bool:
     try:
-        import pbem.ingest  # noqa: F401
+        import pbem.mail.readers  # noqa: F401
     except ImportError:
         return False
     from pbem.cli import app

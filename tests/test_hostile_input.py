@@ -15,6 +15,8 @@ damages signatures.
 
 from __future__ import annotations
 
+import dataclasses
+
 import mailbox
 import os
 import sqlite3
@@ -31,7 +33,8 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem import keys, mail_intake, pipeline, sshsig, store
+from pbem import keys, pipeline, sshsig, store
+from pbem.mail import intake as mail_intake
 from pbem.cli import app
 
 NASTY = Path(__file__).resolve().parent / "data" / "nasty"
@@ -54,10 +57,12 @@ class Referee:
     state: str
 
     def snapshot(self) -> list[str]:
-        """Every row but the refusals (which a refused submission adds)."""
+        """Every row but the refusals (which a refused submission adds) and the
+        mail ledger (a judged message's record and its reply in the outbox)."""
         con = sqlite3.connect(self.db)
         try:
-            return [line for line in con.iterdump() if not line.startswith('INSERT INTO "refusal"')]
+            kept = ('INSERT INTO "refusal"', 'INSERT INTO "intake"', 'INSERT INTO "intake_part"', 'INSERT INTO "outbox"')
+            return [line for line in con.iterdump() if not line.startswith(kept)]
         finally:
             con.close()
 
@@ -379,7 +384,7 @@ def test_broken_mime_never_crashes(referee: Referee, raw: bytes) -> None:
 
 
 def ingest_callables(ref: Referee, ingest):  # type: ignore[no-untyped-def]
-    """The two callables ``pbem.ingest`` takes, over ``pipeline.submit`` / ``check``."""
+    """The two callables ``pbem.mail.readers`` takes, over ``pipeline.submit`` / ``check``."""
 
     def submit(data: bytes, signature: str | None, source: str):  # type: ignore[no-untyped-def]
         try:
@@ -400,9 +405,9 @@ def ingest_callables(ref: Referee, ingest):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("path", mail_corpus(), ids=lambda p: p.name)
 def test_ingest_refuses_a_broken_message(referee: Referee, path: Path, tmp_path: Path) -> None:
-    """Each broken message in a Maildir through ``pbem.ingest``: it ends refused
+    """Each broken message in a Maildir through ``pbem.mail.readers``: it ends refused
     with its reasons, nothing is queued, nothing raises; the next run skips it."""
-    ingest = pytest.importorskip("pbem.ingest")
+    ingest = pytest.importorskip("pbem.mail.readers")
     submit, check = ingest_callables(referee, ingest)
     box = mailbox.Maildir(tmp_path / "inbox", create=True)
     box.add(referee.fill(path.read_bytes()))
@@ -439,6 +444,16 @@ def test_pbem_ingest_of_the_broken_mail(referee: Referee, tmp_path: Path) -> Non
 
 def test_pbem_ingest_exits_1_when_it_refused_everything(referee: Referee, tmp_path: Path) -> None:
     """Issue 8: every hostile case ends in "a clear refusal, exit 1".  (A batch in
-    which something was accepted still exits 0: tests/test_mail_loop.py.)"""
-    result, _before, _count = ingest_corpus_by_cli(referee, tmp_path)
+    which something was accepted still exits 0: tests/test_mail_loop.py.)  On a
+    database of its own: the referee remembers every message it has judged, in
+    any mailbox, and skips it the next time."""
+    fresh = tmp_path / "fresh.db"
+    source, copy = sqlite3.connect(referee.db), sqlite3.connect(fresh)
+    source.backup(copy)
+    source.close()
+    for table in ("intake", "intake_part", "outbox", "refusal"):
+        copy.execute(f'DELETE FROM "{table}"')
+    copy.commit()
+    copy.close()
+    result, _before, _count = ingest_corpus_by_cli(dataclasses.replace(referee, db=fresh), tmp_path)
     assert result.exit_code == 1

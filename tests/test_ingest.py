@@ -17,10 +17,11 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "mail"))
 
 from corpus import EXPECTED, FakePipeline, corpus_files, oversized_message, signed  # noqa: E402
 
-from pbem.ingest import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
-from pbem.mail_intake import read_message  # noqa: E402
+from pbem.mail.readers import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
+from pbem.mail.intake import read_message  # noqa: E402
 
 REFEREE = "Referee <referee@pbem.example>"
+PLAYERS = ("bento@republic.example", "caxias@empire.example")  # registered: answered even without a turn file
 OVERSIZED = "17-oversized.eml"
 
 
@@ -75,10 +76,10 @@ def run(request, tmp_path_factory):
     outbox = root / "outbox"
     if request.param == "maildir":
         box = write_maildir(root, items)
-        summary = ingest_maildir(box, pipeline.submit, pipeline.check, outbox, REFEREE)
+        summary = ingest_maildir(box, pipeline.submit, pipeline.check, outbox, REFEREE, players=PLAYERS)
     else:
         box = write_mbox(root, items)
-        summary = ingest_mbox(box, pipeline.submit, pipeline.check, outbox, REFEREE)
+        summary = ingest_mbox(box, pipeline.submit, pipeline.check, outbox, REFEREE, players=PLAYERS)
     return {"kind": request.param, "box": box, "items": items, "pipeline": pipeline, "summary": summary, "outbox": outbox, "root": root}
 
 
@@ -150,7 +151,7 @@ def test_a_mailbox_processed_twice_accepts_nothing_twice(run):
     pipeline = FakePipeline()
     outbox = run["root"] / "outbox-second"
     ingest = ingest_maildir if run["kind"] == "maildir" else ingest_mbox
-    again = ingest(run["box"], pipeline.submit, pipeline.check, outbox, REFEREE)
+    again = ingest(run["box"], pipeline.submit, pipeline.check, outbox, REFEREE, players=PLAYERS)
     assert again.accepted == 0
     assert again.skipped == len(run["items"])
     assert pipeline.calls == []
@@ -301,7 +302,7 @@ def test_read_message_reads_an_attachment_with_its_inline_signature_in_quoted_pr
 
 
 def test_missing_mailboxes_are_named(tmp_path):
-    from pbem.ingest import IngestError
+    from pbem.mail.readers import IngestError
 
     pipeline = FakePipeline()
     with pytest.raises(IngestError, match="not a Maildir"):
@@ -317,11 +318,11 @@ def test_a_deeply_nested_message_without_message_id_is_refused_and_answered(tmp_
     raw = (head + "".join(parts) + "Content-Type: text/plain\n\nhello\n" + "".join(f"--n{i}--\n" for i in reversed(range(depth)))).encode()
     box = write_maildir(tmp_path, [("deep.eml", raw)])
     pipeline = FakePipeline()
-    summary = ingest_maildir(box, pipeline.submit, pipeline.check, tmp_path / "outbox", REFEREE)
+    summary = ingest_maildir(box, pipeline.submit, pipeline.check, tmp_path / "outbox", REFEREE, players=PLAYERS)
     (outcome,) = summary.outcomes
     assert outcome.verdict is Verdict.REFUSED and outcome.lines
     assert outcome.reply is not None and outcome.reply["To"] == "bento@republic.example"
-    again = ingest_maildir(box, pipeline.submit, pipeline.check, tmp_path / "outbox", REFEREE)
+    again = ingest_maildir(box, pipeline.submit, pipeline.check, tmp_path / "outbox", REFEREE, players=PLAYERS)
     assert [o.verdict for o in again.outcomes] == [Verdict.SKIPPED]
 
 

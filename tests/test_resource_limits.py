@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from pbem import keys, mail_intake, pipeline, store
+from pbem import keys, pipeline, store
+from pbem.mail import intake as mail_intake
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG = 100 * 1024 * 1024
@@ -182,7 +183,7 @@ def test_a_compressed_bomb_attachment_is_not_inflated(bombs: dict[str, bytes], k
 
 
 def _ingest() -> Any:
-    return pytest.importorskip("pbem.ingest")
+    return pytest.importorskip("pbem.mail.readers")
 
 
 def callables(engine: Any, ingest: Any) -> tuple[Callable, Callable]:

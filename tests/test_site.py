@@ -251,3 +251,11 @@ def test_site_again_after_a_rollback_drops_the_pages_of_the_set_aside_resolution
     assert sorted(p.name for p in out.glob("map-*.svg")) == [f"map-k{k}-{side}.svg" for k in (0, 1) for side in ("empire", "republic")]
     assert (out / "notes.txt").is_file()
     assert broken_links_in_folder(out) == []
+
+
+def test_the_site_index_shows_the_deadline_where_the_game_has_one(new_farrapos, tmp_path):
+    t = new_farrapos("g1", "--deadline", "72h")
+    out = tmp_path / "site"
+    assert t.run("site", "g1", "-o", str(out)).exit_code == 0
+    index = (out / "index.html").read_text()
+    assert re.search(r"Orders are due from republic, by \d{4}-\d\d-\d\d \d\d:\d\d UTC\.", index), index.split("banner")[1][:300]

@@ -14,8 +14,8 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
-from pbem.email_build import report_email, thread_root_id
-from pbem.smtp_send import SendError, send
+from pbem.mail.build import report_email, thread_root_id
+from pbem.mail.smtp import SendError, send
 from test_report_data import report_data
 
 REFEREE = "Referee <referee@pbem.example>"

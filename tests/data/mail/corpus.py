@@ -11,7 +11,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from pbem.ingest import SubmitOutcome
+from pbem.mail.readers import SubmitOutcome
 from pbem.keys import PublicKey
 from pbem.sshsig import SignatureError, sign, verify
 from pbem.turnfile import TurnFileError, parse_turn_file, render_turn_file

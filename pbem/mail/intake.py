@@ -94,7 +94,7 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
 
     A message over ``max_bytes`` is refused from its header alone.  ``size`` is
     the whole message's size when ``raw`` is only its beginning (a batch reader
-    that stopped reading an oversized message, see ``pbem.ingest``)."""
+    that stopped reading an oversized message, see ``pbem.mail.readers``)."""
     problems: list[str] = []
     size = len(raw) if size is None else size
     if size > max_bytes or len(raw) > max_bytes:

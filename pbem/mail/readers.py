@@ -17,23 +17,27 @@ Rules of the loop:
   when one side sends several messages for one turn, the latest is submitted last
   and supersedes the earlier ones (the pipeline replaces a queued file of the same
   side and turn).
-- **Nothing twice.** A state file remembers the SHA-256 of each processed
-  message's raw bytes and its Message-ID: ``M/.pbem-ingest-seen`` inside a
-  Maildir or a directory, ``F.pbem-ingest-seen`` beside an mbox ``F`` (one line per entry,
-  ``sha256 HEX`` or ``message-id <ID>``, appended as each message is done).  A
-  message seen before (same bytes, or same Message-ID delivered twice) is
-  ``SKIPPED``: not submitted and not answered again.  The pipeline independently
-  refuses a byte-identical resubmission of a queued or resolved turn file.  A
-  message whose submit raised an exception is not remembered, so the next run
-  retries it.
+- **Nothing twice.**  A ledger remembers each judged message by the SHA-256 of
+  its raw bytes and its Message-ID: here a state file (``M/.pbem-ingest-seen``
+  inside a Maildir or a directory, ``F.pbem-ingest-seen`` beside an mbox ``F``;
+  one line per entry, ``sha256 HEX`` or ``message-id <ID>``), in the referee's
+  store for ``pbem ingest`` and ``pbem tick`` (``pbem.mail.room``, where the
+  judgement, the record and the reply commit together).  A message seen before
+  is ``SKIPPED``: not submitted and not answered again.  The pipeline
+  independently refuses a byte-identical resubmission of a queued or resolved
+  turn file.  A message whose submit raised an exception is not remembered, so
+  the next run retries it.
 - **Every message ends accepted, refused, checked or skipped**, with its lines;
   the messages stay in the mailbox untouched.
-- **Answers.** Each processed message gets a receipt (orders as understood) or a
-  refusal (each problem by line), unless it has no address to answer or is itself
+- **Answers.** A message that carries a turn file, or comes from an address the
+  ledger knows as a player's, gets a receipt (orders as understood) or a refusal
+  (each problem by line); any other message (spam) is judged and kept but not
+  answered, and neither is one with no address to answer or one that is itself
   automatic (``Auto-Submitted``, ``Precedence: bulk/junk/list``, mailer-daemon),
-  which keeps two robots from answering each other forever.  Answers are written
-  to the ``outbox`` Maildir when one is given, and always returned in the summary
-  for the caller to send (``pbem ingest --smtp``).
+  which keeps two robots from answering each other forever.  A reply that
+  cannot be written (an undecodable subject, say) is left out and the message
+  is still judged.  Answers are kept by the ledger (the state-file ledger writes
+  them to the ``outbox`` Maildir when one is given) and returned in the summary.
 """
 
 from __future__ import annotations
@@ -52,8 +56,8 @@ from functools import partial
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from pbem.email_build import receipt_email
-from pbem.mail_intake import (
+from pbem.mail.build import receipt_email
+from pbem.mail.intake import (
     HEAD_BYTES,
     MAX_MESSAGE_BYTES,
     Candidate,
@@ -147,13 +151,35 @@ class ProgressSink(Protocol):
     def advance(self, outcome: MessageOutcome) -> None: ...
 
 
+class Ledger(Protocol):
+    """Where the loop keeps what it has judged.  :class:`SeenStore` (a file beside
+    the mailbox) is the plain one; ``pbem.mail.room`` keeps it in the store, in
+    the transaction that records the judgement and queues the reply."""
+
+    def seen(self, raw_sha256: str, message_id: str | None) -> bool: ...
+
+    def begin(self, incoming: "Incoming", raw_sha256: str) -> None:
+        """A message is about to be judged (its turn files go to ``submit`` next)."""
+        ...
+
+    def may_answer(self, address: str) -> bool:
+        """True for a registered player's address (answered even without a turn file)."""
+        ...
+
+    def done(self, incoming: "Incoming", outcome: MessageOutcome, reply: EmailMessage | None) -> None:
+        """The message is judged: remember it and keep its reply, together."""
+        ...
+
+
 class SeenStore:
     """The ``.pbem-ingest-seen`` state file: raw-byte hashes and Message-IDs of the
-    messages already processed."""
+    messages already processed; replies go to an ``outbox`` Maildir if given."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, outbox: Path | None = None, players: Iterable[str] = ()) -> None:
         self.path = Path(path)
         self.entries: set[str] = set()
+        self.outbox = outbox
+        self.players = {a.lower() for a in players}
         if self.path.exists():
             self.entries = {line.strip() for line in self.path.read_text("utf-8", errors="replace").splitlines() if line.strip()}
 
@@ -167,6 +193,17 @@ class SeenStore:
     def seen(self, raw_sha256: str, message_id: str | None) -> bool:
         return any(key in self.entries for key in self._keys(raw_sha256, message_id))
 
+    def begin(self, incoming: "Incoming", raw_sha256: str) -> None:
+        return None
+
+    def may_answer(self, address: str) -> bool:
+        return address.lower() in self.players
+
+    def done(self, incoming: "Incoming", outcome: MessageOutcome, reply: EmailMessage | None) -> None:
+        if reply is not None and self.outbox is not None:
+            mailbox.Maildir(self.outbox, create=True).add(reply.as_bytes())
+        self.add(outcome.raw_sha256, outcome.message_id)
+
     def add(self, raw_sha256: str, message_id: str | None) -> None:
         new = [key for key in self._keys(raw_sha256, message_id) if key not in self.entries]
         if not new:
@@ -176,7 +213,44 @@ class SeenStore:
         self.entries.update(new)
 
 
+Opener = Callable[[], BinaryIO]
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One message of a mailbox: ``mailbox`` names the mailbox (``maildir PATH``,
+    ``imap user@host:port/INBOX``), ``item`` the message in it (a file name, a
+    UID); ``after`` runs once its judgement is kept (IMAP sets ``\\Seen`` there)."""
+
+    source: str
+    open: Opener
+    mailbox: str = ""
+    item: str = ""
+    uid: int | None = None
+    uidvalidity: int | None = None
+    after: Callable[[], None] | None = None
+    known: bool = False
+    """Recorded before by its mailbox and item: skipped without being read."""
+
+
 # --- mailboxes -------------------------------------------------------------------------
+
+
+def maildir_messages(path: Path | str, known: Callable[[str], bool] = lambda _item: False) -> list[Incoming]:
+    """Every message of a Maildir (``new`` and ``cur``); those ``known`` by their
+    file name (without the ``:2,`` flags, which a mail client may change) are
+    marked so, and skipped unread."""
+    path = Path(path)
+    if not ((path / "cur").is_dir() and (path / "new").is_dir()):
+        raise IngestError(f"not a Maildir: {str(path)!r} (it needs cur/ and new/ folders)")
+    box = mailbox.Maildir(path, factory=None, create=False)
+    keyed: list[tuple[str, str]] = []
+    for key in box.keys():
+        subdir = "new" if (path / "new" / key).exists() else "cur"
+        keyed.append((key, subdir))
+    keyed.sort(key=lambda item: item[0])
+    name = f"maildir {path}"
+    return [Incoming(f"{name}: {subdir}/{key}", partial(box.get_file, key), name, key, known=known(key)) for key, subdir in keyed]
 
 
 def ingest_maildir(
@@ -189,19 +263,19 @@ def ingest_maildir(
     seen_file: Path | None = None,
     max_bytes: int = MAX_MESSAGE_BYTES,
     progress: ProgressSink | None = None,
+    ledger: Ledger | None = None,
+    players: Iterable[str] = (),
 ) -> IngestSummary:
-    """Every message of a Maildir (``new`` and ``cur``), in sending order."""
-    path = Path(path)
-    if not ((path / "cur").is_dir() and (path / "new").is_dir()):
-        raise IngestError(f"not a Maildir: {str(path)!r} (it needs cur/ and new/ folders)")
-    box = mailbox.Maildir(path, factory=None, create=False)
-    keyed: list[tuple[str, str]] = []
-    for key in box.keys():
-        subdir = "new" if (path / "new" / key).exists() else "cur"
-        keyed.append((key, subdir))
-    keyed.sort(key=lambda item: item[0])
-    messages = [(f"maildir {path}: {subdir}/{key}", partial(box.get_file, key)) for key, subdir in keyed]
-    return _ingest_messages(messages, submit, check, outbox, sender, SeenStore(seen_file or path / SEEN_FILE_NAME), max_bytes, progress)
+    """Every message of a Maildir (``new`` and ``cur``), in sending order.
+    ``players``: the registered addresses, answered even without a turn file."""
+    messages = maildir_messages(path)
+    ledger = ledger or SeenStore(seen_file or Path(path) / SEEN_FILE_NAME, outbox, players)
+    return ingest_messages(messages, submit, check, sender, ledger, max_bytes, progress)
+
+
+def mbox_messages(box: mailbox.mbox, path: Path) -> list[Incoming]:
+    name = f"mbox {path}"
+    return [Incoming(f"{name}: message {n}", partial(box.get_file, key), name, str(n)) for n, key in enumerate(box.keys(), start=1)]
 
 
 def ingest_mbox(
@@ -214,6 +288,8 @@ def ingest_mbox(
     seen_file: Path | None = None,
     max_bytes: int = MAX_MESSAGE_BYTES,
     progress: ProgressSink | None = None,
+    ledger: Ledger | None = None,
+    players: Iterable[str] = (),
 ) -> IngestSummary:
     """Every message of an mbox file, in sending order."""
     path = Path(path)
@@ -221,14 +297,10 @@ def ingest_mbox(
         raise IngestError(f"no mbox file at {str(path)!r}")
     box = mailbox.mbox(path, factory=None, create=False)
     try:
-        messages = [(f"mbox {path}: message {n}", partial(box.get_file, key)) for n, key in enumerate(box.keys(), start=1)]
-        store = SeenStore(seen_file or path.with_name(path.name + SEEN_FILE_NAME))
-        return _ingest_messages(messages, submit, check, outbox, sender, store, max_bytes, progress)
+        ledger = ledger or SeenStore(seen_file or path.with_name(path.name + SEEN_FILE_NAME), outbox, players)
+        return ingest_messages(mbox_messages(box, path), submit, check, sender, ledger, max_bytes, progress)
     finally:
         box.close()
-
-
-Opener = Callable[[], BinaryIO]
 
 
 @dataclass(frozen=True)
@@ -262,58 +334,75 @@ def _read_limited(open_message: Opener, max_bytes: int) -> _Read:
     return _Read(bytes(kept), size, digest.hexdigest())
 
 
-def _ingest_messages(
-    messages: Sequence[tuple[str, Opener]],
+def ingest_messages(
+    messages: Sequence[Incoming],
     submit: Submit,
     check: Check,
-    outbox: Path | None,
     sender: str,
-    store: SeenStore,
-    max_bytes: int,
-    progress: ProgressSink | None,
+    ledger: Ledger,
+    max_bytes: int = MAX_MESSAGE_BYTES,
+    progress: ProgressSink | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> IngestSummary:
+    """Judge every message in sending order (see the module docstring); ``stop``
+    is asked between messages (``pbem serve`` finishing on SIGTERM)."""
     # First pass: when each was sent (keeps only the small Intake of each message).
     dated = []
-    for n, (source, open_message) in enumerate(messages):
-        first = _read_limited(open_message, max_bytes)
-        dated.append((n, source, open_message, read_message(first.raw, max_bytes, size=first.size).sent))
-    dated.sort(key=lambda item: (item[3] is None, item[3].timestamp() if item[3] else 0.0, item[0]))
-    box = mailbox.Maildir(outbox, create=True) if outbox is not None else None
+    skipped = [MessageOutcome(i.source, Verdict.SKIPPED, ("already processed (seen before)",)) for i in messages if i.known]
+    for n, incoming in enumerate(m for m in messages if not m.known):
+        first = _read_limited(incoming.open, max_bytes)
+        dated.append((n, incoming, read_message(first.raw, max_bytes, size=first.size).sent))
+    dated.sort(key=lambda item: (item[2] is None, item[2].timestamp() if item[2] else 0.0, item[0]))
     if progress:
-        progress.start(len(dated))
-    outcomes: list[MessageOutcome] = []
-    for _n, source, open_message, _sent in dated:
-        read = _read_limited(open_message, max_bytes)
-        raw, digest = read.raw, read.sha256
-        intake = read_message(raw, max_bytes, size=read.size)
-        common = dict(message_id=intake.message_id, sender=intake.sender, sent=intake.sent, raw_sha256=digest, raw=raw)
-        if store.seen(digest, intake.message_id):
-            outcome = MessageOutcome(source, Verdict.SKIPPED, ("already processed (seen before)",), **common)
-        else:
-            verdict, lines, valid, failed = _judge(intake.candidates, intake.problems, intake.check_only, submit, check, source)
-            reply = None
-            try:
-                original = _original(raw, max_bytes, read.size)
-                if _should_answer(original, intake.sender, sender):
-                    reply = receipt_email(
-                        original,
-                        sender,
-                        valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED,
-                        lines,
-                        check_only=verdict is Verdict.CHECKED,
-                        recipient=intake.sender,
-                    )
-            except Exception as exc:  # a message we cannot answer is still judged and kept
-                lines += (f"no reply could be written ({type(exc).__name__}: {exc})",)
-            outcome = MessageOutcome(source, verdict, lines, valid=valid, reply=reply, **common)
-            if not failed:
-                if reply is not None and box is not None:
-                    box.add(reply.as_bytes())
-                store.add(digest, intake.message_id)
+        progress.start(len(dated) + len(skipped))
+        for outcome in skipped:
+            progress.advance(outcome)
+    outcomes: list[MessageOutcome] = list(skipped)
+    for _n, incoming, _sent in dated:
+        if stop is not None and stop():
+            break
+        outcome = _one_message(incoming, submit, check, sender, ledger, max_bytes)
         outcomes.append(outcome)
         if progress:
             progress.advance(outcome)
     return IngestSummary(tuple(outcomes))
+
+
+def _one_message(incoming: Incoming, submit: Submit, check: Check, sender: str, ledger: Ledger, max_bytes: int) -> MessageOutcome:
+    source = incoming.source
+    read = _read_limited(incoming.open, max_bytes)
+    raw, digest = read.raw, read.sha256
+    intake = read_message(raw, max_bytes, size=read.size)
+    common = dict(message_id=intake.message_id, sender=intake.sender, sent=intake.sent, raw_sha256=digest, raw=raw)
+    if ledger.seen(digest, intake.message_id):
+        if incoming.after is not None:
+            incoming.after()
+        return MessageOutcome(source, Verdict.SKIPPED, ("already processed (seen before)",), **common)
+    ledger.begin(incoming, digest)
+    verdict, lines, valid, failed = _judge(intake.candidates, intake.problems, intake.check_only, submit, check, source)
+    reply = None
+    try:
+        original = _original(raw, max_bytes, read.size)
+        answer = bool(intake.candidates) or bool(intake.sender and ledger.may_answer(intake.sender))
+        if answer and _should_answer(original, intake.sender, sender):
+            reply = receipt_email(
+                original,
+                sender,
+                valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED,
+                lines,
+                check_only=verdict is Verdict.CHECKED,
+                recipient=intake.sender,
+            )
+            reply.as_bytes()  # a reply that cannot be written out is no reply
+    except Exception as exc:  # a message we cannot answer is still judged and kept
+        reply = None
+        lines += (f"no reply could be written ({type(exc).__name__}: {exc})",)
+    outcome = MessageOutcome(source, verdict, lines, valid=valid, reply=reply, **common)
+    if not failed:
+        ledger.done(incoming, outcome, reply)
+        if incoming.after is not None:
+            incoming.after()
+    return outcome
 
 
 def _judge(

@@ -23,6 +23,7 @@ side's report ``k0`` (the game as created), so a game is one conversation.
 
 from __future__ import annotations
 
+import email.header
 import email.message
 import email.utils
 import hashlib
@@ -30,7 +31,7 @@ import re
 from collections.abc import Sequence
 from email.message import EmailMessage
 
-from pbem.mail_intake import header_line
+from pbem.mail.intake import header_line
 from pbem.report import ReportData, close_up, environment, render_html, render_text, svg_to_png, turn_file_name
 from rules import mapdraw
 
@@ -39,7 +40,7 @@ MAP_WIDTH_PX = 1300  # the whole map: at most this wide, else at its own size (c
 DETAIL_WIDTH_PX = 1000  # the enlarged area of this resolution's action
 
 
-def _id_word(text: str) -> str:
+def id_word(text: str) -> str:
     """``text`` as dot-atom text for a Message-ID (other characters become ``_``)."""
     return re.sub(r"[^A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+", "_", text) or "_"
 
@@ -48,7 +49,7 @@ def report_message_id(game_id: str, k: int, side: str | None, rollback: str = ""
     """The Message-ID of a report: ``<pbem.GAME.kK.SIDE@pbem.invalid>``; the report
     that announces a rollback to ``k`` is a new message: ``...kK.rollback-J.SIDE...``
     (J the last resolution it set aside)."""
-    return f"<pbem.{_id_word(game_id)}.k{k}{rollback}.{_id_word(side or 'referee')}@{MESSAGE_ID_DOMAIN}>"
+    return f"<pbem.{id_word(game_id)}.k{k}{rollback}.{id_word(side or 'referee')}@{MESSAGE_ID_DOMAIN}>"
 
 
 def thread_root_id(game_id: str, side: str | None) -> str:
@@ -75,9 +76,9 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     announced = [r for r in data.rollbacks if r.awaits]
     message_id = report_message_id(data.game_id, data.k, data.side, f".rollback-{max(announced[-1].discarded)}" if announced else "")
     root = thread_root_id or _default_root(data)
-    map_cid = f"map.{_id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
+    map_cid = f"map.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
     focus = close_up(data.map_svg)
-    detail_cid = f"detail.{_id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}" if focus else None
+    detail_cid = f"detail.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}" if focus else None
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = recipient
@@ -107,7 +108,7 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
                 subtype="png",
                 cid=f"<{detail_cid}>",
                 disposition="inline",
-                filename=f"map-{_id_word(data.game_id)}-k{data.k}-action.png",
+                filename=f"map-{id_word(data.game_id)}-k{data.k}-action.png",
             )
         html_part.add_related(
             svg_to_png(data.map_svg, min(MAP_WIDTH_PX, round(mapdraw.width_of(data.map_svg) or MAP_WIDTH_PX))),
@@ -115,7 +116,7 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
             subtype="png",
             cid=f"<{map_cid}>",
             disposition="inline",
-            filename=f"map-{_id_word(data.game_id)}-k{data.k}.png",
+            filename=f"map-{id_word(data.game_id)}-k{data.k}.png",
         )
     if data.next_turn_file and data.side:
         msg.add_attachment(
@@ -161,7 +162,7 @@ def receipt_email(
     do not answer it.  Its Message-ID is derived from the original's, so the same
     message never gets two different receipts."""
     original_id = header_line(original, "Message-ID")
-    subject = header_line(original, "Subject") or "your orders"
+    subject = plain_subject(original) or "your orders"
     verdict = ("checked: valid" if accepted else "checked: problems") if check_only else ("accepted" if accepted else "refused")
     msg = EmailMessage()
     msg["From"] = sender
@@ -188,6 +189,54 @@ def receipt_email(
         original_id=original_id,
         original_subject=subject,
     )
+    msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
+    return msg
+
+
+def plain_subject(original: email.message.Message) -> str | None:
+    """The Subject as clean text: encoded words decoded (bytes that are not text in
+    their charset become U+FFFD), control characters dropped, at most 200
+    characters.  A subject such as ``=?utf-8?b?/w==?=`` cannot break a reply."""
+    value = header_line(original, "Subject")
+    if value is None:
+        return None
+    try:
+        parts = email.header.decode_header(value)
+    except Exception:
+        parts = [(value, None)]
+    text = ""
+    for chunk, charset in parts:
+        if isinstance(chunk, bytes):
+            try:
+                text += chunk.decode(charset or "utf-8", errors="replace")
+            except LookupError:
+                text += chunk.decode("utf-8", errors="replace")
+        else:
+            text += chunk
+    text = text.encode("utf-8", "replace").decode("utf-8")  # no lone surrogates
+    text = " ".join("".join(c if c.isprintable() else " " for c in text).split())
+    return text[:200] or None
+
+
+def notice_email(sender: str, to: list[str], subject: str, body: str, message_id: str, game_id: str | None, side: str | None = None, kind: str = "notice") -> EmailMessage:
+    """A plain-text notice from the referee (reminder, late notice, rollback,
+    player change), threaded under the side's game reports when a side is named."""
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = ", ".join(to)
+    msg["Subject"] = subject
+    msg["Date"] = email.utils.formatdate(localtime=False)
+    msg["Message-ID"] = message_id
+    if game_id and side:
+        root = thread_root_id(game_id, side)
+        msg["In-Reply-To"] = root
+        msg["References"] = root
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["X-Pbem-Kind"] = kind
+    if game_id:
+        msg["X-Pbem-Game"] = game_id
+    if side:
+        msg["X-Pbem-Side"] = side
     msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
     return msg
 

@@ -1,0 +1,351 @@
+"""The durable outbox: every message the referee owes is a row of the store.
+
+A row is written by the same transaction as the decision it reports (a receipt
+or refusal with the judgement of the message, a report with the resolution, a
+reminder or late notice by the deadline step, a rollback or player notice with
+the change), so a crash can never leave a decision without its message, nor a
+message about a decision that was not made.
+
+:func:`deliver` sends the rows that are due over SMTP, one at a time, and marks a
+row ``sent`` only after the server accepted it.  A row's Message-ID is fixed
+when it is written and reused by every attempt, so a message sent twice (a crash
+between the server's acceptance and the mark) is one message to any client.
+
+Retries: a refusal that may pass (no connection, a 4xx answer) leaves the row
+``pending`` with ``attempts`` + 1 and its next attempt ``backoff * 2**(attempts-1)``
+seconds later, at most :data:`BACKOFF_CAP` (1 hour); the default backoff is
+:data:`BACKOFF` (60 s).  A permanent refusal of the message (a 5xx answer to it
+or to all its recipients) makes it ``failed``; ``pbem outbox retry`` re-arms
+failed rows (and makes pending ones due at once).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Protocol
+
+from sqlalchemy import Engine
+
+from pbem import store
+from pbem.transaction import Tx, transaction
+
+if TYPE_CHECKING:  # the email package is imported when a message is built, not at start-up
+    from email.message import EmailMessage
+
+PENDING = "pending"
+SENT = "sent"
+FAILED = "failed"
+BACKOFF = 60.0
+BACKOFF_CAP = 3600.0
+MESSAGE_ID_DOMAIN = "pbem.invalid"
+
+KINDS = ("receipt", "refusal", "checked", "report", "game-over", "reminder", "late", "rollback", "player")
+
+
+def new_message_id(kind: str, game_id: str | None) -> str:
+    """A fresh Message-ID for a row: ``<pbem.KIND.GAME.RANDOM@pbem.invalid>``."""
+    from pbem.mail.build import id_word
+
+    return f"<pbem.{kind}.{id_word(game_id or 'referee')}.{secrets.token_hex(8)}@{MESSAGE_ID_DOMAIN}>"
+
+
+def addresses(to: Sequence[str | None]) -> list[str]:
+    """The distinct addresses (case-insensitively), in order, without empty ones."""
+    out: list[str] = []
+    for addr in to:
+        if addr and addr.lower() not in {a.lower() for a in out}:
+            out.append(addr)
+    return out
+
+
+_INSERT = (
+    "INSERT INTO outbox (kind, game_id, side, k, \"to\", subject, message_id, dedupe, body, state, attempts, next_attempt, created)"
+    " VALUES (:kind, :game, :side, :k, :to, :subject, :message_id, :dedupe, :body, :state, 0, :now, :now)"
+    " ON CONFLICT (dedupe) DO NOTHING"
+)
+
+
+def queue(
+    tx: Tx,
+    kind: str,
+    to: Sequence[str],
+    subject: str,
+    message_id: str,
+    dedupe: str,
+    body: bytes | None,
+    game_id: str | None = None,
+    side: str | None = None,
+    k: int | None = None,
+) -> bool:
+    """Write one row in the caller's transaction; False when a row with this
+    ``dedupe`` key is already there (nothing is written then)."""
+    if not to:
+        return False
+    return tx.run(
+        _INSERT,
+        {
+            "kind": kind,
+            "game": game_id,
+            "side": side,
+            "k": k,
+            "to": ", ".join(to),
+            "subject": subject,
+            "message_id": message_id,
+            "dedupe": dedupe,
+            "body": body,
+            "state": PENDING,
+            "now": store.utcnow(),
+        },
+    ) > 0
+
+
+def queue_message(tx: Tx, kind: str, message: "EmailMessage", dedupe: str, game_id: str | None = None, side: str | None = None, k: int | None = None) -> bool:
+    """A built message as a row (its To, Subject and Message-ID are the row's)."""
+    import email.utils
+
+    to = addresses([a for _n, a in email.utils.getaddresses([str(v) for v in message.get_all("To", [])])])
+    return queue(tx, kind, to, str(message["Subject"] or ""), str(message["Message-ID"]), dedupe, message.as_bytes(), game_id, side, k)
+
+
+def queue_report(tx: Tx, game_id: str, k: int, side: str, to: str, subject: str, over: bool) -> bool:
+    """A side's report of resolution ``k``: rendered from the store when delivered
+    (its Message-ID is the report's own, ``<pbem.GAME.kK.SIDE@pbem.invalid>``)."""
+    from pbem.mail.build import report_message_id
+
+    kind = "game-over" if over else "report"
+    return queue(tx, kind, [to], subject, report_message_id(game_id, k, side), f"report:{game_id}:{k}:{side}", None, game_id, side, k)
+
+
+# ------------------------------------------------------------------ listing
+
+
+@dataclass(frozen=True)
+class Row:
+    id: int
+    kind: str
+    game_id: str | None
+    side: str | None
+    k: int | None
+    to: str
+    subject: str
+    message_id: str
+    state: str
+    attempts: int
+    last_error: str | None
+    next_attempt: datetime
+    created: datetime
+    sent: datetime | None
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "game": self.game_id,
+            "side": self.side,
+            "resolution": self.k,
+            "to": self.to,
+            "subject": self.subject,
+            "message_id": self.message_id,
+            "state": self.state,
+            "attempts": self.attempts,
+            "last_error": self.last_error,
+            "next_attempt": _iso(self.next_attempt),
+            "created": _iso(self.created),
+            "sent": _iso(self.sent) if self.sent else None,
+        }
+
+
+def _iso(when: datetime) -> str:
+    return _aware(when).isoformat().replace("+00:00", "Z")
+
+
+def _aware(when: datetime | str) -> datetime:
+    when = when if isinstance(when, datetime) else datetime.fromisoformat(when)
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+_COLUMNS = "id, kind, game_id, side, k, \"to\", subject, message_id, state, attempts, last_error, next_attempt, created, sent"
+
+
+def _row(values: Sequence) -> Row:  # type: ignore[type-arg]
+    *head, next_attempt, created, sent = values
+    return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)  # type: ignore[arg-type]
+
+
+def rows(engine: Engine, state: str | None = None) -> list[Row]:
+    with transaction(engine, write=False) as tx:
+        if state is None:
+            return [_row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox ORDER BY id", {})]
+        return [_row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox WHERE state = :state ORDER BY id", {"state": state})]
+
+
+def retry(engine: Engine, row_id: int | None = None) -> int:
+    """Re-arm failed rows (all, or one): pending again and due now; pending rows
+    are made due now too.  Returns how many rows were changed."""
+    now = store.utcnow()
+    with transaction(engine) as tx:
+        if row_id is not None:
+            found = tx.one("SELECT state FROM outbox WHERE id = :id", {"id": row_id})
+            if found is None:
+                raise LookupError(f"no outbox row {row_id}")
+            if found[0] == SENT:
+                raise LookupError(f"outbox row {row_id} was sent already; nothing to retry")
+            return tx.run("UPDATE outbox SET state = :pending, next_attempt = :now WHERE id = :id", {"pending": PENDING, "now": now, "id": row_id})
+        return tx.run("UPDATE outbox SET state = :pending, next_attempt = :now WHERE state <> :sent", {"pending": PENDING, "now": now, "sent": SENT})
+
+
+# ------------------------------------------------------------------ delivery
+
+
+@dataclass
+class Delivery:
+    """What one delivery step did."""
+
+    sent: list[Row]
+    deferred: list[tuple[Row, str]]  # still pending: row, why
+    failed: list[tuple[Row, str]]  # given up (permanent refusal): row, why
+    error: str | None = None  # the step could not run at all (no connection, login refused)
+    login_refused: bool = False  # the referee's SMTP user or password is wrong
+
+
+def backoff_after(attempts: int, base: float = BACKOFF) -> timedelta:
+    """The wait before attempt ``attempts + 1``: ``base * 2**(attempts-1)``, capped."""
+    return timedelta(seconds=min(BACKOFF_CAP, base * (2 ** max(0, attempts - 1))))
+
+
+def due_rows(engine: Engine, now: datetime) -> list[Row]:
+    with transaction(engine, write=False) as tx:
+        return [
+            _row(r)
+            for r in tx.all(f"SELECT {_COLUMNS} FROM outbox WHERE state = :pending AND next_attempt <= :now ORDER BY id", {"pending": PENDING, "now": now})
+        ]
+
+
+def _mark_sent(engine: Engine, row: Row, now: datetime, subject: str) -> None:
+    with transaction(engine) as tx:
+        tx.run(
+            "UPDATE outbox SET state = :sent, sent = :now, attempts = attempts + 1, last_error = NULL, subject = :subject WHERE id = :id",
+            {"sent": SENT, "now": now, "subject": subject, "id": row.id},
+        )
+
+
+def _mark_refused(engine: Engine, row: Row, now: datetime, error: str, permanent: bool, base: float) -> None:
+    attempts = row.attempts + 1
+    with transaction(engine) as tx:
+        tx.run(
+            "UPDATE outbox SET state = :state, attempts = :attempts, last_error = :error, next_attempt = :next WHERE id = :id AND state = :pending",
+            {
+                "state": FAILED if permanent else PENDING,
+                "attempts": attempts,
+                "error": error[:500],
+                "next": now + backoff_after(attempts, base),
+                "pending": PENDING,
+                "id": row.id,
+            },
+        )
+
+
+def message_of(engine: Engine, row: Row, sender: str) -> "EmailMessage":
+    """The message a row stands for, From the referee's address: its stored bytes,
+    or a report rendered from the store now (with the row's Message-ID)."""
+    with transaction(engine, write=False) as tx:
+        found = tx.one("SELECT body FROM outbox WHERE id = :id", {"id": row.id})
+    body = found[0] if found else None
+    if body is not None:
+        import email
+        import email.policy
+        from email.message import EmailMessage
+
+        msg = email.message_from_bytes(bytes(body), policy=email.policy.default)
+        assert isinstance(msg, EmailMessage)
+    else:
+        from pbem import reporting
+        from pbem.mail.build import report_email
+
+        with store.reading(engine) as session:
+            views = reporting.report_views(session, row.game_id or "", row.k, [row.side])
+        msg = report_email(views[0], sender, row.to, None)
+    del msg["From"]
+    msg["From"] = sender
+    del msg["Message-ID"]
+    msg["Message-ID"] = row.message_id
+    return msg
+
+
+class Sending(Protocol):
+    """One open SMTP session (``pbem.mail.smtp.Connection``)."""
+
+    def __enter__(self) -> "Sending": ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def send(self, msg: "EmailMessage") -> None: ...
+
+
+class Server(Protocol):
+    """Where deliveries go (``pbem.mail.smtp.SmtpServer``)."""
+
+    def connect(self) -> Sending: ...
+
+
+def deliver(
+    engine: Engine,
+    server: Server,
+    sender: str,
+    now: datetime | None = None,
+    backoff: float = BACKOFF,
+    log: Callable[[str], None] | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Delivery:
+    """Send every due row over one connection to ``server``; see the module
+    docstring.  Never raises for a refused message or an unreachable server: the
+    rows stay queued and :class:`Delivery` says why."""
+    from pbem.mail.smtp import LoginError, SendError
+
+    now = now or store.utcnow()
+    due = due_rows(engine, now)
+    result = Delivery([], [], [])
+    if not due:
+        return result
+    connection = server.connect()
+    try:
+        connection.__enter__()
+    except LoginError as exc:
+        result.error = str(exc)
+        result.login_refused = True
+        return result
+    except SendError as exc:
+        result.error = str(exc)
+        for row in due:
+            _mark_refused(engine, row, now, str(exc), False, backoff)
+            result.deferred.append((row, str(exc)))
+        return result
+    try:
+        for row in due:
+            if stop is not None and stop():
+                break
+            try:
+                msg = message_of(engine, row, sender)
+            except Exception as exc:  # a row that cannot be built is failed, not retried forever
+                _mark_refused(engine, row, now, f"cannot build the message: {type(exc).__name__}: {exc}", True, backoff)
+                result.failed.append((row, str(exc)))
+                continue
+            try:
+                connection.send(msg)
+            except SendError as exc:
+                _mark_refused(engine, row, now, str(exc), exc.permanent, backoff)
+                (result.failed if exc.permanent else result.deferred).append((row, str(exc)))
+                if log:
+                    log(f"outbox {row.id}: {'failed' if exc.permanent else 'deferred'}: {exc}")
+                continue
+            _mark_sent(engine, row, now, str(msg["Subject"] or row.subject))
+            result.sent.append(row)
+            if log:
+                log(f"sent outbox {row.id} ({row.kind}) to {row.to}: {msg['Subject']}")
+    finally:
+        connection.__exit__(None, None, None)
+    return result
+

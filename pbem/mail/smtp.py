@@ -1,0 +1,171 @@
+"""Sending mail over SMTP (the outbox's deliveries; ``pbem send``).
+
+Plain SMTP, STARTTLS or implicit TLS (SMTPS, usually port 465), and AUTH when a
+user name is given.  AUTH is refused over an unencrypted link unless the caller
+says ``allow_plain_auth`` (a local relay on loopback, say), so a password is not
+sent in the clear by accident.  A password never appears in a message of this
+module: errors name the server and the user only.
+"""
+
+from __future__ import annotations
+
+import os
+import smtplib
+import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+from types import TracebackType
+
+PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
+
+
+class SendError(ValueError):
+    """A message could not be sent; says which and why.  ``permanent`` when the
+    server refused this message for good (a 5xx answer): retrying will not help."""
+
+    def __init__(self, text: str, permanent: bool = False) -> None:
+        super().__init__(text)
+        self.permanent = permanent
+
+
+class LoginError(SendError):
+    """The server refused the login (the referee's configuration, not a message)."""
+
+
+def read_password(file: Path | None, env: str) -> str | None:
+    """A password from a file (its first line) or, failing that, an environment
+    variable; never from the command line."""
+    if file is not None:
+        try:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise SendError(f"cannot read the password file {file}: {exc.strerror or exc}") from None
+        return lines[0] if lines else ""
+    return os.environ.get(env)
+
+
+@dataclass(frozen=True)
+class SmtpServer:
+    """Where and how to send: ``security`` is ``plain``, ``starttls`` or ``ssl``."""
+
+    host: str
+    port: int
+    security: str = "plain"
+    username: str | None = None
+    password: str | None = None
+    allow_plain_auth: bool = False
+    timeout: float = 30.0
+    ssl_context: ssl.SSLContext | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def connect(self) -> "Connection":
+        return Connection(self)
+
+
+class Connection:
+    """One SMTP session: ``with server.connect() as c: c.send(msg)``."""
+
+    def __init__(self, server: SmtpServer) -> None:
+        self.server = server
+        self.client: smtplib.SMTP | None = None
+
+    def __enter__(self) -> "Connection":
+        s = self.server
+        context = s.ssl_context or ssl.create_default_context()
+        try:
+            if s.security == "ssl":
+                client: smtplib.SMTP = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=context)
+            else:
+                client = smtplib.SMTP(s.host, s.port, timeout=s.timeout)
+        except (OSError, smtplib.SMTPException) as exc:
+            raise SendError(f"cannot connect to SMTP server {s.name}: {exc}") from None
+        self.client = client
+        try:
+            client.ehlo()
+            if s.security == "starttls":
+                client.starttls(context=context)
+                client.ehlo()
+            if s.username is not None:
+                if s.security == "plain" and not s.allow_plain_auth:
+                    raise LoginError(f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS or TLS)")
+                try:
+                    client.login(s.username, s.password or "")
+                except smtplib.SMTPAuthenticationError as exc:
+                    raise LoginError(f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the user and the password") from None
+        except SendError:
+            self._close()
+            raise
+        except (OSError, smtplib.SMTPException) as exc:
+            self._close()
+            raise SendError(f"SMTP server {s.name}: {exc}") from None
+        return self
+
+    def send(self, msg: EmailMessage) -> None:
+        """Send one message to the addresses in its To/Cc/Bcc headers; returns only
+        once the server accepted it for every recipient."""
+        assert self.client is not None, "use the connection in a with block"
+        what = f"message {msg.get('Message-ID', '?')} to {msg.get('To', '?')}"
+        try:
+            refused = self.client.send_message(msg)
+        except smtplib.SMTPRecipientsRefused as exc:
+            codes = [code for code, _text in exc.recipients.values()]
+            raise SendError(f"{what}: recipients refused: {_refusals(exc.recipients)}", permanent=all(c >= 500 for c in codes)) from None
+        except (smtplib.SMTPDataError, smtplib.SMTPSenderRefused) as exc:
+            raise SendError(f"{what} not sent: {exc.smtp_code} {_text(exc.smtp_error)}", permanent=exc.smtp_code >= 500 and isinstance(exc, smtplib.SMTPDataError)) from None
+        except (OSError, smtplib.SMTPException) as exc:
+            raise SendError(f"{what} not sent: {exc}") from None
+        if refused:
+            raise SendError(f"{what}: recipients refused: {_refusals(refused)}", permanent=all(code >= 500 for code, _t in refused.values()))
+
+    def _close(self) -> None:
+        if self.client is not None:
+            try:
+                self.client.quit()
+            except (OSError, smtplib.SMTPException):
+                self.client.close()
+            self.client = None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self._close()
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _refusals(recipients: dict) -> str:  # type: ignore[type-arg]
+    return ", ".join(f"{addr} ({code} {_text(text)})" for addr, (code, text) in recipients.items())
+
+
+def send(
+    messages: Sequence[EmailMessage],
+    host: str,
+    port: int,
+    starttls: bool = False,
+    username: str | None = None,
+    password: str | None = None,
+    *,
+    implicit_tls: bool = False,
+    ssl_context: ssl.SSLContext | None = None,
+    allow_plain_auth: bool = False,
+    timeout: float = 30.0,
+) -> int:
+    """Send every message over one SMTP connection; return how many were sent.
+
+    Raises :class:`SendError` (naming the message) on the first refusal; messages
+    before it have been sent."""
+    if not messages:
+        return 0
+    security = "ssl" if implicit_tls else "starttls" if starttls else "plain"
+    server = SmtpServer(host, port, security, username, password, allow_plain_auth, timeout, ssl_context)
+    sent = 0
+    with server.connect() as connection:
+        for msg in messages:
+            connection.send(msg)
+            sent += 1
+    return sent
