@@ -13,7 +13,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from pbem import mailroom, store
+from pbem import store
+from pbem.mail import room as mailroom
 from tests.conftest import Table
 from tests.test_pipeline_cli import sign, status, write_orders
 
