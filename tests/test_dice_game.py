@@ -153,8 +153,8 @@ def test_tampered_archive_is_caught(played, name: str) -> None:
 
 
 def test_submissions_reordered_is_caught(new_farrapos) -> None:
-    """Two files in one resolution need two due sides: Furor Barbarus' set-up
-    resolution has both; Farrapos never does, so reorder across resolutions."""
+    """Two files in one resolution need two due sides: Furor Barbarus' set-up at
+    Vouille has both; Farrapos never does, so reorder across resolutions."""
     t = new_farrapos("dice2")
     play(t, "dice2", 3)
     archive = t.tmp / "d2.json"
@@ -209,8 +209,8 @@ def test_independent_verifier_agrees_over_every_furor_barbarus_scenario(furor_ar
 
 
 def test_reordered_submissions_in_one_resolution_are_caught(furor_archives, tmp_path: Path) -> None:
-    """The set-up resolution of Furor Barbarus holds both sides' files."""
-    data = json.loads(furor_archives["soissons"].read_text())
+    """Vouille's set-up resolution holds both sides' files (no set-up order is printed)."""
+    data = json.loads(furor_archives["vouille"].read_text())
     setup = data["resolutions"][0]
     assert len(setup["submissions"]) == 2
     setup["submissions"].reverse()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rules.furor_barbarus.morale import morale_check, retreat
 from rules.furor_barbarus.combat import allocate_steps
 
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
@@ -9,7 +10,7 @@ from tests.test_furor_barbarus_core_support import attack, battlefield, blank_ma
 
 def test_9_8_retreat_prefers_a_free_hex_without_friend_or_zoc() -> None:
     field = battlefield({"neustrie": "0404", "austrasie": "0403"}, game_map=blank_map())
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     h = field.hex_of("neustrie")
     assert h is not None and h != "0404"
     from rules.furor_barbarus.zones_of_control import in_enemy_zoc
@@ -22,7 +23,7 @@ def test_9_8_retreat_into_a_friend_displaces_it_with_a_morale_check() -> None:
     units = {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504",
              "provence": "0405", "aquitaine-c": "0305", "archers-c": "0505"}
     field = battlefield(units, game_map=blank_map(), script=dice((1, "morale check of provence")))
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0405"
     assert field.hex_of("provence") not in ("0405", None)
     assert [e["unit"] for e in events(field, "morale_check")] == ["provence"]
@@ -34,7 +35,7 @@ def test_9_8_chains_of_displacement() -> None:
     units = {"neustrie": "0402", "provence": "0403", "aquitaine-c": "0404", "austrasie": "0401",
              "bourgogne": "0302", "aquitaine": "0502", "bowmen": "0303", "horse-archers": "0503"}
     field = battlefield(units, game_map=blank_map(), script=dice(1, 1))
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert (field.hex_of("neustrie"), field.hex_of("provence")) == ("0403", "0404")
     assert field.hex_of("aquitaine-c") in {"0305", "0405", "0505"}
     assert [e["unit"] for e in events(field, "morale_check")] == ["provence", "aquitaine-c"]
@@ -44,14 +45,14 @@ def test_9_8_unable_to_retreat_costs_a_step() -> None:
     units = {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504",
              "bowmen": "0305", "horse-archers": "0505", "lothaire": "0405"}
     field = battlefield(units, game_map=blank_map())
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0404" and field.is_reduced("neustrie")
 
 
 def test_9_8_forced_off_the_map_is_eliminated() -> None:
     units = {"neustrie": "0401", "austrasie": "0402", "bourgogne": "0301", "aquitaine": "0501"}
     field = battlefield(units, game_map=blank_map())
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert not field.exists("neustrie")
     assert any(e.get("off_map") for e in events(field, "retreat"))
 
@@ -60,7 +61,7 @@ def test_9_8_no_retreat_across_an_unbridged_river() -> None:
     sides = [{"hexes": ["0404", n], "feature": "river"} for n in ("0405", "0305", "0505")]
     units = {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304"}
     field = battlefield(units, game_map=blank_map(hexside=sides))
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0404" and field.is_reduced("neustrie")
 
 
@@ -100,20 +101,20 @@ def test_9_7_at_result_morale_check_for_each_attacker() -> None:
 def test_9_10_morale_lower_holds_equal_retreats_higher_loses_a_step() -> None:
     for die, where, reduced in [(2, "0404", False), (3, None, False), (4, "0404", True)]:
         field = battlefield({"neustrie": "0404", "austrasie": "0402"}, game_map=blank_map(), script=dice(die))
-        field.morale_check("neustrie", "test", ["austrasie"])
+        morale_check(field, "neustrie", "test", ["austrasie"])
         moved = field.hex_of("neustrie") != "0404"
         assert (moved, field.is_reduced("neustrie")) == (where is None, reduced), die
 
 
 def test_9_10_reduced_unit_failing_morale_is_eliminated() -> None:
     field = battlefield({"neustrie": "0404r"}, game_map=blank_map(), script=dice(6))
-    field.morale_check("neustrie", "test")
+    morale_check(field, "neustrie", "test")
     assert not field.exists("neustrie")
 
 
 def test_9_10_commander_bonus_in_morale_check() -> None:
     field = battlefield({"neustrie": "0404", "charles": "0405"}, game_map=blank_map(), script=dice(3))
-    field.morale_check("neustrie", "test")  # morale 3 + 1: a 3 holds
+    morale_check(field, "neustrie", "test")  # morale 3 + 1: a 3 holds
     assert field.hex_of("neustrie") == "0404" and not field.is_reduced("neustrie")
 
 
@@ -142,9 +143,9 @@ def test_9_11_defender_advances_after_an_attacker_retreat_by_standing_order() ->
 def test_9_8_owner_chooses_among_equal_hexes_by_standing_order() -> None:
     units = {"neustrie": "0404", "austrasie": "0403"}
     default = battlefield(units, game_map=blank_map())
-    default.retreat("neustrie", ["austrasie"])
+    retreat(default, "neustrie", ["austrasie"])
     free = {"0305", "0405", "0505"} - {default.hex_of("neustrie")}
     wanted = sorted(free)[0]
     field = battlefield(units, game_map=blank_map(), standing={"charles": {"retreat": [wanted]}})
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == wanted

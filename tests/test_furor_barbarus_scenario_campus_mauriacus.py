@@ -289,20 +289,28 @@ def test_setup_ardaric_stands_with_a_gepid() -> None:
     assert commander_setup_problems(field, "huns") == []
 
 
+def hunnic_units_set_up(rules: FurorBarbarus, text: str = "place gepid-1 2011\nplace hunnic-burgundians 2212\n") -> dict:
+    """The position after the first set-up step (the Huns' units; scenario 1 set-up)."""
+    position = rules.setup(CM, [])
+    orders, _ = rules.parse_orders(text)
+    assert rules.validate(position, "huns", orders) == []
+    return rules.resolve(position, {"huns": orders}, ScriptedDice([])).position
+
+
 def test_setup_check_refuses_the_line_and_resolve_moves_a_default_commander() -> None:
     rules = FurorBarbarus()
-    position = rules.setup(CM, [])
-    orders, _ = rules.parse_orders("place gepid-1 2011\nplace ardaric 2212\nplace hunnic-burgundians 2212\n")
+    position = hunnic_units_set_up(rules)
+    assert rules.due(position) == ("huns", "romans")
+    orders, _ = rules.parse_orders("place ardaric 2212\n")
     problems = rules.validate(position, "huns", orders)
-    assert [(p.line, "Ardaric" in p.message) for p in problems] == [(2, True)]
+    assert [(p.line, "Ardaric" in p.message) for p in problems] == [(1, True)]
     # resolved anyway (a file never checked): the line is skipped and Ardaric goes to a Gepid
     after = rules.resolve(position, {"huns": orders}, ScriptedDice([(6, 6, "first"), (1, 6, "first")]))
-    assert [e["line"] for e in after.events if e["type"] == "skip"] == [2]
+    assert [e["line"] for e in after.events if e["type"] == "skip"] == [1]
     assert after.position["units"]["ardaric"]["hex"] == after.position["units"]["gepid-1"]["hex"] == "2011"
     # without a line for Ardaric: the default puts him on a Gepid, no note needed at turn 1
-    orders, _ = rules.parse_orders("place hunnic-burgundians 2212\nplace gepid-1 1711\nplace gepid-2 1811\n")
-    assert rules.validate(position, "huns", orders) == []
-    after = rules.resolve(position, {"huns": orders}, ScriptedDice([(6, 6, "first"), (1, 6, "first")]))
+    position = hunnic_units_set_up(rules, "place hunnic-burgundians 2212\nplace gepid-1 1711\nplace gepid-2 1811\n")
+    after = rules.resolve(position, {}, ScriptedDice([(6, 6, "first"), (1, 6, "first")]))
     units = after.position["units"]
     assert units["ardaric"]["hex"] in (units["gepid-1"]["hex"], units["gepid-2"]["hex"])
     assert not [e for e in after.events if e["type"] in ("skip", "setup_note")]
@@ -314,10 +322,18 @@ def test_setup_bot_places_commanders_with_their_troops(seed: int) -> None:
 
     rules = FurorBarbarus()
     position = rules.setup(CM, [])
-    for side in ("romans", "huns"):
-        text = rules.bot_orders(position, side, "random", random.Random(seed))
-        orders, problems = rules.parse_orders(text)
-        assert problems == [] and rules.validate(position, side, orders) == [], text
+    rng = random.Random(seed)
+    while position["phase"] == "setup":
+        orders = {}
+        for side in rules.due(position):
+            text = rules.bot_orders(position, side, "random", rng)
+            orders[side], problems = rules.parse_orders(text)
+            assert problems == [] and rules.validate(position, side, orders[side]) == [], text
+        position = rules.resolve(position, orders, ScriptedDice([(6, 6, "first"), (1, 6, "first")])).position
+    field = rules.field(position)
+    from rules.furor_barbarus.special_rules.campus_mauriacus import commander_setup_problems
+
+    assert commander_setup_problems(field, "huns") == commander_setup_problems(field, "romans") == []
 
 
 # --- victory conditions ---------------------------------------------------------------------------
@@ -334,3 +350,26 @@ def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
         assert outcome is not None and (outcome.kind.value, outcome.winner) == expected
     field.position["losses"] = {"romans": 22, "huns": 21}
     assert check_victory(field, last_turn=False) is None
+
+
+# --- 9.8 with 5: the commanders of a retreat (issue 17, defect 3) ------------------------------------
+RETREAT_BOX = {"alan-1": "1108", "sangiban": "1108", "hun-1": "1109", "hun-2": "1008", "hun-3": "1208"}
+
+
+def test_9_8_a_unit_with_its_commander_may_not_retreat_onto_a_lone_commander() -> None:
+    from rules.furor_barbarus.morale import retreat
+
+    field = battlefield(CM, {**RETREAT_BOX, "aetius": "1107"})
+    retreat(field, "alan-1", ["hun-1"])
+    assert (field.hex_of("alan-1"), field.hex_of("sangiban"), field.hex_of("aetius")) == ("1108", "1108", "1107")
+    assert field.is_reduced("alan-1")
+
+
+def test_9_8_a_friend_displaced_with_its_commander_leaves_room_for_another() -> None:
+    from rules.furor_barbarus.morale import retreat
+
+    field = battlefield(CM, {**RETREAT_BOX, "aetius": "1107", "roman-1": "1107"}, script=dice((1, "morale")))
+    retreat(field, "alan-1", ["hun-1"])
+    assert field.hex_of("alan-1") == field.hex_of("sangiban") == "1107"
+    assert field.hex_of("roman-1") == field.hex_of("aetius") not in ("1107", "1108")
+    assert not field.is_reduced("alan-1")

@@ -29,6 +29,15 @@ OPTIONS = {
 }
 
 
+# who is due at each set-up resolution, in the printed order (3 and each scenario's set-up)
+SETUP_DUE = {
+    "campus-mauriacus": [("huns",), ("huns", "romans")],     # the Huns, then the Romans + the Huns' commanders
+    "soissons": [("gallo-romans",), ("franks",)],
+    "tolbiac": [("franks",), ("alemanni",)],
+    "vouille": [("franks", "visigoths")],                  # no order printed: both at once
+}
+
+
 def expected_result(scenario_id: str, losses: dict[str, int], thresholds: dict[str, int],
                     last_turn: bool) -> tuple[str, str | None] | None:
     """(kind, winner) by section 10 and the scenario's victory conditions."""
@@ -62,6 +71,19 @@ def check_invariants(fb: FurorBarbarus, position: Position) -> None:
         assert field.side_of(uid) in (*field.scenario.sides, "neutral")
 
 
+def check_setup_step(fb: FurorBarbarus, position: Position, scenario_id: str) -> None:
+    """The second side sets up seeing the first's units on the map; at Campus
+    Mauriacus no commander is on the map before the commanders are revealed."""
+    field = fb.field(position)
+    if len(SETUP_DUE[scenario_id]) == 1 or position["setup_step"] == 1:
+        return
+    first = field.scenario.setup_first
+    placed = [u for u in field.units if field.counter(u).side == first and not field.counter(u).is_commander]
+    assert all(field.exists(u) for u in placed), [u for u in placed if not field.exists(u)]
+    if field.scenario.secret_commanders:
+        assert not [u for u in field.on_map() if field.counter(u).is_commander]
+
+
 def play(scenario_id: str, seed: int) -> tuple[Position, int]:
     fb = FurorBarbarus()
     options = OPTIONS[scenario_id] if seed % 2 else []
@@ -69,9 +91,13 @@ def play(scenario_id: str, seed: int) -> tuple[Position, int]:
     rng = random.Random(seed)
     scenario = fb.load(scenario_id, options)
     resolutions = 0
+    setup_due = []
     while fb.outcome(position) is None:
         resolutions += 1
-        assert resolutions <= 2 * scenario.turns + 1, "the game outlived its turns"
+        assert resolutions <= 2 * scenario.turns + len(SETUP_DUE[scenario_id]), "the game outlived its turns"
+        if position["phase"] == "setup":
+            setup_due.append(fb.due(position))
+            check_setup_step(fb, position, scenario_id)
         orders = {}
         for side in fb.due(position):
             text = fb.bot_orders(position, side, "random", rng)
@@ -85,6 +111,7 @@ def play(scenario_id: str, seed: int) -> tuple[Position, int]:
         position = fb.resolve(position, orders, dice).position
         assert json.dumps(fb.field(json.loads(before)).position, sort_keys=True) == before  # resolve did not mutate
         check_invariants(fb, position)
+    assert setup_due == SETUP_DUE[scenario_id]
     outcome = fb.outcome(position)
     assert outcome is not None
     thresholds = {s: scenario.side_info[s].threshold for s in scenario.sides}

@@ -386,9 +386,9 @@ def test_scenario_4_elite_variation() -> None:
 
 def test_scenario_4_alan_cavalry_exception() -> None:
     """Special rule 2: the Alans are mounted shooters that may charge, without the
-    hand-to-hand penalty; the Bretons are light cavalry."""
+    hand-to-hand penalty; the Bretons are light cavalry (cavalry: no range)."""
     s = load("scenarios", "vouille")
     units = units_by_id(s)
     assert units["alans"]["type"] == "missile_cavalry"
     assert set(units["alans"]["marks"]) == {"charge", "no_melee_penalty"}
-    assert units["bretons"]["type"] in ("cavalry", "missile_cavalry")
+    assert units["bretons"]["type"] == "cavalry" and units["bretons"]["range"] == 0

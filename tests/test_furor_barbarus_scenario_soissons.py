@@ -50,16 +50,28 @@ def test_special_rule_1_rolls_each_turn_until_chararic_chooses() -> None:
 
 @pytest.mark.parametrize(("attacker_side", "attacker", "camp"), [("franks", "salian-1", "gallo-romans"),
                                                                ("gallo-romans", "palatina", "franks")])
-def test_special_rule_1_attacking_the_neutral_corps_sends_it_to_the_other_camp(attacker_side: str, attacker: str,
-                                                                               camp: str) -> None:
+def test_special_rule_1_attacking_a_neutral_unit_sends_it_alone_to_the_other_camp(attacker_side: str, attacker: str,
+                                                                                   camp: str) -> None:
     # salian-1 (4) or palatina (4) against chararic-light (1) in 0803 (a hill: -1 column): 4/1 -> 3/1, die 6
     field = battlefield(SO, {**CHARARIC, attacker: "0804"}, turn=1, script=dice((6, "combat")))
     attack(field, attacker_side, "chararic-light", [attacker])
-    assert {field.side_of(u) for u in CHARARIC} == {camp}
-    assert field.memo["chararic"] == camp
-    # and no roll later: Chararic has chosen
+    assert field.side_of("chararic-light") == camp                        # "it" joins the opponent's camp
+    assert {field.side_of(u) for u in ("chararic-salian-3", "chararic-salian-2")} == {"neutral"}
+    assert field.memo.get("chararic", "neutral") == "neutral"             # Chararic has not chosen yet
+    # from turn 3 he still rolls for the two units left neutral; the attacked one stays where it went
+    other = "franks" if camp == "gallo-romans" else "gallo-romans"
+    field.dice = dice((6 if other == "franks" else 1, "Chararic"))
     field.position["turn"] = 3
     field.special.start_of_turn(field)
+    assert field.side_of("chararic-light") == camp
+    assert {field.side_of(u) for u in ("chararic-salian-3", "chararic-salian-2")} == {other}
+
+
+def test_special_rule_1_no_roll_once_no_unit_is_neutral() -> None:
+    field = battlefield(SO, {"chararic-light": "0803"}, turn=3, script=dice())
+    field.set_side("chararic-light", "franks")
+    field.special.start_of_turn(field)                                     # no die asked for
+    assert not events(field, "chararic")
 
 
 def test_victory_gallo_roman_minor_victory_at_the_end() -> None:

@@ -27,7 +27,7 @@ def test_special_rule_1_bretons_evade_on_5_or_6() -> None:
 
 def test_special_rule_1_bretons_stand_on_1_to_4() -> None:
     field = battlefield(VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"},
-                        script=dice((4, "evasion"), (3, "combat")))
+                        script=dice((4, "evasion"), (3, "combat"), (1, "morale")))   # 4 against 2: 2/1, DT
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert not events(field, "breton_evasion")[0]["evaded"]
     assert [e for e in field.events if e["type"] == "combat"]
@@ -60,18 +60,26 @@ def test_special_rule_1_evading_off_the_map_eliminates() -> None:
 
 
 def test_special_rule_1_standing_order_not_to_evade() -> None:
-    field = battlefield(VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"}, script=dice((3, "combat")))
+    field = battlefield(VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"}, script=dice((3, "combat"), (1, "morale")))
     field.position["standing"]["franks"]["breton-evasion"] = "no"
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert not events(field, "breton_evasion")
 
 
 def test_special_rule_2_alan_cavalry_exception() -> None:
-    field = battlefield(VO, {"alans": "0902", "bretons": "0903", "laeti": "0802"})
+    field = battlefield(VO, {"alans": "0902", "bretons": "0903", "laeti": "0802", "frankish-archers-1": "0803"})
     assert can_charge(field, "alans")                         # a mounted shooter that may charge (11.2 = 9.2)
-    assert not can_charge(field, "bretons")                   # the others may not
     assert melee_strength(field, "alans", 3, ["laeti"]) == 3  # no hand-to-hand penalty (11.3 = 9.3)
-    assert melee_strength(field, "bretons", 2, ["laeti"]) == 1
+    assert melee_strength(field, "frankish-archers-1", 1, ["laeti"]) == 1   # the rule's minimum of 1 (9.3)
+
+
+def test_the_bretons_are_light_cavalry_as_printed() -> None:
+    """Printed "Bretons (Light cavalry)": cavalry, not mounted shooters (as "Light inf."
+    is infantry); they charge as any cavalry (9.2) and fight hand to hand at full strength."""
+    field = battlefield(VO, {"bretons": "0903", "laeti": "0802"})
+    c = field.counter("bretons")
+    assert (c.type.value, c.range, c.is_missile) == ("cavalry", 0, False)
+    assert can_charge(field, "bretons")
 
 
 def test_variation_elite_visigothic_cavalry() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rules.furor_barbarus.morale import morale_check, retreat
 from rules.furor_barbarus.combat import declare
 from rules.furor_barbarus.morale import morale_value
 from rules.furor_barbarus.movement import apply_move, check_move
@@ -52,7 +53,7 @@ def test_6_commander_gives_plus_one_morale_stacked_or_adjacent() -> None:
 
 def test_6_commander_retreats_with_his_unit() -> None:
     field = battlefield({"neustrie": "0404", "charles": "0404", "austrasie": "0403"}, game_map=blank_map())
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("charles") == field.hex_of("neustrie") != "0404"
 
 
@@ -76,5 +77,5 @@ def test_6_lone_commander_eliminated_when_an_enemy_passes_through() -> None:
 
 def test_6_commanders_never_check_morale() -> None:
     field = battlefield({"charles": "0404"}, game_map=blank_map(), script=dice())
-    field.morale_check("charles", "test")  # no die asked for
+    morale_check(field, "charles", "test")  # no die asked for
     assert field.exists("charles")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rules.furor_barbarus.morale import retreat
 import pytest
 
 from rules.furor_barbarus.movement import apply_move, check_move
@@ -44,7 +45,7 @@ def test_8_no_retreat_into_an_enemy_zoc() -> None:
     # neustrie in 0404 must retreat; every free neighbour is in the ZOC of a Lothaire unit
     field = battlefield({"neustrie": "0404", "austrasie": "0403", "bourgogne": "0405", "aquitaine": "0306",
                          "bowmen": "0602"}, game_map=blank_map(), script=dice(5))
-    field.retreat("neustrie", ["austrasie"])
+    retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0404" and field.is_reduced("neustrie")
 
 

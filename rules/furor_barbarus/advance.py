@@ -11,13 +11,10 @@ A unit stacked with baggage does not advance.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.hexgrid import adjacent
-
-if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.combat import Combat
 
 
 def _advance(field: Battlefield, uid: str, into: str, why: str) -> None:
@@ -38,18 +35,21 @@ def _may_advance(field: Battlefield, uid: str, into: str) -> bool:
             and field.baggage_in(h) is None and not field.game_map.impassable_between(h, into))
 
 
-def advance_after_combat(field: Battlefield, combat: Combat, wanted: str | None, attacker_hexes: dict[str, str | None]) -> None:
-    th = combat.target_hex
+def advance_after_combat(field: Battlefield, th: str, d: str, melee: Sequence[str], charger: str | None,
+                         wanted: str | None, attacker_hexes: dict[str, str | None]) -> None:
+    """After the combat on hex ``th`` whose defender was ``d``: the attackers'
+    advance (the ``charger`` must, else ``wanted`` among the hand-to-hand
+    attackers ``melee``), or the defender's into a hex of ``attacker_hexes``
+    left empty."""
     if not field.units_in(th):
         chosen = None
-        if combat.charger and field.exists(combat.charger) and _may_advance(field, combat.charger, th):
-            chosen, why = combat.charger, "a charger must advance (9.2, 9.11)"
-        elif wanted and wanted in combat.melee and field.exists(wanted) and _may_advance(field, wanted, th):
+        if charger and field.exists(charger) and _may_advance(field, charger, th):
+            chosen, why = charger, "a charger must advance (9.2, 9.11)"
+        elif wanted and wanted in melee and field.exists(wanted) and _may_advance(field, wanted, th):
             chosen, why = wanted, "advance after combat (9.11)"
         if chosen:
             _advance(field, chosen, th, why)
         return
-    d = combat.defender
     if not field.exists(d) or field.hex_of(d) != th or not field.counter(d).is_combat_unit:
         return
     if not field.standing(field.side_of(d)).get("advance", False):

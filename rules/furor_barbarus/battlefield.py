@@ -2,10 +2,16 @@
 scenario, its map and special rules.  Every rule module reads and changes the game
 through it; ``position`` (a plain JSON dict) is what comes out.
 
+This is the engine's pure core: it knows the units, their hexes, step losses and
+eliminations (what every rule changes), and imports no rule step.  The steps
+(movement, combat, retreat, morale...) import it, never the reverse; a test
+(``tests/test_rules_import_cycles.py``) fails on any import cycle in ``rules/``.
+
 Position layout (JSON)::
 
     {"rules": "furor-barbarus", "scenario": id, "options": [...],
      "phase": "setup" | "play" | "over", "turn": 1, "player": 1 | 2,
+     "setup_step": 1 | 2,                          # only during the set-up (3)
      "players": [player-1 side, player-2 side],     # [] until set-up decides
      "units": {uid: {"hex": "0907" | None, "side": side, "reduced": bool,
                      "status": "active" | "eliminated" | "removed"}},
@@ -18,7 +24,6 @@ Position layout (JSON)::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from rules.base import Dice, Event
@@ -232,16 +237,6 @@ class Battlefield:
         self.units[uid].update(status="removed", hex=None)
         self.touched()
         self.add_event("removal", f"{self.counter(uid).name} ({uid}) leaves the battle ({cause}).", unit=uid, hex=h, cause=cause)
-
-    def retreat(self, uid: str, attackers: Iterable[str] = (), cause: str = "retreat") -> None:
-        from rules.furor_barbarus.retreat import retreat_unit
-
-        retreat_unit(self, uid, tuple(attackers), cause)
-
-    def morale_check(self, uid: str, purpose: str, attackers: Iterable[str] = ()) -> None:
-        from rules.furor_barbarus.morale import morale_check
-
-        morale_check(self, uid, purpose, tuple(attackers))
 
 
 def morale_points(c: Counter) -> int:

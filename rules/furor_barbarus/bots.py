@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
 
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.charge import charge_problem
@@ -18,10 +17,9 @@ from rules.furor_barbarus.hexgrid import hex_distance
 from rules.furor_barbarus.movement import check_move, reachable
 from rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
 from rules.furor_barbarus.sequence import _dry_move
-from rules.furor_barbarus.setup import deployment_of, placement_problem, special_setup_problems
-
-if TYPE_CHECKING:  # pragma: no cover
-    from rules.furor_barbarus.ruleset import FurorBarbarus
+from rules.furor_barbarus.setup import (
+    SetupPart, deployment_of, placement_problem, setup_part, setup_steps, special_setup_problems,
+)
 
 MAX_ATTACKERS = 4
 
@@ -92,7 +90,8 @@ def _nearest_enemy(field: Battlefield, side: str, h: str) -> int:
 def _setup_orders(field: Battlefield, side: str, rng: random.Random) -> list[str]:
     lines = []
     used: set[str] = set()
-    mine = [u for u in field.units if field.counter(u).side == side]
+    part = setup_part(field.position, field.scenario, side) or SetupPart.ALL
+    mine = [u for u in field.units if field.counter(u).side == side and part.includes(field.counter(u))]
     for uid in mine:
         d = deployment_of(field.scenario, uid)
         if d is not None and not d.fixed:
@@ -114,9 +113,9 @@ def _setup_orders(field: Battlefield, side: str, rng: random.Random) -> list[str
     return [str(PlaceOrder(uid, field.hex_of(uid) or "")) for uid in lines]
 
 
-def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot: str, rng: random.Random) -> str:
-    field = ruleset.field(position)
-    if position["phase"] == "setup":
+def bot_orders(field: Battlefield, side: str, bot: str, rng: random.Random) -> str:
+    """A bot's turn file body for ``side`` on ``field`` (a working copy: it is changed)."""
+    if field.position["phase"] == "setup":
         return "\n".join(_setup_orders(field, side, rng)) + "\n"
     lines: list[str] = []
     units = sorted(field.on_map(side))
@@ -171,15 +170,17 @@ def bot_orders(ruleset: FurorBarbarus, position: dict[str, Any], side: str, bot:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def template(ruleset: FurorBarbarus, position: dict[str, Any], side: str) -> str:
-    field = ruleset.field(position)
-    out = [f"# Furor Barbarus, {ruleset.turn_label(position)}, orders for {side}"]
-    if position["phase"] == "setup":
+def template(field: Battlefield, label: str, side: str) -> str:
+    """The commented template of ``side``'s next turn file (``label``: the turn's name)."""
+    out = [f"# Furor Barbarus, {label}, orders for {side}"]
+    if field.position["phase"] == "setup":
+        part = setup_part(field.position, field.scenario, side) or SetupPart.ALL
+        out += _setup_notes(field, side, part)
         out.append("# place UNIT HEX          (units of a fixed deployment need no line)")
         for d in field.scenario.deployments:
             if d.fixed:
                 continue
-            mine = [u for u in d.units if field.counter(u).side == side]
+            mine = [u for u in d.units if field.counter(u).side == side and part.includes(field.counter(u))]
             if mine:
                 out.append(f"#   {' '.join(mine)} -> {' '.join(d.hexes[:12])}{' ...' if len(d.hexes) > 12 else ''}")
     else:
@@ -198,3 +199,22 @@ def template(ruleset: FurorBarbarus, position: dict[str, Any], side: str) -> str
     out.append(f"# standing orders now: advance {'yes' if st.get('advance') else 'no'}, "
                f"losses {','.join(st.get('losses', [])) or '(default)'}")
     return "\n".join(out) + "\n"
+
+
+def _setup_notes(field: Battlefield, side: str, part: SetupPart) -> list[str]:
+    """What this set-up step is, in the scenario's order (3)."""
+    sc = field.scenario
+    if len(setup_steps(sc)) == 1:
+        return ["# both sides set up now, neither seeing the other's set-up"]
+    other = next(s for s in sc.sides if s != side)
+    if part is SetupPart.UNITS:
+        return [f"# you set up first: every unit but your commanders; {other} set up next, seeing yours,",
+                "# and you note your commanders' hexes then, secretly, revealed with theirs"]
+    if part is SetupPart.COMMANDERS:
+        return [f"# note your commanders' hexes: {other} are setting up now; both are revealed together"]
+    if sc.setup_first == side:
+        return [f"# you set up first; {other} set up next, seeing your set-up"]
+    note = f"# {other} have set up (see your report's map); now you"
+    if sc.secret_commanders:
+        note += f"; {other}' commanders are revealed with yours"
+    return [note]

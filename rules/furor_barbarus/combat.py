@@ -14,11 +14,13 @@ from dataclasses import dataclass, field as dc_field
 from pathlib import Path
 from typing import Any
 
+from rules.furor_barbarus.advance import advance_after_combat
 from rules.furor_barbarus.baggage import BAGGAGE_DEFENCE, baggage_bonus, defends_alone
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.charge import charge_bonus, charge_problem
 from rules.furor_barbarus.hexgrid import adjacent
 from rules.furor_barbarus.missile_fire import can_fire_back, fire_problem, melee_strength
+from rules.furor_barbarus.morale import morale_check, retreat
 from rules.furor_barbarus.terrain import COLUMN_SHIFT, DIE_MODIFIER, STREAM_DIE_MODIFIER, Feature, Terrain
 
 CRT_PATH = Path(__file__).with_name("data") / "crt.toml"
@@ -373,9 +375,9 @@ def apply_defender(field: Battlefield, combat: Combat, effect: Effect, attackers
         if field.lose_step(d, "combat result"):
             return
     if effect.morale and field.exists(d):
-        field.morale_check(d, f"combat at {combat.target_hex}", attackers_for_retreat)
+        morale_check(field, d, f"combat at {combat.target_hex}", attackers_for_retreat)
     if effect.retreat and field.exists(d) and field.hex_of(d) == combat.target_hex:
-        field.retreat(d, attackers_for_retreat, cause="combat result R")
+        retreat(field, d, attackers_for_retreat, cause="combat result R")
 
 
 def apply_attacker(field: Battlefield, combat: Combat, effect: Effect, wishes: Sequence[str]) -> None:
@@ -391,18 +393,16 @@ def apply_attacker(field: Battlefield, combat: Combat, effect: Effect, wishes: S
     if effect.morale:
         for u in exposed:
             if field.exists(u):
-                field.morale_check(u, f"attack on {combat.target_hex}", [combat.defender])
+                morale_check(field, u, f"attack on {combat.target_hex}", [combat.defender])
     if effect.retreat:
         for u in exposed:
             if field.exists(u):
-                field.retreat(u, [combat.defender], cause="combat result R")
+                retreat(field, u, [combat.defender], cause="combat result R")
 
 
 def resolve_attack(field: Battlefield, combat: Combat, losses: Sequence[str], advance: str | None,
                    crt: CombatResultsTable) -> None:
     """Roll and apply one declared combat (9.5-9.11)."""
-    from rules.furor_barbarus.advance import advance_after_combat
-
     field.has_attacked.update(combat.attackers + combat.commanders)
     field.was_attacked.update(field.units_in(combat.target_hex))
     if field.special.on_attacked(field, combat):
@@ -435,5 +435,6 @@ def resolve_attack(field: Battlefield, combat: Combat, losses: Sequence[str], ad
     )
     apply_defender(field, combat, result.defender, [u for u in combat.attackers if field.exists(u)])
     apply_attacker(field, combat, result.attacker, losses)
-    advance_after_combat(field, combat, advance, attacker_hexes)
+    advance_after_combat(field, combat.target_hex, combat.defender, combat.melee, combat.charger, advance,
+                         attacker_hexes)
     field.special.after_combat(field, combat)

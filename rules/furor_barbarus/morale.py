@@ -4,13 +4,20 @@ Morale = the strength showing, +1 if a friendly commander is stacked with or
 adjacent to the unit (6), plus any scenario modifier.  Roll one die: lower than
 morale, no effect; equal, retreat one hex; higher, one step loss.  Commanders
 never check; baggage ignores T results (9.4).
+
+A retreat and a morale check call each other (a failed check retreats; a unit
+displaced by a retreat checks its morale, 9.8 "Retreat and morale"), so the
+whole retreat of 9.8 is :func:`retreat` here: :mod:`retreat` moves the units,
+this module checks the displaced ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 from rules.furor_barbarus.battlefield import Battlefield
+from rules.furor_barbarus.retreat import retreat_unit
 
 COMMANDER_MORALE_BONUS = 1
 
@@ -45,7 +52,15 @@ def roll_morale(field: Battlefield, uid: str, purpose: str) -> tuple[int, int, M
     return die, morale, result
 
 
-def morale_check(field: Battlefield, uid: str, purpose: str, attackers: tuple[str, ...] = ()) -> MoraleResult | None:
+def retreat(field: Battlefield, uid: str, attackers: Iterable[str] = (), cause: str = "retreat") -> None:
+    """A retreat of one hex (9.8) away from ``attackers``, then the morale check of
+    every friendly unit it displaced, in chain order."""
+    attackers = tuple(attackers)
+    for displaced in retreat_unit(field, uid, attackers, cause):
+        morale_check(field, displaced, "displaced by a retreat (9.8)", attackers)
+
+
+def morale_check(field: Battlefield, uid: str, purpose: str, attackers: Iterable[str] = ()) -> MoraleResult | None:
     """A full morale check (9.10), its result applied.  None if no check happens."""
     if not field.exists(uid):
         return None
@@ -56,7 +71,7 @@ def morale_check(field: Battlefield, uid: str, purpose: str, attackers: tuple[st
     field.add_event("morale_check", f"{c.name} ({uid}) checks morale {morale}: rolls {die}, {result.value} (9.10).",
                     unit=uid, die=die, morale=morale, result=result.value)
     if result is MoraleResult.RETREATS:
-        field.retreat(uid, attackers, cause=f"morale check ({purpose})")
+        retreat(field, uid, attackers, cause=f"morale check ({purpose})")
     elif result is MoraleResult.LOSES_STEP:
         field.lose_step(uid, f"failed morale check ({purpose})")
     return result

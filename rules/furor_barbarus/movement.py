@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.hexgrid import adjacent
+from rules.furor_barbarus.morale import zoc_to_zoc_test
 from rules.furor_barbarus.stacking import stacking_problem
 from rules.furor_barbarus.terrain import (
     FORD_CROSSING_HALF, MOVE_COST_HALF, ROAD_COST_HALF, ROAD_TERRAIN, STREAM_EXTRA_HALF, Crossing, Feature,
@@ -183,8 +184,6 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
         if not field.exists(uid):
             break
         if i in check.zoc_tests:
-            from rules.furor_barbarus.morale import zoc_to_zoc_test
-
             if not zoc_to_zoc_test(field, uid, nxt):
                 break
         if i in overruns and field.exists(overruns[i]):

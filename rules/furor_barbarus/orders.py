@@ -1,6 +1,6 @@
 """Order syntax of a Furor Barbarus turn file (one order per line, ``#`` comments).
 
-Set-up (resolution 1)::
+Set-up (the set-up resolutions, section 3)::
 
     place clovis 0907                 # a unit of a deployment you choose
 

@@ -11,12 +11,15 @@ from rules.base import (
     NO_ORDERS, OptionInfo, Orders, Outcome, Position, Problem, Resolution, Ruleset,
     ScenarioInfo, ScoreLine, Dice, Event, TableError, TableInfo, parse_order_lines,
 )
+from rules.furor_barbarus import bots as fb_bots, svg
 from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from rules.furor_barbarus.combat import CombatResultsTable, standard_crt
 from rules.furor_barbarus.orders import Order, PlaceOrder
 from rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
-from rules.furor_barbarus.setup import initial_position, place_side, roll_first_player
+from rules.furor_barbarus.setup import (
+    SetupPart, current_setup_step, initial_position, place_side, play_setup_step, setup_part, setup_steps,
+)
 from rules.furor_barbarus.special_rules import rules_for
 from rules.furor_barbarus import tables as house
 
@@ -104,12 +107,15 @@ class FurorBarbarus(Ruleset):
         if phase == "over":
             return ()
         if phase == "setup":
-            return tuple(sorted(position["losses"]))
+            return tuple(sorted(side for side, _ in current_setup_step(position, self.library.scenario(position["scenario"]))))
         return (position["players"][position["player"] - 1],)
 
     def turn_label(self, position: Position) -> str:
         if position["phase"] == "setup":
-            return "set-up"
+            steps = len(setup_steps(self.library.scenario(position["scenario"])))
+            if steps == 1 or "setup_step" not in position:
+                return "set-up"
+            return f"set-up, step {position['setup_step']} of {steps}"
         side = position["players"][position["player"] - 1]
         label = f"turn {position['turn']}, {side} (player {position['player']})"
         return label + ", game over" if position["phase"] == "over" else label
@@ -135,7 +141,8 @@ class FurorBarbarus(Ruleset):
             places = [(ol.line, ol.order) for ol in orders if isinstance(ol.order, PlaceOrder)]
             others = [Problem(ol.line, f"only 'place' and 'standing' orders in the set-up: {ol.text!r} (3)")
                       for ol in orders if not isinstance(ol.order, PlaceOrder) and not ol.text.startswith("standing")]
-            return others + [Problem(line, msg) for line, msg in place_side(field, side, places) if line]
+            part = setup_part(position, field.scenario, side) or SetupPart.ALL   # not None: the side is due
+            return others + [Problem(line, msg) for line, msg in place_side(field, side, places, part) if line]
         return [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), house.crt_of(position, self.crt), dry=True)]
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
@@ -143,18 +150,12 @@ class FurorBarbarus(Ruleset):
         if position["phase"] == "over":
             return Resolution(field.position, [])
         if position["phase"] == "setup":
-            for side in field.scenario.sides:
-                given = orders.get(side, NO_ORDERS)
-                apply_standing(field, side, list(given))
-                places = [(ol.line, ol.order) for ol in given if isinstance(ol.order, PlaceOrder)]
-                for line, msg in place_side(field, side, places):
-                    field.add_event("skip", f"{side}: set-up line {line} ignored: {msg}.", side=side, line=line)
-                placed = sorted((u, field.hex_of(u)) for u in field.on_map(side))
-                field.add_event("setup", f"{side} deploys {len(placed)} units.", side=side,
-                                units={u: h for u, h in placed})
-            if not field.player_order:
-                roll_first_player(field)
-            field.position["phase"] = "play"
+            places = {}
+            for side in self.due(position):
+                given = list(orders.get(side, NO_ORDERS))
+                apply_standing(field, side, given)
+                places[side] = [(ol.line, ol.order) for ol in given if isinstance(ol.order, PlaceOrder)]
+            play_setup_step(field, places)
             return Resolution(field.position, field.events)
         side = self.due(position)[0]
         play_phase_pair(field, side, list(orders.get(side, NO_ORDERS)), house.crt_of(position, self.crt))
@@ -162,24 +163,18 @@ class FurorBarbarus(Ruleset):
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:
-        from rules.furor_barbarus.bots import template
-
-        return template(self, position, side)
+        return fb_bots.template(self.field(position), self.turn_label(position), side)
 
     def bots(self) -> tuple[str, ...]:
         return ("random", "greedy")
 
     def bot_orders(self, position: Position, side: str, bot: str, rng: random.Random) -> str:
-        from rules.furor_barbarus.bots import bot_orders
-
         if bot not in self.bots():
             raise ValueError(f"unknown bot {bot!r} (known: {', '.join(self.bots())})")
-        return bot_orders(self, position, side, bot, rng)
+        return fb_bots.bot_orders(self.field(position), side, bot, rng)
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
-        from rules.furor_barbarus.svg import render
-
-        return render(self.field(position), events)
+        return svg.render(self.field(position), events)
 
     # --- rule cases ----------------------------------------------------------------
     def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
@@ -204,6 +199,10 @@ class FurorBarbarus(Ruleset):
         pos["losses"].update({k: int(v) for k, v in data.get("losses", {}).items()})
         pos["turn"] = int(data.get("turn", 1))
         pos["phase"] = str(data.get("phase", "play"))
+        if pos["phase"] == "setup":   # the set-up step (3): 1 unless the case says which
+            pos["setup_step"] = int(data.get("setup_step", 1))
+        else:
+            pos.pop("setup_step", None)
         players = list(data.get("players", [])) or pos["players"]
         if not players and pos["phase"] != "setup":   # in the set-up, "roll" leaves them to the dice (3)
             players = list(sc.sides)
@@ -231,6 +230,8 @@ class FurorBarbarus(Ruleset):
             "sides": {uid: u["side"] for uid, u in position["units"].items() if u["side"] != sc.counters[uid].side},
             "standing": position.get("standing", {}),
         }
+        if "setup_step" in position:
+            out["setup_step"] = position["setup_step"]
         if position.get("outcome"):
             out["outcome"] = dict(position["outcome"])
         return out

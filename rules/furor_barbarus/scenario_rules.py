@@ -24,8 +24,10 @@ only through it:
   unit blocks its hex, has no ZOC and cannot move), ``field.lose_step(uid, cause)``,
   ``field.eliminate(uid, cause)`` (counts for army morale),
   ``field.remove(uid, cause)`` (leaves the map without counting, e.g. the Alans'
-  defection), ``field.place(uid, hex)``, ``field.retreat(uid, attackers=())``,
-  ``field.morale_check(uid, purpose)``, ``field.add_event(type, text, **data)``;
+  defection), ``field.place(uid, hex)``, ``field.add_event(type, text, **data)``;
+  the rule steps are functions of the field: ``morale.retreat(field, uid,
+  attackers=())`` (9.8, with the displaced units' morale checks) and
+  ``morale.morale_check(field, uid, purpose)`` (9.10);
 - keep the scenario's own JSON-serialisable data in ``field.memo`` (a dict kept
   in the position under ``"special"``; e.g. ``field.memo["divine_help_turn"] = 4``).
 
@@ -51,7 +53,7 @@ class ScenarioRules:
     # --- the set-up -------------------------------------------------------------
     def setup_problems(self, field: Battlefield, side: str) -> list[tuple[str, str]]:
         """Placements of ``side`` that a special rule forbids, once all of that
-        side's units are placed (resolution 1): ``(unit id, reason)`` pairs.  The
+        side's units of the set-up step are placed: ``(unit id, reason)`` pairs.  The
         checker refuses the unit's ``place`` line with the reason; a unit placed
         without a line is moved to another hex of its deployment.  Must not change
         the field.  E.g. Campus Mauriacus: Ardaric "with a Gepid unit"."""

@@ -61,6 +61,7 @@ class Scenario:
     overlay: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
     map_size: tuple[int, int] = (99, 99)      # columns, rows: areas are limited to the map
+    secret_commanders: bool = False           # commanders' hexes noted secretly, revealed together (3)
 
     def option_ids(self) -> tuple[str, ...]:
         return tuple(str(o["id"]) for o in self.options)
@@ -92,7 +93,7 @@ class Scenario:
                 deployments = kept + new
         return Scenario(self.id, self.title, self.map_id, self.turns, self.sides, self.first_player, self.roll_ties,
                         self.setup_first, self.side_info, counters, tuple(deployments), self.options, self.overlay, self.raw,
-                        self.map_size)
+                        self.map_size, self.secret_commanders)
 
 
 def expand_area(area: str, columns: int = 99, rows: int = 99) -> tuple[str, ...]:
@@ -160,6 +161,8 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
             if c.side not in sides and c.side != "neutral":
                 raise ScenarioError(f"scenario {sid}: unit {c.id!r} of unknown side {c.side!r}")
             counters[c.id] = c
+        if data.get("setup_first", "") not in ("", *sides):
+            raise ScenarioError(f"scenario {sid}: setup_first {data['setup_first']!r} is not one of the sides {list(sides)}")
         deployments = tuple(_deployment(d, sid, columns, rows) for d in data.get("deploy", []))
         for d in deployments:
             for u in d.units:
@@ -173,7 +176,7 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
             sides=sides,
             first_player=str(data.get("first_player", sides[0])),
             roll_ties=str(data.get("roll_ties", sides[0])),
-            setup_first=str(data.get("setup_first", sides[0])),
+            setup_first=str(data.get("setup_first", "")),      # "": both sides set up at once
             side_info=side_info,
             counters=counters,
             deployments=deployments,
@@ -181,6 +184,7 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
             overlay=dict(data.get("overlay", {})),
             raw=dict(data),
             map_size=(columns, rows),
+            secret_commanders=bool(data.get("secret_commanders", False)),
         )
     except KeyError as exc:
         raise ScenarioError(f"scenario {sid}: missing key {exc}") from None

@@ -1,6 +1,6 @@
 """Section 4: the sequence of play, by mail.
 
-Resolution 1 is the set-up (both sides).  Then one resolution per player phase
+The set-up comes first (one or two resolutions, section 3: ``setup.py``).  Then one resolution per player phase
 pair: the active player's movement (his ``move`` / ``special`` lines in order)
 and combat (his ``attack`` lines in order, each resolved and applied before the
 next; an attack whose target or attackers are gone is skipped with a reason).

@@ -1,17 +1,82 @@
-"""Section 3: set-up.  Resolution 1: both players place the units of their
-deployments; fixed deployments need no line; a unit without a ``place`` line is
-put in the first free hex of its deployment (in the scenario's hex order).  With
-``first_player = "roll"`` both sides roll a die, the higher is player 1, ties go to
-``roll_ties``."""
+"""Section 3: set-up.  The players place the units of their deployments in the
+scenario's order: a scenario with ``setup_first`` sets up in two resolutions (that
+side, then the other, who sees the first's set-up in his report); without it both
+sides set up at once, in one resolution.  With ``secret_commanders`` (Campus
+Mauriacus: "the two players secretly note the position of their commanders and
+reveal their positions simultaneously") the first side places its units but not
+its commanders, and notes them in the second step, in a file of its own sent
+alongside the other side's set-up; both are revealed when that step is resolved.
+
+Fixed deployments need no line; a unit without a ``place`` line is put in the
+first free hex of its deployment (in the scenario's hex order).  With
+``first_player = "roll"`` both sides roll a die when the set-up is complete, the
+higher is player 1, ties go to ``roll_ties``."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from enum import Enum
 from typing import Any
 
 from rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from rules.furor_barbarus.counters import Counter
 from rules.furor_barbarus.orders import PlaceOrder
 from rules.furor_barbarus.scenarios import Deployment, Scenario
 from rules.furor_barbarus.stacking import stacking_problem
+
+
+class SetupPart(str, Enum):
+    """What one side places in one set-up step."""
+
+    ALL = "all"                  # every unit of its deployments
+    UNITS = "units"              # every unit but the commanders (noted in a later step)
+    COMMANDERS = "commanders"    # only the commanders, noted secretly
+
+    def includes(self, counter: Counter) -> bool:
+        if self is SetupPart.UNITS:
+            return not counter.is_commander
+        if self is SetupPart.COMMANDERS:
+            return counter.is_commander
+        return True
+
+
+SetupStep = tuple[tuple[str, SetupPart], ...]
+"""The sides due in one set-up resolution (in side-id order) and what each places."""
+
+
+def setup_steps(scenario: Scenario) -> tuple[SetupStep, ...]:
+    """The set-up resolutions of a scenario, in order (3 and the scenario's set-up).
+
+    Two steps where the scenario names who sets up first; Campus Mauriacus' first
+    side notes its commanders in the second step, with the other side's set-up."""
+    sides = scenario.sides
+    first = scenario.setup_first
+    if first not in sides:
+        return (tuple((s, SetupPart.ALL) for s in sides),)
+    second = next(s for s in sides if s != first)
+    if scenario.secret_commanders:
+        return (((first, SetupPart.UNITS),), tuple(sorted(((second, SetupPart.ALL), (first, SetupPart.COMMANDERS)))))
+    return (((first, SetupPart.ALL),), ((second, SetupPart.ALL),))
+
+
+def current_setup_step(position: Mapping[str, Any], scenario: Scenario) -> SetupStep:
+    """The step the next set-up resolution plays.  A position of a game created
+    before set-up steps existed (no ``setup_step``) is set up in one step, as it
+    was then, so its archive still replays."""
+    number = position.get("setup_step")
+    if number is None:
+        return tuple((s, SetupPart.ALL) for s in scenario.sides)
+    return setup_steps(scenario)[int(number) - 1]
+
+
+def last_setup_step(position: Mapping[str, Any], scenario: Scenario) -> bool:
+    number = position.get("setup_step")
+    return number is None or int(number) >= len(setup_steps(scenario))
+
+
+def setup_part(position: Mapping[str, Any], scenario: Scenario, side: str) -> SetupPart | None:
+    """What ``side`` places in the next set-up resolution (None: it is not due)."""
+    return dict(current_setup_step(position, scenario)).get(side)
 
 
 def initial_position(scenario: Scenario, options: list[str]) -> dict[str, Any]:
@@ -30,6 +95,7 @@ def initial_position(scenario: Scenario, options: list[str]) -> dict[str, Any]:
         "scenario": scenario.id,
         "options": sorted(options),
         "phase": "setup",
+        "setup_step": 1,
         "turn": 1,
         "player": 1,
         "players": players,
@@ -89,9 +155,21 @@ def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: se
     return stacking_problem(field, uid, h, side)
 
 
-def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder]]) -> list[tuple[int, str]]:
-    """Place ``side``'s units (orders first, then defaults), then apply the
-    scenario's set-up check (hook ``setup_problems``).  Returns problems
+def part_problem(field: Battlefield, side: str, order: PlaceOrder, part: SetupPart) -> str | None:
+    """Why ``order`` places a unit this set-up step does not (None: it does)."""
+    if order.unit not in field.units or field.counter(order.unit).side != side or part.includes(field.counter(order.unit)):
+        return None
+    if part is SetupPart.UNITS:
+        second = next(s for s in field.scenario.sides if s != side)
+        return (f"{order.unit} is a commander: his hex is noted secretly in the next set-up step, sent with the "
+                f"{second}' set-up, and revealed with theirs (3, scenario set-up)")
+    return f"{order.unit} was placed in the first set-up step; only the commanders are noted now (3, scenario set-up)"
+
+
+def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder]],
+               part: SetupPart = SetupPart.ALL) -> list[tuple[int, str]]:
+    """Place ``side``'s units of ``part`` (orders first, then defaults), then apply
+    the scenario's set-up check (hook ``setup_problems``).  Returns problems
     ``(line, message)``; problem lines are ignored (their units get defaults)."""
     problems: list[tuple[int, str]] = []
     used: set[str] = set()
@@ -99,10 +177,10 @@ def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder
     for uid in field.units:
         c = field.counter(uid)
         d = deployment_of(field.scenario, uid)
-        if c.side == side and d is not None and not d.fixed:
+        if c.side == side and d is not None and not d.fixed and part.includes(c):
             field.place(uid, None)  # type: ignore[arg-type]
     for line, order in orders:
-        why = placement_problem(field, side, order, used)
+        why = part_problem(field, side, order, part) or placement_problem(field, side, order, used)
         if why:
             problems.append((line, why))
             continue
@@ -113,7 +191,7 @@ def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder
         if d.fixed:
             continue
         for uid in d.units:
-            if field.counter(uid).side != side or uid in used:
+            if field.counter(uid).side != side or uid in used or not part.includes(field.counter(uid)):
                 continue
             for h in d.hexes:
                 if field.game_map.on_map(h) and stacking_problem(field, uid, h, side) is None:
@@ -173,3 +251,34 @@ def roll_first_player(field: Battlefield) -> None:
     field.position["players"] = [first] + [s for s in sc.sides if s != first]
     field.add_event("first_player", f"First player roll: {', '.join(f'{s} {v}' for s, v in rolls.items())}; "
                     f"{first} is player 1.", rolls=rolls, first=first)
+
+
+def play_setup_step(field: Battlefield, orders: Mapping[str, list[tuple[int, PlaceOrder]]]) -> None:
+    """One set-up resolution: each due side places the units of its part (its
+    ``place`` lines, then defaults); after the last step the commanders noted
+    secretly are revealed, the first player is rolled for if the scenario says
+    so, and play begins.  ``orders``: side -> its place lines (line, order)."""
+    pos = field.position
+    step = current_setup_step(pos, field.scenario)
+    for side, part in step:
+        for line, msg in place_side(field, side, list(orders.get(side, [])), part):
+            field.add_event("skip", f"{side}: set-up line {line} ignored: {msg}.", side=side, line=line)
+        placed = {u: field.hex_of(u) for u in sorted(field.on_map(side)) if part.includes(field.counter(u))}
+        if part is SetupPart.COMMANDERS:
+            text = f"{side} note their commanders' hexes secretly (3)."
+        elif part is SetupPart.UNITS:
+            text = f"{side} deploy {len(placed)} units; their commanders are noted secretly in the next step (3)."
+        else:
+            text = f"{side} deploys {len(placed)} units."
+        field.add_event("setup", text, side=side, units=placed)
+    if not last_setup_step(pos, field.scenario):
+        pos["setup_step"] = int(pos["setup_step"]) + 1
+        return
+    if field.scenario.secret_commanders:
+        shown = {u: field.hex_of(u) for u in sorted(field.on_map()) if field.counter(u).is_commander}
+        field.add_event("commanders_revealed", "The commanders' positions are revealed together: "
+                        + ", ".join(f"{u} {h}" for u, h in shown.items()) + " (3).", commanders=shown)
+    if not field.player_order:
+        roll_first_player(field)
+    pos.pop("setup_step", None)
+    pos["phase"] = "play"
