@@ -32,15 +32,20 @@ class Drawn:
 
 def start(rules_id: str, scenario: str | None) -> Drawn:
     """The game as it starts: Farrapos as set up; a Furor Barbarus battle once both
-    armies are deployed (its resolution 1, the set-up, places every unit)."""
+    armies are deployed (the set-up resolutions)."""
     ruleset = find_ruleset(rules_id)
     position = ruleset.setup(scenario, ())
     if rules_id == "farrapos":
         return Drawn(f"{scenario or rules_id}-start", rules_id, scenario, position, [], 0)
-    orders = {s: ruleset.parse_orders(ruleset.bot_orders(position, s, "random", random.Random(1)))[0] for s in ruleset.due(position)}
-    result = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(b"map-start").digest()))
-    assert any(u.get("hex") for u in result.position["units"].values()), "the set-up placed the armies"
-    return Drawn(f"{scenario or rules_id}-start", rules_id, scenario, result.position, list(result.events), 1)
+    events: list = []
+    for k in range(1, 4):  # the set-up may take a resolution per side
+        if position.get("phase") != "setup":
+            break
+        orders = {s: ruleset.parse_orders(ruleset.bot_orders(position, s, "random", random.Random(k)))[0] for s in ruleset.due(position)}
+        result = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"map-start-{k}".encode()).digest()))
+        position, events = result.position, list(result.events)
+    assert position.get("phase") != "setup", "the set-up placed both armies"
+    return Drawn(f"{scenario or rules_id}-start", rules_id, scenario, position, events, k)
 
 
 def late(rules_id: str, scenario: str | None, seed: int = 3, limit: int = 60) -> Drawn:
