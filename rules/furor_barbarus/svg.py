@@ -21,7 +21,7 @@ from xml.sax.saxutils import escape
 from rules.base import Event
 from rules.furor_barbarus.battlefield import Battlefield
 from rules.furor_barbarus.hexgrid import Hex
-from rules.mapdraw import focus_attrs, focus_box, text_width, wrap
+from rules.mapdraw import focus_attrs, focus_box, overlaps, text_width, wrap
 
 SIZE = 32.0
 H = math.sqrt(3) * SIZE
@@ -150,10 +150,23 @@ class _Drawing:
                 continue
             cx, cy = centre(h)
             out.append(_text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id"))
-            if h in self.gm.names:
+            if h in self.gm.names and self._name_fits(h, occupied):
                 out.append(_text(cx, cy + H / 2 - 5, self.gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name"))
         out.append("</g>")
         return out
+
+    def _name_fits(self, h: str, occupied: set[str]) -> bool:
+        """A hex name wider than its hex is drawn only where no counter next to it
+        would cover it; the legend's list of places names every one anyway."""
+        cx, cy = centre(h)
+        w = text_width(self.gm.names[h], 8) * 1.1
+        box = (cx - w / 2, cy + H / 2 - 13, w, 11.0)
+        for n in self.gm.neighbours(h):
+            if n in occupied:
+                nx, ny = centre(n)
+                if overlaps(box, (nx - COUNTER_W / 2 - 3, ny - COUNTER_H / 2 - TAB_H * 2 - 3, COUNTER_W + 6, COUNTER_H + TAB_H * 2 + 8)):
+                    return False
+        return True
 
     # --- this resolution ---------------------------------------------------------
     def movements(self) -> list[str]:
@@ -391,6 +404,12 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
             x, y = 10.0, y + 20
         out.append(f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="16" height="12" fill="{fill}" stroke="#999"/>' + _text(x + 22, y, terrain, 11))
         x += need
+    if gm_names := d.gm.names:
+        y += 22
+        places = "Places: " + "; ".join(f"{h} {name}" for h, name in sorted(gm_names.items()))
+        for part in wrap(places, 11, width - 20):
+            out.append(_text(10, y, part, 11, style="italic"))
+            y += 15
     y += 30
     # armies and roster
     out.append(_text(10, y, "Armies (army morale loss / threshold) and every unit on the map", 14, weight="bold"))
