@@ -265,7 +265,7 @@ def status(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Turn, sides awaited, score, and the result once over."""
+    """The resolution awaited and the game's own time, sides awaited, score, and the result once over."""
     from pbem import dice_chains, pipeline, store
 
     with refusals():
@@ -276,7 +276,7 @@ def status(
     if as_json:
         typer.echo(json.dumps(st.to_json(), indent=2, ensure_ascii=False))
         return
-    typer.echo(f"{st.game} ({st.rules}/{st.scenario}): turn {st.turn}, {st.label}")
+    typer.echo(f"{st.game} ({st.rules}/{st.scenario}): resolution {st.turn} - {st.label}")
     for line in st.score:
         typer.echo(f"  {line['side']}: {line['detail']}")
     if st.over:
@@ -344,7 +344,7 @@ def check(
                 fail(f"no referee's database here: a player checks offline with 'pbem check {file} --position G-rK.position.json' (the position file attached to the latest report)")
             checked = pipeline.check(db, data, _signature_for(file, sig))
     signed = "signature verified" if checked.signature else "not signed (signature not checked)"
-    typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}); {len(checked.orders)} order(s); {signed}")
+    typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}; {len(checked.orders)} order(s); {signed}")
 
 
 @app.command(epilog=example("pbem sign turn.txt --key ~/.ssh/id_ed25519"))
@@ -382,7 +382,7 @@ def submit(
         result = pipeline.submit(db, data, _signature_for(file, sig), source=str(file))
     c = result.checked
     extra = f", superseding {result.superseded} earlier file(s)" if result.superseded else ""
-    typer.echo(f"queued: {c.game_id}, {c.side}, turn {c.turn} ({c.label}){extra}")
+    typer.echo(f"queued: {c.game_id}, {c.side}, resolution {c.turn} - {c.label}{extra}")
 
 
 @app.command(epilog=example("pbem process --all --jobs 2", "pbem process g1 g2 --reports reports"))
@@ -436,14 +436,14 @@ def _print_outcomes(outcomes: "list[pipeline.ProcessOutcome]", quiet: bool) -> N
         from rich.console import Console
         from rich.table import Table
 
-        table = Table("game", "resolution", "turn", "note")
+        table = Table("game", "resolution", "game time", "note")
         for o in outcomes:
             table.add_row(o.game_id, str(o.resolved or "-"), o.label, _note(o))
         Console().print(table)
     else:
         for o in outcomes:
             if o.resolved is not None:
-                typer.echo(f"{o.game_id}: resolution {o.resolved} ({o.label}){' ' + _note(o) if _note(o) else ''}")
+                typer.echo(f"{o.game_id}: resolution {o.resolved} - {o.label}{'; ' + _note(o) if _note(o) else ''}")
             elif not quiet:
                 typer.echo(f"{o.game_id}: {_note(o)}")
     typer.echo(process_summary(outcomes))
@@ -582,7 +582,9 @@ def rollback(
 
     with refusals():
         record = pipeline.rollback(engine(), game, to)
+        st = pipeline.status(engine(), game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, json.loads(record.discarded)))}")
+    typer.echo(f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)")
 
 
 @app.command(epilog=example("pbem case tests/cases/farrapos"))
@@ -962,6 +964,27 @@ def game_set(
     with refusals():
         clock = deadlines.set_clock(engine(), game, pairs)
     typer.echo(f"{game}: {clock.describe()}")
+
+
+# --- issue 15: the game's site ---------------------------------------------------------
+
+
+@app.command(epilog=example("pbem site g1 -o site/g1 --site-url https://example.org/pbem/g1"))
+def site(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="DIR", help="The folder to write (created if needed).")],
+    site_url: Annotated[Optional[str], typer.Option("--site-url", metavar="URL", help="Where the folder is published (http/https); recorded with the game, mailed reports link to it.")] = None,
+) -> None:
+    """Write the game's site: index, every report, audit page, dice, archive; every link resolves."""
+    from pbem import site as game_site
+
+    try:
+        with refusals():
+            written = game_site.write_site(engine(), game, output, site_url)
+    except game_site.SiteError as exc:
+        fail(str(exc))
+    typer.echo(f"wrote {len(written.files)} files to {written.folder}" + (f"; reports now link to {written.site_url}" if written.site_url else ""))
+
 
 # --- issue 17: house tables ----------------------------------------------------
 

@@ -2,8 +2,9 @@
 
 For each game: key pairs are made, every turn file is written by a bot
 (``pipeline.next_turn_file``), signed (SSHSIG), submitted, processed; each
-resolution's reports are written; at the end the archive is exported and
-audited from the file.  An ``index.html`` links everything.
+resolution's reports are written; at the end the game's folder is written as
+its site (``pbem site``: index, every report, audit page, dice, archive) and the
+archive is audited from the file.  An ``index.html`` links every game's site.
 
 The Farrapos game is run the way an unattended referee runs it: with deadlines
 (48h, grace 12h, reminder 6h before), its turn files dropped into a folder and
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store
+from pbem import archive, audit, keys, pipeline, report, reporting, site, sshsig, store
 from pbem.rules import find_ruleset
 
 DEMO_GAMES: tuple[tuple[str, str | None], ...] = (
@@ -50,6 +51,7 @@ class DemoResult:
     audit_lines: tuple[str, ...]
     last_k: int
     sides: tuple[str, ...]
+    archive: Path
     links: tuple[tuple[str, str], ...] = ()  # (label, file in the game's folder)
 
 
@@ -93,27 +95,11 @@ def play_game(
             pipeline.submit(engine, message, signature, source=str(path.name))
         outcome = pipeline.resolve_next(engine, game_id)
         if outcome.resolved is None:
-            raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve ({outcome.note or outcome.awaiting})")
+            raise RuntimeError(f"{game_id}: resolution {st.turn} did not resolve ({outcome.note or outcome.awaiting})")
         reporting.write_resolution_reports(engine, game_id, outcome.resolved, folder)
         if on_resolution is not None:
             on_resolution()
-    archive_path = folder / "archive.json"
-    data = archive.export(engine, game_id, archive_path)
-    summary = audit.audit_archive(archive.load(archive_path))
-    (folder / "audit.html").write_text(reporting.audit_page(engine, game_id), encoding="utf-8")
-    return DemoResult(
-        game_id=game_id,
-        rules=rules_id,
-        scenario=info.id,
-        resolutions=summary.resolutions,
-        files=summary.files,
-        rolls=summary.rolls,
-        result=data["final"]["result"],
-        folder=folder,
-        audit_lines=tuple(summary.lines()),
-        last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
-        sides=info.sides,
-    )
+    return _finish(engine, game_id, folder, rules_id, info.id, info.sides)
 
 
 def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None) -> DemoResult:
@@ -186,10 +172,12 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
 
 
 def _finish(engine: Engine, game_id: str, folder: Path, rules_id: str, scenario: str, sides: tuple[str, ...]) -> DemoResult:
-    archive_path = folder / "archive.json"
-    data = archive.export(engine, game_id, archive_path)
-    summary = audit.audit_archive(archive.load(archive_path))
-    (folder / "audit.html").write_text(reporting.audit_page(engine, game_id), encoding="utf-8")
+    """The game's folder becomes its site (``pbem site``: index, every report with
+    links that resolve, audit page, dice, archive), and the archive is audited."""
+    site.write_site(engine, game_id, folder)
+    archive_path = folder / site.archive_name(game_id)
+    data = archive.load(archive_path)
+    summary = audit.audit_archive(data)
     return DemoResult(
         game_id=game_id,
         rules=rules_id,
@@ -202,6 +190,7 @@ def _finish(engine: Engine, game_id: str, folder: Path, rules_id: str, scenario:
         audit_lines=tuple(summary.lines()),
         last_k=data["resolutions"][-1]["k"] if data["resolutions"] else 0,
         sides=sides,
+        archive=archive_path,
     )
 
 
@@ -231,8 +220,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         rel = r.folder.relative_to(out)
         result = r.result or {}
         rows.append(
-            "<tr><td>{game}</td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>"
-            "<td>{last} · <a href=\"{rel}/audit.html\">audit page</a> · <a href=\"{rel}/archive.json\">archive</a></td></tr>".format(
+            "<tr><td><a href=\"{rel}/index.html\">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>"
+            "<td>{last} · <a href=\"{rel}/audit.html\">audit page</a> · <a href=\"{rel}/{archive}\">archive</a></td></tr>".format(
                 game=html.escape(r.game_id),
                 rules=html.escape(r.rules),
                 scen=html.escape(r.scenario),
@@ -241,6 +230,7 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 files=r.files,
                 rolls=r.rolls,
                 rel=html.escape(str(rel)),
+                archive=html.escape(site.archive_name(r.game_id)),
                 last=" · ".join(
                     [f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides]
                     + [f'<a href="{html.escape(str(rel))}/{html.escape(file)}">{html.escape(label)}</a>' for label, file in r.links]
@@ -248,13 +238,17 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
             )
         )
     page = (
-        "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
+        "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
         "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}"
-        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}</style>"
+        "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}"
+        # on a phone each game is a card: every cell on its own line, the links included
+        "@media (max-width:700px){table,tbody,tr,td{display:block;width:100%}tr:first-child{display:none}"
+        "tr{border-bottom:2px solid #999;padding:.4rem 0}td{border:none;padding:.1rem 0}td:nth-child(4)::before{content:'resolutions: '}"
+        "td:nth-child(5)::before{content:'turn files: '}td:nth-child(6)::before{content:'dice: '}}</style></head><body>"
         "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
         "processor; its archive was exported and audited. The Farrapos game was run by <code>pbem tick</code> with deadlines "
         "(48h, grace 12h): the empire missed one and that turn was resolved with no orders, as its audit shows.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
-        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></html>\n"
+        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></body></html>\n"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
 

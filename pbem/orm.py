@@ -140,6 +140,15 @@ class Rollback(SQLModel, table=True):
     discarded: str = "[]"  # JSON list of k
 
 
+class Site(SQLModel, table=True):
+    """Where a game's site is published (``pbem site G -o DIR --site-url URL``):
+    reports mailed afterwards link to it."""
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True)
+    url: str
+    updated: datetime = Field(default_factory=utcnow)
+
+
 class Outbox(SQLModel, table=True):
     """One message the referee owes, written in the transaction of the decision it
     reports (pbem/mail/outbox.py).  ``body`` is the whole message; a report's is
@@ -434,6 +443,16 @@ def active_history(session: Session, game_id: str) -> list[HistoryLine]:
 def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
     stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(Resolution.k)
     return list(session.exec(stmt).all())
+
+
+def rollbacks(session: Session, game_id: str) -> list[Rollback]:
+    stmt = select(Rollback).where(Rollback.game_id == game_id).order_by(Rollback.id)  # type: ignore[arg-type]
+    return list(session.exec(stmt).all())
+
+
+def site_url(session: Session, game_id: str) -> str | None:
+    row = session.get(Site, game_id)
+    return row.url if row else None
 
 
 def resolution(session: Session, game_id: str, k: int) -> Resolution | None:

@@ -29,6 +29,7 @@ from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalis
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Problem, Ruleset
 from pbem.rules.suggest import did_you_mean
+from pbem.rules.template_text import fit_comments
 
 if TYPE_CHECKING:
     from pbem.store import Database as Engine
@@ -252,6 +253,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         tf, message, signature, game, roster, require_signature,
         earlier_copies=lambda: store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()),
         dice_used_up=lambda k: dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None,
+        rollback_of=lambda k: store.rollback_that_set_aside(tx, game.id, k),
     )
 
 
@@ -275,6 +277,7 @@ def judge(
     require_signature: bool = True,
     earlier_copies: Callable[[], Iterable[store.EarlierCopy]] = lambda: (),
     dice_used_up: Callable[[int], str | None] = lambda k: None,
+    rollback_of: Callable[[int], store.RollbackSeen | None] = lambda k: None,
 ) -> Checked:
     """The verdict on a turn file against a game as it stands, the same whether
     the game comes from the database or from a position file (``pbem check
@@ -307,12 +310,14 @@ def judge(
             raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
     earlier = list(earlier_copies())
     if earlier:
-        raise Refused([seen_before(earlier[-1])])
+        last = earlier[-1]
+        rb = rollback_of(last.turn) if last.status == store.SubmissionStatus.SET_ASIDE else None
+        awaits = f"game {game.id} now awaits resolution {game.next_k} ({find_ruleset(game.rules).turn_label(game.position)})"
+        raise Refused([seen_before(last, f"{rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {awaits}" if rb else "")])
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result, game.rules)}); no more turns are taken"])
     if tf.turn != game.next_k:
-        when = "stale" if tf.turn < game.next_k else "from the future"
-        raise Refused([f"turn {tf.turn} is {when}: game {game.id} is waiting for turn {game.next_k}"])
+        raise Refused([wrong_resolution(game.id, tf.turn, game.next_k, find_ruleset(game.rules).turn_label(game.position), rollback_of)])
     if (used_up := dice_used_up(tf.turn)) is not None:
         raise Refused([used_up])
     if tf.state != game.state_hash:
@@ -320,7 +325,7 @@ def judge(
     ruleset = find_ruleset(game.rules)
     due = ruleset.due(game.position)
     if tf.side not in due:
-        raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for turn {game.next_k}"])
+        raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for resolution {game.next_k}"])
     try:
         with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the orders"):
             orders, problems = orders_of(ruleset, game.position, tf)
@@ -331,7 +336,20 @@ def judge(
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
 
 
-def seen_before(earlier: store.EarlierCopy) -> str:
+def wrong_resolution(game_id: str, k: int, awaited: int, label: str, rollback_of: Callable[[int], store.RollbackSeen | None] = lambda k: None) -> str:
+    """Why a turn file for resolution ``k`` is refused when ``awaited`` is due: it
+    was written before a rollback (``rollback_of``, the referee's memory), is
+    already resolved, or is not yet due."""
+    now = f"game {game_id} now awaits resolution {awaited} ({label})"
+    if k > awaited:
+        return f"the turn file is for resolution {k}, which is not due yet: {now}"
+    rb = rollback_of(k)
+    if rb is not None:
+        return f"the turn file is for resolution {k}, which was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {now}"
+    return f"the turn file is for resolution {k}, which is already resolved: {now}"
+
+
+def seen_before(earlier: store.EarlierCopy, rollback: str = "") -> str:
     """Why a file whose exact bytes this game has already received is refused: a
     signed file counts once.  A superseded or set-aside file in particular must never
     come back (anyone holding a copy could otherwise undo a player's correction)."""
@@ -340,12 +358,14 @@ def seen_before(earlier: store.EarlierCopy) -> str:
         case store.SubmissionStatus.RESOLVED:
             return f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"
         case store.SubmissionStatus.QUEUED:
-            return f"this turn file is already queued for turn {earlier.turn} (received {when}); nothing to do"
+            return f"this turn file is already queued for resolution {earlier.turn} (received {when}); nothing to do"
         case store.SubmissionStatus.SUPERSEDED:
             replaced = f"{earlier.replaced:%Y-%m-%d %H:%M} UTC" if earlier.replaced else "a later date"
             return f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new file to change your orders"
         case _:
-            return f"this turn file (received {when}) was set aside by a rollback; write and sign new orders against the latest report"
+            if rollback:
+                return f"this turn file (received {when}, for resolution {earlier.turn}) was set aside by a rollback on {rollback}; write and sign new orders against the latest report"
+            return f"this turn file (received {when}) was set aside, by a rollback or a new key for its side; write and sign new orders against the latest report"
 
 
 def _chain_link(tx: Tx, game: store.GameState, k: int) -> tuple[str, int, str, int] | None:
@@ -721,14 +741,14 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
             raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)})"])
         due = ruleset.due(position)
         if side not in due:
-            raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for turn {game.next_k}"])
+            raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for resolution {game.next_k}"])
         if bot is None:
             body = ruleset.order_template(position, side)
         else:
             if bot not in ruleset.bots():
                 raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
             body = ruleset.bot_orders(position, side, bot, random.Random(f"{game_id}/{game.next_k}/{side}/{seed}"))
-        head = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" if bot is None else ""
+        head = fit_comments(f"# {ruleset.title}: {game_id}, resolution {game.next_k} - {ruleset.turn_label(position)}\n") if bot is None else ""
         return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, head + body)
 
 
@@ -756,6 +776,7 @@ class Status:
             "rules": self.rules,
             "scenario": self.scenario,
             "turn": self.turn,
+            "resolution": self.turn,
             "label": self.label,
             "awaiting": self.awaiting,
             "queued": self.queued,

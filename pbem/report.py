@@ -21,7 +21,7 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +34,8 @@ import pbem.templates as _templates_package
 from pbem.rules.base import ScoreLine
 
 from pbem import charts
+from pbem.battle_table import battle_blocks, text_table
+from pbem.rules import mapdraw
 
 TEMPLATE_DIR = Path(_templates_package.__file__).parent
 
@@ -60,10 +62,27 @@ class ProblemLine:
 
 
 @dataclass(frozen=True)
+class RollbackNote:
+    """A rollback back to this report's resolution: when, what it set aside, and
+    (for the latest report) the resolution the game now awaits."""
+
+    at: str
+    to_k: int
+    discarded: tuple[int, ...]
+    awaits: int | None
+
+
+LINK_MODES = ("none", "site", "url")
+
+
+@dataclass(frozen=True)
 class ReportData:
     """Everything one report shows.  ``side`` is the recipient (``None`` = the
     referee's view).  ``map_svg`` is trusted markup from the rules layer; every
-    other string is escaped in HTML."""
+    other string is escaped in HTML.  ``links`` says where the other pages are:
+    ``site`` (beside it, in a folder ``pbem site`` wrote), ``url`` (the published
+    site at ``site_url``), ``none`` (nowhere: the report names only itself and what
+    is attached)."""
 
     game_id: str
     rules_id: str
@@ -92,6 +111,10 @@ class ReportData:
     problems: tuple[ProblemLine, ...]
     next_turn_file: str | None
     history: tuple[tuple[int, str, str], ...] = ()
+    site_url: str | None = None
+    next_k: int = 0
+    links: str = "none"
+    rollbacks: tuple[RollbackNote, ...] = ()
     chain_first_k: int = 1  # the first resolution of the dice chain that serves k (1 unless extended)
     result_text: str = ""
     """The outcome in plain words ("Romans win a major victory: ...")."""
@@ -122,9 +145,25 @@ def report_filename(k: int, side: str | None, ext: str = "html") -> str:
     return f"report-k{k}-{_file_word(side or 'referee')}.{ext}"
 
 
+def map_filename(k: int, side: str | None) -> str:
+    """The file of one report's whole map in the game's site: ``map-k3-republic.svg``
+    (a phone opens it on its own, to zoom and pan)."""
+    return f"map-k{k}-{_file_word(side or 'referee')}.svg"
+
+
+def site_link(data: ReportData, filename: str) -> str | None:
+    """Where a page of the game's site is, seen from this report: beside it in a
+    site folder, under the published ``site_url``, or nowhere (``None``)."""
+    if data.links == "site":
+        return filename
+    if data.links == "url" and data.site_url:
+        return data.site_url.rstrip("/") + "/" + filename
+    return None
+
+
 def turn_file_name(game_id: str, k: int, side: str) -> str:
     """The name of the next turn file attached to a report, for resolution ``k``
-    (the orders written after report ``k`` are for turn ``k + 1``)."""
+    (the orders written after report ``k`` are for resolution ``k + 1``)."""
     return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
 
 
@@ -172,7 +211,9 @@ def environment() -> jinja2.Environment:
     )
     env.filters["detail_value"] = _detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
+    env.filters["text_table"] = text_table
     env.globals["report_filename"] = report_filename
+    env.globals["map_filename"] = map_filename
     return env
 
 
@@ -221,7 +262,7 @@ def _event_rolls(event: Mapping[str, Any], rolls: Sequence[RollLine]) -> list[Ro
     return [by_index[i] for i in wanted if i in by_index]
 
 
-def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
+def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> dict[str, Any]:
     emails = dict(data.sides)
     events = []
     for event in data.events:
@@ -233,16 +274,26 @@ def _context(data: ReportData, map_cid: str | None = None) -> dict[str, Any]:
                 "details": _event_details(event) if battle else [],
                 "rolls": _event_rolls(event, data.rolls),
                 "battle": battle,
+                "raw": event,
             }
         )
+    focus = close_up(data.map_svg)
+    board = mapdraw.board_of(data.map_svg) if data.map_svg else None
     return {
+        "blocks": battle_blocks(events),
+        "focus": " ".join(f"{v:g}" for v in focus) if focus and board else None,
+        "board_id": board,
+        "focus_why": mapdraw.focus_why(data.map_svg) if data.map_svg else "",
+        "map_width": mapdraw.width_of(data.map_svg) if data.map_svg else None,
+        "detail_cid": detail_cid,
+        "link": lambda filename: site_link(data, filename),
         "d": data,
         "emails": emails,
         "events": events,
         "map": _embeddable_svg(data.map_svg) if data.map_svg else None,
         "map_cid": map_cid,
         "verify": verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link),
-        "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side else None,
+        "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side and data.next_turn_file else None,
         "position_file_name": data.position_file_name,
         "downloads": _downloads(data),
         "viewer": data.side or "referee",
@@ -263,11 +314,23 @@ def _downloads(data: ReportData) -> list[tuple[str, str]]:
     return [(name, f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}") for name, kind, text in files]
 
 
-def render_html(data: ReportData, map_cid: str | None = None) -> str:
+def close_up(svg: str) -> tuple[float, float, float, float] | None:
+    """The area of this resolution's action, when the map names one that is a
+    close-up (under 80% of the map's width); else ``None`` (the whole map says it)."""
+    if not svg:
+        return None
+    focus = mapdraw.focus_of(svg)
+    width = mapdraw.width_of(svg)
+    if focus is None or width is None or focus[2] >= 0.8 * width:
+        return None
+    return focus
+
+
+def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> str:
     """The HTML report.  With ``map_cid`` the map is an ``<img src="cid:...">``
     (for the e-mail's HTML part, where many clients drop inline SVG) instead of
-    the inline SVG."""
-    return environment().get_template("report.html.j2").render(_context(data, map_cid))
+    the inline SVG, and ``detail_cid`` the enlarged area of this resolution's action."""
+    return environment().get_template("report.html.j2").render(_context(data, map_cid, detail_cid))
 
 
 def render_text(data: ReportData) -> str:
@@ -292,6 +355,8 @@ def render_audit_page(
     score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
     sides: Sequence[str] = (),
     house_tables: Sequence[tuple[str, str, Sequence[str]]] = (),
+    home: str | None = None,
+    link: Callable[[str], str | None] = lambda filename: filename,
 ) -> str:
     """The audit page of a whole game: every resolution linked (one link per side
     in ``sides``, else the referee's report), the house tables the game plays
@@ -321,4 +386,6 @@ def render_audit_page(
         score_chart=score_chart,
         sides=list(sides) or [None],
         house_tables=list(house_tables),
+        home=home,
+        link=link,
     )

@@ -16,15 +16,17 @@ from pbem.turnfile import render_turn_file
 from pbem.rules import find_ruleset
 
 
-def report_data(session: Session, game_id: str, k: int | None = None, side: str | None = None) -> report.ReportData:
+def report_data(session: Session, game_id: str, k: int | None = None, side: str | None = None, links: str | None = None) -> report.ReportData:
     """The report of resolution ``k`` (default: the latest active; 0 = the game as
     created) for ``side`` (``None``: the referee's view)."""
-    return report_views(session, game_id, k, (side,))[0]
+    return report_views(session, game_id, k, (side,), links)[0]
 
 
-def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[str | None]) -> list[report.ReportData]:
+def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[str | None], links: str | None = None) -> list[report.ReportData]:
     """The reports of resolution ``k`` for several sides: what they share (the
-    position, events, rolls, dice proof, history) is read once."""
+    position, events, rolls, dice proof, history) is read once.  ``links``: where
+    the other pages are (``report.LINK_MODES``); default ``url`` when the game has
+    a published site, else ``none``."""
     game = store.get_game(session, game_id)
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
@@ -64,6 +66,18 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         public_keys={p.side: p.public_key for p in players},
         position=position,
     )
+    url = store.site_url(session, game_id)
+    rollbacks = store.rollbacks(session, game_id)
+    notes = tuple(
+        report.RollbackNote(
+            f"{rb.at:%Y-%m-%d %H:%M} UTC",
+            rb.to_k,
+            tuple(json.loads(rb.discarded)),
+            game.next_k if k == game.current_k and rb is rollbacks[-1] else None,
+        )
+        for rb in rollbacks
+        if rb.to_k == k
+    )
     shared = report.ReportData(
         game_id=game.id,
         rules_id=game.rules,
@@ -94,6 +108,10 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         next_turn_file=None,
         history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
         position_file=kept.to_text(),
+        site_url=url,
+        next_k=next_turn,
+        links=links or ("url" if url else "none"),
+        rollbacks=notes,
         chain_first_k=chain.first_k,
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
@@ -101,7 +119,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
     for side in sides:
         next_file = None
         if side is not None and side in due:
-            body = f"# {ruleset.title}: {game_id}, {ruleset.turn_label(position)}\n" + ruleset.order_template(position, side)
+            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {ruleset.turn_label(position)}\n" + ruleset.order_template(position, side)
             next_file = render_turn_file(game.id, game.rules, side, next_turn, state_hash, body)
         problems = tuple(
             report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
@@ -120,10 +138,19 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
     return views
 
 
-def audit_page(engine: Engine, game_id: str) -> str:
-    """The whole game's audit page: every resolution linked, the dice history with
-    a histogram per die size, and the score over time."""
+def audit_page(engine: Engine, game_id: str, home: str | None = None) -> str:
+    """The whole game's audit page: every resolution, the dice history with a
+    histogram per die size, and the score over time.  With ``home`` (in the game's
+    site) each resolution links its reports beside it; on its own, to the published
+    site when the game has one, else to nothing."""
     with store.reading(engine) as session:
+        url = store.site_url(session, game_id)
+        if home is not None:
+            link = lambda filename: filename  # noqa: E731
+        elif url:
+            link = lambda filename: url.rstrip("/") + "/" + filename  # noqa: E731
+        else:
+            link = lambda filename: None  # noqa: E731
         game = store.get_game(session, game_id)
         ruleset = find_ruleset(game.rules)
         actives = store.active_resolutions(session, game_id)
@@ -132,7 +159,7 @@ def audit_page(engine: Engine, game_id: str) -> str:
         tables = house_tables.summary(ruleset, game.scenario, house_tables.game_tables(session, game_id))
         return report.render_audit_page(
             game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario),
-            tables,
+            tables, home=home, link=link,
         )
 
 

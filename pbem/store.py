@@ -31,7 +31,7 @@ from pbem.transaction import SqliteFile, Tx
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables)
+SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
 }
@@ -66,7 +66,7 @@ Database = Union["Engine", SqliteFile]
 """What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
 SQLite file opened without SQLAlchemy (:func:`open_database`)."""
 
-TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change"})
+TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change", "site"})
 """Every table of this schema version (tests/test_startup.py checks it against the
 SQLModel tables)."""
 
@@ -312,6 +312,23 @@ def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
         EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received), _as_datetime(replaced) if replaced else None)
         for status, turn, received, replaced in rows
     ]
+
+
+class RollbackSeen(NamedTuple):
+    to_k: int
+    at: datetime
+    discarded: list[int]
+
+
+def rollback_that_set_aside(tx: Tx, game_id: str, k: int) -> RollbackSeen | None:
+    """The latest rollback after which a turn file for resolution ``k`` became
+    void: ``k`` was set aside by it, or was the resolution awaited when it came."""
+    rows = tx.all("SELECT to_k, at, discarded FROM rollback WHERE game_id = :game ORDER BY id DESC", {"game": game_id})
+    for to_k, at, discarded in rows:
+        ks = [int(x) for x in json.loads(discarded)]
+        if ks and to_k < k <= max(ks) + 1:
+            return RollbackSeen(int(to_k), _as_datetime(at), ks)
+    return None
 
 
 def _as_datetime(value: datetime | str) -> datetime:

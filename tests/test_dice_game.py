@@ -194,7 +194,7 @@ def furor_archives(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for rules_id, scenario in demo.DEMO_GAMES:
         if rules_id == "furor-barbarus":
             result = demo.play_game(engine, out, rules_id, scenario)
-            archives[scenario] = result.folder / "archive.json"
+            archives[scenario] = result.archive
     engine.dispose()
     return archives
 

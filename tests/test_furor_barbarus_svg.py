@@ -17,7 +17,7 @@ def test_svg_is_standalone_and_draws_the_last_resolution() -> None:
     assert root.tag.endswith("svg") and root.get("viewBox")
     assert 'class="stream"' in svg and 'class="ford"' in svg and 'class="river"' in svg
     assert 'class="move"' in svg and 'class="combat"' in svg
-    assert "Fontenoy" in svg and svg.count('class="unit"') >= 6
+    assert "Fontenoy" in svg and svg.count('class="counter"') >= 6
 
 
 def test_svg_escapes_text() -> None:

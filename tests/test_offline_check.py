@@ -85,7 +85,7 @@ def test_reports_written_by_process_carry_the_position_file_and_the_template(new
     monkeypatch.chdir(folder / "g1")
     code, out, err = _player("check", template, "--position", "g1-r1.position.json")
     assert (code, err) == (0, "")
-    assert out == "turn-g1-2-empire.txt: OK: g1, empire, turn 2 (1835, turn 2 (Empire)); 0 order(s); not signed (signature not checked)\n"
+    assert out == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed (signature not checked)\n"
 
 
 def test_offline_check_messages(new_farrapos, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -189,7 +189,7 @@ def test_refused_stale_turn_and_replay(new_farrapos) -> None:
     stale = t.tmp / "stale.txt"
     stale.write_text(first.read_text().replace("# ", "#  ", 1) + "\n")
     sign(t, stale, "republic")
-    _refused(t, stale, "turn 1 is stale: game g1 is waiting for turn 2")
+    _refused(t, stale, "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, turn 2 (Empire))")
 
 
 def test_refused_wrong_state_and_not_your_turn(new_farrapos) -> None:

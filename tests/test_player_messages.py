@@ -379,7 +379,7 @@ def test_a_receipt_gives_the_order_count_once(desk: Table) -> None:
     assert r.exit_code == 0, r.stderr
     (answer,) = [email.message_from_bytes(m.as_bytes(), policy=email.policy.default) for m in mailbox.Maildir(desk.tmp / "outbox").values()]
     body = answer.get_content()
-    assert "Orders as understood:\n  g1, republic, turn 1 (1835, turn 1 (Republic)): 1 order\n  line 7: pass\n" in body
+    assert "Orders as understood:\n  g1, republic, resolution 1 - 1835, turn 1 (Republic): 1 order\n  line 7: pass\n" in body
     assert body.count("as understood") == 1
 
 

@@ -127,11 +127,20 @@ def test_problems_and_the_next_turn_file_are_shown():
         assert "turn: 4" in page and "turn-g1-4-republic.txt" in page
 
 
-def test_history_links_name_each_earlier_report():
+def test_history_links_name_each_earlier_report_only_where_it_exists():
+    from dataclasses import replace
+
     data = report_data(k=3)
-    html = render_html(data)
+    in_site = render_html(replace(data, links="site"))
+    published = render_html(replace(data, links="url", site_url="https://example.org/games/g1/"))
+    alone = render_html(data)
     for k, _label, _hash in data.history:
-        assert f'href="{report_filename(k, "republic")}"' in html
+        assert f'href="{report_filename(k, "republic")}"' in in_site
+        assert f'href="https://example.org/games/g1/{report_filename(k, "republic")}"' in published
+        assert f"resolution {k}: " in alone
+    assert 'href="https://example.org/games/g1/index.html"' in published
+    assert "href=" not in alone.split('<section id="history"')[1]
+    assert "pbem site g1 -o DIR" in alone
 
 
 def test_the_html_report_is_made_for_phones_and_print():
@@ -153,9 +162,12 @@ def test_every_svg_in_the_report_parses_as_xml_with_a_viewbox():
 def test_reports_of_the_real_rulesets_embed_their_map(rules_id):
     data = real_ruleset_report(rules_id, side=None)
     html = render_html(data)
-    (svg,) = svg_elements(html)
-    assert_svg_parses_with_viewbox(svg)
+    *detail, svg = svg_elements(html)
+    for one in (*detail, svg):
+        assert_svg_parses_with_viewbox(one)
     assert len(svg) > 1000
+    # the enlarged view of the action, when there is one, draws the whole map's board again
+    assert all(f'<use href="#{board}"/>' in one for one in detail for board in [svg.split('data-board="')[1].split('"')[0]])
     text = render_text(data)
     assert "<svg" not in text
 
@@ -239,8 +251,52 @@ def test_a_played_resolution_shows_every_event_and_every_die(rules_id):
     flat_text = " ".join(text.split())
     for event in data.events:
         assert str(escape(event["text"])) in html
-        assert " ".join(event["text"].split()) in flat_text
+        if event.get("type") == "battle_round":  # the text report shows the rounds as a table
+            row = f"{event['round']} AF {event['attack_strength']} {event['attacker_die']} {event['attacker_index']} DF {event['defence_strength']}"
+            assert row in flat_text, row
+        elif event.get("type") == "combat" and event.get("die") is not None:
+            assert f"{event['odds']} {event['column']}" in flat_text and str(event["result"]) in flat_text
+        else:
+            assert " ".join(event["text"].split()) in flat_text
     for roll in data.rolls:
         assert str(escape(roll.purpose)) in html and roll.purpose in text
     for svg in svg_elements(html):
         assert_svg_parses_with_viewbox(svg)
+
+
+# --- battles as tables (issue 15) ------------------------------------------------------------
+
+
+def _round(n: int, city: str = "triunfo", winner: str = "empire") -> dict:
+    return {"type": "battle_round", "text": f"Battle of {city}, round {n}: ...", "city": city, "origin": "porto-alegre", "round": n,
+            "attacker": "empire", "defender": "republic", "attack_strength": 21 - n, "defence_strength": 11 - n, "extra_defence": 1,
+            "siege": False, "attacker_die": n, "defender_die": 7 - n, "attacker_index": 9, "defender_index": 6, "winner": winner,
+            "losses": [{"side": "republic", "counter": f"inf-{n}", "result": "reduced"}]}
+
+
+def test_consecutive_rounds_of_one_battle_are_one_table_with_the_detail_folded_away():
+    from dataclasses import replace
+
+    events = (_round(1), _round(2), _round(3, winner="tie"), {"type": "battle", "text": "Battle of Triunfo (3 rounds): ..."},
+              _round(1, city="bage"))
+    data = replace(report_data(), events=events)
+    html = render_html(data)
+    assert html.count('<table class="rounds">') == 2
+    first = html.split('<table class="rounds">')[1].split("</table>")[0]
+    assert first.count("<tr>") == 4  # the header and three rounds
+    assert "<td>AF 19</td>" in first and "<td>DF 9 +1 VP</td>" in first and "<td>tie</td>" in first
+    assert "<td>republic inf-2 reduced</td>" in first
+    assert "Every detail and die of these 3 rounds</summary>" in html and "<details" in html
+    text = render_text(data)
+    assert "Battle of triunfo: empire attacks from porto-alegre, republic defends" in text
+    assert all(len(line) <= 72 for line in text.split("WHAT HAPPENED")[1].split("PROBLEMS")[0].split("DICE")[0].splitlines())
+    assert "losses: republic inf-3 reduced" in text
+
+
+def test_text_table_keeps_narrow_tables_whole_and_moves_a_wide_last_column_under_its_row():
+    from pbem.battle_table import text_table
+
+    narrow = text_table(["a", "b"], [{"cells": ["1", "x"]}])
+    assert narrow.splitlines() == ["a  b", "-  -", "1  x"]
+    wide = text_table(["a", "notes"], [{"cells": ["1", "y" * 80]}], width=40)
+    assert wide.splitlines() == ["a", "-", "1", "     notes: " + "y" * 80]

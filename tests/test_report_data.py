@@ -50,6 +50,7 @@ def report_data(
         scenario_id="campaign",
         options=(),
         k=k,
+        next_k=k + 1,
         label="1836, turn 3 (Republic)",
         next_label="1837, turn 3",
         awaiting=awaiting,

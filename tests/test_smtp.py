@@ -65,7 +65,7 @@ def test_send_delivers_each_side_its_report_with_both_parts_the_png_the_turn_fil
     assert all(env.mail_from == "referee@pbem.example" for env in collector.envelopes)
     rep, emp = (email.message_from_bytes(env.original_content, policy=email.policy.default) for env in collector.envelopes)
 
-    assert rep["Subject"] == "[pbem g1] 1837, turn 3: your move"
+    assert rep["Subject"] == "[pbem g1] resolution 4 - 1837, turn 3: your move"
     assert rep["Message-ID"] == "<pbem.g1.k3.republic@pbem.invalid>"
     assert rep["In-Reply-To"] == rep["References"] == thread_root_id("g1", "republic")
     text = rep.get_body(preferencelist=("plain",)).get_content()
@@ -78,7 +78,7 @@ def test_send_delivers_each_side_its_report_with_both_parts_the_png_the_turn_fil
     assert attachment.get_filename() == "turn-g1-4-republic.txt"
     assert attachment.get_content().startswith("game: g1\nrules: farrapos\nside: republic\nturn: 4\n")
 
-    assert emp["Subject"] == "[pbem g1] 1836, turn 3 (Republic): report"
+    assert emp["Subject"] == "[pbem g1] resolution 3 - 1836, turn 3 (Republic): report"
     assert emp["In-Reply-To"] == thread_root_id("g1", "empire")
     assert "Your move" not in emp.get_body(preferencelist=("html",)).get_content()
 

@@ -101,6 +101,7 @@ RUNS: dict[str, list[Run] | str] = {
     "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
     "outbox": [Run(lambda w: ["outbox", "--json"], ())],
     "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], (*REPORTS, "rich"))],
+    "site": [Run(lambda w: ["site", "g1", "-o", str(w / "site")], ("rich",))],
     "send": "renders and mails each side's report: the whole report stack, by design (its --help is checked below)",
     "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
 }

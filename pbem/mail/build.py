@@ -35,10 +35,12 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 
 from pbem.mail.intake import header_line
-from pbem.report import ReportData, environment, render_html, render_text, svg_to_png, turn_file_name
+from pbem.report import ReportData, close_up, environment, render_html, render_text, svg_to_png, turn_file_name
+from pbem.rules import mapdraw
 
 MESSAGE_ID_DOMAIN = "pbem.invalid"
-MAP_WIDTH_PX = 1200
+MAP_WIDTH_PX = 1300  # the whole map: at most this wide, else at its own size (counters readable at 100%)
+DETAIL_WIDTH_PX = 1000  # the enlarged area of this resolution's action
 
 
 def id_word(text: str) -> str:
@@ -46,9 +48,11 @@ def id_word(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+", "_", text) or "_"
 
 
-def report_message_id(game_id: str, k: int, side: str | None) -> str:
-    """The Message-ID of a report: ``<pbem.GAME.kK.SIDE@pbem.invalid>``."""
-    return f"<pbem.{id_word(game_id)}.k{k}.{id_word(side or 'referee')}@{MESSAGE_ID_DOMAIN}>"
+def report_message_id(game_id: str, k: int, side: str | None, rollback: str = "") -> str:
+    """The Message-ID of a report: ``<pbem.GAME.kK.SIDE@pbem.invalid>``; the report
+    that announces a rollback to ``k`` is a new message: ``...kK.rollback-J.SIDE...``
+    (J the last resolution it set aside)."""
+    return f"<pbem.{id_word(game_id)}.k{k}{rollback}.{id_word(side or 'referee')}@{MESSAGE_ID_DOMAIN}>"
 
 
 def thread_root_id(game_id: str, side: str | None) -> str:
@@ -57,21 +61,27 @@ def thread_root_id(game_id: str, side: str | None) -> str:
 
 
 def report_subject(data: ReportData) -> str:
-    """``[pbem G] 1837, turn 3: your move`` (or ``...: report`` / ``...: game over``)."""
+    """``[pbem G] resolution 7 - 1837, turn 3: your move`` (or ``...: report`` /
+    ``...: game over``; ``[pbem G] rollback to resolution 2: resolution 6 awaited``)."""
+    if any(r.awaits for r in data.rollbacks):
+        return f"[pbem {data.game_id}] rollback to resolution {data.k}: resolution {data.next_k} - {data.next_label} awaited"
     if data.over:
-        return f"[pbem {data.game_id}] {data.label}: game over"
+        return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: game over"
     if data.your_move:
-        return f"[pbem {data.game_id}] {data.next_label}: your move"
-    return f"[pbem {data.game_id}] {data.label}: report"
+        return f"[pbem {data.game_id}] resolution {data.next_k} - {data.next_label}: your move"
+    return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: report"
 
 
 def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: str | None) -> EmailMessage:
     """One side's report as a message ready for SMTP (see the module docstring for
     its shape).  ``thread_root_id`` ``None`` means the default root, this side's
     report ``k0``."""
-    message_id = report_message_id(data.game_id, data.k, data.side)
+    announced = [r for r in data.rollbacks if r.awaits]
+    message_id = report_message_id(data.game_id, data.k, data.side, f".rollback-{max(announced[-1].discarded)}" if announced else "")
     root = thread_root_id or _default_root(data)
     map_cid = f"map.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
+    focus = close_up(data.map_svg)
+    detail_cid = f"detail.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}" if focus else None
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = recipient
@@ -88,11 +98,23 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
         msg["X-Pbem-Side"] = data.side
     msg.set_content(render_text(data), subtype="plain", charset="utf-8", cte="quoted-printable")
     has_map = bool(data.map_svg.strip())
-    msg.add_alternative(render_html(data, map_cid=map_cid if has_map else None), subtype="html", charset="utf-8", cte="quoted-printable")
+    msg.add_alternative(
+        render_html(data, map_cid=map_cid if has_map else None, detail_cid=detail_cid if has_map else None),
+        subtype="html", charset="utf-8", cte="quoted-printable",
+    )
     if has_map:
         html_part = msg.get_payload()[1]
+        if focus and detail_cid:
+            html_part.add_related(
+                svg_to_png(mapdraw.crop(data.map_svg, focus), DETAIL_WIDTH_PX),
+                maintype="image",
+                subtype="png",
+                cid=f"<{detail_cid}>",
+                disposition="inline",
+                filename=f"map-{id_word(data.game_id)}-k{data.k}-action.png",
+            )
         html_part.add_related(
-            svg_to_png(data.map_svg, MAP_WIDTH_PX),
+            svg_to_png(data.map_svg, min(MAP_WIDTH_PX, round(mapdraw.width_of(data.map_svg) or MAP_WIDTH_PX))),
             maintype="image",
             subtype="png",
             cid=f"<{map_cid}>",

@@ -35,12 +35,13 @@ def queue_reports(tx: Tx, game_id: str, k: int, label: str, next_label: str, due
     """Each side's report of resolution ``k`` (``k`` 0: the game as created)."""
     made = 0
     for side, addr in player_addresses(tx, game_id).items():
+        # as pbem.mail.build.report_subject words it: the resolution, then the game's own time
         if over:
-            subject = f"[pbem {game_id}] {label}: game over"
+            subject = f"[pbem {game_id}] resolution {k} - {label}: game over"
         elif side in due_next:
-            subject = f"[pbem {game_id}] {next_label}: your move"
+            subject = f"[pbem {game_id}] resolution {k + 1} - {next_label}: your move"
         else:
-            subject = f"[pbem {game_id}] {label}: report"
+            subject = f"[pbem {game_id}] resolution {k} - {label}: report"
         made += outbox.queue_report(tx, game_id, k, side, addr, subject, over)
     return made
 

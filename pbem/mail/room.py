@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 def _understood(checked: pipeline.Checked) -> tuple[str, ...]:
     count = len(checked.orders)
-    head = f"{checked.game_id}, {checked.side}, turn {checked.turn} ({checked.label}): {count} {'order' if count == 1 else 'orders'}"
+    head = f"{checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}: {count} {'order' if count == 1 else 'orders'}"
     return (head, *(f"line {o.line + checked.turn_file.body_offset}: {o.order}" for o in checked.orders))
 
 

@@ -16,6 +16,7 @@ from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
+from pbem.rules.mapdraw import Box, focus_attrs, focus_box, overlaps, text_width
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -86,30 +87,115 @@ def _counter_label(view: View, unit: str) -> str:
 
 
 def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: bool) -> str:
+    """From the edge of one city's circle to the edge of the other's (drawn over
+    the circles, so that the arrow between two close cities still shows)."""
     dash = ' stroke-dasharray="6 4"' if dashed else ""
+    d = math.dist(p, q) or 1.0
+    cut = min(15.0, d / 2 - 2)
+    ux, uy = (q[0] - p[0]) / d, (q[1] - p[1]) / d
+    p, q = (round(p[0] + ux * cut, 1), round(p[1] + uy * cut, 1)), (round(q[0] - ux * cut, 1), round(q[1] - uy * cut, 1))
     return (
         f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
         f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
     )
 
 
-def _layout(board: Board) -> dict[str, tuple[float, float]]:
-    """Where each city is drawn: projected, then spread apart where crowded."""
+def _layout(board: Board) -> tuple[dict[str, tuple[float, float]], Placement]:
+    """Where each city is drawn (projected, then spread apart where crowded) and
+    where its label goes."""
     project = _projector(board)
-    return _spread({cid: project(c.lat, c.lon) for cid, c in board.cities.items()})
+    at = _spread({cid: project(c.lat, c.lon) for cid, c in board.cities.items()})
+    return at, _place_labels(board, at)
 
 
 @lru_cache(maxsize=1)
-def _shipped_layout() -> dict[str, tuple[float, float]]:
+def _shipped_layout() -> tuple[dict[str, tuple[float, float]], Placement]:
     """The layout of the shipped board (``load_board``), worked out once: it
     depends on the board only, and placing the labels is the map's main cost."""
     return _layout(load_board())
 
 
+NAME_SIZE, BADGE_SIZE = 14, 12
+
+
+def _label_lines(view: View, cid: str) -> list[str]:
+    lines = [view.board.name(cid)]
+    mu, militia = view.units_in(cid), view.militia_in(cid)
+    if mu or militia:
+        lines.append(" +".join(part for part in (f"{len(mu)} MU" if mu else "", f"{militia} Mil" if militia else "") if part))
+    return lines
+
+
+WIDEST_BADGE = "88 MU +8 Mil"
+
+
+def _block_size(name: str) -> tuple[float, float]:
+    """Every city's label has room for its name and, below, the widest MU badge:
+    so the placement depends on the board only and is worked out once."""
+    w = max(text_width(name, NAME_SIZE), text_width(WIDEST_BADGE, BADGE_SIZE, bold=True))
+    return w + 2, NAME_SIZE * 1.22 + BADGE_SIZE * 1.22
+
+
+def _segment_hits(box: Box, a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether the segment a-b crosses the box (sampled; good enough for a cost)."""
+    for i in range(21):
+        t = i / 20
+        x, y = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
+        if box[0] <= x <= box[0] + box[2] and box[1] <= y <= box[1] + box[3]:
+            return True
+    return False
+
+
+Placement = dict[str, tuple[Box, tuple[float, float, float, float] | None]]
+
+
+def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement:
+    """Where each city's label (name, and its MU below) goes: the free place
+    nearest its circle that covers no other circle or label and crosses the fewest
+    path lines, the most crowded cities first; far from its city, a leader line
+    joins them.  Only the drawing moves: the board's coordinates stay as printed."""
+    circles = {cid: (x - 16, y - 16, 32.0, 32.0) for cid, (x, y) in at.items()}
+    bounds = (MAP_X0 + 2, MAP_Y0 + 2, MAP_W - 4, MAP_H - 4)
+    placed: dict[str, tuple[Box, tuple[float, float, float, float] | None]] = {}
+    boxes: list[Box] = []
+    crowd = {c: sum(1 for d in at if d != c and math.dist(at[c], at[d]) < 110) for c in at}
+    for cid in sorted(at, key=lambda c: (-crowd[c], -board.cities[c].vp, c)):
+        x, y = at[cid]
+        w, h = _block_size(board.name(cid))
+        best: tuple[float, Box, tuple[float, float, float, float] | None] | None = None
+        for ring, gap in enumerate((3.0, 12.0, 24.0, 40.0, 60.0)):
+            for angle in range(0, 360, 15):
+                ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+                # the box's point nearest the circle sits ``gap`` beyond the circle's edge
+                px, py = x + ux * (14 + gap), y + uy * (14 + gap)
+                bx = px - w / 2 + ux * w / 2
+                by = py - h / 2 + uy * h / 2
+                box = (round(bx, 1), round(by, 1), w, h)
+                if not (bounds[0] <= box[0] and box[0] + w <= bounds[0] + bounds[2] and bounds[1] <= box[1] and box[1] + h <= bounds[1] + bounds[3]):
+                    continue
+                if any(overlaps(box, c, 2) for c in circles.values()) or any(overlaps(box, o, 3) for o in boxes):
+                    continue
+                crossings = sum(1 for a, b in board.links if _segment_hits(box, at[a], at[b]))
+                above = 0 if uy < -0.5 else 1  # names read best above their city
+                cost = ring * 10 + crossings * 6 + above * 2 + abs(ux) * 1.5
+                if best is None or cost < best[0]:
+                    leader = None
+                    if ring >= 2:
+                        leader = (round(x + ux * 13, 1), round(y + uy * 13, 1), round(px, 1), round(py, 1))
+                    best = (cost, box, leader)
+            if best is not None and ring >= 1:
+                break
+        if best is None:  # nowhere free: below the city, as before
+            best = (0.0, (x - w / 2, y + 16, w, h), None)
+        placed[cid] = (best[1], best[2])
+        boxes.append(best[1])
+    return placed
+
+
 def render(position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
     view = View(position)
     board = view.board
-    at = _shipped_layout() if board is load_board() else _layout(board)
+    at, labels = _shipped_layout() if board is load_board() else _layout(board)
     out: list[str] = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}">',
         "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
@@ -117,19 +203,12 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#f6f1e3"/>',
         _text(MAP_X0, 30, f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""), 20, weight="bold"),
     ]
+    out.append('<g id="farrapos-board">')
+    out.append(f'<rect x="{MAP_X0}" y="{MAP_Y0}" width="{MAP_W}" height="{MAP_H}" fill="#f6f1e3"/>')
     out.append('<g class="links">')
     for a, b in board.links:
         (x1, y1), (x2, y2) = at[a], at[b]
         out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
-    out.append("</g>")
-    out.append('<g class="events">')
-    for event in events:
-        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
-            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
-        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
-            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
-            x, y = at[event["city"]]
-            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
     out.append("</g>")
     out.append('<g class="cities">')
     for cid, city in board.cities.items():
@@ -145,14 +224,34 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         if city.port:
             out.append(f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>')
         out.append(_text(x, y + 5, str(city.vp), 13, "middle", "bold"))
-        out.append(_text(x, y - 15, city.name, 14, "middle", fill=stroke if owner else "#444"))
-        mu = view.units_in(cid)
-        militia = view.militia_in(cid)
-        if mu or militia:
-            badge = f"{len(mu)} MU" + (f" +{militia} Mil" if militia else "")
-            out.append(_text(x, y + 27, badge, 12, "middle", "bold", fill=stroke))
         out.append("</g>")
     out.append("</g>")
+    out.append('<g class="events">')
+    for event in events:
+        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
+            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
+        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
+            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
+            x, y = at[event["city"]]
+            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
+    out.append("</g>")
+    out.append('<g class="city-labels">')
+    for cid, block in labels.items():
+        city = board.cities[cid]
+        owner = view.owner(cid)
+        stroke = SIDE_COLOURS[owner]
+        (bx, by, bw, bh), leader = block
+        lines = _label_lines(view, cid)
+        if leader is not None:
+            out.append(f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" stroke-width="1"/>')
+        cx = round(bx + bw / 2, 1)
+        above = by + bh / 2 < at[cid][1]  # a label above its city keeps its name next to it
+        if above and len(lines) == 1:
+            by += BADGE_SIZE * 1.22
+        out.append(_text(cx, round(by + NAME_SIZE * 0.95, 1), city.name, NAME_SIZE, "middle", fill=stroke if owner else "#444"))
+        if len(lines) > 1:
+            out.append(_text(cx, round(by + NAME_SIZE * 1.22 + BADGE_SIZE * 0.95, 1), lines[1], BADGE_SIZE, "middle", "bold", fill=stroke))
+    out.append("</g></g>")
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -205,6 +304,29 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     y += 8 + ((len(board.colours) + 1) // 2) * 18 + 6
     out.append(f'<rect x="{px}" y="{y - 9}" width="7" height="7" fill="#0b5394"/>')
     out.append(_text(px + 12, y, f"port city (all ports +{board.port_bonus})", 11))
+    y += 22
+    out.append(_text(px, y, "This resolution", 13, weight="bold"))
+    y += 18
+    def sample(colour: str, dashed: bool, ring: bool = False) -> str:
+        dash = ' stroke-dasharray="6 4"' if dashed else ""
+        shape = (f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} stroke-width="3"{dash} '
+                 f'marker-end="url(#arrow)" opacity="0.8"/>')
+        if ring:
+            shape += f'<circle cx="{px + 60}" cy="{y - 4}" r="10" fill="none" stroke="#e07000" stroke-width="3"/>'
+        return shape
+
+    legend = [
+        (sample(SIDE_COLOURS["republic"], False), "move or invasion (the side's colour)"),
+        (sample(SIDE_COLOURS["empire"], True), "carried by sea"),
+        (sample("#e07000", True, ring=True), "attack; ring: the battle (its rounds are in the report)"),
+    ]
+    x = 0.0
+    for shape, words in legend:
+        out.append(f'<g transform="translate({x:.1f},0)">{shape}</g>')
+        out.append(_text(round(px + x + 78, 1), y, words, 11))
+        x += 78 + text_width(words, 11) + 16
+        if x > WIDTH - 360:
+            x, y = 0.0, y + 22
     y += 28
     out.append(_text(px, y, "Stacks", 14, weight="bold"))
     y += 18
@@ -231,7 +353,18 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         out.append(_text(px, y, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 16, weight="bold"))
     height = y + 24
     out[panel_at] = f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
-    out[0] = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}">'
+    action = [at[e[key]] for e in events for key in ("from", "to", "city", "origin") if isinstance(e.get(key), str) and e.get(key) in at]
+    hot = [at[e["city"]] for e in events if e.get("type") == "battle" and e.get("city") in at]
+    why = "this resolution's action"
+    if not action:  # a quiet resolution: the front, where MU of both sides face each other
+        held = [c for c in board.cities if view.units_in(c)]
+        action = [at[c] for c in held]
+        hot = [at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))]
+        why = "the front" if hot else "the armies"
+    board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
+    focus = focus_box(action, board_box, 70, (380, 320), (520, 560), hot) if action else board_box
+    out[0] = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+              f'{focus_attrs("farrapos-board", focus, why)}>')
     out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
     out.append("</svg>")
     return "\n".join(out)

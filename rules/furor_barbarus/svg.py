@@ -1,5 +1,16 @@
-"""The map as a standalone SVG: terrain, hexsides, hex ids, counters, and the
-last resolution's moves (arrows) and combats (marked)."""
+"""The map as a standalone SVG, drawn to be read at 100% on a 1280 px screen.
+
+Board: terrain, rivers and streams, hex ids (left out where a counter covers the
+hex: the roster below gives every unit's hex), hex names.  Counters: the side's
+colour (a white face with a coloured border once reduced), a short id (unique in
+the scenario; the roster gives the full id), a NATO-style type symbol and the
+factors strength-MP(-range).  A commander or a baggage stacked on a combat unit is
+a tab above its counter.  This resolution: moves as arrows in the side's colour
+(retreats dashed, advances dotted), every combat as a red hex outline with a
+numbered badge, listed below the map with its odds, die and result.  Then a
+legend and the roster.  The root element names the board group and the area of
+this resolution's action (``rules.mapdraw``), which reports show enlarged first.
+"""
 
 from __future__ import annotations
 
@@ -10,26 +21,35 @@ from xml.sax.saxutils import escape
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.hexgrid import Hex
+from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, text_width, wrap
 
-SIZE = 30.0
+SIZE = 32.0
 H = math.sqrt(3) * SIZE
+TOP = 40.0  # room for the title above the board
+COUNTER_W, COUNTER_H = 46.0, 36.0
+TAB_H = 11.0
 TERRAIN_COLOURS = {
     "clear": "#eef3d8", "road": "#e9dcb5", "village": "#d8b48a", "woods": "#7fae6e",
     "hill": "#c7b07a", "bridge": "#b9a98f", "ford": "#a9cbe0",
 }
-SIDE_COLOURS = {"blue": "#3b5fa8", "red": "#b23a3a", "brown": "#7a5230", "green": "#3b7d3b",
-                "yellow": "#c9a227", "grey": "#666666"}
+SIDE_COLOURS = {"blue": "#2f5597", "red": "#a83232", "brown": "#6e4a2a", "green": "#2f6f2f",
+                "yellow": "#8a6d0b", "grey": "#555555"}
+TYPE_WORDS = {
+    "infantry": "infantry", "missile_infantry": "missile infantry (archers, javelins)",
+    "cavalry": "cavalry", "missile_cavalry": "missile cavalry (horse archers)",
+    "commander": "commander", "baggage": "baggage",
+}
 
 
 def centre(h: str) -> tuple[float, float]:
     x = Hex.parse(h)
     cx = SIZE + (x.col - 1) * 1.5 * SIZE
-    cy = H / 2 + (x.row - 1) * H + (H / 2 if x.col % 2 == 0 else 0)
+    cy = TOP + H / 2 + (x.row - 1) * H + (H / 2 if x.col % 2 == 0 else 0)
     return cx, cy
 
 
-def corners(cx: float, cy: float) -> str:
-    return " ".join(f"{cx + SIZE * math.cos(math.radians(60 * i)):.1f},{cy + SIZE * math.sin(math.radians(60 * i)):.1f}"
+def corners(cx: float, cy: float, size: float = SIZE) -> str:
+    return " ".join(f"{cx + size * math.cos(math.radians(60 * i)):.1f},{cy + size * math.sin(math.radians(60 * i)):.1f}"
                     for i in range(6))
 
 
@@ -37,69 +57,380 @@ def _t(x: object) -> str:
     return escape(str(x), {'"': "&quot;"})
 
 
-def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
-    gm = field.game_map
-    width = SIZE * (1.5 * gm.columns + 0.5) + 2
-    height = H * (gm.rows + 0.5) + 2
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-           f'font-family="sans-serif"><title>{_t(gm.title)}: {_t(field.scenario.title)}</title>',
-           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
-           'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs>']
-    for h in gm.all_hexes():
+def _text(x: float, y: float, body: str, size: float, anchor: str = "start", fill: str = "#222",
+          weight: str = "normal", cls: str = "label", style: str = "") -> str:
+    extra = f' font-style="{style}"' if style else ""
+    return (f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-weight="{weight}" fill="{fill}"{extra}>{_t(body)}</text>')
+
+
+def _marker(colour: str) -> str:
+    """The id of the arrowhead in ``colour`` (one per colour: mail renderers do not
+    take ``context-stroke``)."""
+    return "fb-arrow-" + colour.lstrip("#")
+
+
+def short_ids(ids: Sequence[str]) -> dict[str, str]:
+    """A short id for each unit, unique among ``ids``: ids of up to 8 characters as
+    they are, longer ones cut to three letters a word (``visigoth-cavalry-2`` ->
+    ``vis-cav-2``), a single long word to seven (``burgundians`` -> ``burgund``);
+    any that would clash keep their full id."""
+    def cut(uid: str) -> str:
+        if len(uid) <= 8:
+            return uid
+        if "-" not in uid:
+            return uid[:7]
+        return "-".join(p if p.isdigit() else p[:3] for p in uid.split("-"))
+
+    wanted = {u: cut(u) for u in ids}
+    values = list(wanted.values())
+    return {u: u if values.count(s) > 1 or (s != u and s in wanted) else s for u, s in wanted.items()}
+
+
+def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> str:
+    """The NATO-style symbol of a unit type in the box (x, y, w, h): infantry a
+    cross, cavalry one diagonal, a missile unit adds a bow (an arc with its string)
+    under the box's top, a commander a flag, baggage a wheel."""
+    s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
+    out = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" {s}/>']
+    if kind in ("infantry", "missile_infantry"):
+        out.append(f'<path d="M{x:.1f},{y:.1f} L{x + w:.1f},{y + h:.1f} M{x + w:.1f},{y:.1f} L{x:.1f},{y + h:.1f}" {s}/>')
+    if kind in ("cavalry", "missile_cavalry"):
+        out.append(f'<path d="M{x:.1f},{y + h:.1f} L{x + w:.1f},{y:.1f}" {s}/>')
+    if kind in ("missile_infantry", "missile_cavalry"):
+        out.append(f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} {x + w * 0.7:.1f},{y + h:.1f}" {s}/>')
+    if kind == "commander":
+        out.append(f'<path d="M{x + w * 0.3:.1f},{y + h * 0.85:.1f} L{x + w * 0.3:.1f},{y + h * 0.15:.1f} '
+                   f'L{x + w * 0.75:.1f},{y + h * 0.32:.1f} L{x + w * 0.3:.1f},{y + h * 0.5:.1f}" {s}/>')
+    if kind == "baggage":
+        out.append(f'<circle cx="{x + w / 2:.1f}" cy="{y + h / 2:.1f}" r="{h * 0.32:.1f}" {s}/>'
+                   f'<path d="M{x:.1f},{y + h / 2:.1f} L{x + w:.1f},{y + h / 2:.1f}" {s}/>')
+    return "".join(out)
+
+
+class _Drawing:
+    def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
+        self.field = field
+        self.events = list(events)
+        self.gm = field.game_map
+        self.short = short_ids(sorted(field.units))
+        self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
+        self.attacking = self.attackers()
+
+    def colour(self, uid: str) -> str:
+        return self.colours.get(self.field.side_of(uid), "#555")
+
+    def factors(self, uid: str) -> str:
+        c = self.field.counter(uid)
+        return f"{self.field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+
+    # --- the board ---------------------------------------------------------------
+    def board(self, occupied: set[str]) -> list[str]:
+        out = ['<g class="terrain">']
+        for h in self.gm.all_hexes():
+            cx, cy = centre(h)
+            colour = TERRAIN_COLOURS.get(self.gm.terrain(h).value, "#eee")
+            out.append(f'<polygon points="{corners(cx, cy)}" fill="{colour}" stroke="#a0a090" stroke-width="0.7"/>')
+        for (a, b), side in self.gm.hexsides.items():
+            (ax, ay), (bx, by) = centre(a), centre(b)
+            mx, my = (ax + bx) / 2, (ay + by) / 2
+            dx, dy = bx - ax, by - ay
+            n = math.hypot(dx, dy) or 1
+            px, py = -dy / n * SIZE / 2, dx / n * SIZE / 2
+            colour, width_ = ("#2d6fb5", 4) if side.feature.value == "river" else ("#5aa0e0", 2.5)
+            out.append(f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
+                       f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>')
+            if side.crossing is not None:
+                mark = "#6b4b2a" if side.crossing.value in ("bridge", "road") else "#e0f0ff"
+                out.append(f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" stroke="#333" '
+                           f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>')
+        out.append("</g><g class=\"hex-ids\">")
+        for h in self.gm.all_hexes():
+            if h in occupied:
+                continue
+            cx, cy = centre(h)
+            out.append(_text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id"))
+            if h in self.gm.names and self._name_fits(h, occupied):
+                out.append(_text(cx, cy + H / 2 - 5, self.gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name"))
+        out.append("</g>")
+        return out
+
+    def _name_fits(self, h: str, occupied: set[str]) -> bool:
+        """A hex name wider than its hex is drawn only where no counter next to it
+        would cover it; the legend's list of places names every one anyway."""
         cx, cy = centre(h)
-        colour = TERRAIN_COLOURS.get(gm.terrain(h).value, "#eee")
-        out.append(f'<polygon points="{corners(cx, cy)}" fill="{colour}" stroke="#999" stroke-width="0.6"/>')
-        out.append(f'<text x="{cx:.1f}" y="{cy - H / 2 + 9:.1f}" font-size="7" text-anchor="middle" fill="#555">{h}</text>')
-        if h in gm.names:
-            out.append(f'<text x="{cx:.1f}" y="{cy + H / 2 - 4:.1f}" font-size="7" text-anchor="middle" '
-                       f'font-style="italic">{_t(gm.names[h])}</text>')
-    for (a, b), side in gm.hexsides.items():
-        (ax, ay), (bx, by) = centre(a), centre(b)
-        mx, my = (ax + bx) / 2, (ay + by) / 2
-        dx, dy = bx - ax, by - ay
-        n = math.hypot(dx, dy) or 1
-        px, py = -dy / n * SIZE / 2, dx / n * SIZE / 2
-        colour, width_ = ("#2d6fb5", 4) if side.feature.value == "river" else ("#5aa0e0", 2.5)
-        out.append(f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
-                   f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>')
-        if side.crossing is not None:
-            mark = "#6b4b2a" if side.crossing.value in ("bridge", "road") else "#e0f0ff"
-            out.append(f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" '
-                       f'class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>')
-    for h in sorted({field.hex_of(u) for u in field.on_map()} - {None}):
-        units = sorted(field.units_in(h), key=lambda u: (field.counter(u).is_combat_unit, u))
-        cx, cy = centre(h)
-        for i, uid in enumerate(units):
-            c = field.counter(uid)
-            info = field.scenario.side_info.get(field.side_of(uid))
-            fill = SIDE_COLOURS.get(info.colour if info else "grey", "#666")
-            face = "#ffffff" if field.is_reduced(uid) else fill
-            text_colour = fill if field.is_reduced(uid) else "#ffffff"
-            off = (len(units) - 1 - i) * -4
-            x, y = cx - 13 + off, cy - 11 + off
-            out.append(f'<g class="unit"><title>{_t(c.name)} ({_t(uid)})</title>'
-                       f'<rect x="{x:.1f}" y="{y:.1f}" width="26" height="22" rx="2" fill="{face}" '
-                       f'stroke="{fill}" stroke-width="1.5"/>')
-            label = {"commander": "L", "baggage": "B"}.get(c.type.value, c.type.value[0].upper())
-            if c.is_missile:
-                label += "~"
-            out.append(f'<text x="{x + 13:.1f}" y="{y + 9:.1f}" font-size="7" text-anchor="middle" '
-                       f'fill="{text_colour}">{_t(label)} {_t(uid[:6])}</text>')
-            values = f"{field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
-            out.append(f'<text x="{x + 13:.1f}" y="{y + 19:.1f}" font-size="8" text-anchor="middle" '
-                       f'fill="{text_colour}">{_t(values)}</text></g>')
-    for e in events:
-        path = e.get("path")
-        if e.get("type") in ("move", "retreat", "advance") and path and len(path) > 1:
-            pts = " ".join(f"{centre(h)[0]:.1f},{centre(h)[1]:.1f}" for h in path if h)
-            dash = ' stroke-dasharray="3,2"' if e["type"] != "move" else ""
-            out.append(f'<polyline points="{pts}" fill="none" stroke="#222" stroke-width="1.5"{dash} '
-                       f'marker-end="url(#arrow)" class="{_t(e["type"])}"/>')
-        if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
+        w = text_width(self.gm.names[h], 8) * 1.1
+        box = (cx - w / 2, cy + H / 2 - 13, w, 11.0)
+        for n in self.gm.neighbours(h):
+            if n in occupied:
+                nx, ny = centre(n)
+                if overlaps(box, (nx - COUNTER_W / 2 - 3, ny - COUNTER_H / 2 - TAB_H * 2 - 3, COUNTER_W + 6, COUNTER_H + TAB_H * 2 + 8)):
+                    return False
+        return True
+
+    # --- this resolution ---------------------------------------------------------
+    def movements(self) -> list[str]:
+        out = ['<g class="moves">']
+        for e in self.events:
+            path = [h for h in (e.get("path") or []) if h]
+            if e.get("type") not in ("move", "retreat", "advance") or len(path) < 2:
+                continue
+            colour = self.colours.get(str(e.get("side") or ""), None) or (self.colour(e["unit"]) if e.get("unit") in self.field.units else "#222")
+            pts = [centre(h) for h in path]
+            (ax, ay), (bx, by) = pts[-2], pts[-1]
+            d = math.hypot(bx - ax, by - ay) or 1
+            stop = min(COUNTER_H / 2 + 6, d * 0.6)
+            pts[-1] = (bx - (bx - ax) / d * stop, by - (by - ay) / d * stop)
+            dash = {"retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}.get(e["type"], "")
+            sx, sy = pts[0]
+            out.append(f'<circle cx="{sx:.1f}" cy="{sy:.1f}" r="5" fill="{colour}" opacity="0.7"/>')
+            out.append(f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" stroke="{colour}" '
+                       f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
+                       f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>')
+        out.append("</g>")
+        return out
+
+    def combats(self) -> list[tuple[int, Event]]:
+        return [(i, e) for i, e in enumerate((e for e in self.events if e.get("type") == "combat" and e.get("hex")
+                                              and not e.get("cancelled")), start=1)]
+
+    def combat_hexes(self) -> list[str]:
+        """Each combat's hex outlined in red, under the counters (it never crosses a label)."""
+        out = ['<g class="combat-hexes">']
+        for n, e in self.combats():
             cx, cy = centre(e["hex"])
-            out.append(f'<g class="combat"><circle cx="{cx:.1f}" cy="{cy:.1f}" r="{SIZE * 0.8:.1f}" fill="none" '
-                       f'stroke="#d00" stroke-width="2"/><text x="{cx:.1f}" y="{cy + SIZE * 0.8 + 8:.1f}" '
-                       f'font-size="8" text-anchor="middle" fill="#d00">{_t(e.get("result", ""))} '
-                       f'{_t(e.get("odds", ""))}</text><title>{_t(e.get("text", ""))}</title></g>')
-    out.append("</svg>")
-    return "\n".join(out)
+            out.append(f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="#d00000" fill-opacity="0.12" '
+                       f'stroke="#d00000" stroke-width="4"><title>{_t(e.get("text", ""))}</title></polygon>')
+        out.append("</g>")
+        return out
+
+    def combat_marks(self) -> list[str]:
+        """The attack arrows and the numbered badges, over the counters."""
+        out = ['<g class="combats">']
+        for n, e in self.combats():
+            cx, cy = centre(e["hex"])
+            for fh in e.get("from_hexes") or []:
+                fx, fy = centre(fh)
+                dist = math.hypot(cx - fx, cy - fy)
+                if dist < H * 1.5:
+                    continue  # next to its target: the attacker's red border says it (no room for an arrow)
+                a, b = (COUNTER_W / 2 + 4) / dist, 1 - (COUNTER_W / 2 + 8) / dist
+                out.append(f'<line x1="{fx + (cx - fx) * a:.1f}" y1="{fy + (cy - fy) * a:.1f}" '
+                           f'x2="{fx + (cx - fx) * b:.1f}" y2="{fy + (cy - fy) * b:.1f}" stroke="#d00000" '
+                           f'stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>')
+        for n, e in self.combats():
+            cx, cy = centre(e["hex"])
+            bx, by = cx + SIZE - 3, cy + 4
+            out.append(f'<g class="combat-badge"><title>{_t(e.get("text", ""))}</title>'
+                       f'<circle cx="{bx:.1f}" cy="{by:.1f}" r="8" fill="#d00000" stroke="#fff" stroke-width="1.2"/>'
+                       + _text(bx, by + 3.5, str(n), 10, "middle", "#fff", "bold", cls="badge") + "</g>")
+        out.append("</g>")
+        return out
+
+    # --- counters ----------------------------------------------------------------
+    def attackers(self) -> set[str]:
+        return {a for _, e in self.combats() for a in e.get("attackers") or []}
+
+    def counter(self, uid: str, x: float, y: float, w: float = COUNTER_W, h: float = COUNTER_H) -> str:
+        c = self.field.counter(uid)
+        colour = self.colour(uid)
+        reduced = self.field.is_reduced(uid)
+        face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
+        state = "reduced" if reduced else "full strength"
+        out = [f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), {TYPE_WORDS.get(c.type.value, c.type.value)}, '
+               f'{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>',
+               f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
+               f'stroke="{colour}" stroke-width="2"/>']
+        if uid in self.attacking:
+            out.append(f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" height="{h + 5:.1f}" rx="4" '
+                       f'fill="none" stroke="#d00000" stroke-width="3"/>')
+        out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
+        out.append(symbol(c.type.value, x + w / 2 - 9, y + 12.5, 18, 10, ink))
+        out.append(_text(x + w / 2, y + h - 3, self.factors(uid), 10.5, "middle", ink, "bold", cls="counter-factors"))
+        out.append("</g>")
+        return "".join(out)
+
+    def tab(self, uid: str, x: float, y: float) -> str:
+        c = self.field.counter(uid)
+        colour = self.colour(uid)
+        return (f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
+                f'{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in {self.field.hex_of(uid)}</title>'
+                f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
+                f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
+                + _text(x + COUNTER_W / 2, y + TAB_H - 2.4, self._tab_words(uid), 7.5, "middle", colour, "bold",
+                        cls="counter-id") + "</g>")
+
+    def _tab_words(self, uid: str) -> str:
+        for words in (f"{self.short[uid]} {self.factors(uid)}", f"{self.short[uid]} {self.field.strength(uid)}", self.short[uid]):
+            if text_width(words, 7.5, bold=True) <= COUNTER_W - 3:
+                return words
+        return self.short[uid]
+
+    def counters(self) -> list[str]:
+        out = ['<g class="counters">']
+        for h in sorted({self.field.hex_of(u) for u in self.field.on_map()} - {None}):
+            units = self.field.units_in(h)  # type: ignore[arg-type]
+            cx, cy = centre(h)  # type: ignore[arg-type]
+            main = next((u for u in units if self.field.counter(u).is_combat_unit), None)
+            extras = sorted(u for u in units if u != main)
+            if main is None:
+                main, extras = extras[0], extras[1:]
+            y = cy - COUNTER_H / 2 + (TAB_H / 2 if extras else 0) + 1
+            out.append(self.counter(main, cx - COUNTER_W / 2, y))
+            for i, u in enumerate(extras[:2]):
+                out.append(self.tab(u, cx - COUNTER_W / 2, y - TAB_H * (i + 1) - 0.5))
+        out.append("</g>")
+        return out
+
+
+def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
+    d = _Drawing(field, events)
+    gm = field.game_map
+    width = round(SIZE * (1.5 * gm.columns + 0.5) + 2)
+    board_h = TOP + H * (gm.rows + 0.5) + 2
+    occupied = {h for u in field.on_map() if (h := field.hex_of(u))}
+    body: list[str] = []
+    body.append(_text(8, 27, (f"{field.scenario.title}" if field.scenario.title.startswith(gm.title.split(" (")[0]) else f"{gm.title}: {field.scenario.title}") + f", turn {field.turn}", 18, weight="bold", cls="title"))
+    body.append('<g id="fb-board">')
+    body += d.board(occupied)
+    body += d.combat_hexes()
+    body += d.movements()
+    body += d.counters()
+    body += d.combat_marks()
+    body.append("</g>")
+    y, panel = _panels(d, width, board_h + 14)
+    body += panel
+    height = round(y + 10)
+    # the area of this resolution's action: combats, moves, retreats; else every unit
+    action: list[tuple[float, float]] = []
+    hot: list[tuple[float, float]] = []
+    for e in events:
+        if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
+            hot.append(centre(e["hex"]))
+            action += [centre(h) for h in [e["hex"], *(e.get("from_hexes") or [])]]
+        elif e.get("type") in ("move", "retreat", "advance"):
+            action += [centre(h) for h in e.get("path") or [] if h]
+    why = "this resolution's action"
+    if not action:  # a quiet resolution (or the set-up): where the armies stand closest
+        action = [centre(h) for h in occupied]
+        hot = [centre(h) for h in occupied
+               if any(field.side_of(u) != field.side_of(v) for u in field.units_in(h) for n in gm.neighbours(h) for v in field.units_in(n))]
+        why = "the front" if hot else "the armies"
+    board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
+    focus = focus_box(action, board, SIZE * 1.1, (SIZE * 1.5 * 5, H * 4), (SIZE * 1.5 * 6.5, H * 7), hot)
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+            f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus, why)}>'
+            f'<title>{_t(gm.title)}: {_t(field.scenario.title)}</title>'
+            '<defs>' + "".join(
+                f'<marker id="{_marker(c)}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" '
+                f'orient="auto" markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
+                for c in sorted({*d.colours.values(), "#555555", "#222"})) +
+            '<marker id="fb-attack" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" '
+            'markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="#d00000"/></marker></defs>'
+            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fbfaf4"/>')
+    return "\n".join([head, *body, "</svg>"])
+
+
+def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
+    """Below the board: this resolution's combats, the legend, the armies and the roster."""
+    field = d.field
+    out: list[str] = []
+    combats = d.combats()
+    if combats:
+        out.append(_text(10, y + 14, "Combats this resolution", 14, weight="bold"))
+        y += 32
+        for n, e in combats:
+            out.append(f'<circle cx="18" cy="{y - 4:.1f}" r="8" fill="#d00000"/>' + _text(18, y - 0.5, str(n), 10, "middle", "#fff", "bold", cls="badge"))
+            attackers = ", ".join(d.short.get(a, a) for a in e.get("attackers") or [])
+            defender = d.short.get(str(e.get("defender")), str(e.get("defender")))
+            line = (f"{e['hex']}: {attackers} ({e.get('attack')}) against {defender} ({e.get('defence')}), "
+                    f"odds {e.get('odds')}" + (f", column {e.get('column')}" if e.get("column") != e.get("odds") else "")
+                    + f", die {e.get('die')}" + (f"{int(e.get('modifier') or 0):+d}" if e.get("modifier") else "")
+                    + f": {e.get('result')}")
+            for part in wrap(line, 12, width - 42):
+                out.append(_text(32, y, part, 12))
+                y += 16
+            y += 3
+        y += 6
+    # legend
+    out.append(_text(10, y + 14, "Legend", 14, weight="bold"))
+    y += 26
+    x = 10.0
+    for kind in ("infantry", "missile_infantry", "cavalry", "missile_cavalry", "commander", "baggage"):
+        words = TYPE_WORDS[kind].split(" (")[0]
+        need = 26 + text_width(words, 11) + 18
+        if x + need > width - 10:
+            x, y = 10.0, y + 22
+        out.append(symbol(kind, x, y, 20, 12, "#333"))
+        out.append(_text(x + 26, y + 10, words, 11))
+        x += need
+    y += 34
+    side = next(iter(d.colours.values()), "#555")
+    out.append(f'<rect x="10" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="{side}"/>'
+               + _text(10 + COUNTER_W / 2, y - 2, "id", 9, "middle", "#fff", "bold") + symbol("infantry", 10 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, "#fff")
+               + _text(10 + COUNTER_W / 2, y + COUNTER_H - 15, "4-7", 10.5, "middle", "#fff", "bold"))
+    out.append(f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" stroke="{side}" stroke-width="2"/>'
+               + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold") + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
+               + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold"))
+    words = ("A counter: short id; type symbol; strength - movement points (- range). White face: reduced "
+             "(it has lost a step). A tab above: a commander or a baggage stacked on it.")
+    lines = wrap(words, 11, width - 128)
+    for i, part in enumerate(lines):
+        out.append(_text(118, y + i * 14, part, 11))
+    y += max(44, 14 * len(lines) + 8)
+    items = [
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>', "move"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>', "retreat"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>', "advance"),
+        ('<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>', "attacked this resolution"),
+        ('<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>', "combat (numbered above)"),
+        ('<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>', "missile fire at range"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
+        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
+    ]
+    x = 0.0
+    for shape, words in items:
+        need = 50 + text_width(words, 11) + 16
+        if x + need > width - 10:
+            x, y = 0.0, y + 20
+        shape = shape.format(y=f"{y - 4:.1f}", y_box=f"{y - 11:.1f}", hex_pts=corners(27, y - 4, 10))
+        out.append(f'<g transform="translate({x:.1f},0)">' + shape + _text(50, y, words, 11) + "</g>")
+        x += need
+    y += 22
+    x = 10.0
+    for terrain, fill in TERRAIN_COLOURS.items():
+        need = 22 + text_width(terrain, 11) + 14
+        if x + need > width - 10:
+            x, y = 10.0, y + 20
+        out.append(f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="16" height="12" fill="{fill}" stroke="#999"/>' + _text(x + 22, y, terrain, 11))
+        x += need
+    if gm_names := d.gm.names:
+        y += 22
+        places = "Places: " + "; ".join(f"{h} {name}" for h, name in sorted(gm_names.items()))
+        for part in wrap(places, 11, width - 20):
+            out.append(_text(10, y, part, 11, style="italic"))
+            y += 15
+    y += 30
+    # armies and roster
+    out.append(_text(10, y, "Armies (army morale loss / threshold) and every unit on the map", 14, weight="bold"))
+    y += 20
+    for s, info in field.scenario.side_info.items():
+        out.append(f'<rect x="10" y="{y - 11:.1f}" width="14" height="14" fill="{d.colours[s]}"/>'
+                   + _text(30, y, f"{info.name} ({s}): {field.losses(s)} / {info.threshold}", 12, fill=d.colours[s], weight="bold"))
+        y += 18
+    y += 6
+    col_w = 400.0
+    cols = max(1, int((width - 10) // col_w))
+    rows_by_side = []
+    for s in field.scenario.side_info:
+        units = sorted(field.on_map(s), key=lambda u: (field.hex_of(u) or "", u))
+        rows_by_side += [(s, u) for u in units]
+    per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
+    for i, (s, u) in enumerate(rows_by_side):
+        col, row = divmod(i, per_col) if per_col else (0, 0)
+        rx, ry = 10 + col * col_w, y + row * 16
+        line = (f"{field.hex_of(u)}  {d.short[u]}" + (f" = {u}" if d.short[u] != u else "") + f"  {d.factors(u)}"
+                + (" reduced" if field.is_reduced(u) else "") + f"  {field.counter(u).name}")
+        out.append(_text(rx, ry, line, 11, fill=d.colours.get(s, "#222"), cls="roster"))
+    y += per_col * 16
+    return y, out

@@ -1,0 +1,126 @@
+"""Battles as tables: the rounds of one battle (Farrapos ``battle_round`` events of
+one city, in a row) or one combat (Furor Barbarus ``combat``) become a table with
+one row per round, its columns read from the event's recorded fields; the
+key/value detail of each round stays available, folded away.
+
+A block is either ``{"kind": "event", "event": e}`` or ``{"kind": "table",
+"title": ..., "columns": [...], "rows": [{"cells": [...], "event": e}]}`` where
+``e`` is the report's event context (type, text, details, rolls, raw).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+Cell = Callable[[Mapping[str, Any]], str]
+
+
+def _get(key: str) -> Cell:
+    return lambda e: "" if e.get(key) in (None, "") else str(e.get(key))
+
+
+def _losses(e: Mapping[str, Any]) -> str:
+    parts = []
+    for r in e.get("losses") or []:
+        if isinstance(r, Mapping):
+            what = "eliminated" if r.get("result") == "eliminated" else "reduced"
+            parts.append(f"{r.get('side', '')} {r.get('counter', '')} {what}".strip())
+    return "; ".join(parts) or "-"
+
+
+def _winner(e: Mapping[str, Any]) -> str:
+    w = e.get("winner")
+    return "tie" if w == "tie" else str(w or "-")
+
+
+def _farrapos_af(e: Mapping[str, Any]) -> str:
+    return f"AF {e.get('attack_strength')}"
+
+
+def _farrapos_df(e: Mapping[str, Any]) -> str:
+    extra = "" if e.get("siege") or not e.get("extra_defence") else f" +{e.get('extra_defence')} VP"
+    return f"DF {e.get('defence_strength')}{extra}"
+
+
+def _fb_die(e: Mapping[str, Any]) -> str:
+    mod = int(e.get("modifier") or 0)
+    return f"{e.get('die')}{mod:+d} = {int(e.get('die') or 0) + mod}" if mod else str(e.get("die"))
+
+
+# event type -> (how rounds group, title, columns)
+TABLES: dict[str, tuple[Callable[[Mapping[str, Any]], object], Callable[[Mapping[str, Any]], str], list[tuple[str, Cell]]]] = {
+    "battle_round": (
+        lambda e: ("battle", e.get("city"), e.get("origin")),
+        lambda e: f"Battle of {e.get('city')}: {e.get('attacker')} attacks from {e.get('origin')}, {e.get('defender')} defends",
+        [
+            ("round", _get("round")),
+            ("attacker", _farrapos_af),
+            ("die", _get("attacker_die")),
+            ("index", _get("attacker_index")),
+            ("defender", _farrapos_df),
+            ("die", _get("defender_die")),
+            ("index", _get("defender_index")),
+            ("round won by", _winner),
+            ("losses", _losses),
+        ],
+    ),
+    "combat": (
+        lambda e: ("combat", id(e)),
+        lambda e: f"Combat at {e.get('hex')}",
+        [
+            ("attackers", lambda e: f"{', '.join(e.get('attackers') or [])} ({e.get('attack')})"),
+            ("defender", lambda e: f"{e.get('defender')} ({e.get('defence')})"),
+            ("odds", _get("odds")),
+            ("column", _get("column")),
+            ("die", _fb_die),
+            ("row", _get("row")),
+            ("result", _get("result")),
+        ],
+    ),
+}
+
+
+def _tabular(raw: Mapping[str, Any]) -> bool:
+    kind = str(raw.get("type", ""))
+    if kind not in TABLES or raw.get("cancelled"):
+        return False
+    return kind != "combat" or raw.get("die") is not None
+
+
+def battle_blocks(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The report's events as blocks, consecutive rounds of one battle folded into
+    one table (see the module docstring)."""
+    blocks: list[dict[str, Any]] = []
+    current_key: object = None
+    for e in events:
+        raw = e["raw"]
+        if not _tabular(raw):
+            blocks.append({"kind": "event", "event": e})
+            current_key = None
+            continue
+        group, title, columns = TABLES[str(raw["type"])]
+        key = group(raw)
+        if key != current_key or not blocks or blocks[-1]["kind"] != "table":
+            blocks.append({"kind": "table", "title": title(raw), "columns": [c for c, _ in columns], "rows": []})
+            current_key = key
+        blocks[-1]["rows"].append({"cells": [cell(raw) for _, cell in columns], "event": e})
+    return blocks
+
+
+def text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], width: int = 68) -> str:
+    """The rounds as a plain-text table (columns padded to their widest cell); when
+    that is wider than ``width``, the last column goes on a line of its own under
+    each row."""
+    cells = [list(columns)] + [[str(c) for c in r["cells"]] for r in rows]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    split = sum(widths) + 2 * (len(widths) - 1) > width and len(columns) > 1
+    shown = widths[:-1] if split else widths
+    lines = []
+    for n, line in enumerate(cells):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(line, shown)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in shown))
+        elif split and line[-1] not in ("", "-"):
+            lines.append(f"     {columns[-1]}: {line[-1]}")
+    return "\n".join(lines)
