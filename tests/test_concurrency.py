@@ -93,7 +93,7 @@ def test_a_game_that_is_not_ready_costs_no_write_transaction(desk: Desk) -> None
     assert [o.resolved for o in outcomes] == [None, 1, None]
     assert [o.awaiting for o in outcomes] == [("republic",), (), ("republic",)]
     assert statements.count("BEGIN IMMEDIATE") == 1
-    assert statements.count("BEGIN") == 3  # one reader's look per game
+    assert statements.count("BEGIN") == 4  # the named games checked to exist, then one reader's look per game
 
 
 def test_workers_report_each_game_once_in_the_order_asked(desk: Desk) -> None:
