@@ -69,14 +69,8 @@ def play_game(
     game_id = f"demo-{rules_id}" if rules_id == "farrapos" else f"demo-{info.id}"
     folder = out / game_id
     keydir = out / "keys" / game_id
-    private: dict[str, Path] = {}
-    public: dict[str, str] = {}
-    for side in info.sides:
-        priv, pub = keys.generate_ed25519(side, keydir)
-        private[side] = priv
-        public[side] = pub.read_text(encoding="utf-8").strip()
+    signers, public = _demo_keys(keydir, info.sides)
     pipeline.new_game(engine, game_id, rules_id, info.id, [], public, {side: f"{side}@example.org" for side in info.sides})
-    signers = {side: keys.load_private_key(path) for side, path in private.items()}
     turns = folder / "turns"
     turns.mkdir(parents=True, exist_ok=True)
     reporting.write_resolution_reports(engine, game_id, 0, folder)
@@ -102,6 +96,17 @@ def play_game(
     return _finish(engine, game_id, folder, rules_id, info.id, info.sides)
 
 
+def _demo_keys(keydir: Path, sides: Sequence[str]) -> tuple[dict[str, keys.PrivateKey], dict[str, str]]:
+    """A new Ed25519 pair per side in ``keydir``: (signing keys, public key lines)."""
+    signers: dict[str, keys.PrivateKey] = {}
+    public: dict[str, str] = {}
+    for side in sides:
+        priv, pub = keys.generate_ed25519(side, keydir)
+        signers[side] = keys.load_private_key(priv)
+        public[side] = pub.read_text(encoding="utf-8").strip()
+    return signers, public
+
+
 def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None) -> DemoResult:
     """The Farrapos demo game run by ``pbem tick`` with deadlines (module docstring)."""
     from datetime import timedelta
@@ -114,15 +119,9 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
     game_id = "demo-farrapos"
     folder = out / game_id
     keydir = out / "keys" / game_id
-    private: dict[str, Path] = {}
-    public: dict[str, str] = {}
-    for side in info.sides:
-        priv, pub = keys.generate_ed25519(side, keydir)
-        private[side] = priv
-        public[side] = pub.read_text(encoding="utf-8").strip()
+    signers, public = _demo_keys(keydir, info.sides)
     clock = deadlines.Clock(deadline=48 * 3600, grace=12 * 3600, remind=6 * 3600)
     pipeline.new_game(engine, game_id, "farrapos", info.id, [], public, {side: f"{side}@example.org" for side in info.sides}, clock=clock)
-    signers = {side: keys.load_private_key(path) for side, path in private.items()}
     drop = folder / "inbox"
     drop.mkdir(parents=True, exist_ok=True)
     log_lines: list[str] = []
