@@ -22,7 +22,6 @@ from __future__ import annotations
 import imaplib
 import io
 import ipaddress
-import os
 import re
 import socket
 import ssl
@@ -82,13 +81,10 @@ def parse_url(url: str, password: str | None) -> ImapSource:
 
 
 def read_password(file: Path | None) -> str | None:
-    if file is not None:
-        try:
-            lines = Path(file).read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ImapError(f"cannot read the IMAP password file {file}: {exc.strerror or exc}") from None
-        return lines[0] if lines else ""
-    return os.environ.get(PASSWORD_ENV)
+    """The IMAP password: ``--imap-password-file`` or ``$PBEM_IMAP_PASSWORD``."""
+    from pbem.mail.smtp import read_password as read_secret
+
+    return read_secret(file, PASSWORD_ENV, ImapError, "IMAP password file")
 
 
 _UIDVALIDITY = re.compile(rb"UIDVALIDITY (\d+)")

@@ -34,14 +34,14 @@ class LoginError(SendError):
     """The server refused the login (the referee's configuration, not a message)."""
 
 
-def read_password(file: Path | None, env: str) -> str | None:
+def read_password(file: Path | None, env: str, error: type[Exception] = SendError, what: str = "password file") -> str | None:
     """A password from a file (its first line) or, failing that, an environment
-    variable; never from the command line."""
+    variable; never from the command line.  An unreadable file raises ``error``."""
     if file is not None:
         try:
             lines = Path(file).read_text(encoding="utf-8").splitlines()
         except OSError as exc:
-            raise SendError(f"cannot read the password file {file}: {exc.strerror or exc}") from None
+            raise error(f"cannot read the {what} {file}: {exc.strerror or exc}") from None
         return lines[0] if lines else ""
     return os.environ.get(env)
 
