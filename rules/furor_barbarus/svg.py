@@ -312,8 +312,8 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
             action += [centre(h) for h in e.get("path") or [] if h]
     why = "this resolution's action"
     if not action:  # a quiet resolution (or the set-up): where the armies stand closest
-        action = [centre(h) for h in occupied]
-        hot = [centre(h) for h in occupied
+        action = [centre(h) for h in sorted(occupied)]  # sorted: the first of equal windows is the same in every process
+        hot = [centre(h) for h in sorted(occupied)
                if any(field.side_of(u) != field.side_of(v) for u in field.units_in(h) for n in gm.neighbours(h) for v in field.units_in(n))]
         why = "the front" if hot else "the armies"
     board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
