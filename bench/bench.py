@@ -58,6 +58,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519  # noqa: E402
 
 from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store  # noqa: E402
 from pbem.canonical import canonical_json  # noqa: E402
+from pbem.transaction import transaction  # noqa: E402
 from pbem.rules import find_ruleset  # noqa: E402
 
 sys.path.insert(0, str(HERE))
@@ -459,8 +460,8 @@ def floor(tmp: Path, repeat: int = 300) -> dict[str, float]:
     files, _w, _s = workload.write_turns(engine, [game], workload.Players(players.signers, players.public))
     workload.submit_all(engine, files)
     pipeline.resolve_next(engine, game)
-    with store.reading(engine) as session:
-        data_republic = reporting.report_data(session, game, 1, "republic")
+    with transaction(engine, write=False) as tx:
+        data_republic = reporting.report_data(tx, game, 1, "republic")
     render = timed(lambda: report.render_html(data_republic), max(repeat // 10, 20))
     engine.dispose()
     return {"ed25519_verify_ms": round(verify * 1000, 4), "sqlite_commit_ms": round(commit_cost * 1000, 4), "render_template_ms": round(render * 1000, 4), "position_bytes": size}

@@ -401,7 +401,7 @@ def process(
         typer.echo("pbem: name the games to process, or give --all", err=True)
         raise typer.Exit(2)
     with refusals():
-        db = engine() if reports is not None else database()
+        db = database()
         targets = games if games else pipeline.pending_games(db)
         if jobs > 1:
             from pbem import workers
@@ -616,7 +616,7 @@ def report(
         typer.echo(f"pbem: --format must be html, text, eml or audit, not {fmt!r}", err=True)
         raise typer.Exit(2)
     with refusals():
-        content = reporting.render(engine(), game, turn, side, fmt)
+        content = reporting.render(database(), game, turn, side, fmt)
         if isinstance(content, bytes):
             output.write_bytes(content)
         else:
@@ -727,7 +727,7 @@ def send(
 
     host, port = _host_port(smtp)
     with refusals():
-        sent = mailroom.send_reports(engine(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD"))
+        sent = mailroom.send_reports(database(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD"))
     for message in sent:
         typer.echo(f"sent to {message['To']}: {message['Subject']}")
 
@@ -980,7 +980,7 @@ def site(
 
     try:
         with refusals():
-            written = game_site.write_site(engine(), game, output, site_url)
+            written = game_site.write_site(database(), game, output, site_url)
     except game_site.SiteError as exc:
         fail(str(exc))
     typer.echo(f"wrote {len(written.files)} files to {written.folder}" + (f"; reports now link to {written.site_url}" if written.site_url else ""))

@@ -24,8 +24,10 @@ from pbem import store
 from pbem.canonical import canonical_json
 from pbem.rules.base import HOUSE_TABLES, Position, Ruleset, TableError, TableInfo
 
-if TYPE_CHECKING:  # the ORM only where a game's tables are stored or read (pbem table needs none)
+if TYPE_CHECKING:  # the ORM only where a game's tables are stored (pbem table needs none)
     from sqlmodel import Session
+
+    from pbem.transaction import Tx
 
 MAX_TABLE_BYTES = 64 * 1024
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -143,12 +145,10 @@ def store_tables(session: Session, game_id: str, tables: Mapping[str, Mapping[st
         session.add(store.HouseTable(game_id=game_id, name=name, data=canonical_json(tables[name]), digest=digest(tables[name])))
 
 
-def game_tables(session: Session, game_id: str) -> dict[str, Any]:
+def game_tables(tx: Tx, game_id: str) -> dict[str, Any]:
     """The house tables stored with a game, by name (empty: the shipped tables)."""
-    from sqlmodel import select
-
-    rows = session.exec(select(store.HouseTable).where(store.HouseTable.game_id == game_id).order_by(store.HouseTable.name)).all()
-    return {row.name: json.loads(row.data) for row in rows}
+    rows = tx.all("SELECT name, data FROM house_table WHERE game_id = :game ORDER BY name", {"game": game_id})
+    return {name: json.loads(data) for name, data in rows}
 
 
 def differences(shipped: Any, house: Any, path: str = "") -> list[str]:

@@ -1,6 +1,6 @@
 """The store through SQLModel: the tables, opening (and creating) a database
 with SQLAlchemy, and the ORM reads of the colder paths (``new``, ``rollback``,
-reports, ``send``, ``demo``).
+``demo``; the reports read in plain SQL, :mod:`pbem.report_reads`).
 
 ``pbem.store`` is the half without SQLAlchemy (the hot paths' plain SQL, and an
 SQLite file opened with the standard library); it hands out this module's names
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
@@ -420,39 +420,9 @@ def active_resolutions(session: Session, game_id: str) -> list[Resolution]:
     return list(session.exec(stmt).all())
 
 
-class HistoryLine(NamedTuple):
-    k: int
-    label: str
-    state_hash: str
-
-
-_ACTIVE_HISTORY = (
-    select(Resolution.k, Resolution.label, Resolution.state_hash)
-    .where(Resolution.game_id == bindparam("g"), Resolution.active == True)  # noqa: E712
-    .order_by(Resolution.k)
-)
-
-
-def active_history(session: Session, game_id: str) -> list[HistoryLine]:
-    """The active resolutions' numbers, labels and hashes, without their positions
-    and events (a report lists them; reading every whole row made each report
-    cost more the longer the game, issue 14)."""
-    return [HistoryLine(*row) for row in session.exec(_ACTIVE_HISTORY, params={"g": game_id}).all()]  # type: ignore[call-overload]
-
-
 def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
     stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(Resolution.k)
     return list(session.exec(stmt).all())
-
-
-def rollbacks(session: Session, game_id: str) -> list[Rollback]:
-    stmt = select(Rollback).where(Rollback.game_id == game_id).order_by(Rollback.id)  # type: ignore[arg-type]
-    return list(session.exec(stmt).all())
-
-
-def site_url(session: Session, game_id: str) -> str | None:
-    row = session.get(Site, game_id)
-    return row.url if row else None
 
 
 def resolution(session: Session, game_id: str, k: int) -> Resolution | None:
@@ -472,13 +442,6 @@ def submissions_for(session: Session, game_id: str, k: int, status: SubmissionSt
     if status is None:
         return list(session.exec(_SUBMISSIONS, params={"g": game_id, "k": k}).all())
     return list(session.exec(_SUBMISSIONS_WITH_STATUS, params={"g": game_id, "k": k, "status": status}).all())
-
-
-def rolls_for(session: Session, game_id: str, k: int | None = None) -> list[Roll]:
-    stmt = select(Roll).where(Roll.game_id == game_id)
-    if k is not None:
-        stmt = stmt.where(Roll.k == k)
-    return list(session.exec(stmt.order_by(Roll.k, Roll.idx)).all())
 
 
 def dice_chains(session: Session, game_id: str) -> list[DiceChain]:

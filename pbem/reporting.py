@@ -7,31 +7,39 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-from sqlmodel import Session, select
-
-from pbem import dice_chains, house_tables, paths, position_file, report, store
+from pbem import dice_chains, house_tables, paths, position_file, report, report_reads, store
+from pbem.report_reads import ReportGame
+from pbem.transaction import Tx, transaction
 from pbem.turnfile import render_turn_file
 from pbem.rules import find_ruleset
 
+if TYPE_CHECKING:
+    from pbem.store import Database
 
-def report_data(session: Session, game_id: str, k: int | None = None, side: str | None = None, links: str | None = None) -> report.ReportData:
+
+def report_data(tx: Tx, game_id: str, k: int | None = None, side: str | None = None, links: str | None = None) -> report.ReportData:
     """The report of resolution ``k`` (default: the latest active; 0 = the game as
     created) for ``side`` (``None``: the referee's view)."""
-    return report_views(session, game_id, k, (side,), links)[0]
+    return report_views(tx, game_id, k, (side,), links)[0]
 
 
-def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[str | None], links: str | None = None) -> list[report.ReportData]:
+def report_views(tx: Tx, game_id: str, k: int | None, sides: Sequence[str | None], links: str | None = None) -> list[report.ReportData]:
     """The reports of resolution ``k`` for several sides: what they share (the
-    position, events, rolls, dice proof, history) is read once.  ``links``: where
-    the other pages are (``report.LINK_MODES``); default ``url`` when the game has
-    a published site, else ``none``."""
-    game = store.get_game(session, game_id)
+    position, events, rolls, dice proof, history) is read once, in plain SQL
+    (:mod:`pbem.report_reads`).  ``links``: where the other pages are
+    (``report.LINK_MODES``); default ``url`` when the game has a published site,
+    else ``none``."""
+    return _views(tx, report_reads.game(tx, game_id), k, sides, links)
+
+
+def _views(tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None) -> list[report.ReportData]:
+    game_id = game.id
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
-    actives = store.active_history(session, game_id)  # (k, label, state_hash) only: one full row is read, not every one
-    row = store.resolution(session, game_id, k) if k and any(r.k == k for r in actives) else None
+    actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read, not every one
+    row, before = report_reads.resolution_and_reveal_before(tx, game_id, k) if k and any(r.k == k for r in actives) else (None, None)
     if k and row is None:
         raise LookupError(f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})")
     known = ruleset.sides(game.scenario)
@@ -39,40 +47,40 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         if side is not None and side not in known:
             raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(known)})")
     position = json.loads(row.position) if row else json.loads(game.initial_position)
-    chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
+    chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
     chain = dice_chains.chain_for(chains, k) or chains[0]
     # the reveal before this one in its chain (set aside or not: the chain runs over both)
-    before = store.resolution(session, game_id, k - 1) if row and k > chain.first_k else None
+    if not (row and k > chain.first_k):
+        before = None
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
     next_turn = game.next_k if k == game.current_k else k + 1
     state_hash = row.state_hash if row else game.initial_state_hash
     events = tuple(json.loads(row.events)) if row else ()
-    refusals = session.exec(
-        select(store.Refusal).where(store.Refusal.game_id == game_id, store.Refusal.turn.in_([k, next_turn])).order_by(store.Refusal.id)  # type: ignore[union-attr]
-    ).all()
-    players = store.players(session, game_id)
+    refusals = report_reads.refusals(tx, game_id, (k, next_turn))
+    players = report_reads.players(tx, game_id)
+    turn_label = ruleset.turn_label(position)
     kept = position_file.PositionFile(
         id=game.id,
         rules=game.rules,
         scenario=game.scenario,
-        options=tuple(game.option_list()),
+        options=game.options,
         resolution=k,
         next_k=next_turn,
-        label=ruleset.turn_label(position),
+        label=turn_label,
         state_hash=state_hash,
         over=outcome is not None,
         result=json.dumps(outcome.to_json()) if outcome else None,
         public_keys={p.side: p.public_key for p in players},
         position=position,
     )
-    url = store.site_url(session, game_id)
-    rollbacks = store.rollbacks(session, game_id)
+    url = game.site_url
+    rollbacks = report_reads.rollbacks(tx, game_id)
     notes = tuple(
         report.RollbackNote(
             f"{rb.at:%Y-%m-%d %H:%M} UTC",
             rb.to_k,
-            tuple(json.loads(rb.discarded)),
+            tuple(rb.discarded),
             game.next_k if k == game.current_k and rb is rollbacks[-1] else None,
         )
         for rb in rollbacks
@@ -84,10 +92,10 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         rules_title=ruleset.title,
         scenario_id=game.scenario,
         scenario_title=ruleset.scenario(game.scenario).title,
-        options=tuple(game.option_list()),
+        options=game.options,
         k=k,
         label=row.label if row else "set-up",
-        next_label=ruleset.turn_label(position),
+        next_label=turn_label,
         awaiting=tuple(due),
         side=None,
         sides=tuple((p.side, p.email) for p in players),
@@ -96,11 +104,11 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
         result=outcome.to_json() if outcome else None,
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
-        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in store.rolls_for(session, game_id, k)) if row else (),
+        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k)) if row else (),
         reveal=row.reveal if row else None,
         anchor=chain.anchor,
         chain_length=chain.chain_length,
-        previous_reveal=(before.reveal if before else chain.anchor) if row else None,
+        previous_reveal=(before or chain.anchor) if row else None,
         state_hash=state_hash,
         previous_state_hash=row.previous_state_hash if row else None,
         map_svg="",
@@ -119,7 +127,7 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
     for side in sides:
         next_file = None
         if side is not None and side in due:
-            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {ruleset.turn_label(position)}\n" + ruleset.order_template(position, side)
+            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {turn_label}\n" + ruleset.order_template(position, side)
             next_file = render_turn_file(game.id, game.rules, side, next_turn, state_hash, body)
         problems = tuple(
             report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
@@ -138,38 +146,37 @@ def report_views(session: Session, game_id: str, k: int | None, sides: Sequence[
     return views
 
 
-def audit_page(engine: Engine, game_id: str, home: str | None = None) -> str:
+def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
     """The whole game's audit page: every resolution, the dice history with a
     histogram per die size, and the score over time.  With ``home`` (in the game's
     site) each resolution links its reports beside it; on its own, to the published
     site when the game has one, else to nothing."""
-    with store.reading(engine) as session:
-        url = store.site_url(session, game_id)
-        if home is not None:
-            link = lambda filename: filename  # noqa: E731
-        elif url:
-            link = lambda filename: url.rstrip("/") + "/" + filename  # noqa: E731
-        else:
-            link = lambda filename: None  # noqa: E731
-        game = store.get_game(session, game_id)
-        ruleset = find_ruleset(game.rules)
-        actives = store.active_resolutions(session, game_id)
-        rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in store.rolls_for(session, game_id)]
-        scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
-        tables = house_tables.summary(ruleset, game.scenario, house_tables.game_tables(session, game_id))
-        return report.render_audit_page(
-            game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario),
-            tables, home=home, link=link,
-        )
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        actives = [r for r in report_reads.resolutions(tx, game_id) if r.active]
+        rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in report_reads.rolls(tx, game_id)]
+        tables = house_tables.game_tables(tx, game_id)
+    url = game.site_url
+    if home is not None:
+        link = lambda filename: filename  # noqa: E731
+    elif url:
+        link = lambda filename: url.rstrip("/") + "/" + filename  # noqa: E731
+    else:
+        link = lambda filename: None  # noqa: E731
+    ruleset = find_ruleset(game.rules)
+    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+    return report.render_audit_page(
+        game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario),
+        house_tables.summary(ruleset, game.scenario, tables), home=home, link=link,
+    )
 
 
-def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: str) -> str | bytes:
+def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str) -> str | bytes:
     """One report as ``html``, ``text`` or ``eml`` (bytes), or the game's ``audit`` page."""
     if fmt == "audit":
-        return audit_page(engine, game_id)
-    with store.reading(engine) as session:
-        data = report_data(session, game_id, k, side)
-        email_to = next((p.email for p in store.players(session, game_id) if p.side == side), None)
+        return audit_page(db, game_id)
+    with transaction(db, write=False) as tx:
+        data = report_data(tx, game_id, k, side)
     if fmt == "html":
         return report.render_html(data)
     if fmt == "text":
@@ -177,18 +184,19 @@ def render(engine: Engine, game_id: str, k: int | None, side: str | None, fmt: s
     if fmt == "eml":
         from pbem.mail import build as email_build
 
+        email_to = dict(data.sides).get(side) if side is not None else None
         message = email_build.report_email(data, sender="referee@pbem.invalid", recipient=email_to or f"{side or 'referee'}@pbem.invalid", thread_root_id=None)
         return message.as_bytes()
     raise ValueError(f"unknown report format {fmt!r} (html, text, eml, audit)")
 
 
-def write_resolution_reports(engine: Engine, game_id: str, k: int, folder: Path) -> list[Path]:
+def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
     """Each side's HTML and text report of resolution ``k``, written to ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
-        views = report_views(session, game_id, k, find_ruleset(game.rules).sides(game.scenario))
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None)
     for data in views:
         for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
             path = paths.inside(folder, report.report_filename(k, data.side, ext))

@@ -24,12 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from markupsafe import Markup
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
-from pbem import archive, charts, deadlines, keys, report, reporting, store
+from markupsafe import Markup
+
+from pbem import archive, charts, deadlines, keys, report, report_reads, reporting, store
 from pbem.transaction import transaction
 from pbem.rules import find_ruleset
+
+if TYPE_CHECKING:
+    from pbem.store import Database
 
 
 class SiteError(ValueError):
@@ -51,30 +55,26 @@ def check_site_url(url: str) -> str:
     return url.strip().rstrip("/") + "/"
 
 
-def record_site_url(engine: Engine, game_id: str, url: str) -> None:
-    with store.session_scope(engine) as session:
-        store.get_game(session, game_id, lock=True)
-        row = session.get(store.Site, game_id)
-        if row is None:
-            row = store.Site(game_id=game_id, url=url)
-        else:
-            row.url = url
-            row.updated = store.utcnow()
-        session.add(row)
+def record_site_url(db: Database, game_id: str, url: str) -> None:
+    with transaction(db) as tx:
+        store.known_game(tx, game_id)  # its row locked where the database locks rows
+        params = {"game": game_id, "url": url, "updated": store.utcnow()}
+        if not tx.run("UPDATE site SET url = :url, updated = :updated WHERE game_id = :game", params):
+            tx.run("INSERT INTO site (game_id, url, updated) VALUES (:game, :url, :updated)", params)
 
 
 def archive_name(game_id: str) -> str:
     return f"{re.sub(r'[^A-Za-z0-9._-]+', '_', game_id).strip('._') or 'game'}.json"
 
 
-def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None = None) -> SiteWritten:
+def write_site(db: Database, game_id: str, folder: Path, site_url: str | None = None) -> SiteWritten:
     """Write (or bring up to date) the game's site in ``folder``; with ``site_url``
     record where it is published first (checked before anything is written)."""
     url = check_site_url(site_url) if site_url is not None else None
-    with store.reading(engine) as session:
-        store.get_game(session, game_id)  # an unknown game is refused before anything is written
+    with transaction(db, write=False) as tx:
+        report_reads.game(tx, game_id)  # an unknown game is refused before anything is written
     if url is not None:
-        record_site_url(engine, game_id, url)
+        record_site_url(db, game_id, url)
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
@@ -83,27 +83,27 @@ def write_site(engine: Engine, game_id: str, folder: Path, site_url: str | None 
         path.write_text(text, encoding="utf-8")
         written.append(path)
 
-    latest, ks, sides = _write_reports(engine, game_id, put)
+    latest, ks, sides = _write_reports(db, game_id, put)
     _drop_set_aside_pages(folder, ks, sides)
-    put("audit.html", reporting.audit_page(engine, game_id, home="index.html"))
-    _write_dice(engine, game_id, put)
+    put("audit.html", reporting.audit_page(db, game_id, home="index.html"))
+    _write_dice(db, game_id, put)
     archive_file = folder / archive_name(game_id)
-    archive.export(engine, game_id, archive_file)
+    archive.export(db, game_id, archive_file)
     written.append(archive_file)
-    put("index.html", _index_page(engine, game_id, latest, sides, archive_file.name, url))
+    put("index.html", _index_page(db, game_id, latest, sides, archive_file.name, url))
     return SiteWritten(folder, tuple(written), url)
 
 
-def _write_reports(engine: Engine, game_id: str, put: Callable[[str, str], None]) -> tuple[report.ReportData, list[int], list[str]]:
+def _write_reports(db: Database, game_id: str, put: Callable[[str, str], None]) -> tuple[report.ReportData, list[int], list[str]]:
     """Every active resolution's report for each side (and its whole map on its
     own); returns the latest report's data, the resolutions and the sides."""
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
         sides = list(find_ruleset(game.rules).sides(game.scenario))
-        ks = [0] + [r.k for r in store.active_resolutions(session, game_id)]
+        ks = [0] + [r.k for r in report_reads.active_history(tx, game_id)]
         latest: report.ReportData | None = None
         for k in ks:
-            for data in reporting.report_views(session, game_id, k, sides, links="site"):
+            for data in reporting.report_views(tx, game_id, k, sides, links="site"):
                 put(report.report_filename(k, data.side), report.render_html(data))
                 if data.map_svg:
                     put(report.map_filename(k, data.side), data.map_svg)
@@ -123,33 +123,32 @@ def _drop_set_aside_pages(folder: Path, ks: list[int], sides: list[str]) -> None
             old.unlink()
 
 
-def _write_dice(engine: Engine, game_id: str, put: Callable[[str, str], None]) -> None:
+def _write_dice(db: Database, game_id: str, put: Callable[[str, str], None]) -> None:
     """Every die rolled, set-aside ones marked: ``dice.json`` and ``dice.html``."""
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
-        active = {r.k: r.active for r in store.all_resolutions(session, game_id)}
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        active = {r.k: r.active for r in report_reads.resolutions(tx, game_id)}
         rows = [
             {"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)}
-            for r in store.rolls_for(session, game_id)
+            for r in report_reads.rolls(tx, game_id)
         ]
     put("dice.json", json.dumps({"game": game_id, "anchor": game.anchor, "rolls": rows}, indent=1, ensure_ascii=False) + "\n")
     put("dice.html", report.environment().get_template("dice.html.j2").render(game_id=game_id, anchor=game.anchor, rolls=rows))
 
 
-def _index_page(engine: Engine, game_id: str, latest: report.ReportData, sides: list[str], archive_file: str, url: str | None) -> str:
+def _index_page(db: Database, game_id: str, latest: report.ReportData, sides: list[str], archive_file: str, url: str | None) -> str:
     """The site's front page: the game, players, whose move, deadline, score chart,
     every resolution with its reports, rollbacks, and the audit, dice and archive."""
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
-        ruleset = find_ruleset(game.rules)
-        actives = store.active_resolutions(session, game_id)
-        players = [(p.side, _key_words(p.public_key)) for p in store.players(session, game_id)]
-        scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
-        rollbacks = [(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, json.loads(rb.discarded)) for rb in store.rollbacks(session, game_id)]
-        url = url or store.site_url(session, game_id)
-        resolutions = [(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives]
-    with transaction(engine, write=False) as tx:
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        actives = [r for r in report_reads.resolutions(tx, game_id) if r.active]
+        players = [(p.side, _key_words(p.public_key)) for p in report_reads.players(tx, game_id)]
+        rollbacks = [(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, rb.discarded) for rb in report_reads.rollbacks(tx, game_id)]
         clock = deadlines.timing(tx, game_id)  # None once the game is over
+    ruleset = find_ruleset(game.rules)
+    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+    url = url or game.site_url
+    resolutions = [(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives]
     deadline = clock.deadline if clock else None  # a game without --deadline waits forever
     series: dict[str, list[tuple[int, int]]] = {}
     for k, lines in scores:

@@ -60,6 +60,13 @@ def _submit_turn(world: Path) -> None:
         engine.dispose()
 
 
+def _give_an_address(world: Path) -> None:
+    con = sqlite3.connect(world / "referee.db")
+    con.execute("UPDATE player SET email = 'rep@example.org' WHERE game_id = 'g1' AND side = 'republic'")
+    con.commit()
+    con.close()
+
+
 RUNS: dict[str, list[Run] | str] = {
     "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules"))],
     "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules"))],
@@ -82,14 +89,17 @@ RUNS: dict[str, list[Run] | str] = {
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
-        # --reports renders each side's report through the ORM: the whole stack, by design (only its exit is checked)
-        Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (), prepare=_submit_turn),
+        # --reports renders each side's report: the report stack, read in plain SQL
+        Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (*ORM, "rich"), prepare=_submit_turn),
     ],
     "export": [Run(lambda w: ["export", "g1", "-o", str(w / "out.json")], PLAIN_SQL)],
     "new": [Run(lambda w: ["new", "g2", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*REPORTS, "rich"))],
     "rollback": [Run(lambda w: ["rollback", "g1", "--to", "0"], (*REPORTS, "rich"))],
     "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], (*REPORTS, "rich"))],
-    "report": [Run(lambda w: ["report", "g1", "-o", str(w / "r.html")], ("rich",))],
+    "report": [
+        Run(lambda w: ["report", "g1", "-o", str(w / "r.html")], (*ORM, "rich")),
+        Run(lambda w: ["report", "g1", "--format", "audit", "-o", str(w / "audit.html")], (*ORM, "rich")),
+    ],
     # the mail room (issue 12 reworks it) answers through the ORM and the mail builder: only its exit is checked
     "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ())],
     "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
@@ -101,8 +111,9 @@ RUNS: dict[str, list[Run] | str] = {
     "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
     "outbox": [Run(lambda w: ["outbox", "--json"], ())],
     "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], (*REPORTS, "rich"))],
-    "site": [Run(lambda w: ["site", "g1", "-o", str(w / "site")], ("rich",))],
-    "send": "renders and mails each side's report: the whole report stack, by design (its --help is checked below)",
+    "site": [Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))],
+    # renders the report of the side with an address, then finds no SMTP server there (exit 1): the report stack and the mail builder
+    "send": [Run(lambda w: ["send", "g1", "--smtp", "127.0.0.1:1", "--sender", "referee@example.org"], (*ORM, "rich"), exit_code=1, prepare=_give_an_address)],
     "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
 }
 

@@ -265,8 +265,8 @@ def message_of(engine: Engine, row: Row, sender: str) -> "EmailMessage":
         from pbem import reporting
         from pbem.mail.build import report_email
 
-        with store.reading(engine) as session:
-            views = reporting.report_views(session, row.game_id or "", row.k, [row.side])
+        with transaction(engine, write=False) as tx:
+            views = reporting.report_views(tx, row.game_id or "", row.k, [row.side])
         msg = report_email(views[0], sender, row.to, None)
     del msg["From"]
     msg["From"] = sender

@@ -26,9 +26,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine
-
-from pbem import pipeline, reporting, store
+from pbem import pipeline, report_reads, reporting, store
 from pbem.mail import build as email_build
 from pbem.mail import notices, outbox
 from pbem.mail import readers as ingest
@@ -37,7 +35,10 @@ from pbem.transaction import Conflict, Tx, transaction
 from pbem.rules import find_ruleset
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from pbem.mail.imap import ImapSource
+    from pbem.store import Database
 
 
 def _understood(checked: pipeline.Checked) -> tuple[str, ...]:
@@ -226,19 +227,19 @@ def run_imap_intake(engine: Engine, source: "ImapSource", sender: str = notices.
         return ingest.ingest_messages(messages, ledger.submit, ledger.check, sender, ledger, stop=stop)
 
 
-def report_messages(engine: Engine, game_id: str, k: int | None, sender: str) -> list[EmailMessage]:
+def report_messages(db: Database, game_id: str, k: int | None, sender: str) -> list[EmailMessage]:
     """Each side's report of resolution ``k`` (default the latest) as an email, to
     the side's registered address; sides without one are skipped."""
-    with store.reading(engine) as session:
-        game = store.get_game(session, game_id)
-        roster = {p.side: p.email for p in store.players(session, game_id)}
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        roster = {p.side: p.email for p in report_reads.players(tx, game_id)}
         sides = [side for side in find_ruleset(game.rules).sides(game.scenario) if roster.get(side)]
-        views = reporting.report_views(session, game_id, k, sides) if sides else []
+        views = reporting.report_views(tx, game_id, k, sides) if sides else []
     return [email_build.report_email(data, sender, roster[data.side], None) for data in views if data.side]
 
 
 def send_reports(
-    engine: Engine,
+    db: Database,
     game_id: str,
     k: int | None,
     host: str,
@@ -248,7 +249,7 @@ def send_reports(
     username: str | None = None,
     password: str | None = None,
 ) -> Sequence[EmailMessage]:
-    messages = report_messages(engine, game_id, k, sender)
+    messages = report_messages(db, game_id, k, sender)
     if not messages:
         raise pipeline.Refused([f"no side of game {game_id} has an email address (give --email SIDE=ADDR at pbem new)"])
     try:
