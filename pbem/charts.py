@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from xml.sax.saxutils import escape, quoteattr
+
+from pbem.rules.mapdraw import escape, quoteattr
 
 SVG_NS = "http://www.w3.org/2000/svg"
 PALETTE = ("#1f5fa8", "#b3261e", "#2e7d32", "#8e44ad", "#c77700", "#00838f")

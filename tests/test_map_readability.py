@@ -248,9 +248,9 @@ def test_the_demo_index_keeps_every_link_on_a_phone_screen(demo_games, tmp_path)
 
 
 def test_farrapos_arrows_run_from_circle_edge_to_circle_edge_even_between_close_cities():
-    from pbem.rules.farrapos.svg import _arrow, _shipped_layout
+    from pbem.rules.farrapos.svg import _arrow, _shipped_drawing
 
-    at, _labels = _shipped_layout()
+    at = _shipped_drawing().at
     p, q = at["porto-alegre"], at["viamao"]
     line = _arrow(p, q, "#000", False)
     x1, y1, x2, y2 = (float(re.search(rf'{k}="([-\d.]+)"', line).group(1)) for k in ("x1", "y1", "x2", "y2"))

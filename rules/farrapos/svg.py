@@ -9,14 +9,14 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from collections.abc import Sequence
-from xml.sax.saxutils import escape, quoteattr
+from dataclasses import dataclass
 
 from pbem.rules.base import Event
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
-from pbem.rules.mapdraw import Box, focus_attrs, focus_box, overlaps, text_width
+from pbem.rules.mapdraw import Box, escape, focus_attrs, focus_box, overlaps, quoteattr, text_width
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -108,13 +108,6 @@ def _layout(board: Board) -> tuple[dict[str, tuple[float, float]], Placement]:
     return at, _place_labels(board, at)
 
 
-@lru_cache(maxsize=1)
-def _shipped_layout() -> tuple[dict[str, tuple[float, float]], Placement]:
-    """The layout of the shipped board (``load_board``), worked out once: it
-    depends on the board only, and placing the labels is the map's main cost."""
-    return _layout(load_board())
-
-
 NAME_SIZE, BADGE_SIZE = 14, 12
 
 
@@ -159,9 +152,16 @@ def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement
     placed: dict[str, tuple[Box, tuple[float, float, float, float] | None]] = {}
     boxes: list[Box] = []
     crowd = {c: sum(1 for d in at if d != c and math.dist(at[c], at[d]) < 110) for c in at}
+    # each path line with its bounding box (a hair wider): a line whose box misses a label's box cannot cross it
+    lines = [(min(p[0], q[0]) - 1e-6, min(p[1], q[1]) - 1e-6, max(p[0], q[0]) + 1e-6, max(p[1], q[1]) + 1e-6, p, q)
+             for p, q in ((at[a], at[b]) for a, b in board.links)]
     for cid in sorted(at, key=lambda c: (-crowd[c], -board.cities[c].vp, c)):
         x, y = at[cid]
         w, h = _block_size(board.name(cid))
+        # a label box lies within 74 + w (74 + h) of its city: only circles and labels that near can be in its way
+        reach = 74 + w + h + 40
+        near = [c for c in circles.values() if abs(c[0] - x) < reach and abs(c[1] - y) < reach]
+        near_labels = [o for o in boxes if o[0] - reach < x < o[0] + o[2] + reach and o[1] - reach < y < o[1] + o[3] + reach]
         best: tuple[float, Box, tuple[float, float, float, float] | None] | None = None
         for ring, gap in enumerate((3.0, 12.0, 24.0, 40.0, 60.0)):
             for angle in range(0, 360, 15):
@@ -173,9 +173,11 @@ def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement
                 box = (round(bx, 1), round(by, 1), w, h)
                 if not (bounds[0] <= box[0] and box[0] + w <= bounds[0] + bounds[2] and bounds[1] <= box[1] and box[1] + h <= bounds[1] + bounds[3]):
                     continue
-                if any(overlaps(box, c, 2) for c in circles.values()) or any(overlaps(box, o, 3) for o in boxes):
+                if any(overlaps(box, c, 2) for c in near) or any(overlaps(box, o, 3) for o in near_labels):
                     continue
-                crossings = sum(1 for a, b in board.links if _segment_hits(box, at[a], at[b]))
+                right, bottom = box[0] + w, box[1] + h
+                crossings = sum(1 for x0, y0, x1, y1, p, q in lines
+                                if x0 <= right and box[0] <= x1 and y0 <= bottom and box[1] <= y1 and _segment_hits(box, p, q))
                 above = 0 if uy < -0.5 else 1  # names read best above their city
                 cost = ring * 10 + crossings * 6 + above * 2 + abs(ux) * 1.5
                 if best is None or cost < best[0]:
@@ -192,111 +194,111 @@ def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement
     return placed
 
 
-def render(position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
-    view = View(position)
-    board = view.board
-    at, labels = _shipped_layout() if board is load_board() else _layout(board)
-    out: list[str] = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}">',
-        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
-        "orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#333\"/></marker></defs>",
-        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#f6f1e3"/>',
-        _text(MAP_X0, 30, f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""), 20, weight="bold"),
+@dataclass(frozen=True)
+class _Drawing:
+    """What the map of one board draws the same in every position, worked out once
+    per board: the board and its path lines, each city's mark and name label in
+    each of their looks (owner, held or not), the tracks and the key.  A render
+    only looks each city up and draws what moves (issue 14)."""
+
+    at: dict[str, tuple[float, float]]
+    labels: Placement
+    top: str  # from the board's group to the opening of the cities' group
+    marks: dict[str, dict[tuple[str | None, bool], str]]  # city -> (owner, occupied) -> its mark
+    names: dict[str, dict[tuple[str | None, bool], str]]  # city -> (owner, with an MU badge) -> leader line and name
+    badges: dict[str, tuple[float, float]]  # city -> where its MU badge is drawn
+    phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
+    turns: dict[int, tuple[str, str]]
+    vp_track: str
+    vp_track_y: float
+    key: str  # colour groups, ports, this resolution's symbols, and the Stacks heading
+    stacks_y: float
+
+
+PHASE_TRACK_Y = PANEL_Y0 + 24
+TURN_TRACK_Y = PHASE_TRACK_Y + 50
+VP_TRACK_Y = TURN_TRACK_Y + 50
+SCORE_Y = VP_TRACK_Y + 70
+
+
+def _drawing(board: Board) -> _Drawing:
+    at, labels = _layout(board)
+    top = [
+        '<g id="farrapos-board">',
+        f'<rect x="{MAP_X0}" y="{MAP_Y0}" width="{MAP_W}" height="{MAP_H}" fill="#f6f1e3"/>',
+        '<g class="links">',
     ]
-    out.append('<g id="farrapos-board">')
-    out.append(f'<rect x="{MAP_X0}" y="{MAP_Y0}" width="{MAP_W}" height="{MAP_H}" fill="#f6f1e3"/>')
-    out.append('<g class="links">')
     for a, b in board.links:
         (x1, y1), (x2, y2) = at[a], at[b]
-        out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
-    out.append("</g>")
-    out.append('<g class="cities">')
+        top.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
+    top += ["</g>", '<g class="cities">']
+    marks: dict[str, dict[tuple[str | None, bool], str]] = {}
     for cid, city in board.cities.items():
         x, y = at[cid]
-        owner = view.owner(cid)
         fill = board.colours[city.colour].fill
-        stroke = SIDE_COLOURS[owner]
-        width = 4 if view.occupied(cid) else 2
-        out.append(
-            f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
-            f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{width}"/>'
-        )
-        if city.port:
-            out.append(f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>')
-        out.append(_text(x, y + 5, str(city.vp), 13, "middle", "bold"))
-        out.append("</g>")
-    out.append("</g>")
-    out.append('<g class="events">')
-    for event in events:
-        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
-            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
-        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
-            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
-            x, y = at[event["city"]]
-            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
-    out.append("</g>")
-    out.append('<g class="city-labels">')
-    for cid, block in labels.items():
+        tail = ([f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>'] if city.port else []) + [
+            _text(x, y + 5, str(city.vp), 13, "middle", "bold"),
+            "</g>",
+        ]
+        marks[cid] = {
+            (owner, occupied): "\n".join([
+                f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
+                f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{4 if occupied else 2}"/>',
+                *tail,
+            ])
+            for owner, stroke in SIDE_COLOURS.items()
+            for occupied in (False, True)
+        }
+    names: dict[str, dict[tuple[str | None, bool], str]] = {}
+    badges: dict[str, tuple[float, float]] = {}
+    for cid, ((bx, by, bw, bh), leader) in labels.items():
         city = board.cities[cid]
-        owner = view.owner(cid)
-        stroke = SIDE_COLOURS[owner]
-        (bx, by, bw, bh), leader = block
-        lines = _label_lines(view, cid)
-        if leader is not None:
-            out.append(f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" stroke-width="1"/>')
+        lead = [f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" stroke-width="1"/>'] if leader else []
         cx = round(bx + bw / 2, 1)
         above = by + bh / 2 < at[cid][1]  # a label above its city keeps its name next to it
-        if above and len(lines) == 1:
-            by += BADGE_SIZE * 1.22
-        out.append(_text(cx, round(by + NAME_SIZE * 0.95, 1), city.name, NAME_SIZE, "middle", fill=stroke if owner else "#444"))
-        if len(lines) > 1:
-            out.append(_text(cx, round(by + NAME_SIZE * 1.22 + BADGE_SIZE * 0.95, 1), lines[1], BADGE_SIZE, "middle", "bold", fill=stroke))
-    out.append("</g></g>")
-    # --- panel below the board: tracks and stacks --------------------------------
+        names[cid] = {
+            (owner, badge): "\n".join([
+                *lead,
+                _text(cx, round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1), city.name, NAME_SIZE, "middle",
+                      fill=stroke if owner else "#444"),
+            ])
+            for owner, stroke in SIDE_COLOURS.items()
+            for badge in (False, True)
+        }
+        badges[cid] = (cx, round(by + NAME_SIZE * 1.22 + BADGE_SIZE * 0.95, 1))
     px = MAP_X0 + 20
-    panel_at = len(out)
-    out.append("")  # the panel's background, sized once the stacks are listed
-    y = PANEL_Y0 + 24
-    out.append(_text(px, y, "Phase track", 13, weight="bold"))
-    y += 8
+    phases = {}
     for i, phase in enumerate(range(FIRST_PHASE, LAST_PHASE + 1)):
-        cx = px + i * 43
-        current = phase == view.phase
-        out.append(
-            f'<rect x="{cx}" y="{y}" width="40" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>'
+        cx, y = px + i * 43, PHASE_TRACK_Y + 8
+        phases[phase] = tuple(
+            f'<rect x="{cx}" y="{y}" width="40" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>\n'
+            + _text(cx + 20, y + 14, str(phase), 10, "middle", "bold" if current else "normal")
+            for current in (False, True)
         )
-        out.append(_text(cx + 20, y + 14, str(phase), 10, "middle", "bold" if current else "normal"))
-    y += 42
-    out.append(_text(px, y, "Turn track", 13, weight="bold"))
-    y += 8
+    turns = {}
     for turn in range(1, 5):
-        cx = px + (turn - 1) * 110
-        current = turn == view.turn
+        cx, y = px + (turn - 1) * 110, TURN_TRACK_Y + 8
         who = SIDE_NAMES["republic" if turn % 2 else "empire"]
-        out.append(f'<rect x="{cx}" y="{y}" width="104" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>')
-        out.append(_text(cx + 52, y + 14, f"{turn} {who}", 10, "middle", "bold" if current else "normal"))
-    y += 42
-    out.append(_text(px, y, "VP track", 13, weight="bold"))
-    y += 8
+        turns[turn] = tuple(
+            f'<rect x="{cx}" y="{y}" width="104" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>\n'
+            + _text(cx + 52, y + 14, f"{turn} {who}", 10, "middle", "bold" if current else "normal")
+            for current in (False, True)
+        )
+    y = VP_TRACK_Y + 8
+    vp_track = []
     for vp in range(0, 31):
         col, row = vp % 16, vp // 16
         cx, cy = px + col * 29, y + row * 24
-        out.append(f'<rect x="{cx}" y="{cy}" width="27" height="22" fill="#eee" stroke="#aaa"/>')
-        out.append(_text(cx + 13, cy + 9, str(vp), 8, "middle", fill="#777"))
-    for n, s in enumerate(("empire", "republic")):
-        value = int(position["vp"][s])
-        slot = min(value, 30)
-        cx, cy = px + (slot % 16) * 29, y + (slot // 16) * 24
-        out.append(
-            f'<circle cx="{cx + 7 + n * 13}" cy="{cy + 16}" r="5" fill="{SIDE_COLOURS[s]}">'
-            f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
-        )
-    y += 62
-    out.append(
-        _text(px, y, f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)", 12, weight="bold")
-    )
-    y += 22
-    out.append(_text(px, y, "Colour groups (bonus)", 13, weight="bold"))
+        vp_track.append(f'<rect x="{cx}" y="{cy}" width="27" height="22" fill="#eee" stroke="#aaa"/>')
+        vp_track.append(_text(cx + 13, cy + 9, str(vp), 8, "middle", fill="#777"))
+    key, stacks_y = _key(board, px, SCORE_Y + 22)
+    return _Drawing(at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y)
+
+
+def _key(board: Board, px: int, y: float) -> tuple[str, float]:
+    """The colour groups, the port mark, the symbols of this resolution and the
+    Stacks heading; and where the stacks begin."""
+    out = [_text(px, y, "Colour groups (bonus)", 13, weight="bold")]
     for i, g in enumerate(board.colours.values()):
         cx, cy = px + (i % 2) * 240, y + 8 + (i // 2) * 18
         out.append(f'<rect x="{cx}" y="{cy}" width="14" height="12" fill={quoteattr(g.fill)} stroke="#888"/>')
@@ -307,6 +309,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     y += 22
     out.append(_text(px, y, "This resolution", 13, weight="bold"))
     y += 18
+
     def sample(colour: str, dashed: bool, ring: bool = False) -> str:
         dash = ' stroke-dasharray="6 4"' if dashed else ""
         shape = (f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} stroke-width="3"{dash} '
@@ -329,8 +332,76 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
             x, y = 0.0, y + 22
     y += 28
     out.append(_text(px, y, "Stacks", 14, weight="bold"))
-    y += 18
-    column_y = [y, y]  # two columns, each stack goes to the shorter one
+    return "\n".join(out), y + 18
+
+
+@lru_cache(maxsize=1)
+def _shipped_drawing() -> _Drawing:
+    """The drawing of the shipped board (``load_board``), worked out once: it
+    depends on the board only, and placing the labels is the map's main cost."""
+    return _drawing(load_board())
+
+
+def render(position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
+    view = View(position)
+    board = view.board
+    drawing = _shipped_drawing() if board is load_board() else _drawing(board)
+    at = drawing.at
+    out: list[str] = [
+        "",  # the root element, once the height and the close-up are known
+        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
+        "orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#333\"/></marker></defs>",
+        "",  # the background, sized with the root
+        _text(MAP_X0, 30, f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""), 20, weight="bold"),
+        drawing.top,
+    ]
+    cities = position["cities"]
+    for cid in board.cities:
+        city = cities[cid]
+        out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
+    out.append("</g>")
+    out.append('<g class="events">')
+    for event in events:
+        if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
+            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
+        elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
+            out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
+            x, y = at[event["city"]]
+            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
+    out.append("</g>")
+    out.append('<g class="city-labels">')
+    for cid in drawing.labels:
+        owner = cities[cid]["owner"]
+        lines = _label_lines(view, cid)
+        out.append(drawing.names[cid][owner, len(lines) > 1])
+        if len(lines) > 1:
+            cx, y = drawing.badges[cid]
+            out.append(_text(cx, y, lines[1], BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]))
+    out.append("</g></g>")
+    # --- panel below the board: tracks and stacks --------------------------------
+    px = MAP_X0 + 20
+    panel_at = len(out)
+    out.append("")  # the panel's background, sized once the stacks are listed
+    out.append(_text(px, PHASE_TRACK_Y, "Phase track", 13, weight="bold"))
+    out += [cell[phase == view.phase] for phase, cell in drawing.phases.items()]
+    out.append(_text(px, TURN_TRACK_Y, "Turn track", 13, weight="bold"))
+    out += [cell[turn == view.turn] for turn, cell in drawing.turns.items()]
+    out.append(_text(px, VP_TRACK_Y, "VP track", 13, weight="bold"))
+    out.append(drawing.vp_track)
+    y = drawing.vp_track_y
+    for n, s in enumerate(("empire", "republic")):
+        value = int(position["vp"][s])
+        slot = min(value, 30)
+        cx, cy = px + (slot % 16) * 29, y + (slot // 16) * 24
+        out.append(
+            f'<circle cx="{cx + 7 + n * 13}" cy="{cy + 16}" r="5" fill="{SIDE_COLOURS[s]}">'
+            f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
+        )
+    out.append(
+        _text(px, SCORE_Y, f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)", 12, weight="bold")
+    )
+    out.append(drawing.key)
+    column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
         mu = view.units_in(cid)
         militia = view.militia_in(cid)

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.hexgrid import Hex
-from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, text_width, wrap
+from pbem.rules.mapdraw import escape, focus_attrs, focus_box, overlaps, text_width, wrap
 
 SIZE = 32.0
 H = math.sqrt(3) * SIZE
@@ -54,7 +53,7 @@ def corners(cx: float, cy: float, size: float = SIZE) -> str:
 
 
 def _t(x: object) -> str:
-    return escape(str(x), {'"': "&quot;"})
+    return escape(str(x)).replace('"', "&quot;")
 
 
 def _text(x: float, y: float, body: str, size: float, anchor: str = "start", fill: str = "#222",
