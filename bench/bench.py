@@ -163,7 +163,7 @@ def play_whole_games(tmp: Path, rules: str, scenario: str | None, games: int, li
                 if outcome.resolved is None:
                     raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve ({outcome})")
                 start = cpu()
-                reporting.write_resolution_reports(orm_engine, game_id, outcome.resolved, tmp / "reports" / game_id)
+                reporting.write_resolution_reports(db, game_id, outcome.resolved, tmp / "reports" / game_id)
                 reports = cpu() - start
                 data = archive.build_archive(db, game_id)["resolutions"][-1]  # not counted
                 battle = any(e.get("type") in BATTLE_EVENTS for e in data["events"])

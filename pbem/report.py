@@ -1,11 +1,15 @@
 """Turn reports: one per side per resolution, as HTML and as plain text.
 
-The templates live in ``templates/`` (Jinja).  HTML templates (``*.html.j2``) are
-autoescaped: every string from the game (side names, unit names, emails, order
-lines, event texts) is escaped; the one exception is the ruleset's map SVG, which
-the rules layer promises is well-formed XML with all its text escaped, so it is
-embedded as :class:`markupsafe.Markup`.  Text templates (``*.txt.j2``) are not
-escaped: plain text has no markup to inject into.
+The report itself is written by :mod:`pbem.report_html` and
+:mod:`pbem.report_text` (Python: no template engine to import or compile in
+every process, issue 14); its stylesheet is ``templates/report.css``.  The other
+pages (the audit page, the site's index and dice pages, mail receipts) are Jinja
+templates in ``templates/``: HTML templates (``*.html.j2``) are autoescaped,
+text templates (``*.txt.j2``) are not.  In HTML every string from the game (side
+names, unit names, emails, order lines, event texts) is escaped; the one
+exception is the ruleset's map SVG, which the rules layer promises is
+well-formed XML with all its text escaped, so it is embedded as it is.  Plain
+text has no markup to inject into.
 
 The report is built from a :class:`ReportData` value the store fills in; this
 module never touches the database.
@@ -25,17 +29,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import jinja2
-from markupsafe import Markup
+from typing import TYPE_CHECKING, Any
 
 import pbem.templates as _templates_package
 from pbem.rules.base import ScoreLine
 
-from pbem import charts
 from pbem.battle_table import battle_blocks, text_table
 from pbem.rules import mapdraw
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATE_DIR = Path(_templates_package.__file__).parent
 
@@ -138,6 +141,16 @@ class ReportData:
         """The recipient is due to send orders for the next turn."""
         return not self.over and self.side is not None and self.side in self.awaiting
 
+    @property
+    def viewer(self) -> str:
+        """Whom the report is for, as it names them."""
+        return self.side or "referee"
+
+    @property
+    def next_turn_file_name(self) -> str | None:
+        """The name of the next turn file this report carries, if it carries one."""
+        return turn_file_name(self.game_id, self.k, self.side) if self.side and self.next_turn_file else None
+
 
 def report_filename(k: int, side: str | None, ext: str = "html") -> str:
     """The file name of one report, as the audit page and history links expect:
@@ -174,9 +187,9 @@ def _file_word(text: str) -> str:
 _XML_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
 
 
-def _embeddable_svg(svg: str) -> Markup:
+def _embeddable_svg(svg: str) -> str:
     """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML)."""
-    return Markup(_XML_PROLOG.sub("", svg, count=1))
+    return _XML_PROLOG.sub("", svg, count=1)
 
 
 def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int) -> str | None:
@@ -195,7 +208,10 @@ def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja environment over ``templates/``: autoescaping for ``*.html.j2``
-    (and any template string), none for ``*.txt.j2``; undefined names fail."""
+    (and any template string), none for ``*.txt.j2``; undefined names fail.
+    Imported on first use: the reports themselves need no Jinja."""
+    import jinja2
+
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         autoescape=jinja2.select_autoescape(
@@ -262,12 +278,43 @@ def _event_rolls(event: Mapping[str, Any], rolls: Sequence[RollLine]) -> list[Ro
     return [by_index[i] for i in wanted if i in by_index]
 
 
-def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> dict[str, Any]:
-    emails = dict(data.sides)
-    events = []
-    for event in data.events:
-        battle = is_battle(event)
-        events.append(
+@dataclass(frozen=True)
+class MapLook:
+    """What a report reads off its map: the close-up (``x y w h``, when the map
+    names one and it is a close-up), the board group, why that area, the width."""
+
+    embedded: str  # the SVG as it goes inside the page ("" for no map)
+    focus: str | None
+    board_id: str | None
+    why: str
+    width: float | None
+
+
+def map_look(svg: str) -> MapLook:
+    if not svg:
+        return MapLook("", None, None, "", None)
+    focus = close_up(svg)
+    board = mapdraw.board_of(svg)
+    return MapLook(
+        _embeddable_svg(svg),
+        " ".join(f"{v:g}" for v in focus) if focus and board else None,
+        board,
+        mapdraw.focus_why(svg),
+        mapdraw.width_of(svg),
+    )
+
+
+class Shared:
+    """What the reports of one resolution show alike whoever reads them (its
+    events as blocks, its dice and their proof, the footer, the position file's
+    link), worked out once for all its readers' HTML and text reports (issue 14).
+    A report of another resolution, or of other data, gets its own
+    (:meth:`serves`)."""
+
+    def __init__(self, data: ReportData) -> None:
+        self.data = data
+        self.emails = dict(data.sides)
+        self.events: list[dict[str, Any]] = [
             {
                 "type": str(event.get("type", "")),
                 "text": str(event.get("text", "")),
@@ -276,42 +323,62 @@ def _context(data: ReportData, map_cid: str | None = None, detail_cid: str | Non
                 "battle": battle,
                 "raw": event,
             }
+            for event in data.events
+            for battle in (is_battle(event),)
+        ]
+        self.blocks = battle_blocks(self.events)
+        self.verify = verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link)
+        self._parts: dict[str, str] = {}
+        self._maps: dict[str, MapLook] = {}
+        self._position_link: tuple[str, str] | None = None
+
+    def serves(self, data: ReportData) -> bool:
+        """Whether ``data`` is a report of this same resolution (another reader's)."""
+        first = self.data
+        return data is first or (
+            data.events is first.events
+            and data.rolls is first.rolls
+            and data.sides is first.sides
+            and data.history is first.history
+            and data.position_file is first.position_file
+            and (data.game_id, data.rules_id, data.scenario_id, data.k, data.next_k, data.reveal, data.previous_reveal, data.anchor)
+            == (first.game_id, first.rules_id, first.scenario_id, first.k, first.next_k, first.reveal, first.previous_reveal, first.anchor)
+            and (data.chain_length, data.chain_first_k, data.state_hash, data.previous_state_hash, data.links, data.site_url)
+            == (first.chain_length, first.chain_first_k, first.state_hash, first.previous_state_hash, first.links, first.site_url)
         )
-    focus = close_up(data.map_svg)
-    board = mapdraw.board_of(data.map_svg) if data.map_svg else None
-    return {
-        "blocks": battle_blocks(events),
-        "focus": " ".join(f"{v:g}" for v in focus) if focus and board else None,
-        "board_id": board,
-        "focus_why": mapdraw.focus_why(data.map_svg) if data.map_svg else "",
-        "map_width": mapdraw.width_of(data.map_svg) if data.map_svg else None,
-        "detail_cid": detail_cid,
-        "link": lambda filename: site_link(data, filename),
-        "d": data,
-        "emails": emails,
-        "events": events,
-        "map": _embeddable_svg(data.map_svg) if data.map_svg else None,
-        "map_cid": map_cid,
-        "verify": verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link),
-        "turn_file_name": turn_file_name(data.game_id, data.k, data.side) if data.side and data.next_turn_file else None,
-        "position_file_name": data.position_file_name,
-        "downloads": _downloads(data),
-        "viewer": data.side or "referee",
-    }
+
+    def part(self, name: str, make: Callable[[], str]) -> str:
+        """A section every reader sees alike, written once."""
+        text = self._parts.get(name)
+        if text is None:
+            text = self._parts[name] = make()
+        return text
+
+    def map_look(self, svg: str) -> MapLook:
+        look = self._maps.get(svg)
+        if look is None:
+            look = self._maps[svg] = map_look(svg)
+        return look
+
+    def downloads(self, data: ReportData) -> list[tuple[str, str]]:
+        """The files a report carries, as ``(name, data: URI)`` links, so the HTML
+        page alone (saved, or opened from the site) holds them: for a side due to
+        move its next turn file, and the position file."""
+        files = []
+        name = data.next_turn_file_name
+        if data.next_turn_file and data.side and name:
+            files.append((name, _data_uri("text/plain", data.next_turn_file)))
+        if data.position_file:
+            if self._position_link is None:
+                self._position_link = (data.position_file_name, _data_uri("application/json", data.position_file))
+            files.append(self._position_link)
+        return files
 
 
-def _downloads(data: ReportData) -> list[tuple[str, str]]:
-    """The files a report carries, as ``(name, data: URI)`` links, so the HTML page
-    alone (saved, or opened from the site) holds them: the position file and, for
-    a side due to move, its next turn file."""
+def _data_uri(kind: str, text: str) -> str:
     import base64
 
-    files = []
-    if data.next_turn_file and data.side:
-        files.append((turn_file_name(data.game_id, data.k, data.side), "text/plain", data.next_turn_file))
-    if data.position_file:
-        files.append((data.position_file_name, "application/json", data.position_file))
-    return [(name, f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}") for name, kind, text in files]
+    return f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}"
 
 
 def close_up(svg: str) -> tuple[float, float, float, float] | None:
@@ -326,16 +393,22 @@ def close_up(svg: str) -> tuple[float, float, float, float] | None:
     return focus
 
 
-def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None) -> str:
+def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None, shared: Shared | None = None) -> str:
     """The HTML report.  With ``map_cid`` the map is an ``<img src="cid:...">``
     (for the e-mail's HTML part, where many clients drop inline SVG) instead of
-    the inline SVG, and ``detail_cid`` the enlarged area of this resolution's action."""
-    return environment().get_template("report.html.j2").render(_context(data, map_cid, detail_cid))
+    the inline SVG, and ``detail_cid`` the enlarged area of this resolution's
+    action.  ``shared``: what the reports of this resolution show alike, when
+    another reader's report was written from it (else worked out here)."""
+    from pbem import report_html
+
+    return report_html.render(data, shared if shared is not None and shared.serves(data) else Shared(data), map_cid, detail_cid)
 
 
-def render_text(data: ReportData) -> str:
+def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
-    return environment().get_template("report.txt.j2").render(_context(data))
+    from pbem import report_text
+
+    return report_text.render(data, shared if shared is not None and shared.serves(data) else Shared(data))
 
 
 def svg_to_png(svg: str, width: int = 1200) -> bytes:
@@ -362,6 +435,10 @@ def render_audit_page(
     in ``sides``, else the referee's report), the house tables the game plays
     (name, SHA-256, the cells that differ from the shipped table), the dice
     table, a histogram per die size and the score over time."""
+    from markupsafe import Markup
+
+    from pbem import charts
+
     by_size: dict[int, list[int]] = {}
     for _k, roll in rolls:
         by_size.setdefault(roll.sides, []).append(roll.value)

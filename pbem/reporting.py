@@ -191,23 +191,19 @@ def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str
 
 
 def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
-    """Each side's HTML and text report of resolution ``k``, written to ``folder``."""
+    """Each side's HTML and text report of resolution ``k``, its next turn file and
+    the position file, written to ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None)
+    shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
-        for ext, text in (("html", report.render_html(data)), ("txt", report.render_text(data))):
-            path = paths.inside(folder, report.report_filename(k, data.side, ext))
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
+        written.append(paths.write_inside(folder, report.report_filename(k, data.side, "html"), report.render_html(data, shared=shared)))
+        written.append(paths.write_inside(folder, report.report_filename(k, data.side, "txt"), report.render_text(data, shared)))
         if data.side and data.next_turn_file:
-            path = folder / report.turn_file_name(game_id, k, data.side)
-            path.write_text(data.next_turn_file, encoding="utf-8")
-            written.append(path)
+            written.append(paths.write_inside(folder, report.turn_file_name(game_id, k, data.side), data.next_turn_file))
     if views:
-        path = folder / views[0].position_file_name
-        path.write_text(views[0].position_file, encoding="utf-8")
-        written.append(path)
+        written.append(paths.write_inside(folder, views[0].position_file_name, views[0].position_file))
     return written

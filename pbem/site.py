@@ -103,8 +103,10 @@ def _write_reports(db: Database, game_id: str, put: Callable[[str, str], None]) 
         ks = [0] + [r.k for r in report_reads.active_history(tx, game_id)]
         latest: report.ReportData | None = None
         for k in ks:
-            for data in reporting.report_views(tx, game_id, k, sides, links="site"):
-                put(report.report_filename(k, data.side), report.render_html(data))
+            views = reporting.report_views(tx, game_id, k, sides, links="site")
+            shared = report.Shared(views[0]) if views else None  # what every side's report shows alike, written once
+            for data in views:
+                put(report.report_filename(k, data.side), report.render_html(data, shared=shared))
                 if data.map_svg:
                     put(report.map_filename(k, data.side), data.map_svg)
                 latest = data
