@@ -523,21 +523,32 @@ def process(
     outcomes: list[ProcessOutcome] = []
     if game_ids is not None:
         game_ids = list(game_ids)
-        with transaction(engine, write=False) as tx:
-            known = store.known_game_ids(tx)
-        unknown = [g for g in game_ids if g not in known]
-        if unknown:  # a name given by hand that is no game: nothing is resolved
-            raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
+        check_game_names(engine, game_ids)
     for game_id in game_ids if game_ids is not None else pending_games(engine):
-        try:
-            outcome = resolve_next(engine, game_id, force_nmr, within)
-        except (Refused, store.StoreError, LookupError) as exc:  # one game's trouble must not stop the batch
-            problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
-            outcome = ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
+        outcome = process_game(engine, game_id, force_nmr, within)
         outcomes.append(outcome)
         if on_resolved is not None:
             on_resolved(outcome)
     return outcomes
+
+
+def check_game_names(engine: Engine, game_ids: Sequence[str]) -> None:
+    """Refuse names given by hand that are no game (then nothing is resolved)."""
+    with transaction(engine, write=False) as tx:
+        known = store.known_game_ids(tx)
+    unknown = [g for g in game_ids if g not in known]
+    if unknown:
+        raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
+
+
+def process_game(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    """:func:`resolve_next` for one game of a batch: a game that cannot be
+    resolved gives an outcome naming why, so the batch goes on."""
+    try:
+        return resolve_next(engine, game_id, force_nmr, within)
+    except (Refused, store.StoreError, LookupError) as exc:
+        problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
+        return ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
 
 
 def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:

@@ -26,6 +26,8 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
+from pbem.pg import PgDatabase, is_postgres_url
+from pbem.pg import schema as pg_schema
 from pbem.transaction import SqliteFile, Tx
 
 if TYPE_CHECKING:
@@ -62,9 +64,10 @@ def database_url(db: str | os.PathLike[str] | None) -> str:
     return f"sqlite:///{Path(value)}"
 
 
-Database = Union["Engine", SqliteFile]
-"""What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
-SQLite file opened without SQLAlchemy (:func:`open_database`)."""
+Database = Union["Engine", SqliteFile, PgDatabase]
+"""What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), an
+SQLite file opened without SQLAlchemy, or a PostgreSQL database through psycopg
+alone (both from :func:`open_database`)."""
 
 TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change", "site"})
 """Every table of this schema version (tests/test_startup.py checks it against the
@@ -125,6 +128,8 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
     caller's process has just checked its schema (a worker of ``process --jobs``)."""
     url = database_url(db)
     path = sqlite_path(url)
+    if is_postgres_url(url):
+        return _open_postgres(db, url, checked)
     if path is None or not url.startswith("sqlite:///") or "?" in url:
         from pbem.orm import open_engine
 
@@ -152,6 +157,32 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
     except StoreError:
         handle.dispose()
         raise
+    return handle
+
+
+def _open_postgres(db: str | os.PathLike[str], url: str, checked: bool) -> PgDatabase:
+    """A PostgreSQL database through psycopg alone (:mod:`pbem.pg`), its schema
+    checked as an SQLite file's is; an older schema is upgraded by SQLAlchemy as
+    before."""
+    handle = PgDatabase(url)
+    if checked:
+        return handle
+    try:
+        tables, version = pg_schema(handle)
+        if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
+            handle.dispose()
+            from pbem.orm import open_engine
+
+            open_engine(db, create=False).dispose()
+            return _open_postgres(db, url, checked)
+        check_schema(tables, version)
+    except StoreError:
+        handle.dispose()
+        raise
+    except Exception as exc:  # the driver's own errors: no server, no database, refused login
+        handle.dispose()
+        reason = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise StoreError(f"cannot open database {handle}: {reason}") from None
     return handle
 
 

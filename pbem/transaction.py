@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine, TextClause
 
+    from pbem.pg import PgDatabase
+
 Params = Mapping[str, Any]
 Row = Sequence[Any]
 
@@ -116,7 +118,7 @@ class SqliteFile:
         return f"SqliteFile({self.path!r})"
 
 
-Database = Union["Engine", SqliteFile]
+Database = Union["Engine", SqliteFile, "PgDatabase"]
 
 
 def _sqlite_params(params: Params) -> Params:
@@ -202,6 +204,12 @@ def transaction(engine: Database, write: bool = True) -> Iterator[Tx]:
     if isinstance(engine, SqliteFile):
         with _sqlite_transaction(engine.connection(), write) as tx:
             yield tx
+        return
+    from pbem import pg  # imported here: it builds on this module
+
+    if isinstance(engine, pg.PgDatabase):  # PostgreSQL through psycopg alone
+        with pg.transaction(engine, write) as pgtx:
+            yield pgtx
         return
     if engine.dialect.name != "sqlite" or engine.get_execution_options().get(FORCE_GENERIC):
         with engine.execution_options(**({} if write else {READ_ONLY: True})).begin() as conn:
