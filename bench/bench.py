@@ -490,7 +490,7 @@ def memory(tmp: Path, sizes: list[int]) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4, help="whole games played per ruleset and scenario (default 4)")
-    parser.add_argument("--worker-games", type=int, default=300, help="ready games for process --all --jobs N (default 300)")
+    parser.add_argument("--worker-games", type=int, default=1000, help="ready games for process --all --jobs N (default 1000, as the issue measured)")
     parser.add_argument("--runs", type=int, default=5, help="runs of each whole command (default 5), and of each worker count (3)")
     parser.add_argument("--rss", default="1000", help="game counts for the peak-RSS runs (default 1000; '' skips)")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script runs")
