@@ -263,7 +263,10 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     pipeline.submit(engine, first, sshsig.sign(first, players.signers["republic"]))
     pipeline.process(engine, ["g2"])
     archive.export(engine, "g2", folder / "g2.json")
+    # the position file a player's report carries (what `check --position` reads)
+    position = next(p for p in reporting.write_resolution_reports(engine, "g1", 0, folder / "opening") if p.name.endswith(".position.json"))
     engine.dispose()
+    (folder / "inbox").mkdir()
     con = sqlite3.connect(db)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
@@ -278,7 +281,6 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     py = [sys.executable]
     pbem = [sys.executable, "-m", "pbem"]
     on_db = [*pbem, "--db", str(db)]
-    help_text = subprocess.run([*pbem, "check", "--help"], capture_output=True, text=True, env=pbem_env()).stdout
     table: list[tuple[str, str, list[str], Callable[[], None] | None]] = [
         ("python -c pass", "floor", [*py, "-c", "pass"], None),
         ("pbem --help", "no database", [*pbem, "--help"], None),
@@ -296,11 +298,9 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
         ("pbem report GAME (HTML)", "store, ORM, reports", [*on_db, "report", "g2", "-o", str(folder / "r.html")], None),
         ("pbem new GAME ...", "store, ORM", [*on_db, "new", "g3", "--rules", "farrapos", "--player", f"republic={folder / 'keys' / 'republic.pub'}", "--player", f"empire={folder / 'keys' / 'empire.pub'}"], fresh_db),
         ("pbem rollback GAME --to 0", "store, ORM", [*on_db, "rollback", "g2", "--to", "0"], fresh_db),
+        ("pbem tick --dir INBOX (nothing to do)", "store, ORM", [*on_db, "tick", "--dir", str(folder / "inbox")], None),
     ]
-    if "--position" in help_text:
-        position = next(iter(sorted(folder.glob("*.position.json"))), None)
-        if position is not None:
-            table.insert(4, ("pbem check FILE --position POSFILE", "no database", [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)], None))
+    table.insert(4, ("pbem check FILE --position POSFILE", "no database", [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)], None))
     out: dict[str, Any] = {}
     for name, kind, argv, setup in table:
         out[name] = {"kind": kind, **command_cpu(argv, folder, runs, setup)}
