@@ -247,7 +247,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 raise AuditFailure(f"resolution {res['k']}, {tf.side} turn file: orders are not legal: {problems[0]}")
             orders[tf.side] = parsed
         stream = dicev1.DiceStream(_dice_key(game_id, res))
-        result = ruleset.resolve(start, orders, stream)
+        result = ruleset.resolve_validated(start, orders, stream)  # each file was validated just above
         replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
         recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
         if replayed != recorded:

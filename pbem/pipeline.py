@@ -601,7 +601,7 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)
     try:
-        result = ruleset.resolve(position, orders, stream)
+        result = ruleset.resolve_validated(position, orders, stream)  # submit validated the files against this position
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
@@ -635,9 +635,9 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
 def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
     """A queued file's orders, parsed.  They are not validated again: ``submit``
     validated them against this very position (the file's ``state`` and ``turn``
-    are the game's; a resolution moves the game to a new turn, and a rollback sets
-    the queued files aside), and the ruleset's ``resolve`` refuses what it cannot
-    apply."""
+    are the game's; a resolution moves the game to a new turn, and a rollback or
+    a new key sets the queued files aside), so they are resolved with
+    ``Ruleset.resolve_validated``, which skips a ruleset's own second check."""
     try:
         tf = parse_turn_file(queued.message)
     except TurnFileError as exc:  # cannot happen, unless the row was damaged

@@ -3,7 +3,8 @@ never time.
 
 - a report reads one resolution's whole row, however long the game;
 - the archive reads a game in a fixed number of statements;
-- a turn file's orders are validated at submit, and not again by ``process``;
+- a turn file's orders are validated once: at submit, and not again by ``process``
+  nor by the Farrapos engine it calls; once per file by the audit;
 - Farrapos works out each side's VP breakdown once per score;
 - Furor Barbarus finds its scenario and map files once per process.
 """
@@ -18,9 +19,10 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from pbem import archive, pipeline, reporting, store
+from pbem import archive, pipeline, reporting, sshsig, store
 from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
+from pbem.turnfile import parse_turn_file, render_turn_file
 from tests.test_crash import Desk, new_games, open_desk, queue_next_turns
 
 
@@ -80,10 +82,9 @@ def test_the_archive_reads_a_game_in_a_fixed_number_of_statements(desk: Desk) ->
     assert counts[short] == counts[long] <= 10, counts  # the game, players, resolutions, files, rolls, rollbacks, chains, house tables, late turns, player changes
 
 
-def test_orders_are_validated_at_submit_and_not_again_by_process(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
-    """They were validated at submit, again by ``process``, and again inside the
-    Farrapos engine.  ``process`` now only parses them (submit checked them
-    against this very position); the engine keeps its own check."""
+def _count_validations(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often Farrapos orders are validated: by the ruleset's ``validate`` (the
+    verdict on a file) and inside its engine (``resolve``)."""
     import pbem.rules.farrapos.ruleset as ruleset_module
     import pbem.rules.farrapos.turn as turn_module
 
@@ -98,11 +99,63 @@ def test_orders_are_validated_at_submit_and_not_again_by_process(desk: Desk, mon
 
     monkeypatch.setattr(ruleset_module, "validate_orders", counting("ruleset", ruleset_module.validate_orders))
     monkeypatch.setattr(turn_module, "validate_orders", counting("engine", turn_module.validate_orders))
+    return calls
+
+
+def test_orders_are_validated_once_at_submit_and_not_again_by_process(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """They were validated at submit, again by ``process``, and again inside the
+    Farrapos engine.  ``process`` now only parses them and resolves them with
+    ``resolve_validated`` (submit checked them against this very position)."""
+    calls = _count_validations(monkeypatch)
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game])
     assert calls == {"ruleset": 1, "engine": 0}
     assert pipeline.process(desk.engine, [game])[0].resolved == 1
-    assert calls == {"ruleset": 1, "engine": 1}
+    assert calls == {"ruleset": 1, "engine": 0}
+
+
+def test_the_farrapos_engine_called_alone_still_refuses_illegal_orders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``resolve`` validates what it is given; only ``resolve_validated`` trusts
+    its caller."""
+    from pbem.rules.base import IllegalOrderError
+
+    calls = _count_validations(monkeypatch)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    side = farrapos.due(position)[0]
+    orders, problems = farrapos.parse_orders("attack porto-alegre from bage with inf-5\n")
+    assert problems == []
+    with pytest.raises(IllegalOrderError, match="refused"):
+        farrapos.resolve(position, {side: orders}, DiceStream(hashlib.sha256(b"illegal").digest()))
+    assert calls == {"ruleset": 0, "engine": 1}
+
+
+def test_the_audit_validates_each_farrapos_file_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit validated every file and then replayed it through ``resolve``,
+    which validated it again (44% of a Farrapos audit); now the replay trusts the
+    audit's own check, which still refuses illegal orders (tests/test_hardening.py)."""
+    from pbem import audit
+
+    [game] = new_games(desk, 1)
+    play(desk, game, 4)
+    db = store.open_database(desk.db)
+    try:
+        data = archive.build_archive(db, game)
+    finally:
+        db.dispose()
+    files = sum(len(r["submissions"]) for r in data["resolutions"])
+    calls = _count_validations(monkeypatch)
+    audit.audit_archive(data)
+    assert files == 4 and calls == {"ruleset": files, "engine": 0}
+    # an archive whose orders are illegal (signed, with no dice to give it away) is still refused
+    quiet = next(r for r in data["resolutions"] if not r["rolls"])
+    [sub] = quiet["submissions"]
+    tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
+    doctored = render_turn_file(tf.game, tf.rules, tf.side, tf.turn, tf.state, "pass\npass\n").encode("utf-8")  # two actions
+    sub["turn_file"] = doctored.decode("utf-8")
+    sub["signature"] = sshsig.sign(doctored, desk.signers[tf.side])
+    with pytest.raises(audit.AuditFailure, match=f"resolution {tf.turn}, {tf.side} turn file: orders are not legal"):
+        audit.audit_archive(data)
 
 
 def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_score(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -202,3 +255,34 @@ def test_farrapos_validation_lists_the_sides_cities_a_fixed_number_of_times(monk
     calls[0] = 0
     assert farrapos.validate(position, side, orders) == []
     assert calls[0] <= 4, calls[0]
+
+
+def test_farrapos_reads_a_position_through_few_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolution built about 14 Views of its positions, each indexing the whole
+    board again (validation made two of the same position, and one more per order
+    line checked).  Now the check makes one, and one more per MU movement it
+    applies; the resolution one per step that changes the position."""
+    from pbem.rules.farrapos.orders import Carry, DeployMilitia, Invade, Move
+    from pbem.rules.farrapos.position import View
+
+    built = [0]
+    real = View.__init__
+
+    def counting(self: View, *args: Any, **kwargs: Any) -> None:
+        built[0] += 1
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(View, "__init__", counting)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    for n in range(24):
+        side = farrapos.due(position)[0]
+        orders = farrapos.parse_orders(farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n)))[0]
+        moves = sum(isinstance(line.order, (Carry, Invade, Move)) for line in orders)
+        militia = sum(isinstance(line.order, DeployMilitia) for line in orders)
+        built[0] = 0
+        assert farrapos.validate(position, side, orders) == []
+        assert built[0] == 1 + moves
+        built[0] = 0
+        position = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"views-{n}".encode()).digest())).position
+        assert built[0] <= 4 + militia  # the start, a battle, the militia, the arrivals, the VP count

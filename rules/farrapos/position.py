@@ -10,6 +10,7 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Any
 
 from pbem.rules.base import Ruleset
@@ -44,18 +45,33 @@ def sort_units(units: list[str]) -> list[str]:
 
 
 class View:
-    """Read-only questions about one position (built per call, never stored)."""
+    """Read-only questions about one position, as it stands when the View is made.
+
+    What a question works out over the whole board (who holds each city, each
+    side's cities and MU, where each MU is) is worked out once per View, on first
+    asking: a position changed afterwards must be read through a new View (issue
+    14: a resolution built about 14 Views and asked for each city hundreds of
+    times)."""
 
     def __init__(self, position: Position, board: Board | None = None, sheet: CounterSheet | None = None):
         self.position = position
+        self.cities: dict[str, dict[str, Any]] = position["cities"]
         self.board = board or load_board()
         self.sheet = sheet or counter_sheet(position)
-        self.location: dict[str, str] = {}
-        for city, data in position["cities"].items():
-            for unit in data["units"]:
-                self.location[unit] = city
         self.reduced = set(position.get("reduced", ()))
         self.eliminated = set(position.get("eliminated", ()))
+        self._owned: dict[str, list[str]] = {}
+        self._held: dict[str, list[str]] = {}
+        self._mu: dict[tuple[str, str], list[str]] = {}
+
+    @cached_property
+    def location(self) -> dict[str, str]:
+        """The city of each MU on the board."""
+        return {unit: city for city, data in self.cities.items() for unit in data["units"]}
+
+    @cached_property
+    def _controllers(self) -> dict[str, str | None]:
+        return {c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()}  # see occupied()
 
     @property
     def phase(self) -> int:
@@ -70,29 +86,40 @@ class View:
         return tuple(self.position.get("options", ()))
 
     def city(self, city: str) -> dict[str, Any]:
-        return self.position["cities"][city]
+        return self.cities[city]
 
     def owner(self, city: str) -> str | None:
-        return self.city(city)["owner"]
+        return self.cities[city]["owner"]
 
     def units_in(self, city: str) -> list[str]:
-        return list(self.city(city)["units"])
+        return list(self.cities[city]["units"])
 
     def militia_in(self, city: str) -> int:
-        return int(self.city(city)["militia"])
+        return int(self.cities[city]["militia"])
 
     def occupied(self, city: str) -> bool:
-        return bool(self.city(city)["units"]) or self.militia_in(city) > 0
+        return bool(self.cities[city]["units"]) or self.militia_in(city) > 0
 
     def controller(self, city: str) -> str | None:
         """The side holding ``city`` (its owner, while it has a MU or Militia)."""
-        return self.owner(city) if self.occupied(city) else None
+        return self._controllers[city]
 
     def held_cities(self, side: str) -> list[str]:
-        return [c for c in self.board.cities if self.controller(c) == side]
+        if side not in self._held:
+            self._held[side] = [c for c in self.board.cities if self._controllers[c] == side]
+        return list(self._held[side])
 
     def owned_cities(self, side: str) -> list[str]:
-        return [c for c in self.board.cities if self.owner(c) == side]
+        if side not in self._owned:
+            self._owned[side] = [c for c in self.board.cities if self.cities[c]["owner"] == side]
+        return list(self._owned[side])
+
+    def mu_of(self, side: str, city: str) -> list[str]:
+        """``side``'s MU in ``city``, in the city's order."""
+        key = (side, city)
+        if key not in self._mu:
+            self._mu[key] = [u for u in self.cities[city]["units"] if self.side_of(u) == side]
+        return list(self._mu[key])
 
     def side_of(self, unit: str) -> str:
         return self.sheet.counters[unit].side
