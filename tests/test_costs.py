@@ -286,3 +286,68 @@ def test_farrapos_reads_a_position_through_few_views(monkeypatch: pytest.MonkeyP
         built[0] = 0
         position = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"views-{n}".encode()).digest())).position
         assert built[0] <= 4 + militia  # the start, a battle, the militia, the arrivals, the VP count
+
+
+def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Submit, the look before resolving and the resolution each read the game's
+    position and parsed its JSON again (three times per resolution); now the
+    first read parses it and the others copy that parse."""
+    import json
+
+    [game] = new_games(desk, 1)
+    play(desk, game, 1)
+    parsed: list[str] = []
+    real = json.loads
+
+    class CountingJson:
+        @staticmethod
+        def loads(text: str) -> Any:
+            parsed.append(text)
+            return real(text)
+
+    monkeypatch.setattr(store, "json", CountingJson)
+    for n in range(1, 4):
+        parsed.clear()
+        queue_next_turns(desk, [game], seed=n)
+        assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
+        assert len(parsed) == 1, len(parsed)
+
+
+def test_a_dice_reveal_walks_up_from_its_checkpoint_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each resolution's reveal hashed its way up from the nearest checkpoint (up
+    to 127 hashes); the values on the way are the next resolutions' reveals, so
+    now they are kept and the game's next reveals cost no hash."""
+    from pbem import dice
+
+    commitment = dice.Commitment.new(1000)
+    hashed = [0]
+    real = dice.H
+    monkeypatch.setattr(dice, "H", lambda data: hashed.__setitem__(0, hashed[0] + 1) or real(data))
+    first = commitment.reveal(1)
+    walked = hashed[0]
+    assert 0 < walked < dice.CHECKPOINT_INTERVAL
+    for k in range(2, 8):
+        assert dice.H(commitment.reveal(k)) == (first if k == 2 else commitment.reveal(k - 1))
+    assert hashed[0] == walked + 6  # the checks' own hashes above: no walking
+    assert [commitment.reveal(k) for k in range(1, 8)] == [dice.chain_value(commitment.seed, 1000 - k) for k in range(1, 8)]
+
+
+def test_a_time_limit_installs_its_handler_without_the_enum_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``signal.signal`` converts each handler to an enum and back (about 4% of a
+    Farrapos resolution, two limits per turn file); the limits call the C
+    function it wraps, and still fire."""
+    import signal
+
+    from pbem import limits
+
+    wrapped = [0]
+    real = signal.signal
+    monkeypatch.setattr(signal, "signal", lambda *args: wrapped.__setitem__(0, wrapped[0] + 1) or real(*args))
+    before = signal.getsignal(signal.SIGALRM)
+    with limits.time_limit(5, "a file"):
+        pass
+    with pytest.raises(limits.TimeLimit, match="reading a slow file took over 0.05 s"):
+        with limits.time_limit(0.05, "a slow file"):
+            while True:
+                pass
+    assert wrapped[0] == 0 and signal.getsignal(signal.SIGALRM) == before

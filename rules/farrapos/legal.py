@@ -197,7 +197,7 @@ def check_names(view: View, side: str, order: object) -> None:
     if isinstance(order, (Attack, Invade, Move)):
         if MILITIA in order.units:
             _units_known(view, side, order.units, order.origin if order.origin in view.board.cities else "")
-        origins = _held_origins(view, side)
+        origins = view.cities_with_mu(side)
         _city_known(view, order.origin, f"the {name} has MU in", lambda: origins)
         if order.origin not in origins:
             raise IllegalOrderError(f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}")
@@ -256,14 +256,10 @@ def _check_units(view: View, side: str, units: Sequence[str], origin: str, used:
         raise IllegalOrderError(f"a MU is listed twice in {_list(list(units))}")
 
 
-def _held_origins(view: View, side: str) -> list[str]:
-    return [c for c in view.board.cities if mu_in(view, side, c)]
-
-
 def _require_mu_in(view: View, side: str, origin: str) -> None:
     """An attack or invasion starts from a city where the side has MU."""
     if not mu_in(view, side, origin):
-        raise IllegalOrderError(f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(_held_origins(view, side))}")
+        raise IllegalOrderError(f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(view.cities_with_mu(side))}")
 
 
 def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:

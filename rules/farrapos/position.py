@@ -62,7 +62,7 @@ class View:
         self.eliminated = set(position.get("eliminated", ()))
         self._owned: dict[str, list[str]] = {}
         self._held: dict[str, list[str]] = {}
-        self._mu: dict[tuple[str, str], list[str]] = {}
+        self._mu: dict[str, dict[str, list[str]]] = {}
 
     @cached_property
     def location(self) -> dict[str, str]:
@@ -114,12 +114,20 @@ class View:
             self._owned[side] = [c for c in self.board.cities if self.cities[c]["owner"] == side]
         return list(self._owned[side])
 
+    def _mu_by_city(self, side: str) -> dict[str, list[str]]:
+        if side not in self._mu:
+            counters = self.sheet.counters
+            self._mu[side] = {c: [u for u in data["units"] if counters[u].side == side] for c, data in self.cities.items()}
+        return self._mu[side]
+
     def mu_of(self, side: str, city: str) -> list[str]:
         """``side``'s MU in ``city``, in the city's order."""
-        key = (side, city)
-        if key not in self._mu:
-            self._mu[key] = [u for u in self.cities[city]["units"] if self.side_of(u) == side]
-        return list(self._mu[key])
+        return list(self._mu_by_city(side)[city])
+
+    def cities_with_mu(self, side: str) -> list[str]:
+        """The cities where ``side`` has MU, in board order."""
+        mu = self._mu_by_city(side)
+        return [c for c in self.board.cities if mu[c]]
 
     def side_of(self, unit: str) -> str:
         return self.sheet.counters[unit].side
