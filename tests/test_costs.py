@@ -306,6 +306,7 @@ def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.M
             return real(text)
 
     monkeypatch.setattr(store, "json", CountingJson)
+    monkeypatch.setattr(store, "_positions", {})  # none parsed yet in this process (another test may have played these very positions)
     for n in range(1, 4):
         parsed.clear()
         queue_next_turns(desk, [game], seed=n)
@@ -351,3 +352,24 @@ def test_a_time_limit_installs_its_handler_without_the_enum_wrapper(monkeypatch:
             while True:
                 pass
     assert wrapped[0] == 0 and signal.getsignal(signal.SIGALRM) == before
+
+
+def test_farrapos_validation_works_out_placements_and_militia_only_for_a_turn_that_orders_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every check worked out the MU arriving, the Militia left and the cities
+    either may go to, whatever the orders; now only for ``place`` and ``militia``
+    lines."""
+    from pbem.rules.farrapos.position import View
+
+    asked: list[str] = []
+    for name in ("arrivals_now", "militia_available", "owned_cities"):
+        real = getattr(View, name)
+        monkeypatch.setattr(View, name, lambda self, side, real=real, name=name: asked.append(name) or real(self, side))
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    side = farrapos.due(position)[0]
+    orders = farrapos.parse_orders("pass\n")[0]
+    assert farrapos.validate(position, side, orders) == []
+    assert asked == []
+    orders = farrapos.parse_orders("militia bage\n")[0]
+    farrapos.validate(position, side, orders)
+    assert "militia_available" in asked and "arrivals_now" not in asked

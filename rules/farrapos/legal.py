@@ -197,9 +197,9 @@ def check_names(view: View, side: str, order: object) -> None:
     if isinstance(order, (Attack, Invade, Move)):
         if MILITIA in order.units:
             _units_known(view, side, order.units, order.origin if order.origin in view.board.cities else "")
-        origins = view.cities_with_mu(side)
-        _city_known(view, order.origin, f"the {name} has MU in", lambda: origins)
-        if order.origin not in origins:
+        _city_known(view, order.origin, f"the {name} has MU in", lambda: view.cities_with_mu(side))
+        if not mu_in(view, side, order.origin):
+            origins = view.cities_with_mu(side)
             raise IllegalOrderError(f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}")
         _units_known(view, side, order.units, order.origin)
         if isinstance(order, Attack):
@@ -412,13 +412,20 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
         if isinstance(order, (Attack, Invade, Move)):
             used.update(order.units)
     after = now
-    arrivals = start.arrivals_now(side)
+    # what each kind of step needs is worked out only for a turn that orders one
+    arrivals: list[str] = []
+    owned: list[str] = []
+    if any(isinstance(line.order, Place) for line in orders):
+        arrivals = start.arrivals_now(side)
+        placeable = set(placement_cities(after, side))  # once, not once per city (issue 14: it made every check quadratic)
+        owned = [c for c in after.board.cities if c in placeable or c in battle_places]
     placed: set[str] = set()
-    militia_left = start.militia_available(side)
-    militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
-    militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
-    placeable = set(placement_cities(after, side))  # once, not once per city (issue 14: it made every check quadratic)
-    owned = [c for c in after.board.cities if c in placeable or c in battle_places]
+    militia_left = 0
+    militia_allowed: list[str] = []
+    if any(isinstance(line.order, DeployMilitia) for line in orders):
+        militia_left = start.militia_available(side)
+        militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
+        militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
     deployed: set[str] = set()
     for line in orders:
         order = line.order

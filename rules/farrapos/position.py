@@ -10,7 +10,7 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from pbem.rules.base import Ruleset
@@ -35,6 +35,7 @@ def empty_cities(board: Board) -> dict[str, dict[str, Any]]:
     return {c: {"owner": None, "units": [], "militia": 0} for c in board.cities}
 
 
+@lru_cache(maxsize=1024)  # the counter sheet's ids: sorting the units of a battle's steps asked for each many times
 def unit_sort_key(unit: str) -> tuple[str, int]:
     kind, _, number = unit.partition("-")
     return (kind, int(number) if number.isdigit() else 0)
@@ -62,7 +63,7 @@ class View:
         self.eliminated = set(position.get("eliminated", ()))
         self._owned: dict[str, list[str]] = {}
         self._held: dict[str, list[str]] = {}
-        self._mu: dict[str, dict[str, list[str]]] = {}
+        self._mu: dict[tuple[str, str], list[str]] = {}
 
     @cached_property
     def location(self) -> dict[str, str]:
@@ -114,20 +115,17 @@ class View:
             self._owned[side] = [c for c in self.board.cities if self.cities[c]["owner"] == side]
         return list(self._owned[side])
 
-    def _mu_by_city(self, side: str) -> dict[str, list[str]]:
-        if side not in self._mu:
-            counters = self.sheet.counters
-            self._mu[side] = {c: [u for u in data["units"] if counters[u].side == side] for c, data in self.cities.items()}
-        return self._mu[side]
-
     def mu_of(self, side: str, city: str) -> list[str]:
         """``side``'s MU in ``city``, in the city's order."""
-        return list(self._mu_by_city(side)[city])
+        key = (side, city)
+        if key not in self._mu:
+            counters = self.sheet.counters
+            self._mu[key] = [u for u in self.cities[city]["units"] if counters[u].side == side]
+        return list(self._mu[key])
 
     def cities_with_mu(self, side: str) -> list[str]:
         """The cities where ``side`` has MU, in board order."""
-        mu = self._mu_by_city(side)
-        return [c for c in self.board.cities if mu[c]]
+        return [c for c in self.board.cities if self.mu_of(side, c)]
 
     def side_of(self, unit: str) -> str:
         return self.sheet.counters[unit].side
