@@ -373,3 +373,23 @@ def test_farrapos_validation_works_out_placements_and_militia_only_for_a_turn_th
     orders = farrapos.parse_orders("militia bage\n")[0]
     farrapos.validate(position, side, orders)
     assert "militia_available" in asked and "arrivals_now" not in asked
+
+
+def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``process`` parsed each queued file again, though the same process had just
+    parsed the same bytes at submit; now it takes that parse (and still parses a
+    file queued by another process)."""
+    import pbem.rules.farrapos.ruleset as ruleset_module
+
+    parsed = [0]
+    real = ruleset_module.Farrapos.parse_orders
+    monkeypatch.setattr(ruleset_module.Farrapos, "parse_orders", lambda self, text: parsed.__setitem__(0, parsed[0] + 1) or real(self, text))
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game])
+    assert parsed[0] == 1
+    assert pipeline.process(desk.engine, [game])[0].resolved == 1
+    assert parsed[0] == 1
+    queue_next_turns(desk, [game], seed=1)
+    monkeypatch.setattr(pipeline, "_orders_read", {})  # as if another process had queued it
+    assert pipeline.process(desk.engine, [game])[0].resolved == 2
+    assert parsed[0] == 3
