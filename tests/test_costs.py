@@ -393,3 +393,40 @@ def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(desk:
     monkeypatch.setattr(pipeline, "_orders_read", {})  # as if another process had queued it
     assert pipeline.process(desk.engine, [game])[0].resolved == 2
     assert parsed[0] == 3
+
+
+def test_a_farrapos_resolution_copies_only_what_it_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolving (and checking moves) deep-copied the whole position (a third of a
+    resolution); now each city, the standing loss orders and the Militia lost are
+    copied, and what is shared is left as it was."""
+    import json
+
+    from pbem.rules.base import Ruleset
+
+    copies = [0]
+    real = Ruleset.copy_position
+    monkeypatch.setattr(Ruleset, "copy_position", staticmethod(lambda position: copies.__setitem__(0, copies[0] + 1) or real(position)))
+    farrapos = find_ruleset("farrapos")
+    seen: set[str] = set()
+    militia_lost = False
+    for game in range(4):  # until a battle has cost a Militia (the Militia lost change in place)
+        position = farrapos.setup(None, [])
+        for n in range(60):
+            if farrapos.outcome(position) or militia_lost and len(seen) >= 6:
+                break
+            side = farrapos.due(position)[0]
+            body = farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(game * 100 + n))
+            body += "losses militia\n" if n % 3 else "defend porto-alegre losses militia\n"
+            orders = farrapos.parse_orders(body)[0]
+            if farrapos.validate(position, side, orders):
+                orders = farrapos.parse_orders(body.replace("defend porto-alegre ", ""))[0]
+            seen.update(type(line.order).__name__ for line in orders)
+            before = json.dumps(position, sort_keys=True)
+            copies[0] = 0
+            assert farrapos.validate(position, side, orders) == []
+            result = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"copy-{game}-{n}".encode()).digest()))
+            assert copies[0] == 0
+            assert json.dumps(position, sort_keys=True) == before
+            militia_lost = militia_lost or result.position["militia_lost"] != position["militia_lost"]
+            position = result.position
+    assert militia_lost and {"Attack", "Move", "Invade", "StandingLosses"} <= seen, seen

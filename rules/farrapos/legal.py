@@ -30,7 +30,7 @@ from pbem.rules.farrapos.orders import (
     Place,
     StandingLosses,
 )
-from pbem.rules.farrapos.position import Position, View, clone, enemy, sort_units
+from pbem.rules.farrapos.position import Position, View, enemy, sort_units, working_copy
 
 CARRY_LIMIT = 2
 
@@ -358,7 +358,7 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
     def move(units: Sequence[str], origin: str, destination: str) -> None:
         nonlocal work, now
         if work is position:
-            work = clone(position)
+            work = working_copy(position)
         apply_movement(work, units, origin, destination, side)
         now = View(work)
 

@@ -27,6 +27,21 @@ def clone(value: Any) -> Any:
     return Ruleset.copy_position(value)
 
 
+def working_copy(position: Position) -> Position:
+    """A copy of ``position`` for a resolution (or a check) to change.  What the
+    engine changes in place is copied: each city, the standing loss orders, the
+    Militia lost; every other value is shared, because the engine only ever
+    replaces it (``work["reduced"] = ...``), so ``position`` is left as it was.  A
+    deep copy of the whole position was a third of a resolution (issue 14)."""
+    work = dict(position)
+    work["cities"] = {city: {**data, "units": list(data["units"])} for city, data in position["cities"].items()}
+    if "standing" in position:
+        work["standing"] = {side: dict(orders) for side, orders in position["standing"].items()}
+    if "militia_lost" in position:
+        work["militia_lost"] = dict(position["militia_lost"])
+    return work
+
+
 def enemy(side: str) -> str:
     return "empire" if side == "republic" else "republic"
 

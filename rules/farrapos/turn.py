@@ -16,7 +16,7 @@ from pbem.rules.farrapos.battle import fight
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.legal import apply_movement, placement_cities, validate_orders
 from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
-from pbem.rules.farrapos.position import Position, View, clone, sort_units
+from pbem.rules.farrapos.position import Position, View, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
 from pbem.rules.farrapos.victory_points import breakdown
@@ -89,7 +89,7 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
     if not validated and (problems := validate_orders(position, side, orders)):
         raise IllegalOrderError(f"orders of the {SIDE_NAMES[side]} refused: " + "; ".join(map(str, problems)))
     phase, turn = start.phase, start.turn
-    work = clone(position)
+    work = working_copy(position)
     events: list[Event] = []
     board = start.board
 
