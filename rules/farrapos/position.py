@@ -87,7 +87,7 @@ class View:
 
     @cached_property
     def _controllers(self) -> dict[str, str | None]:
-        return {c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()}  # see occupied()
+        return {c: data["owner"] if self.occupied(c) else None for c, data in self.cities.items()}
 
     @property
     def phase(self) -> int:
@@ -100,9 +100,6 @@ class View:
     @property
     def options(self) -> tuple[str, ...]:
         return tuple(self.position.get("options", ()))
-
-    def city(self, city: str) -> dict[str, Any]:
-        return self.cities[city]
 
     def owner(self, city: str) -> str | None:
         return self.cities[city]["owner"]
