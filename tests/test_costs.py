@@ -6,7 +6,12 @@ never time.
 - a turn file's orders are validated once: at submit, and not again by ``process``
   nor by the Farrapos engine it calls; once per file by the audit;
 - Farrapos works out each side's VP breakdown once per score;
-- Furor Barbarus finds its scenario and map files once per process.
+- Furor Barbarus finds its scenario and map files once per process;
+- Farrapos reads a position through few Views, works out placements and Militia
+  only for a turn that orders them, and copies only what a resolution changes;
+- a resolution parses its stored position once, and its orders once in a process
+  that also submitted them; a dice reveal walks up from its checkpoint once; a
+  time limit installs its handler without the enum round trip.
 """
 
 from __future__ import annotations
