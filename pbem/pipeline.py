@@ -333,6 +333,7 @@ def judge(
         raise Refused([str(exc)]) from None
     if problems:
         raise Refused([str(p) for p in problems])
+    _remember_orders(message, orders)
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
 
 
@@ -612,7 +613,7 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)
     try:
-        result = ruleset.resolve(position, orders, stream)
+        result = ruleset.resolve_validated(position, orders, stream)  # submit validated the files against this position
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
@@ -643,12 +644,28 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
     return made
 
 
+ORDERS_KEPT = 256
+_orders_read: dict[bytes, Orders] = {}
+
+
+def _remember_orders(message: bytes, orders: Orders) -> None:
+    """The orders a turn file's verdict parsed from ``message`` (parsing is a pure
+    function of the bytes, and orders are immutable): a process that submits and
+    then resolves a file parses it once (issue 14).  The last ``ORDERS_KEPT``."""
+    if len(_orders_read) >= ORDERS_KEPT:
+        del _orders_read[next(iter(_orders_read))]  # the oldest
+    _orders_read[message] = orders
+
+
 def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
-    """A queued file's orders, parsed.  They are not validated again: ``submit``
+    """A queued file's orders, parsed (or as this process's verdict on the same
+    bytes parsed them).  They are not validated again: ``submit``
     validated them against this very position (the file's ``state`` and ``turn``
-    are the game's; a resolution moves the game to a new turn, and a rollback sets
-    the queued files aside), and the ruleset's ``resolve`` refuses what it cannot
-    apply."""
+    are the game's; a resolution moves the game to a new turn, and a rollback or
+    a new key sets the queued files aside), so they are resolved with
+    ``Ruleset.resolve_validated``, which skips a ruleset's own second check."""
+    if (orders := _orders_read.pop(queued.message, None)) is not None:
+        return orders
     try:
         tf = parse_turn_file(queued.message)
     except TurnFileError as exc:  # cannot happen, unless the row was damaged

@@ -18,6 +18,7 @@ a command that never needs the ORM never pays for importing it
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -227,6 +228,29 @@ class GameState(NamedTuple):
     current_k: int
 
 
+POSITIONS_KEPT = 64
+_positions: dict[str, bytes] = {}
+
+
+def parsed_position(text: str) -> dict[str, Any]:
+    """A stored position (its JSON text), parsed into a new object at each call.
+
+    Checking a turn file, the look before a resolution and the resolution itself
+    read the same position: its JSON is parsed once per process, and each later
+    read is a ``marshal`` copy of that parse, several times faster (issue 14: three
+    parses per resolution).  Keyed by the whole text, so a changed row is parsed
+    afresh; the last ``POSITIONS_KEPT`` positions are kept."""
+    kept = _positions.get(text)
+    if kept is not None:
+        position: dict[str, Any] = marshal.loads(kept)
+        return position
+    position = json.loads(text)
+    if len(_positions) >= POSITIONS_KEPT:
+        del _positions[next(iter(_positions))]  # the oldest
+    _positions[text] = marshal.dumps(position)
+    return position
+
+
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
@@ -250,7 +274,7 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints, scenario, anchor = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
-    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
+    return GameState(gid, rules, next_k, state_hash, bool(over), result, parsed_position(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
 
 
 def known_game(tx: Tx, game_id: str) -> GameState:
