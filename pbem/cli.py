@@ -12,6 +12,7 @@ registered command.  (No ``from __future__ import annotations`` here: Typer woul
 ``eval`` every parameter's annotation string each time it builds the commands.)
 """
 
+import copy
 import json
 import sys
 from collections.abc import Callable, Container, Iterator
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 import typer.core
+import typer.main
+import typer.models
 
 from pbem import __version__
 from pbem.cli_values import conventional_help, convert_plainly
@@ -46,13 +49,8 @@ def hoist_global_options(args: list[str], commands: Container[str]) -> list[str]
     >>> hoist_global_options(["check", "t.txt", "--db=x.db", "--", "--db"], {"check"})
     ['--db=x.db', 'check', 't.txt', '--', '--db']
     """
-    at = 0
-    while at < len(args):  # find the command: skip the program's own options
-        arg = args[at]
-        if arg == "--" or arg in commands:
-            break
-        at += 2 if arg in GLOBAL_OPTIONS else 1
-    if at >= len(args) or args[at] == "--":
+    at = command_index(args, commands)
+    if at is None:
         return args
     before, after, hoisted = args[: at + 1], [], []
     rest = args[at + 1 :]
@@ -72,6 +70,26 @@ def hoist_global_options(args: list[str], commands: Container[str]) -> list[str]
             after.append(arg)
         i += 1
     return before[:-1] + hoisted + before[-1:] + after
+
+
+def command_index(args: list[str], commands: Container[str]) -> int | None:
+    """Where the command is in the command line (after the program's own
+    options); None when there is none.
+
+    >>> command_index(["--db", "new", "new", "g1"], {"new"})
+    2
+    >>> command_index(["--version"], {"new"}) is None
+    True
+    """
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg == "--":
+            return None
+        if arg in commands:
+            return at
+        at += 2 if arg in GLOBAL_OPTIONS else 1
+    return None
 
 
 class _Pbem(typer.core.TyperGroup):
@@ -1034,8 +1052,30 @@ def table_command(
         fail(str(exc))
 
 
+def _name(command: "typer.models.CommandInfo | typer.models.TyperInfo") -> str | None:
+    if isinstance(command, typer.models.TyperInfo) or command.name:
+        return command.name  # type: ignore[return-value]
+    return typer.main.get_command_name(command.callback.__name__) if command.callback else None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application that runs ``pbem ARGS``: when they name a command, one with
+    that command alone.  Typer builds every registered command (its signature,
+    help and parameters) before it runs one, about a fifth of ``pbem sign``'s
+    start-up; ``--help`` and a command line that names no known command get the
+    whole application (its list of commands, Click's "did you mean")."""
+    registered = [*app.registered_commands, *app.registered_groups]
+    at = command_index(args, {n for n in map(_name, registered) if n is not None})
+    if at is None:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = [c for c in app.registered_commands if _name(c) == args[at]]
+    one.registered_groups = [g for g in app.registered_groups if _name(g) == args[at]]
+    return one
+
+
 def main() -> None:
-    app()
+    app_for(sys.argv[1:])()
 
 
 if __name__ == "__main__":

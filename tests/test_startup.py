@@ -39,6 +39,9 @@ NO_DATABASE = HEAVY
 PLAIN_SQL = HEAVY
 """What the hot commands (a player's, a referee's cron) must not import either:
 they open an SQLite file with the standard library."""
+SSH_MODULE = ("cryptography.hazmat.primitives.serialization", "bcrypt")
+"""cryptography's SSH key module: an Ed25519 key (``pbem keygen``'s) is read,
+written and checked without it (pbem/keys.py)."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +64,8 @@ def _submit_turn(world: Path) -> None:
 
 
 RUNS: dict[str, list[Run] | str] = {
-    "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules"))],
-    "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules"))],
+    "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))],
+    "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))],
     "case": [Run(lambda w: ["case", str(ROOT / "tests" / "cases" / "farrapos" / "actions-invade-empty-city.toml")], NO_DATABASE)],
     "audit": [
         Run(lambda w: ["audit", "--archive", str(w / "g1.json")], NO_DATABASE),
@@ -76,7 +79,7 @@ RUNS: dict[str, list[Run] | str] = {
     "orders": [Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL)],
     "check": [
         Run(lambda w: ["check", str(w / "turn.txt")], PLAIN_SQL),
-        Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], NO_DATABASE),
+        Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], (*NO_DATABASE, *SSH_MODULE)),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], PLAIN_SQL)],
     "process": [
@@ -229,3 +232,35 @@ def test_the_light_store_refuses_what_the_orm_refuses(tmp_path: Path) -> None:
         store.open_database(tmp_path / "junk.db")
     with pytest.raises(store.StoreError, match="no database at"):
         store.open_database(tmp_path / "missing.db")
+
+
+def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Typer builds each registered command before it runs one; ``pbem`` builds
+    the one the command line names (the whole application for ``--help`` and for a
+    name it does not know, whose error lists the others)."""
+    from pbem import cli
+
+    built: list[str] = []
+    real = typer.main.get_command_from_info
+
+    def counting(command_info: typer.models.CommandInfo, **kwargs: object) -> object:
+        built.append(cli._name(command_info) or "")
+        return real(command_info, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(typer.main, "get_command_from_info", counting)
+    for argv, expected in [
+        (["sign", "--help"], ["sign"]),
+        (["--db", "sign", "game", "set", "--help"], ["set"]),
+        (["status", "--db", "x.db", "--help"], ["status"]),
+    ]:
+        built.clear()
+        monkeypatch.setattr(sys, "argv", ["pbem", *argv])
+        with pytest.raises(SystemExit):
+            cli.main()
+        assert built == expected, argv
+    built.clear()
+    monkeypatch.setattr(sys, "argv", ["pbem", "sgin"])
+    with pytest.raises(SystemExit):
+        cli.main()
+    assert len(built) == len(cli.app.registered_commands) + sum(len(g.typer_instance.registered_commands) for g in cli.app.registered_groups)  # type: ignore[union-attr]
+    assert "Did you mean 'sign'?" in capsys.readouterr().err
