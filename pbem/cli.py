@@ -181,11 +181,11 @@ def domain_problems(exc: BaseException) -> list[str] | None:
     return None
 
 
-def engine(create: bool = False) -> "Engine":
+def engine() -> "Engine":
     """The store through SQLAlchemy (the commands that use the ORM)."""
     from pbem import store
 
-    return store.open_engine(_state["db"], create=create)
+    return store.open_engine(_state["db"], create=False)
 
 
 def database() -> "Database":
@@ -248,7 +248,7 @@ def new(
     table: Annotated[Optional[list[str]], typer.Option("--table", metavar="NAME=FILE", help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
-    from pbem import deadlines, pipeline
+    from pbem import deadlines, pipeline, store
 
     keyfiles = _pairs(player, "--player")
     tables = _pairs(table or [], "--table")
@@ -259,18 +259,18 @@ def new(
         clock = deadlines.clock_from_options(deadline, grace, remind, wait)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = pipeline.new_game(
-            engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables, clock=clock
+            store.create_database(_state["db"]), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables, clock=clock
         )
     for warning in pipeline.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
     typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
     typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
-    typer.echo(f"position: {created.initial_state_hash}")
+    typer.echo(f"position: {created.state_hash}")
     if clock is not None:
         typer.echo(f"clock: {clock.describe()}")
     from pbem import house_tables
 
-    played = house_tables.of_position(json.loads(created.initial_position))
+    played = house_tables.of_position(created.position)
     for name in tables:
         if name in played:
             typer.echo(f"house table: {name} (sha256 {house_tables.digest(played[name])})")
@@ -584,7 +584,7 @@ def extend(
     from pbem import pipeline
 
     with refusals():
-        chain = pipeline.extend_dice(engine(), game, chain_length)
+        chain = pipeline.extend_dice(database(), game, chain_length)
     last = chain.first_k + chain.chain_length - 2
     typer.echo(f"{game}: dice extended for resolutions {chain.first_k}-{last}")
     typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
@@ -599,9 +599,10 @@ def rollback(
     from pbem import pipeline
 
     with refusals():
-        record = pipeline.rollback(engine(), game, to)
-        st = pipeline.status(engine(), game)
-    typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, json.loads(record.discarded)))}")
+        db = database()
+        record = pipeline.rollback(db, game, to)
+        st = pipeline.status(db, game)
+    typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
     typer.echo(f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)")
 
 
@@ -903,7 +904,7 @@ def outbox_list(
     from pbem.mail import outbox as owed
 
     with refusals():
-        rows = owed.rows(engine())
+        rows = owed.rows(database())
     if as_json:
         typer.echo(json.dumps([r.to_json() for r in rows], indent=1, ensure_ascii=False))
         return
@@ -920,7 +921,7 @@ def outbox_retry(row: Annotated[Optional[int], typer.Argument(metavar="ID", help
     from pbem.mail import outbox as owed
 
     with refusals():
-        changed = owed.retry(engine(), row)
+        changed = owed.retry(database(), row)
     typer.echo(f"{changed} message(s) re-armed")
 
 
@@ -930,7 +931,7 @@ def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable
     from pbem import games as listing
 
     with refusals():
-        lines = listing.list_games(engine())
+        lines = listing.list_games(database())
     if as_json:
         typer.echo(json.dumps([g.to_json() for g in lines], indent=1, ensure_ascii=False))
         return
@@ -956,7 +957,7 @@ def player(
 
     with refusals():
         line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
-        change = players.change_player(engine(), game, side, email, line)
+        change = players.change_player(database(), game, side, email, line)
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 
@@ -980,7 +981,7 @@ def game_set(
             raise typer.Exit(2)
         pairs[key.strip()] = value.strip()
     with refusals():
-        clock = deadlines.set_clock(engine(), game, pairs)
+        clock = deadlines.set_clock(database(), game, pairs)
     typer.echo(f"{game}: {clock.describe()}")
 
 
