@@ -22,13 +22,16 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
-PrivateKey = Union[ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey]
-CryptoPublicKey = Union[ed25519.Ed25519PublicKey, rsa.RSAPublicKey, ec.EllipticCurvePublicKey]
+if TYPE_CHECKING:  # imported where an RSA or ECDSA key is met (pbem keygen's keys are Ed25519)
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+PrivateKey = Union[ed25519.Ed25519PrivateKey, "rsa.RSAPrivateKey", "ec.EllipticCurvePrivateKey"]
+CryptoPublicKey = Union[ed25519.Ed25519PublicKey, "rsa.RSAPublicKey", "ec.EllipticCurvePublicKey"]
 
 # The SSH key types pbem signs and verifies with.
 KEY_TYPES = (
@@ -119,11 +122,14 @@ class PublicKey:
         key_type = blob_key_type(blob)
         key = cls(key_type, blob, comment)
         crypto = key.to_crypto()  # checks the type is supported and the blob is well formed
-        if isinstance(crypto, rsa.RSAPublicKey) and crypto.key_size < MIN_RSA_BITS:
-            raise KeyFileError(
-                f"RSA key of {crypto.key_size} bits refused: OpenSSH refuses RSA keys under {MIN_RSA_BITS} bits "
-                "(ssh-keygen -Y verify would fail it); use an Ed25519 key (pbem keygen NAME)"
-            )
+        if key_type == "ssh-rsa":
+            from cryptography.hazmat.primitives.asymmetric import rsa  # imported where an RSA key is met
+
+            if isinstance(crypto, rsa.RSAPublicKey) and crypto.key_size < MIN_RSA_BITS:
+                raise KeyFileError(
+                    f"RSA key of {crypto.key_size} bits refused: OpenSSH refuses RSA keys under {MIN_RSA_BITS} bits "
+                    "(ssh-keygen -Y verify would fail it); use an Ed25519 key (pbem keygen NAME)"
+                )
         return key
 
     @classmethod
@@ -163,11 +169,15 @@ class PublicKey:
     @classmethod
     def from_crypto(cls, key: CryptoPublicKey | PrivateKey, comment: str = "") -> PublicKey:
         """The public key of a `cryptography` key object (public or private)."""
-        if isinstance(key, (ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+        if isinstance(key, ed25519.Ed25519PrivateKey):
             key = key.public_key()
         if isinstance(key, ed25519.Ed25519PublicKey):
             return cls.from_blob(_ed25519_blob(key.public_bytes_raw()), comment)
         from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+        if isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+            key = key.public_key()
 
         try:
             line = key.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
@@ -242,6 +252,8 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
         if "Unable to load PEM" in str(e) or "Could not deserialize" in str(e):
             raise KeyFileError(f"cannot load private key {str(path)!r}: it is not an OpenSSH or PEM private key file") from None
         raise KeyFileError(f"cannot load private key {str(path)!r}: {e}") from None
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
     if not isinstance(key, (ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
         raise KeyFileError(
             f"private key {str(path)!r} is a {type(key).__name__}; pbem takes {', '.join(KEY_TYPES)}"

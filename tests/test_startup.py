@@ -39,9 +39,11 @@ NO_DATABASE = HEAVY
 PLAIN_SQL = HEAVY
 """What the hot commands (a player's, a referee's cron) must not import either:
 they open an SQLite file with the standard library."""
-SSH_MODULE = ("cryptography.hazmat.primitives.serialization", "bcrypt")
-"""cryptography's SSH key module: an Ed25519 key (``pbem keygen``'s) is read,
-written and checked without it (pbem/keys.py)."""
+ASYMMETRIC = "cryptography.hazmat.primitives.asymmetric"
+SSH_MODULE = ("cryptography.hazmat.primitives.serialization", "bcrypt", f"{ASYMMETRIC}.rsa", f"{ASYMMETRIC}.ec", f"{ASYMMETRIC}.padding", f"{ASYMMETRIC}.dsa")
+"""cryptography's SSH key module and the other key types' modules: an Ed25519 key
+(``pbem keygen``'s) is read, written, signed and checked without them (pbem/keys.py,
+pbem/sshsig.py)."""
 
 
 @dataclass(frozen=True)
@@ -75,13 +77,13 @@ RUNS: dict[str, list[Run] | str] = {
         Run(lambda w: ["dice", "--archive", str(w / "g1.json"), "--stats"], (*NO_DATABASE, "cryptography")),
         Run(lambda w: ["dice", "g1", "--json"], (*PLAIN_SQL, "cryptography")),
     ],
-    "status": [Run(lambda w: ["status", "g1"], PLAIN_SQL)],
+    "status": [Run(lambda w: ["status", "g1"], (*PLAIN_SQL, *SSH_MODULE))],
     "orders": [Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL)],
     "check": [
-        Run(lambda w: ["check", str(w / "turn.txt")], PLAIN_SQL),
+        Run(lambda w: ["check", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE)),
         Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], (*NO_DATABASE, *SSH_MODULE)),
     ],
-    "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], PLAIN_SQL)],
+    "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
