@@ -31,13 +31,15 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from pbem import pipeline, store
 from pbem.mail import notices
 from pbem.transaction import Tx, transaction
 from pbem.rules import find_ruleset
+
+if TYPE_CHECKING:
+    from pbem.store import Database as Engine
 
 _DURATION = re.compile(r"(\d{1,9})([smhd])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -7,9 +7,10 @@ with its purpose.  ``SCHEMA_VERSION`` is stored in ``meta``; opening a database 
 another version is refused with a clear message.
 
 This module is the half without SQLAlchemy: the hot paths in plain SQL (``check``,
-``submit``, ``process``, ``status``, ``orders``, export and the dice history) and
-:func:`open_database`, which opens an SQLite file with the standard library
-alone.  The SQLModel tables and the ORM reads live in :mod:`pbem.orm`; their names
+``submit``, ``process``, ``status``, ``orders``, export and the dice history; and
+``new``, ``rollback``, ``extend``), :func:`open_database`, which opens an SQLite
+file with the standard library alone, and :func:`create_database`, which creates
+one.  The SQLModel tables and the ORM reads live in :mod:`pbem.orm`; their names
 are handed out from here on first use (``store.Game``, ``store.open_engine``), so
 a command that never needs the ORM never pays for importing it
 (docs/performance.md, "Start-up").
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from pbem.pg import PgDatabase, is_postgres_url
 from pbem.pg import schema as pg_schema
-from pbem.transaction import SqliteFile, Tx
+from pbem.transaction import SqliteFile, Tx, transaction
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -486,3 +487,67 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
         {"k": new.k, "next_k": new.k + 1, "state_hash": new.state_hash, "over": new.result is not None, "result": new.result, "game": new.game_id},
     )
+
+
+# ------------------------------------------------------------------------------
+# Creating a database: a new SQLite file is made with the standard library alone
+# (``pbem new``), from the schema's SQL text (pbem/schema.py).
+
+
+def create_private(path: Path) -> None:
+    """Create the database file 0600 whatever the umask: it holds the dice seed.
+    SQLite gives its -wal and -shm files the database file's mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process created it first
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def create_database(db: str | os.PathLike[str] | None = None) -> Database:
+    """:func:`open_database`, creating the database first if it is new.  A new
+    SQLite file is made 0600 and given its tables and schema version in one write
+    transaction (the first process to take the lock does it); any other URL goes
+    through SQLAlchemy (``orm.open_engine``), which creates the tables from the
+    ORM's metadata (then PostgreSQL is opened through psycopg, as
+    :func:`open_database` does)."""
+    url = database_url(db)
+    path = sqlite_path(url)
+    if path is None or not url.startswith("sqlite:///") or "?" in url:
+        from pbem.orm import open_engine
+
+        engine = open_engine(db, create=True)
+        if not is_postgres_url(url):
+            return engine
+        engine.dispose()  # the tables made: PostgreSQL's plain SQL goes through psycopg alone
+        return open_database(db)
+    if not path.exists():
+        create_private(path)
+    handle = SqliteFile(str(path))
+    try:
+        with transaction(handle) as tx:
+            if tx.one("SELECT name FROM sqlite_master WHERE type = 'table'", {}) is None:
+                from pbem import schema
+
+                for statement in schema.SQLITE:
+                    tx.run(statement, {})
+                tx.run('INSERT INTO meta ("key", value) VALUES (:key, :value)', {"key": "schema_version", "value": str(SCHEMA_VERSION)})
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot open database {url}: {exc}") from None
+    finally:
+        handle.dispose()
+    return open_database(db)
+
+
+class RolledBack(NamedTuple):
+    """A rollback as recorded (``pbem rollback``): its row's id, the resolution
+    kept, the resolutions set aside."""
+
+    id: int
+    to_k: int
+    discarded: list[int]

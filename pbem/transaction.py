@@ -234,9 +234,3 @@ def _sqlite_transaction(conn: sqlite3.Connection, write: bool) -> Iterator[Tx]:
         raise
     conn.commit()
 
-
-def session_tx(session: Any) -> Tx:
-    """The open transaction of an ORM session as a :class:`Tx`, so that a
-    statement written for the hot paths (an outbox row, say) joins a decision
-    made through the ORM (``pipeline.rollback``) and commits with it."""
-    return _AlchemyTx(session.connection(), True)
