@@ -264,7 +264,10 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     pipeline.submit(engine, first, sshsig.sign(first, players.signers["republic"]))
     pipeline.process(engine, ["g2"])
     archive.export(engine, "g2", folder / "g2.json")
+    # the position file a player's report carries (what `check --position` reads)
+    position = next(p for p in reporting.write_resolution_reports(engine, "g1", 0, folder / "opening") if p.name.endswith(".position.json"))
     engine.dispose()
+    (folder / "inbox").mkdir()
     con = sqlite3.connect(db)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     con.close()
@@ -279,7 +282,6 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     py = [sys.executable]
     pbem = [sys.executable, "-m", "pbem"]
     on_db = [*pbem, "--db", str(db)]
-    help_text = subprocess.run([*pbem, "check", "--help"], capture_output=True, text=True, env=pbem_env()).stdout
     table: list[tuple[str, str, list[str], Callable[[], None] | None]] = [
         ("python -c pass", "floor", [*py, "-c", "pass"], None),
         ("pbem --help", "no database", [*pbem, "--help"], None),
@@ -297,11 +299,9 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
         ("pbem report GAME (HTML)", "store, ORM, reports", [*on_db, "report", "g2", "-o", str(folder / "r.html")], None),
         ("pbem new GAME ...", "store, ORM", [*on_db, "new", "g3", "--rules", "farrapos", "--player", f"republic={folder / 'keys' / 'republic.pub'}", "--player", f"empire={folder / 'keys' / 'empire.pub'}"], fresh_db),
         ("pbem rollback GAME --to 0", "store, ORM", [*on_db, "rollback", "g2", "--to", "0"], fresh_db),
+        ("pbem tick --dir INBOX (nothing to do)", "store, ORM", [*on_db, "tick", "--dir", str(folder / "inbox")], None),
     ]
-    if "--position" in help_text:
-        position = next(iter(sorted(folder.glob("*.position.json"))), None)
-        if position is not None:
-            table.insert(4, ("pbem check FILE --position POSFILE", "no database", [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)], None))
+    table.insert(4, ("pbem check FILE --position POSFILE", "no database", [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)], None))
     out: dict[str, Any] = {}
     for name, kind, argv, setup in table:
         out[name] = {"kind": kind, **command_cpu(argv, folder, runs, setup)}
@@ -491,7 +491,7 @@ def memory(tmp: Path, sizes: list[int]) -> list[dict[str, Any]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4, help="whole games played per ruleset and scenario (default 4)")
-    parser.add_argument("--worker-games", type=int, default=300, help="ready games for process --all --jobs N (default 300)")
+    parser.add_argument("--worker-games", type=int, default=1000, help="ready games for process --all --jobs N (default 1000, as the issue measured)")
     parser.add_argument("--runs", type=int, default=5, help="runs of each whole command (default 5), and of each worker count (3)")
     parser.add_argument("--rss", default="1000", help="game counts for the peak-RSS runs (default 1000; '' skips)")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script runs")

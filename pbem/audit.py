@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from pbem import dice as dicev1
 from pbem import dice_chains, house_tables, keys, sshsig
 from pbem.canonical import canonical_json, position_hash
-from pbem.turnfile import TurnFileError, parse_turn_file
+from pbem.turnfile import TurnFile, TurnFileError, parse_turn_file
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, TableError
 
@@ -101,33 +101,55 @@ def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain
         frontier[last] = f"the chain from resolution {chain.first_k}"
     longest = max(c.chain_length for c in chains)
     found: list[str] = []
-    candidates: dict[str, str] = {}
-    stack: list[tuple[str, Any]] = [("archive", archive)]
+    candidates: dict[str, _Where] = {}
+    stack: list[tuple[_Where, Any]] = [("archive", archive)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
                 if key in SECRET_FIELDS and item:
-                    found.append(f"{where}.{key}: a field named {key!r} (an archive carries no seed or checkpoint)")
-                stack.append((f"{where}.{key}", item))
+                    found.append(f"{_spelt(where)}.{key}: a field named {key!r} (an archive carries no seed or checkpoint)")
+                if _may_hold_hex(item):
+                    stack.append(((where, key), item))
         elif isinstance(value, list):
-            stack.extend((f"{where}[{i}]", item) for i, item in enumerate(value))
-        elif isinstance(value, str):
+            stack.extend(((where, i), item) for i, item in enumerate(value) if _may_hold_hex(item))
+        else:
             for run in _HEX_RUN.findall(value):
                 for i in range(0, len(run) - 63, 64):
                     chunk = run[i : i + 64].lower()
                     if chunk not in public:
                         candidates.setdefault(chunk, where)
             if len(candidates) > MAX_UNEXPLAINED_VALUES:
-                raise AuditFailure(f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {next(iter(candidates.values()))}); an archive from pbem carries none")
+                raise AuditFailure(f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {_spelt(next(iter(candidates.values())))}); an archive from pbem carries none")
     for chunk, where in candidates.items():
         value = bytes.fromhex(chunk)
         for steps in range(1, longest + 1):
             value = dicev1.H(value)
             if value in frontier:
-                found.append(f"{where}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice")
+                found.append(f"{_spelt(where)}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice")
                 break
     return found
+
+
+def _may_hold_hex(value: Any) -> bool:
+    """A container, or a string long enough to hold a 32-byte hex value: the rest
+    of an archive's values need no walking."""
+    return isinstance(value, (dict, list)) or (isinstance(value, str) and len(value) >= 64)
+
+
+_Where = Union[str, tuple[Any, Union[str, int]]]
+"""Where a value sits in the archive: ``"archive"``, or (where its container sits,
+its key or list index).  Spelt out only for a value reported (issue 14: the walk
+wrote out the place of every value of the archive)."""
+
+
+def _spelt(where: _Where) -> str:
+    """``archive.resolutions[3].events``."""
+    parts: list[str] = []
+    while isinstance(where, tuple):
+        where, step = where
+        parts.append(f".{step}" if isinstance(step, str) else f"[{step}]")
+    return where + "".join(reversed(parts))
 
 
 def _audit(archive: dict[str, Any]) -> AuditSummary:
@@ -165,6 +187,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     initial = archive["initial_state_hash"]
     known_hashes = {initial} | {r["state_hash"] for r, _ in resolutions}
     expected_prev = initial
+    turn_files: dict[tuple[int, str], TurnFile] = {}  # read once here, replayed in 5
     for res, active in resolutions:
         prev = res.get("previous_state_hash", expected_prev if active else None)
         if active:
@@ -179,7 +202,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         for sub in res["submissions"]:
             where = f"resolution {res['k']}, {sub['side']} turn file"
             try:
-                tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
+                tf = turn_files[res["k"], sub["side"]] = parse_turn_file(sub["turn_file"].encode("utf-8"))
             except TurnFileError as exc:
                 raise AuditFailure(f"{where}: unreadable header: {exc}") from None
             for name, want, got in (("game", game_id, tf.game), ("rules", game["rules"], tf.rules), ("side", sub["side"], tf.side), ("turn", res["k"], tf.turn), ("state", prev, tf.state)):
@@ -204,8 +227,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
 
     # 4. every roll recomputed
     rolls = 0
+    dice_keys: dict[int, bytes] = {}  # worked out here, rolled again by the replay in 5
     for res, _ in resolutions:
-        stream = dicev1.DiceStream(_dice_key(game_id, res))
+        stream = dicev1.DiceStream(dice_keys.setdefault(res["k"], _dice_key(game_id, res)))
         for i, roll in enumerate(res["rolls"]):
             if roll["index"] != i:
                 raise AuditFailure(f"resolution {res['k']}: roll numbered {roll['index']}, expected {i}")
@@ -238,7 +262,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             raise AuditFailure(f"resolution {res['k']}: cannot find its starting position {prev}")
         orders: dict[str, Orders] = {side: NO_ORDERS for side in ruleset.due(start)}
         for sub in res["submissions"]:
-            tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
+            tf = turn_files[res["k"], sub["side"]]
             if tf.side not in orders:
                 raise AuditFailure(f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})")
             parsed, problems = ruleset.parse_orders(tf.body)
@@ -246,8 +270,8 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             if problems:
                 raise AuditFailure(f"resolution {res['k']}, {tf.side} turn file: orders are not legal: {problems[0]}")
             orders[tf.side] = parsed
-        stream = dicev1.DiceStream(_dice_key(game_id, res))
-        result = ruleset.resolve(start, orders, stream)
+        stream = dicev1.DiceStream(dice_keys[res["k"]])
+        result = ruleset.resolve_validated(start, orders, stream)  # each file was validated just above
         replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
         recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
         if replayed != recorded:

@@ -12,6 +12,7 @@ registered command.  (No ``from __future__ import annotations`` here: Typer woul
 ``eval`` every parameter's annotation string each time it builds the commands.)
 """
 
+import copy
 import json
 import sys
 from collections.abc import Callable, Container, Iterator
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 import typer.core
+import typer.main
+import typer.models
 
 from pbem import __version__
 from pbem.cli_values import conventional_help, convert_plainly
@@ -46,13 +49,8 @@ def hoist_global_options(args: list[str], commands: Container[str]) -> list[str]
     >>> hoist_global_options(["check", "t.txt", "--db=x.db", "--", "--db"], {"check"})
     ['--db=x.db', 'check', 't.txt', '--', '--db']
     """
-    at = 0
-    while at < len(args):  # find the command: skip the program's own options
-        arg = args[at]
-        if arg == "--" or arg in commands:
-            break
-        at += 2 if arg in GLOBAL_OPTIONS else 1
-    if at >= len(args) or args[at] == "--":
+    at = command_index(args, commands)
+    if at is None:
         return args
     before, after, hoisted = args[: at + 1], [], []
     rest = args[at + 1 :]
@@ -72,6 +70,26 @@ def hoist_global_options(args: list[str], commands: Container[str]) -> list[str]
             after.append(arg)
         i += 1
     return before[:-1] + hoisted + before[-1:] + after
+
+
+def command_index(args: list[str], commands: Container[str]) -> int | None:
+    """Where the command is in the command line (after the program's own
+    options); None when there is none.
+
+    >>> command_index(["--db", "new", "new", "g1"], {"new"})
+    2
+    >>> command_index(["--version"], {"new"}) is None
+    True
+    """
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg == "--":
+            return None
+        if arg in commands:
+            return at
+        at += 2 if arg in GLOBAL_OPTIONS else 1
+    return None
 
 
 class _Pbem(typer.core.TyperGroup):
@@ -163,11 +181,11 @@ def domain_problems(exc: BaseException) -> list[str] | None:
     return None
 
 
-def engine(create: bool = False) -> "Engine":
+def engine() -> "Engine":
     """The store through SQLAlchemy (the commands that use the ORM)."""
     from pbem import store
 
-    return store.open_engine(_state["db"], create=create)
+    return store.open_engine(_state["db"], create=False)
 
 
 def database() -> "Database":
@@ -230,7 +248,7 @@ def new(
     table: Annotated[Optional[list[str]], typer.Option("--table", metavar="NAME=FILE", help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
-    from pbem import deadlines, pipeline
+    from pbem import deadlines, pipeline, store
 
     keyfiles = _pairs(player, "--player")
     tables = _pairs(table or [], "--table")
@@ -241,18 +259,18 @@ def new(
         clock = deadlines.clock_from_options(deadline, grace, remind, wait)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = pipeline.new_game(
-            engine(create=True), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables, clock=clock
+            store.create_database(_state["db"]), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables, clock=clock
         )
     for warning in pipeline.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
     typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
     typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
-    typer.echo(f"position: {created.initial_state_hash}")
+    typer.echo(f"position: {created.state_hash}")
     if clock is not None:
         typer.echo(f"clock: {clock.describe()}")
     from pbem import house_tables
 
-    played = house_tables.of_position(json.loads(created.initial_position))
+    played = house_tables.of_position(created.position)
     for name in tables:
         if name in played:
             typer.echo(f"house table: {name} (sha256 {house_tables.digest(played[name])})")
@@ -566,7 +584,7 @@ def extend(
     from pbem import pipeline
 
     with refusals():
-        chain = pipeline.extend_dice(engine(), game, chain_length)
+        chain = pipeline.extend_dice(database(), game, chain_length)
     last = chain.first_k + chain.chain_length - 2
     typer.echo(f"{game}: dice extended for resolutions {chain.first_k}-{last}")
     typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
@@ -581,9 +599,10 @@ def rollback(
     from pbem import pipeline
 
     with refusals():
-        record = pipeline.rollback(engine(), game, to)
-        st = pipeline.status(engine(), game)
-    typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, json.loads(record.discarded)))}")
+        db = database()
+        record = pipeline.rollback(db, game, to)
+        st = pipeline.status(db, game)
+    typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
     typer.echo(f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)")
 
 
@@ -885,7 +904,7 @@ def outbox_list(
     from pbem.mail import outbox as owed
 
     with refusals():
-        rows = owed.rows(engine())
+        rows = owed.rows(database())
     if as_json:
         typer.echo(json.dumps([r.to_json() for r in rows], indent=1, ensure_ascii=False))
         return
@@ -902,7 +921,7 @@ def outbox_retry(row: Annotated[Optional[int], typer.Argument(metavar="ID", help
     from pbem.mail import outbox as owed
 
     with refusals():
-        changed = owed.retry(engine(), row)
+        changed = owed.retry(database(), row)
     typer.echo(f"{changed} message(s) re-armed")
 
 
@@ -912,7 +931,7 @@ def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable
     from pbem import games as listing
 
     with refusals():
-        lines = listing.list_games(engine())
+        lines = listing.list_games(database())
     if as_json:
         typer.echo(json.dumps([g.to_json() for g in lines], indent=1, ensure_ascii=False))
         return
@@ -938,7 +957,7 @@ def player(
 
     with refusals():
         line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
-        change = players.change_player(engine(), game, side, email, line)
+        change = players.change_player(database(), game, side, email, line)
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 
@@ -962,7 +981,7 @@ def game_set(
             raise typer.Exit(2)
         pairs[key.strip()] = value.strip()
     with refusals():
-        clock = deadlines.set_clock(engine(), game, pairs)
+        clock = deadlines.set_clock(database(), game, pairs)
     typer.echo(f"{game}: {clock.describe()}")
 
 
@@ -1034,8 +1053,30 @@ def table_command(
         fail(str(exc))
 
 
+def _name(command: "typer.models.CommandInfo | typer.models.TyperInfo") -> str | None:
+    if isinstance(command, typer.models.TyperInfo) or command.name:
+        return command.name  # type: ignore[return-value]
+    return typer.main.get_command_name(command.callback.__name__) if command.callback else None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application that runs ``pbem ARGS``: when they name a command, one with
+    that command alone.  Typer builds every registered command (its signature,
+    help and parameters) before it runs one, about a fifth of ``pbem sign``'s
+    start-up; ``--help`` and a command line that names no known command get the
+    whole application (its list of commands, Click's "did you mean")."""
+    registered = [*app.registered_commands, *app.registered_groups]
+    at = command_index(args, {n for n in map(_name, registered) if n is not None})
+    if at is None:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = [c for c in app.registered_commands if _name(c) == args[at]]
+    one.registered_groups = [g for g in app.registered_groups if _name(g) == args[at]]
+    return one
+
+
 def main() -> None:
-    app()
+    app_for(sys.argv[1:])()
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from pbem.transaction import Tx, transaction
 from pbem.rules import find_ruleset
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
+    from pbem.store import Database as Engine
 
 _DURATION = re.compile(r"(\d{1,9})([smhd])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -81,7 +81,27 @@ def reveal(seed: bytes, chain_length: int, k: int, kept: bytes = b"", interval: 
     j = min(target // interval, len(kept) // 32 - 1) if kept else -1
     if j < 0:
         return chain_value(seed, target)
-    return chain_value(kept[32 * j : 32 * j + 32], target - j * interval)
+    return _walk_up(kept[32 * j : 32 * j + 32], target - j * interval)
+
+
+WALKS_KEPT = 64
+_walks: dict[bytes, list[bytes]] = {}
+
+
+def _walk_up(checkpoint: bytes, steps: int) -> bytes:
+    """``checkpoint`` hashed ``steps`` times.  The values on the way up are the
+    reveals of the game's next resolutions, so the walk is kept (per process, as
+    secret as the checkpoint it starts from, for the last ``WALKS_KEPT``
+    checkpoints) and the next reveal is read from it instead of walking again
+    (issue 14: up to 127 hashes per resolution)."""
+    walk = _walks.get(checkpoint)
+    if walk is None:
+        if len(_walks) >= WALKS_KEPT:
+            del _walks[next(iter(_walks))]  # the oldest
+        walk = _walks[checkpoint] = [checkpoint]
+    while len(walk) <= steps:
+        walk.append(H(walk[-1]))
+    return walk[steps]
 
 
 def reveal_follows(reveal_k: bytes, previous: bytes) -> bool:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from pbem import deadlines, pipeline, store
 from pbem.transaction import transaction
 from pbem.rules import find_ruleset
+
+if TYPE_CHECKING:
+    from pbem.store import Database as Engine
 
 
 @dataclass(frozen=True)
@@ -78,4 +80,4 @@ def list_games(engine: Engine) -> list[GameLine]:
 def outcome_text(line: GameLine) -> str:
     if not line.over:
         return "in play"
-    return pipeline.result_text(json.dumps(line.outcome)) if line.outcome else "over"
+    return pipeline.result_text(json.dumps(line.outcome), line.rules) if line.outcome else "over"

@@ -19,14 +19,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
-from pbem import store
 from pbem.canonical import canonical_json
 from pbem.rules.base import HOUSE_TABLES, Position, Ruleset, TableError, TableInfo
 
-if TYPE_CHECKING:  # the ORM only where a game's tables are stored (pbem table needs none)
-    from sqlmodel import Session
-
+if TYPE_CHECKING:
     from pbem.transaction import Tx
 
 MAX_TABLE_BYTES = 64 * 1024
@@ -140,9 +136,12 @@ def of_position(position: Position) -> dict[str, Any]:
     return dict(position.get(HOUSE_TABLES, {}))
 
 
-def store_tables(session: Session, game_id: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+def store_tables(tx: Tx, game_id: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
     for name in sorted(tables):
-        session.add(store.HouseTable(game_id=game_id, name=name, data=canonical_json(tables[name]), digest=digest(tables[name])))
+        tx.run(
+            "INSERT INTO house_table (game_id, name, data, digest) VALUES (:game, :name, :data, :digest)",
+            {"game": game_id, "name": name, "data": canonical_json(tables[name]), "digest": digest(tables[name])},
+        )
 
 
 def game_tables(tx: Tx, game_id: str) -> dict[str, Any]:

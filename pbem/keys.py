@@ -3,6 +3,13 @@
 Players sign turn files with ordinary OpenSSH keys. `pbem keygen` writes an Ed25519
 pair in the same files `ssh-keygen -t ed25519` does; keys made by `ssh-keygen`
 (Ed25519, RSA, ECDSA) work as well.
+
+Ed25519 keys, the ones `pbem keygen` writes, are read and written here without
+`cryptography`'s SSH module (`serialization.ssh`: about a sixth of `pbem sign`'s
+start-up, docs/performance.md "Start-up"): a public key blob, an unencrypted
+OpenSSH private key file, and a new pair.  Anything else (RSA, ECDSA, a key with a
+passphrase, a file out of the ordinary) goes to that module, imported on first
+use, which also words every error.  tests/test_keys.py checks both readers agree.
 """
 
 from __future__ import annotations
@@ -15,14 +22,16 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
-PrivateKey = Union[ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey]
-CryptoPublicKey = Union[ed25519.Ed25519PublicKey, rsa.RSAPublicKey, ec.EllipticCurvePublicKey]
+if TYPE_CHECKING:  # imported where an RSA or ECDSA key is met (pbem keygen's keys are Ed25519)
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+PrivateKey = Union[ed25519.Ed25519PrivateKey, "rsa.RSAPrivateKey", "ec.EllipticCurvePrivateKey"]
+CryptoPublicKey = Union[ed25519.Ed25519PublicKey, "rsa.RSAPublicKey", "ec.EllipticCurvePublicKey"]
 
 # The SSH key types pbem signs and verifies with.
 KEY_TYPES = (
@@ -76,6 +85,10 @@ class WireReader:
     def at_end(self) -> bool:
         return self._pos == len(self._data)
 
+    def rest(self) -> bytes:
+        """The bytes not read yet."""
+        return self._data[self._pos :]
+
 
 def wire_string(value: bytes | str) -> bytes:
     """SSH `string`: uint32 length, then the bytes (text in UTF-8)."""
@@ -109,11 +122,14 @@ class PublicKey:
         key_type = blob_key_type(blob)
         key = cls(key_type, blob, comment)
         crypto = key.to_crypto()  # checks the type is supported and the blob is well formed
-        if isinstance(crypto, rsa.RSAPublicKey) and crypto.key_size < MIN_RSA_BITS:
-            raise KeyFileError(
-                f"RSA key of {crypto.key_size} bits refused: OpenSSH refuses RSA keys under {MIN_RSA_BITS} bits "
-                "(ssh-keygen -Y verify would fail it); use an Ed25519 key (pbem keygen NAME)"
-            )
+        if key_type == "ssh-rsa":
+            from cryptography.hazmat.primitives.asymmetric import rsa  # imported where an RSA key is met
+
+            if isinstance(crypto, rsa.RSAPublicKey) and crypto.key_size < MIN_RSA_BITS:
+                raise KeyFileError(
+                    f"RSA key of {crypto.key_size} bits refused: OpenSSH refuses RSA keys under {MIN_RSA_BITS} bits "
+                    "(ssh-keygen -Y verify would fail it); use an Ed25519 key (pbem keygen NAME)"
+                )
         return key
 
     @classmethod
@@ -153,8 +169,16 @@ class PublicKey:
     @classmethod
     def from_crypto(cls, key: CryptoPublicKey | PrivateKey, comment: str = "") -> PublicKey:
         """The public key of a `cryptography` key object (public or private)."""
-        if isinstance(key, (ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+        if isinstance(key, ed25519.Ed25519PrivateKey):
             key = key.public_key()
+        if isinstance(key, ed25519.Ed25519PublicKey):
+            return cls.from_blob(_ed25519_blob(key.public_bytes_raw()), comment)
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+        if isinstance(key, (rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
+            key = key.public_key()
+
         try:
             line = key.public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
         except (ValueError, TypeError) as e:
@@ -166,6 +190,10 @@ class PublicKey:
         """The `cryptography` public key object, for verifying."""
         if self.key_type not in KEY_TYPES:
             raise KeyFileError(f"unsupported key type {self.key_type!r} (pbem takes {', '.join(KEY_TYPES)})")
+        if self.key_type == ED25519 and (key := _ed25519_public(self.blob)) is not None:
+            return key
+        from cryptography.hazmat.primitives import serialization
+
         try:
             return serialization.load_ssh_public_key(self._line(with_comment=False).encode("ascii"))
         except (ValueError, UnsupportedAlgorithm) as e:
@@ -200,8 +228,13 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
     if data.lstrip().split(b" ", 1)[0].decode("ascii", "replace") in KEY_TYPES or data.lstrip().startswith((b"ssh-", b"ecdsa-sha2-", b"sk-")):
         hint = f" {str(path)[:-4]!r} (the same name without .pub)" if str(path).endswith(".pub") else ""
         raise KeyFileError(f"key file {str(path)!r} is a public key, not a private one: sign with your private key file{hint}")
+    ed25519_key = _ed25519_private(data) if passphrase is None else None
+    if ed25519_key is not None:
+        return ed25519_key
+    from cryptography.hazmat.primitives import serialization
+
     try:
-        if b"-----BEGIN OPENSSH PRIVATE KEY-----" in data:
+        if _SK_START in data:
             key = serialization.load_ssh_private_key(data, passphrase)
         else:
             key = serialization.load_pem_private_key(data, passphrase)
@@ -219,6 +252,8 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
         if "Unable to load PEM" in str(e) or "Could not deserialize" in str(e):
             raise KeyFileError(f"cannot load private key {str(path)!r}: it is not an OpenSSH or PEM private key file") from None
         raise KeyFileError(f"cannot load private key {str(path)!r}: {e}") from None
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
     if not isinstance(key, (ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
         raise KeyFileError(
             f"private key {str(path)!r} is a {type(key).__name__}; pbem takes {', '.join(KEY_TYPES)}"
@@ -240,9 +275,7 @@ def generate_ed25519(name: str, directory: Path) -> tuple[Path, Path]:
         if path.exists():
             raise KeyExistsError(f"key file {str(path)!r} already exists; pbem will not overwrite it")
     key = ed25519.Ed25519PrivateKey.generate()
-    private_pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
-    )
+    private_pem = _ed25519_openssh(key)
     public_line = PublicKey.from_crypto(key, comment=name).openssh() + "\n"
     directory.mkdir(parents=True, exist_ok=True)
     _write_new(private_path, private_pem, 0o600)
@@ -260,3 +293,97 @@ def _write_new(path: Path, data: bytes, mode: int) -> None:
         os.fchmod(fd, mode)  # a private file is exactly `mode`, whatever the umask
     with os.fdopen(fd, "wb") as f:
         f.write(data)
+
+
+# --- Ed25519 without cryptography's SSH module ---------------------------------
+# The OpenSSH private key format (PROTOCOL.key): "openssh-key-v1\0", then
+# string cipher, string kdf, string kdf options, uint32 count, string public key,
+# string private section; the private section is uint32 check, uint32 check
+# (equal), string type, the key's private fields, string comment, then padding
+# 1, 2, 3 ... to a multiple of 8 (of the cipher's block; "none": 8).
+
+ED25519 = "ssh-ed25519"
+_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"
+_SK_END = b"-----END OPENSSH PRIVATE KEY-----"
+_SK_MAGIC = b"openssh-key-v1\0"
+_NONE = wire_string("none")
+_PEM_WIDTH = 64  # as cryptography and ssh-keygen wrap the base64
+
+
+def _ed25519_blob(point: bytes) -> bytes:
+    return wire_string(ED25519) + wire_string(point)
+
+
+def _ed25519_public(blob: bytes) -> ed25519.Ed25519PublicKey | None:
+    """The key of a well-formed ``ssh-ed25519`` blob; None for anything else."""
+    reader = WireReader(blob)
+    try:
+        if reader.string() != ED25519.encode("ascii"):
+            return None
+        point = reader.string()
+    except EOFError:
+        return None
+    if not reader.at_end() or len(point) != 32:
+        return None
+    return ed25519.Ed25519PublicKey.from_public_bytes(point)
+
+
+def _ed25519_private(data: bytes) -> ed25519.Ed25519PrivateKey | None:
+    """An unencrypted OpenSSH Ed25519 private key, as `pbem keygen` and
+    `ssh-keygen -N ''` write it, read with every check cryptography makes; None
+    for any other file, which cryptography then reads (or refuses, in its words)."""
+    start = data.find(_SK_START)
+    end = data.find(_SK_END, start + len(_SK_START)) if start >= 0 else -1
+    if end < 0:
+        return None
+    try:
+        decoded = binascii.a2b_base64(data[start + len(_SK_START) : end])
+    except binascii.Error:
+        return None
+    if not decoded.startswith(_SK_MAGIC):
+        return None
+    outer = WireReader(decoded[len(_SK_MAGIC) :])
+    try:
+        header = outer.take(len(_NONE) * 2)  # cipher and kdf
+        outer.string()  # kdf options: not read without a kdf
+        count = outer.uint32()
+        public = outer.string()
+        section = outer.string()
+        inner = WireReader(section)
+        checks = inner.uint32(), inner.uint32()
+        key_type = inner.string()
+        point = inner.string()
+        pair = inner.string()  # the 32-byte secret, then the point again
+        inner.string()  # comment
+    except EOFError:
+        return None
+    padding = inner.rest()
+    well_formed = (
+        header == _NONE * 2
+        and count == 1
+        and outer.at_end()
+        and len(section) % 8 == 0
+        and checks[0] == checks[1]
+        and key_type == ED25519.encode("ascii")
+        and public == _ed25519_blob(point)
+        and len(point) == 32
+        and pair == pair[:32] + point
+        and len(pair) == 64
+        and padding == bytes(range(1, len(padding) + 1))
+        and len(padding) <= 16
+    )
+    return ed25519.Ed25519PrivateKey.from_private_bytes(pair[:32]) if well_formed else None
+
+
+def _ed25519_openssh(key: ed25519.Ed25519PrivateKey) -> bytes:
+    """The unencrypted OpenSSH private key file of ``key``, byte for byte as
+    cryptography writes it (a random check value; padding 1, 2, 3 ... after the
+    empty comment, up to 8 bytes)."""
+    point = key.public_key().public_bytes_raw()
+    check = os.urandom(4)
+    section = check + check + _ed25519_blob(point) + wire_string(key.private_bytes_raw() + point) + wire_string(b"")
+    section += bytes(range(1, 9 - len(section) % 8))
+    body = _SK_MAGIC + _NONE + _NONE + wire_string(b"") + struct.pack(">I", 1) + wire_string(_ed25519_blob(point)) + wire_string(section)
+    text = base64.b64encode(body)
+    lines = [text[i : i + _PEM_WIDTH] for i in range(0, len(text), _PEM_WIDTH)]
+    return b"\n".join([_SK_START, *lines, _SK_END]) + b"\n"

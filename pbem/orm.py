@@ -1,6 +1,9 @@
 """The store through SQLModel: the tables, opening (and creating) a database
-with SQLAlchemy, and the ORM reads of the colder paths (``new``, ``rollback``,
-``demo``; the reports read in plain SQL, :mod:`pbem.report_reads`).
+with SQLAlchemy, and the ORM reads of the colder paths that still use them
+(``demo``, the mail room; the reports read in plain SQL, :mod:`pbem.report_reads`).
+The tables are defined here once; a new SQLite file is created from their SQL
+text (pbem/schema.py, checked against them by tests/test_schema.py) without
+SQLAlchemy.
 
 ``pbem.store`` is the half without SQLAlchemy (the hot paths' plain SQL, and an
 SQLite file opened with the standard library); it hands out this module's names
@@ -16,14 +19,13 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
-from pbem.store import MIGRATIONS, SCHEMA_VERSION, StoreError, SubmissionStatus, check_schema, database_url, no_database, sqlite_path, unknown_game, utcnow
+from pbem.store import MIGRATIONS, SCHEMA_VERSION, StoreError, SubmissionStatus, check_schema, create_private, database_url, no_database, sqlite_path, unknown_game, utcnow
 from pbem.transaction import READ_ONLY, sqlite_pragmas
 
 
@@ -274,21 +276,6 @@ def shown_url(url: str) -> str:
         return url
 
 
-def _create_private(path: Path) -> None:
-    """Create the database file 0600 whatever the umask: it holds the dice seed.
-    SQLite gives its -wal and -shm files the database file's mode."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process created it first
-        return
-    except OSError as exc:
-        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
-    try:
-        os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
-
-
 def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -311,7 +298,7 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, c
     if path is not None and not path.exists():
         if not create:
             raise no_database(str(path))
-        _create_private(path)
+        create_private(path)
     shown = shown_url(url)
     try:
         engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})

@@ -24,7 +24,7 @@ from pbem.canonical import canonical_json, position_hash, text_hash
 from pbem.mail import notices
 from pbem.mail.address import checked_address
 from pbem.position_file import PositionFile
-from pbem.transaction import Conflict, Tx, session_tx, transaction
+from pbem.transaction import Conflict, Tx, transaction
 from pbem.turnfile import MAX_TURN_FILE_BYTES, TurnFile, TurnFileError, normalise, parse_turn_file, render_turn_file, rewrapped_lines
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Problem, Ruleset
@@ -87,7 +87,7 @@ def new_game(
     chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
     table_files: Mapping[str, os.PathLike[str] | str] | None = None,
     clock: "ClockSettings | None" = None,
-) -> store.Game:
+) -> store.GameState:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
     (``--table NAME=FILE``): checked, carried in the opening position and stored.
@@ -141,31 +141,70 @@ def new_game(
     if tables:
         position = ruleset.with_house_tables(position, tables)
     commitment = dicev1.Commitment.new(chain_length)
-    game = store.Game(
+    initial = canonical_json(position)
+    game = store.GameState(
         id=game_id,
         rules=rules_id,
-        scenario=info.id,
-        options=json.dumps(list(options)),
-        seed=commitment.seed.hex(),
-        seed_checkpoints=commitment.kept.hex(),
-        chain_length=chain_length,
-        anchor=commitment.anchor.hex(),
-        initial_position=canonical_json(position),
-        initial_state_hash=position_hash(position),
+        next_k=1,
         state_hash=position_hash(position),
+        over=False,
+        result=None,
+        position=json.loads(initial),
+        seed=commitment.seed.hex(),
+        chain_length=chain_length,
+        seed_checkpoints=commitment.kept.hex(),
+        scenario=info.id,
+        anchor=commitment.anchor.hex(),
+        current_k=0,
     )
-    with store.session_scope(engine) as session:
-        if session.get(store.Game, game_id) is not None:
+    with transaction(engine) as tx:
+        if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is not None:
             raise Refused([f"game {game_id!r} already exists"])
-        session.add(game)
+        try:
+            _insert_game(tx, game, list(options), initial)
+        except Conflict:  # another process created it since
+            raise Refused([f"game {game_id!r} already exists"]) from None
         for side in info.sides:
-            session.add(store.Player(game_id=game_id, side=side, public_key=parsed_keys[side].openssh(), email=(emails or {}).get(side)))
-        house_tables.store_tables(session, game_id, house_tables.of_position(position))
+            tx.run(
+                "INSERT INTO player (game_id, side, public_key, email) VALUES (:game, :side, :key, :email)",
+                {"game": game_id, "side": side, "key": parsed_keys[side].openssh(), "email": (emails or {}).get(side)},
+            )
+        house_tables.store_tables(tx, game_id, house_tables.of_position(position))
         if clock is not None:
-            session.add(store.GameClock(game_id=game_id, deadline=clock.deadline, grace=clock.grace, remind=clock.remind, wait=clock.wait))
-        session.flush()
-        notices.queue_reports(session_tx(session), game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False)
+            tx.run(
+                "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
+                {"game": game_id, "deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
+            )
+        notices.queue_reports(tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False)
     return game
+
+
+def _insert_game(tx: Tx, game: store.GameState, options: list[str], initial: str) -> None:
+    """The game's row, every column as the ORM's ``Game`` writes it."""
+    tx.run(
+        "INSERT INTO game (id, rules, scenario, options, created, seed, seed_checkpoints, chain_length, anchor, initial_position,"
+        " initial_state_hash, current_k, next_k, state_hash, over, result)"
+        " VALUES (:id, :rules, :scenario, :options, :created, :seed, :checkpoints, :chain_length, :anchor, :initial,"
+        " :initial_hash, :current_k, :next_k, :state_hash, :over, :result)",
+        {
+            "id": game.id,
+            "rules": game.rules,
+            "scenario": game.scenario,
+            "options": json.dumps(options),
+            "created": store.utcnow(),
+            "seed": game.seed,
+            "checkpoints": game.seed_checkpoints,
+            "chain_length": game.chain_length,
+            "anchor": game.anchor,
+            "initial": initial,
+            "initial_hash": game.state_hash,
+            "current_k": game.current_k,
+            "next_k": game.next_k,
+            "state_hash": game.state_hash,
+            "over": game.over,
+            "result": game.result,
+        },
+    )
 
 
 def shared_keys(player_keys: Mapping[str, str]) -> list[str]:
@@ -333,6 +372,7 @@ def judge(
         raise Refused([str(exc)]) from None
     if problems:
         raise Refused([str(p) for p in problems])
+    _remember_orders(message, orders)
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
 
 
@@ -523,21 +563,32 @@ def process(
     outcomes: list[ProcessOutcome] = []
     if game_ids is not None:
         game_ids = list(game_ids)
-        with transaction(engine, write=False) as tx:
-            known = store.known_game_ids(tx)
-        unknown = [g for g in game_ids if g not in known]
-        if unknown:  # a name given by hand that is no game: nothing is resolved
-            raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
+        check_game_names(engine, game_ids)
     for game_id in game_ids if game_ids is not None else pending_games(engine):
-        try:
-            outcome = resolve_next(engine, game_id, force_nmr, within)
-        except (Refused, store.StoreError, LookupError) as exc:  # one game's trouble must not stop the batch
-            problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
-            outcome = ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
+        outcome = process_game(engine, game_id, force_nmr, within)
         outcomes.append(outcome)
         if on_resolved is not None:
             on_resolved(outcome)
     return outcomes
+
+
+def check_game_names(engine: Engine, game_ids: Sequence[str]) -> None:
+    """Refuse names given by hand that are no game (then nothing is resolved)."""
+    with transaction(engine, write=False) as tx:
+        known = store.known_game_ids(tx)
+    unknown = [g for g in game_ids if g not in known]
+    if unknown:
+        raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
+
+
+def process_game(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    """:func:`resolve_next` for one game of a batch: a game that cannot be
+    resolved gives an outcome naming why, so the batch goes on."""
+    try:
+        return resolve_next(engine, game_id, force_nmr, within)
+    except (Refused, store.StoreError, LookupError) as exc:
+        problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
+        return ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
 
 
 def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
@@ -601,7 +652,7 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)
     try:
-        result = ruleset.resolve(position, orders, stream)
+        result = ruleset.resolve_validated(position, orders, stream)  # submit validated the files against this position
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
@@ -632,12 +683,28 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
     return made
 
 
+ORDERS_KEPT = 256
+_orders_read: dict[bytes, Orders] = {}
+
+
+def _remember_orders(message: bytes, orders: Orders) -> None:
+    """The orders a turn file's verdict parsed from ``message`` (parsing is a pure
+    function of the bytes, and orders are immutable): a process that submits and
+    then resolves a file parses it once (issue 14).  The last ``ORDERS_KEPT``."""
+    if len(_orders_read) >= ORDERS_KEPT:
+        del _orders_read[next(iter(_orders_read))]  # the oldest
+    _orders_read[message] = orders
+
+
 def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
-    """A queued file's orders, parsed.  They are not validated again: ``submit``
+    """A queued file's orders, parsed (or as this process's verdict on the same
+    bytes parsed them).  They are not validated again: ``submit``
     validated them against this very position (the file's ``state`` and ``turn``
-    are the game's; a resolution moves the game to a new turn, and a rollback sets
-    the queued files aside), and the ruleset's ``resolve`` refuses what it cannot
-    apply."""
+    are the game's; a resolution moves the game to a new turn, and a rollback or
+    a new key sets the queued files aside), so they are resolved with
+    ``Ruleset.resolve_validated``, which skips a ruleset's own second check."""
+    if (orders := _orders_read.pop(queued.message, None)) is not None:
+        return orders
     try:
         tf = parse_turn_file(queued.message)
     except TurnFileError as exc:  # cannot happen, unless the row was damaged
@@ -651,77 +718,79 @@ def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
 # ------------------------------------------------------------- dice extension
 
 
-def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH) -> store.DiceChain:
+def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH) -> store.ChainAnchor:
     """Commit a new dice chain that takes over where the game's last one ends
     (docs/dice.md, "Extending a game's dice").  Its anchor is published like the
     first one: in the archive (``dice.extensions``), reports and ``pbem status``."""
     if not 2 <= chain_length <= 1_000_000:
         raise Refused([f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"])
-    with store.session_scope(engine) as session:
-        game = store.get_game(session, game_id, lock=True)
+    with transaction(engine) as tx:
+        game = store.known_game(tx, game_id)
         if game.over:
-            raise Refused([f"game {game_id} is over ({result_text(game.result)}); its dice need no extension"])
-        chains = dice_chains.public_chains(game, store.dice_chains(session, game_id))
+            raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)}); its dice need no extension"])
+        chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
         commitment = dicev1.Commitment.new(chain_length)
-        row = store.DiceChain(
-            game_id=game_id,
-            first_k=dice_chains.last_served(chains) + 1,
-            chain_length=chain_length,
-            anchor=commitment.anchor.hex(),
-            seed=commitment.seed.hex(),
-            seed_checkpoints=commitment.kept.hex(),
+        chain = store.ChainAnchor(dice_chains.last_served(chains) + 1, chain_length, commitment.anchor.hex())
+        tx.run(
+            "INSERT INTO dice_chain (game_id, first_k, chain_length, anchor, seed, seed_checkpoints, created)"
+            " VALUES (:game, :first_k, :chain_length, :anchor, :seed, :checkpoints, :created)",
+            {
+                "game": game_id,
+                "first_k": chain.first_k,
+                "chain_length": chain_length,
+                "anchor": chain.anchor,
+                "seed": commitment.seed.hex(),
+                "checkpoints": commitment.kept.hex(),
+                "created": store.utcnow(),
+            },
         )
-        session.add(row)
-        session.flush()
-        session.expunge(row)
-        return row
+    return chain
 
 
 # ------------------------------------------------------------------ rollback
 
 
-def rollback(engine: Engine, game_id: str, to_k: int) -> store.Rollback:
+def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
     """Set aside every active resolution after ``to_k`` (kept, shown by export and
     audit); queued files written against the discarded positions are set aside
     too.  Resolution numbers are never reused: the next one is a fresh ``k``."""
-    with store.session_scope(engine) as session:
-        game = store.get_game(session, game_id, lock=True)
-        actives = store.active_resolutions(session, game_id)
-        known = [0] + [r.k for r in actives]
+    with transaction(engine) as tx:
+        game = store.known_game(tx, game_id)
+        params = {"game": game_id, "to_k": to_k}
+        known = [0] + [r[0] for r in tx.all("SELECT k FROM resolution WHERE game_id = :game AND active = :active ORDER BY k", {**params, "active": True})]
         if to_k not in known:
             raise Refused([f"game {game_id} has no active resolution {to_k} (active: {', '.join(map(str, known))})"])
-        discarded = [r for r in actives if r.k > to_k]
+        discarded = [k for k in known if k > to_k]
         if not discarded:
             raise Refused([f"game {game_id} is already at resolution {to_k}; nothing to roll back"])
-        record = store.Rollback(game_id=game_id, to_k=to_k, discarded=json.dumps([r.k for r in discarded]))
-        session.add(record)
-        session.flush()
-        for r in discarded:
-            r.active = False
-            r.rollback_id = record.id
-            session.add(r)
-            for sub in store.submissions_for(session, game_id, r.k, store.SubmissionStatus.RESOLVED):
-                sub.status = store.SubmissionStatus.SET_ASIDE
-                session.add(sub)
-        for sub in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED):
-            sub.status = store.SubmissionStatus.SET_ASIDE
-            session.add(sub)
-        game.current_k = to_k
+        tx.run('INSERT INTO "rollback" (game_id, to_k, at, discarded) VALUES (:game, :to_k, :at, :discarded)', {**params, "at": store.utcnow(), "discarded": json.dumps(discarded)})
+        record = store.RolledBack(tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)[0], to_k, discarded)  # type: ignore[index]
+        tx.run(
+            "UPDATE resolution SET active = :inactive, rollback_id = :rollback WHERE game_id = :game AND active = :active AND k > :to_k",
+            {**params, "inactive": False, "active": True, "rollback": record.id},
+        )
+        set_aside, resolved, queued = (s.name for s in (store.SubmissionStatus.SET_ASIDE, store.SubmissionStatus.RESOLVED, store.SubmissionStatus.QUEUED))
+        tx.run_many(
+            "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND status = :resolved",
+            [{"set_aside": set_aside, "resolved": resolved, "game": game_id, "k": k} for k in discarded],
+        )
+        tx.run(
+            "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND status = :queued",
+            {"set_aside": set_aside, "queued": queued, "game": game_id, "k": game.next_k},
+        )
         if to_k == 0:
-            game.state_hash = game.initial_state_hash
-            position = json.loads(game.initial_position)
+            kept = tx.one("SELECT initial_state_hash, initial_position FROM game WHERE id = :game", params)
         else:
-            kept = next(r for r in actives if r.k == to_k)
-            game.state_hash = kept.state_hash
-            position = json.loads(kept.position)
-        outcome = find_ruleset(game.rules).outcome(position)
-        game.over = outcome is not None
-        game.result = json.dumps(outcome.to_json()) if outcome else None
-        session.add(game)
-        session.flush()
-        label = find_ruleset(game.rules).turn_label(position)
-        notices.queue_rollback_notice(session_tx(session), game_id, to_k, [r.k for r in discarded], game.next_k, label, game.state_hash, record.id or 0)
-        return record
+            kept = tx.one("SELECT state_hash, position FROM resolution WHERE game_id = :game AND k = :to_k", params)
+        state_hash, position = kept[0], json.loads(kept[1])  # type: ignore[index]
+        ruleset = find_ruleset(game.rules)
+        outcome = ruleset.outcome(position)
+        tx.run(
+            "UPDATE game SET current_k = :to_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
+            {**params, "state_hash": state_hash, "over": outcome is not None, "result": json.dumps(outcome.to_json()) if outcome else None},
+        )
+        notices.queue_rollback_notice(tx, game_id, to_k, discarded, game.next_k, ruleset.turn_label(position), state_hash, record.id)
+    return record
 
 
 # ------------------------------------------------------------------- helpers

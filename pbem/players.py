@@ -11,13 +11,15 @@ with the old key, which no longer speaks for the side.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING
 
 from pbem import keys, pipeline, store
 from pbem.mail import notices
 from pbem.mail.address import checked_address
-from pbem.transaction import session_tx
+from pbem.transaction import transaction
+
+if TYPE_CHECKING:
+    from pbem.store import Database as Engine
 
 
 @dataclass(frozen=True)
@@ -46,37 +48,41 @@ def change_player(engine: Engine, game_id: str, side: str, email: str | None = N
             problems.append(f"--key: {exc}")
     if problems:
         raise pipeline.Refused(problems)
-    with store.session_scope(engine) as session:
-        game = store.get_game(session, game_id, lock=True)
-        player = next((p for p in store.players(session, game_id) if p.side == side), None)
-        if player is None:
-            sides = ", ".join(p.side for p in store.players(session, game_id))
-            raise pipeline.Refused([f"no side {side!r} in game {game_id} (sides: {sides})"])
+    with transaction(engine) as tx:
+        game = store.known_game(tx, game_id)
+        registered = {row[0]: (row[1], row[2]) for row in tx.all("SELECT side, email, public_key FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})}
+        if side not in registered:
+            raise pipeline.Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(registered)})"])
+        old_email, old_key = registered[side]
         what: list[str] = []
-        change = store.PlayerChange(game_id=game_id, side=side, from_k=game.next_k)
-        old_email = player.email
-        if email is not None and email != player.email:
-            change.email, change.previous_email = email, player.email
-            what.append(f"address {player.email or 'none'} -> {email}")
-            player.email = email
-        if new_key is not None and not keys.PublicKey.from_openssh(player.public_key).same_key(new_key):
-            change.public_key, change.previous_public_key = new_key.openssh(), player.public_key
+        change: dict[str, str | None] = {"email": None, "previous_email": None, "public_key": None, "previous_public_key": None}
+        if email is not None and email != old_email:
+            change.update(email=email, previous_email=old_email)
+            what.append(f"address {old_email or 'none'} -> {email}")
+        if new_key is not None and not keys.PublicKey.from_openssh(old_key).same_key(new_key):
+            change.update(public_key=new_key.openssh(), previous_public_key=old_key)
             what.append(f"key -> {new_key.fingerprint()}")
-            player.public_key = new_key.openssh()
         if not what:
             raise pipeline.Refused([f"{game_id} {side}: nothing to change (the address and key are already these)"])
+        params = {"game": game_id, "side": side}
         set_aside = 0
-        if change.public_key is not None:
-            for sub in store.submissions_for(session, game_id, game.next_k, store.SubmissionStatus.QUEUED):
-                if sub.side == side:
-                    sub.status = store.SubmissionStatus.SET_ASIDE
-                    session.add(sub)
-                    set_aside += 1
+        if change["public_key"] is not None:
+            set_aside = tx.run(
+                "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND side = :side AND status = :queued",
+                {**params, "k": game.next_k, "set_aside": store.SubmissionStatus.SET_ASIDE.name, "queued": store.SubmissionStatus.QUEUED.name},
+            )
             if set_aside:
                 what.append(f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write and sign new orders with the new key")
-        session.add(player)
-        session.add(change)
-        session.flush()
-        also = [old_email] if change.email is not None and old_email else []
-        notices.queue_player_notice(session_tx(session), game_id, change.id or 0, side, what, also)
-        return Change(game_id, side, game.next_k, tuple(what), set_aside)
+        tx.run(
+            "UPDATE player SET email = :email, public_key = :key WHERE game_id = :game AND side = :side",
+            {**params, "email": change["email"] or old_email, "key": change["public_key"] or old_key},
+        )
+        tx.run(
+            "INSERT INTO player_change (game_id, side, from_k, at, email, previous_email, public_key, previous_public_key)"
+            " VALUES (:game, :side, :from_k, :at, :email, :previous_email, :public_key, :previous_public_key)",
+            {**params, **change, "from_k": game.next_k, "at": store.utcnow()},
+        )
+        change_id = tx.one("SELECT MAX(id) FROM player_change WHERE game_id = :game", params)[0]  # type: ignore[index]
+        also = [old_email] if change["email"] is not None and old_email else []
+        notices.queue_player_notice(tx, game_id, change_id, side, what, also)
+    return Change(game_id, side, game.next_k, tuple(what), set_aside)

@@ -19,12 +19,16 @@ import hashlib
 import struct
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from pbem.keys import KeyFileError, PrivateKey, PublicKey, WireReader, load_private_key, wire_string
+from pbem.keys import KeyFileError, PublicKey, WireReader, load_private_key, wire_string
+
+if TYPE_CHECKING:
+    from pbem.keys import CryptoPublicKey, PrivateKey
 
 NAMESPACE = "pbem"
 BEGIN = "-----BEGIN SSH SIGNATURE-----"
@@ -72,6 +76,9 @@ def _raw_sign(private_key: PrivateKey, key_type: str, data: bytes) -> tuple[str,
     """Sign `data` the way OpenSSH does for this key type: (algorithm name, signature)."""
     if isinstance(private_key, ed25519.Ed25519PrivateKey):
         return "ssh-ed25519", private_key.sign(data)
+    from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
     if isinstance(private_key, rsa.RSAPrivateKey):
         return "rsa-sha2-512", private_key.sign(data, padding.PKCS1v15(), hashes.SHA512())
     if isinstance(private_key, ec.EllipticCurvePrivateKey):
@@ -172,13 +179,22 @@ def verify(message: bytes, armored: str | bytes, namespace: str = NAMESPACE) -> 
     try:
         if isinstance(key, ed25519.Ed25519PublicKey):
             key.verify(raw, data)
-        elif isinstance(key, rsa.RSAPublicKey):
-            key.verify(raw, data, padding.PKCS1v15(), allowed[algorithm])
         else:
-            key.verify(_ecdsa_der(raw), data, ec.ECDSA(allowed[algorithm]))
+            _verify_rsa_or_ecdsa(key, raw, data, allowed[algorithm])
     except InvalidSignature:
         raise SignatureError("signature does not match the file") from None
     return public
+
+
+def _verify_rsa_or_ecdsa(key: CryptoPublicKey, raw: bytes, data: bytes, digest: hashes.HashAlgorithm | None) -> None:
+    """Raises ``InvalidSignature``.  RSA's and ECDSA's modules are imported here, where
+    such a key is met (pbem keygen's keys are Ed25519)."""
+    from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+
+    if isinstance(key, rsa.RSAPublicKey):
+        key.verify(raw, data, padding.PKCS1v15(), digest)  # type: ignore[arg-type]
+    else:
+        key.verify(_ecdsa_der(raw), data, ec.ECDSA(digest))  # type: ignore[arg-type,union-attr]
 
 
 def _ecdsa_der(raw: bytes) -> bytes:
@@ -190,6 +206,8 @@ def _ecdsa_der(raw: bytes) -> bytes:
         raise SignatureError("truncated signature") from None
     if not reader.at_end() or r <= 0 or s <= 0:
         raise SignatureError("garbled signature: bad ECDSA values")
+    from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
     return encode_dss_signature(r, s)
 
 

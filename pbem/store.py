@@ -7,9 +7,10 @@ with its purpose.  ``SCHEMA_VERSION`` is stored in ``meta``; opening a database 
 another version is refused with a clear message.
 
 This module is the half without SQLAlchemy: the hot paths in plain SQL (``check``,
-``submit``, ``process``, ``status``, ``orders``, export and the dice history) and
-:func:`open_database`, which opens an SQLite file with the standard library
-alone.  The SQLModel tables and the ORM reads live in :mod:`pbem.orm`; their names
+``submit``, ``process``, ``status``, ``orders``, export and the dice history; and
+``new``, ``rollback``, ``extend``), :func:`open_database`, which opens an SQLite
+file with the standard library alone, and :func:`create_database`, which creates
+one.  The SQLModel tables and the ORM reads live in :mod:`pbem.orm`; their names
 are handed out from here on first use (``store.Game``, ``store.open_engine``), so
 a command that never needs the ORM never pays for importing it
 (docs/performance.md, "Start-up").
@@ -18,6 +19,7 @@ a command that never needs the ORM never pays for importing it
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import sqlite3
 from collections.abc import Mapping, Sequence
@@ -26,7 +28,9 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
-from pbem.transaction import SqliteFile, Tx
+from pbem.pg import PgDatabase, is_postgres_url
+from pbem.pg import schema as pg_schema
+from pbem.transaction import SqliteFile, Tx, transaction
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -62,9 +66,10 @@ def database_url(db: str | os.PathLike[str] | None) -> str:
     return f"sqlite:///{Path(value)}"
 
 
-Database = Union["Engine", SqliteFile]
-"""What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), or an
-SQLite file opened without SQLAlchemy (:func:`open_database`)."""
+Database = Union["Engine", SqliteFile, PgDatabase]
+"""What the hot paths take: an SQLAlchemy engine (``orm.open_engine``), an
+SQLite file opened without SQLAlchemy, or a PostgreSQL database through psycopg
+alone (both from :func:`open_database`)."""
 
 TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change", "site"})
 """Every table of this schema version (tests/test_startup.py checks it against the
@@ -125,6 +130,8 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
     caller's process has just checked its schema (a worker of ``process --jobs``)."""
     url = database_url(db)
     path = sqlite_path(url)
+    if is_postgres_url(url):
+        return _open_postgres(db, url, checked)
     if path is None or not url.startswith("sqlite:///") or "?" in url:
         from pbem.orm import open_engine
 
@@ -152,6 +159,32 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
     except StoreError:
         handle.dispose()
         raise
+    return handle
+
+
+def _open_postgres(db: str | os.PathLike[str], url: str, checked: bool) -> PgDatabase:
+    """A PostgreSQL database through psycopg alone (:mod:`pbem.pg`), its schema
+    checked as an SQLite file's is; an older schema is upgraded by SQLAlchemy as
+    before."""
+    handle = PgDatabase(url)
+    if checked:
+        return handle
+    try:
+        tables, version = pg_schema(handle)
+        if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
+            handle.dispose()
+            from pbem.orm import open_engine
+
+            open_engine(db, create=False).dispose()
+            return _open_postgres(db, url, checked)
+        check_schema(tables, version)
+    except StoreError:
+        handle.dispose()
+        raise
+    except Exception as exc:  # the driver's own errors: no server, no database, refused login
+        handle.dispose()
+        reason = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise StoreError(f"cannot open database {handle}: {reason}") from None
     return handle
 
 
@@ -196,6 +229,29 @@ class GameState(NamedTuple):
     current_k: int
 
 
+POSITIONS_KEPT = 64
+_positions: dict[str, bytes] = {}
+
+
+def parsed_position(text: str) -> dict[str, Any]:
+    """A stored position (its JSON text), parsed into a new object at each call.
+
+    Checking a turn file, the look before a resolution and the resolution itself
+    read the same position: its JSON is parsed once per process, and each later
+    read is a ``marshal`` copy of that parse, several times faster (issue 14: three
+    parses per resolution).  Keyed by the whole text, so a changed row is parsed
+    afresh; the last ``POSITIONS_KEPT`` positions are kept."""
+    kept = _positions.get(text)
+    if kept is not None:
+        position: dict[str, Any] = marshal.loads(kept)
+        return position
+    position = json.loads(text)
+    if len(_positions) >= POSITIONS_KEPT:
+        del _positions[next(iter(_positions))]  # the oldest
+    _positions[text] = marshal.dumps(position)
+    return position
+
+
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
@@ -219,7 +275,7 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints, scenario, anchor = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
-    return GameState(gid, rules, next_k, state_hash, bool(over), result, json.loads(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
+    return GameState(gid, rules, next_k, state_hash, bool(over), result, parsed_position(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
 
 
 def known_game(tx: Tx, game_id: str) -> GameState:
@@ -431,3 +487,67 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
         {"k": new.k, "next_k": new.k + 1, "state_hash": new.state_hash, "over": new.result is not None, "result": new.result, "game": new.game_id},
     )
+
+
+# ------------------------------------------------------------------------------
+# Creating a database: a new SQLite file is made with the standard library alone
+# (``pbem new``), from the schema's SQL text (pbem/schema.py).
+
+
+def create_private(path: Path) -> None:
+    """Create the database file 0600 whatever the umask: it holds the dice seed.
+    SQLite gives its -wal and -shm files the database file's mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process created it first
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot create database {path}: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def create_database(db: str | os.PathLike[str] | None = None) -> Database:
+    """:func:`open_database`, creating the database first if it is new.  A new
+    SQLite file is made 0600 and given its tables and schema version in one write
+    transaction (the first process to take the lock does it); any other URL goes
+    through SQLAlchemy (``orm.open_engine``), which creates the tables from the
+    ORM's metadata (then PostgreSQL is opened through psycopg, as
+    :func:`open_database` does)."""
+    url = database_url(db)
+    path = sqlite_path(url)
+    if path is None or not url.startswith("sqlite:///") or "?" in url:
+        from pbem.orm import open_engine
+
+        engine = open_engine(db, create=True)
+        if not is_postgres_url(url):
+            return engine
+        engine.dispose()  # the tables made: PostgreSQL's plain SQL goes through psycopg alone
+        return open_database(db)
+    if not path.exists():
+        create_private(path)
+    handle = SqliteFile(str(path))
+    try:
+        with transaction(handle) as tx:
+            if tx.one("SELECT name FROM sqlite_master WHERE type = 'table'", {}) is None:
+                from pbem import schema
+
+                for statement in schema.SQLITE:
+                    tx.run(statement, {})
+                tx.run('INSERT INTO meta ("key", value) VALUES (:key, :value)', {"key": "schema_version", "value": str(SCHEMA_VERSION)})
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot open database {url}: {exc}") from None
+    finally:
+        handle.dispose()
+    return open_database(db)
+
+
+class RolledBack(NamedTuple):
+    """A rollback as recorded (``pbem rollback``): its row's id, the resolution
+    kept, the resolutions set aside."""
+
+    id: int
+    to_k: int
+    discarded: list[int]

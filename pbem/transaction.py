@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine, TextClause
 
+    from pbem.pg import PgDatabase
+
 Params = Mapping[str, Any]
 Row = Sequence[Any]
 
@@ -116,12 +118,13 @@ class SqliteFile:
         return f"SqliteFile({self.path!r})"
 
 
-Database = Union["Engine", SqliteFile]
+Database = Union["Engine", SqliteFile, "PgDatabase"]
 
 
 def _sqlite_params(params: Params) -> Params:
-    if any(isinstance(v, datetime) for v in params.values()):
-        return {k: sqlite_datetime(v) if isinstance(v, datetime) else v for k, v in params.items()}  # type: ignore[misc]
+    for value in params.values():  # a plain loop: a generator per statement cost more than the statement's other Python
+        if isinstance(value, datetime):
+            return {k: sqlite_datetime(v) if isinstance(v, datetime) else v for k, v in params.items()}  # type: ignore[misc]
     return params
 
 
@@ -203,6 +206,12 @@ def transaction(engine: Database, write: bool = True) -> Iterator[Tx]:
         with _sqlite_transaction(engine.connection(), write) as tx:
             yield tx
         return
+    from pbem import pg  # imported here: it builds on this module
+
+    if isinstance(engine, pg.PgDatabase):  # PostgreSQL through psycopg alone
+        with pg.transaction(engine, write) as pgtx:
+            yield pgtx
+        return
     if engine.dialect.name != "sqlite" or engine.get_execution_options().get(FORCE_GENERIC):
         with engine.execution_options(**({} if write else {READ_ONLY: True})).begin() as conn:
             yield _AlchemyTx(conn, write)
@@ -225,9 +234,3 @@ def _sqlite_transaction(conn: sqlite3.Connection, write: bool) -> Iterator[Tx]:
         raise
     conn.commit()
 
-
-def session_tx(session: Any) -> Tx:
-    """The open transaction of an ORM session as a :class:`Tx`, so that a
-    statement written for the hot paths (an outbox row, say) joins a decision
-    made through the ORM (``pipeline.rollback``) and commits with it."""
-    return _AlchemyTx(session.connection(), True)

@@ -50,7 +50,11 @@ def process(
             return pipeline.process(database, game_ids, force_nmr, on_resolved)
         finally:
             database.dispose()
-    store.open_database(db).dispose()  # the schema checked once, here: the workers skip it
+    database = store.open_database(db)  # the schema checked once, here: the workers skip it
+    try:
+        pipeline.check_game_names(database, game_ids)
+    finally:
+        database.dispose()
     context = _context()
     tasks: Any = context.Queue()
     results: Any = context.Queue()
@@ -95,6 +99,6 @@ def _work(db: str | None, force_nmr: bool, tasks: Any, results: Any) -> None:
     try:
         while (task := tasks.get()) is not None:
             index, game_id = task
-            results.put((index, pipeline.process(database, [game_id], force_nmr)[0]))
+            results.put((index, pipeline.process_game(database, game_id, force_nmr)))
     finally:
         database.dispose()

@@ -331,6 +331,20 @@ class Ruleset(ABC):
         "no moves received") and return the new position and events.  Must not
         mutate ``position``.  Every random number comes from ``dice``."""
 
+    def resolve_validated(
+        self,
+        position: Position,
+        orders: Mapping[str, Orders],
+        dice: Dice,
+    ) -> Resolution:
+        """:meth:`resolve` for orders the caller has already passed through
+        :meth:`validate` against this very position (the referee's ``process``,
+        whose files ``submit`` checked; the audit, which checks each file before
+        replaying it).  A ruleset whose ``resolve`` validates the orders again
+        skips that second check here; anything else calls :meth:`resolve`, which
+        stays safe against illegal orders."""
+        return self.resolve(position, orders, dice)
+
     # --- help for players and bots ----------------------------------------------
     @abstractmethod
     def order_template(self, position: Position, side: str) -> str:

@@ -11,6 +11,7 @@ IMMEDIATE`` (the writer lock is taken before the game is read), and a unique
 from __future__ import annotations
 
 import hashlib
+import queue
 import re
 import subprocess
 from pathlib import Path
@@ -105,6 +106,28 @@ def test_workers_report_each_game_once_in_the_order_asked(desk: Desk) -> None:
     assert [o.resolved for o in outcomes] == [1, None, 1, None, 1, None]
     assert sorted(seen) == games
     assert_sound(desk, "after the workers")
+
+
+def test_a_worker_reads_the_game_names_once_not_once_per_game(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 14: each worker resolved a game by ``pipeline.process(db, [game])``,
+    which checked the name by reading every game's id: O(games) per game, O(games^2)
+    per batch.  The parent checks the names once; a worker resolves each game as
+    it comes."""
+    games = new_games(desk, 6)
+    queue_next_turns(desk, games)
+    reads: list[int] = []
+    real = store.known_game_ids
+    monkeypatch.setattr(store, "known_game_ids", lambda tx: reads.append(1) or real(tx))
+    tasks: queue.Queue[tuple[int, str] | None] = queue.Queue()
+    results: queue.Queue[tuple[int, pipeline.ProcessOutcome]] = queue.Queue()
+    for task in [*enumerate(games), None]:
+        tasks.put(task)
+    workers._work(str(desk.db), False, tasks, results)  # one worker, in this process
+    assert sorted(results.get_nowait()[1].resolved for _ in games) == [1] * len(games)
+    assert reads == []
+    with pytest.raises(pipeline.Refused, match="no game 'nope'"):
+        workers.process(str(desk.db), [*games, "nope"], jobs=2)
+    assert len(reads) == 1
 
 
 @pytest.mark.slow

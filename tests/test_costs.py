@@ -3,9 +3,15 @@ never time.
 
 - a report reads one resolution's whole row, however long the game;
 - the archive reads a game in a fixed number of statements;
-- a turn file's orders are validated at submit, and not again by ``process``;
+- a turn file's orders are validated once: at submit, and not again by ``process``
+  nor by the Farrapos engine it calls; once per file by the audit;
 - Farrapos works out each side's VP breakdown once per score;
-- Furor Barbarus finds its scenario and map files once per process.
+- Furor Barbarus finds its scenario and map files once per process;
+- Farrapos reads a position through few Views, works out placements and Militia
+  only for a turn that orders them, and copies only what a resolution changes;
+- a resolution parses its stored position once, and its orders once in a process
+  that also submitted them; a dice reveal walks up from its checkpoint once; a
+  time limit installs its handler without the enum round trip.
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ from typing import Any
 
 import pytest
 
-from pbem import archive, pipeline, reporting, store
+from pbem import archive, pipeline, reporting, sshsig, store
 from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
 from pbem.transaction import transaction
+from pbem.turnfile import parse_turn_file, render_turn_file
 from tests.test_crash import Desk, new_games, open_desk, queue_next_turns
 
 
@@ -83,10 +90,9 @@ def test_the_archive_reads_a_game_in_a_fixed_number_of_statements(desk: Desk) ->
     assert counts[short] == counts[long] <= 10, counts  # the game, players, resolutions, files, rolls, rollbacks, chains, house tables, late turns, player changes
 
 
-def test_orders_are_validated_at_submit_and_not_again_by_process(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
-    """They were validated at submit, again by ``process``, and again inside the
-    Farrapos engine.  ``process`` now only parses them (submit checked them
-    against this very position); the engine keeps its own check."""
+def _count_validations(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often Farrapos orders are validated: by the ruleset's ``validate`` (the
+    verdict on a file) and inside its engine (``resolve``)."""
     import pbem.rules.farrapos.ruleset as ruleset_module
     import pbem.rules.farrapos.turn as turn_module
 
@@ -101,11 +107,63 @@ def test_orders_are_validated_at_submit_and_not_again_by_process(desk: Desk, mon
 
     monkeypatch.setattr(ruleset_module, "validate_orders", counting("ruleset", ruleset_module.validate_orders))
     monkeypatch.setattr(turn_module, "validate_orders", counting("engine", turn_module.validate_orders))
+    return calls
+
+
+def test_orders_are_validated_once_at_submit_and_not_again_by_process(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """They were validated at submit, again by ``process``, and again inside the
+    Farrapos engine.  ``process`` now only parses them and resolves them with
+    ``resolve_validated`` (submit checked them against this very position)."""
+    calls = _count_validations(monkeypatch)
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game])
     assert calls == {"ruleset": 1, "engine": 0}
     assert pipeline.process(desk.engine, [game])[0].resolved == 1
-    assert calls == {"ruleset": 1, "engine": 1}
+    assert calls == {"ruleset": 1, "engine": 0}
+
+
+def test_the_farrapos_engine_called_alone_still_refuses_illegal_orders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``resolve`` validates what it is given; only ``resolve_validated`` trusts
+    its caller."""
+    from pbem.rules.base import IllegalOrderError
+
+    calls = _count_validations(monkeypatch)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    side = farrapos.due(position)[0]
+    orders, problems = farrapos.parse_orders("attack porto-alegre from bage with inf-5\n")
+    assert problems == []
+    with pytest.raises(IllegalOrderError, match="refused"):
+        farrapos.resolve(position, {side: orders}, DiceStream(hashlib.sha256(b"illegal").digest()))
+    assert calls == {"ruleset": 0, "engine": 1}
+
+
+def test_the_audit_validates_each_farrapos_file_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit validated every file and then replayed it through ``resolve``,
+    which validated it again (44% of a Farrapos audit); now the replay trusts the
+    audit's own check, which still refuses illegal orders (tests/test_hardening.py)."""
+    from pbem import audit
+
+    [game] = new_games(desk, 1)
+    play(desk, game, 4)
+    db = store.open_database(desk.db)
+    try:
+        data = archive.build_archive(db, game)
+    finally:
+        db.dispose()
+    files = sum(len(r["submissions"]) for r in data["resolutions"])
+    calls = _count_validations(monkeypatch)
+    audit.audit_archive(data)
+    assert files == 4 and calls == {"ruleset": files, "engine": 0}
+    # an archive whose orders are illegal (signed, with no dice to give it away) is still refused
+    quiet = next(r for r in data["resolutions"] if not r["rolls"])
+    [sub] = quiet["submissions"]
+    tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
+    doctored = render_turn_file(tf.game, tf.rules, tf.side, tf.turn, tf.state, "pass\npass\n").encode("utf-8")  # two actions
+    sub["turn_file"] = doctored.decode("utf-8")
+    sub["signature"] = sshsig.sign(doctored, desk.signers[tf.side])
+    with pytest.raises(audit.AuditFailure, match=f"resolution {tf.turn}, {tf.side} turn file: orders are not legal"):
+        audit.audit_archive(data)
 
 
 def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_score(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,3 +263,178 @@ def test_farrapos_validation_lists_the_sides_cities_a_fixed_number_of_times(monk
     calls[0] = 0
     assert farrapos.validate(position, side, orders) == []
     assert calls[0] <= 4, calls[0]
+
+
+def test_farrapos_reads_a_position_through_few_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolution built about 14 Views of its positions, each indexing the whole
+    board again (validation made two of the same position, and one more per order
+    line checked).  Now the check makes one, and one more per MU movement it
+    applies; the resolution one per step that changes the position."""
+    from pbem.rules.farrapos.orders import Carry, DeployMilitia, Invade, Move
+    from pbem.rules.farrapos.position import View
+
+    built = [0]
+    real = View.__init__
+
+    def counting(self: View, *args: Any, **kwargs: Any) -> None:
+        built[0] += 1
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(View, "__init__", counting)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    for n in range(24):
+        side = farrapos.due(position)[0]
+        orders = farrapos.parse_orders(farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n)))[0]
+        moves = sum(isinstance(line.order, (Carry, Invade, Move)) for line in orders)
+        militia = sum(isinstance(line.order, DeployMilitia) for line in orders)
+        built[0] = 0
+        assert farrapos.validate(position, side, orders) == []
+        assert built[0] == 1 + moves
+        built[0] = 0
+        position = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"views-{n}".encode()).digest())).position
+        assert built[0] <= 4 + militia  # the start, a battle, the militia, the arrivals, the VP count
+
+
+def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Submit, the look before resolving and the resolution each read the game's
+    position and parsed its JSON again (three times per resolution); now the
+    first read parses it and the others copy that parse."""
+    import json
+
+    [game] = new_games(desk, 1)
+    play(desk, game, 1)
+    parsed: list[str] = []
+    real = json.loads
+
+    class CountingJson:
+        @staticmethod
+        def loads(text: str) -> Any:
+            parsed.append(text)
+            return real(text)
+
+    monkeypatch.setattr(store, "json", CountingJson)
+    monkeypatch.setattr(store, "_positions", {})  # none parsed yet in this process (another test may have played these very positions)
+    for n in range(1, 4):
+        parsed.clear()
+        queue_next_turns(desk, [game], seed=n)
+        assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
+        assert len(parsed) == 1, len(parsed)
+
+
+def test_a_dice_reveal_walks_up_from_its_checkpoint_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each resolution's reveal hashed its way up from the nearest checkpoint (up
+    to 127 hashes); the values on the way are the next resolutions' reveals, so
+    now they are kept and the game's next reveals cost no hash."""
+    from pbem import dice
+
+    commitment = dice.Commitment.new(1000)
+    hashed = [0]
+    real = dice.H
+    monkeypatch.setattr(dice, "H", lambda data: hashed.__setitem__(0, hashed[0] + 1) or real(data))
+    first = commitment.reveal(1)
+    walked = hashed[0]
+    assert 0 < walked < dice.CHECKPOINT_INTERVAL
+    for k in range(2, 8):
+        assert dice.H(commitment.reveal(k)) == (first if k == 2 else commitment.reveal(k - 1))
+    assert hashed[0] == walked + 6  # the checks' own hashes above: no walking
+    assert [commitment.reveal(k) for k in range(1, 8)] == [dice.chain_value(commitment.seed, 1000 - k) for k in range(1, 8)]
+
+
+def test_a_time_limit_installs_its_handler_without_the_enum_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``signal.signal`` converts each handler to an enum and back (about 4% of a
+    Farrapos resolution, two limits per turn file); the limits call the C
+    function it wraps, and still fire."""
+    import signal
+
+    from pbem import limits
+
+    wrapped = [0]
+    real = signal.signal
+    monkeypatch.setattr(signal, "signal", lambda *args: wrapped.__setitem__(0, wrapped[0] + 1) or real(*args))
+    before = signal.getsignal(signal.SIGALRM)
+    with limits.time_limit(5, "a file"):
+        pass
+    with pytest.raises(limits.TimeLimit, match="reading a slow file took over 0.05 s"):
+        with limits.time_limit(0.05, "a slow file"):
+            while True:
+                pass
+    assert wrapped[0] == 0 and signal.getsignal(signal.SIGALRM) == before
+
+
+def test_farrapos_validation_works_out_placements_and_militia_only_for_a_turn_that_orders_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every check worked out the MU arriving, the Militia left and the cities
+    either may go to, whatever the orders; now only for ``place`` and ``militia``
+    lines."""
+    from pbem.rules.farrapos.position import View
+
+    asked: list[str] = []
+    for name in ("arrivals_now", "militia_available", "owned_cities"):
+        real = getattr(View, name)
+        monkeypatch.setattr(View, name, lambda self, side, real=real, name=name: asked.append(name) or real(self, side))
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    side = farrapos.due(position)[0]
+    orders = farrapos.parse_orders("pass\n")[0]
+    assert farrapos.validate(position, side, orders) == []
+    assert asked == []
+    orders = farrapos.parse_orders("militia bage\n")[0]
+    farrapos.validate(position, side, orders)
+    assert "militia_available" in asked and "arrivals_now" not in asked
+
+
+def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``process`` parsed each queued file again, though the same process had just
+    parsed the same bytes at submit; now it takes that parse (and still parses a
+    file queued by another process)."""
+    import pbem.rules.farrapos.ruleset as ruleset_module
+
+    parsed = [0]
+    real = ruleset_module.Farrapos.parse_orders
+    monkeypatch.setattr(ruleset_module.Farrapos, "parse_orders", lambda self, text: parsed.__setitem__(0, parsed[0] + 1) or real(self, text))
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game])
+    assert parsed[0] == 1
+    assert pipeline.process(desk.engine, [game])[0].resolved == 1
+    assert parsed[0] == 1
+    queue_next_turns(desk, [game], seed=1)
+    monkeypatch.setattr(pipeline, "_orders_read", {})  # as if another process had queued it
+    assert pipeline.process(desk.engine, [game])[0].resolved == 2
+    assert parsed[0] == 3
+
+
+def test_a_farrapos_resolution_copies_only_what_it_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolving (and checking moves) deep-copied the whole position (a third of a
+    resolution); now each city, the standing loss orders and the Militia lost are
+    copied, and what is shared is left as it was."""
+    import json
+
+    from pbem.rules.base import Ruleset
+
+    copies = [0]
+    real = Ruleset.copy_position
+    monkeypatch.setattr(Ruleset, "copy_position", staticmethod(lambda position: copies.__setitem__(0, copies[0] + 1) or real(position)))
+    farrapos = find_ruleset("farrapos")
+    seen: set[str] = set()
+    militia_lost = False
+    for game in range(4):  # until a battle has cost a Militia (the Militia lost change in place)
+        position = farrapos.setup(None, [])
+        for n in range(60):
+            if farrapos.outcome(position) or militia_lost and len(seen) >= 6:
+                break
+            side = farrapos.due(position)[0]
+            body = farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(game * 100 + n))
+            body += "losses militia\n" if n % 3 else "defend porto-alegre losses militia\n"
+            orders = farrapos.parse_orders(body)[0]
+            if farrapos.validate(position, side, orders):
+                orders = farrapos.parse_orders(body.replace("defend porto-alegre ", ""))[0]
+            seen.update(type(line.order).__name__ for line in orders)
+            before = json.dumps(position, sort_keys=True)
+            copies[0] = 0
+            assert farrapos.validate(position, side, orders) == []
+            result = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"copy-{game}-{n}".encode()).digest()))
+            assert copies[0] == 0
+            assert json.dumps(position, sort_keys=True) == before
+            militia_lost = militia_lost or result.position["militia_lost"] != position["militia_lost"]
+            position = result.position
+    assert militia_lost and {"Attack", "Move", "Invade", "StandingLosses"} <= seen, seen

@@ -124,7 +124,35 @@ def test_a_game_another_processor_holds_is_passed_over_not_waited_for(postgres_u
 
 
 def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
-    r = pbem("postgresql+psycopg://nobody@/nowhere?host=/nonexistent-socket-dir", tmp_path, "status", "g1")
+    r = pbem("postgresql+psycopg://nobody:hunter2@/nowhere?host=/nonexistent-socket-dir", tmp_path, "status", "g1")
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
-    assert "cannot open database" in r.stderr
+    assert "cannot open database postgresql+psycopg://nobody:***@/nowhere" in r.stderr
+    assert "hunter2" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
+
+
+def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url: str, tmp_path: Path) -> None:
+    """Issue 14: on PostgreSQL the plain-SQL commands (``check``, ``submit``,
+    ``process``, with workers too, ``status``) go through psycopg alone
+    (:mod:`pbem.pg`), importing no SQLAlchemy, and a turn resolves through them."""
+    from tests.test_startup import imports_of, offending
+
+    def ok(*args: str) -> str:
+        r = pbem(postgres_url, tmp_path, *args)
+        assert r.returncode == 0, (args, r.stderr)
+        return r.stdout
+
+    ok("keygen", "rep", "--dir", "k")
+    ok("keygen", "emp", "--dir", "k")
+    for game in ("g1", "g2"):
+        ok("new", game, "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
+        ok("orders", game, "--side", "republic", "--bot", "random", "-o", f"{game}.txt")
+        ok("sign", f"{game}.txt", "--key", "k/rep")
+    for args in (["check", "g1.txt"], ["submit", "g1.txt"], ["submit", "g2.txt"], ["process", "--all", "--jobs", "2"], ["status", "g1", "--json"]):
+        result, modules = imports_of(args, tmp_path, postgres_url)  # type: ignore[arg-type]
+        assert result.returncode == 0, (args, result.stderr[-2000:])
+        assert offending(modules, ("sqlalchemy", "sqlmodel", "pydantic", "pbem.orm")) == [], args
+        assert "psycopg" in modules, args
+    assert json.loads(ok("status", "g1", "--json"))["turn"] == 2
+    assert json.loads(ok("status", "g2", "--json"))["turn"] == 2
+    assert "all checks hold" in ok("audit", "g2")

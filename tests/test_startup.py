@@ -42,6 +42,11 @@ they open an SQLite file with the standard library."""
 TEMPLATES = ("jinja2", "markupsafe")
 """The template engine: the reports are written without it (pbem/report_html.py);
 the audit page, the site and mail receipts use it."""
+ASYMMETRIC = "cryptography.hazmat.primitives.asymmetric"
+SSH_MODULE = ("cryptography.hazmat.primitives.serialization", "bcrypt", f"{ASYMMETRIC}.rsa", f"{ASYMMETRIC}.ec", f"{ASYMMETRIC}.padding", f"{ASYMMETRIC}.dsa")
+"""cryptography's SSH key module and the other key types' modules: an Ed25519 key
+(``pbem keygen``'s) is read, written, signed and checked without them (pbem/keys.py,
+pbem/sshsig.py)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,8 @@ def _give_an_address(world: Path) -> None:
 
 
 RUNS: dict[str, list[Run] | str] = {
-    "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules"))],
-    "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules"))],
+    "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))],
+    "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))],
     "case": [Run(lambda w: ["case", str(ROOT / "tests" / "cases" / "farrapos" / "actions-invade-empty-city.toml")], NO_DATABASE)],
     "audit": [
         Run(lambda w: ["audit", "--archive", str(w / "g1.json")], NO_DATABASE),
@@ -82,13 +87,13 @@ RUNS: dict[str, list[Run] | str] = {
         Run(lambda w: ["dice", "--archive", str(w / "g1.json"), "--stats"], (*NO_DATABASE, "cryptography")),
         Run(lambda w: ["dice", "g1", "--json"], (*PLAIN_SQL, "cryptography")),
     ],
-    "status": [Run(lambda w: ["status", "g1"], PLAIN_SQL)],
+    "status": [Run(lambda w: ["status", "g1"], (*PLAIN_SQL, *SSH_MODULE))],
     "orders": [Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL)],
     "check": [
-        Run(lambda w: ["check", str(w / "turn.txt")], PLAIN_SQL),
-        Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], NO_DATABASE),
+        Run(lambda w: ["check", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE)),
+        Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], (*NO_DATABASE, *SSH_MODULE)),
     ],
-    "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], PLAIN_SQL)],
+    "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
@@ -96,9 +101,12 @@ RUNS: dict[str, list[Run] | str] = {
         Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (*ORM, *TEMPLATES, "rich"), prepare=_submit_turn),
     ],
     "export": [Run(lambda w: ["export", "g1", "-o", str(w / "out.json")], PLAIN_SQL)],
-    "new": [Run(lambda w: ["new", "g2", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*REPORTS, "rich"))],
-    "rollback": [Run(lambda w: ["rollback", "g1", "--to", "0"], (*REPORTS, "rich"))],
-    "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], (*REPORTS, "rich"))],
+    "new": [
+        Run(lambda w: ["new", "g2", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*PLAIN_SQL, *SSH_MODULE)),
+        Run(lambda w: ["--db", str(w / "new.db"), "new", "g1", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*PLAIN_SQL, *SSH_MODULE)),
+    ],
+    "rollback": [Run(lambda w: ["rollback", "g1", "--to", "0"], PLAIN_SQL)],
+    "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], PLAIN_SQL)],
     "report": [
         Run(lambda w: ["report", "g1", "-o", str(w / "r.html")], (*ORM, *TEMPLATES, "rich")),
         Run(lambda w: ["report", "g1", "--format", "audit", "-o", str(w / "audit.html")], (*ORM, "rich")),
@@ -107,13 +115,14 @@ RUNS: dict[str, list[Run] | str] = {
     "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ())],
     "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
     "table": [Run(lambda w: ["table", "farrapos", "battle-table"], (*NO_DATABASE, "cryptography"))],
-    "games": [Run(lambda w: ["games", "--json"], (*REPORTS, "rich"))],
-    "player": [Run(lambda w: ["player", "g1", "republic", "--email", "rep@example.org"], ("rich",))],
-    # tick, serve and the outbox go through the ORM and the mail room (issue 12) by design: only their exit is checked
+    "games": [Run(lambda w: ["games", "--json"], PLAIN_SQL)],
+    # a notice is built by the mail builder (pbem.mail.build), which imports the report stack
+    "player": [Run(lambda w: ["player", "g1", "republic", "--email", "rep@example.org"], (*ORM, "rich"))],
+    # tick and serve go through the ORM and the mail room (issue 12) by design: only their exit is checked
     "tick": [Run(lambda w: ["tick", "--dir", str(w / "inbox")], ())],
     "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
-    "outbox": [Run(lambda w: ["outbox", "--json"], ())],
-    "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], (*REPORTS, "rich"))],
+    "outbox": [Run(lambda w: ["outbox", "--json"], PLAIN_SQL), Run(lambda w: ["outbox", "retry"], PLAIN_SQL)],
+    "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], PLAIN_SQL)],
     "site": [Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))],
     # renders the report of the side with an address, then finds no SMTP server there (exit 1): the report stack and the mail builder
     "send": [Run(lambda w: ["send", "g1", "--smtp", "127.0.0.1:1", "--sender", "referee@example.org"], (*ORM, *TEMPLATES, "rich"), exit_code=1, prepare=_give_an_address)],
@@ -243,3 +252,35 @@ def test_the_light_store_refuses_what_the_orm_refuses(tmp_path: Path) -> None:
         store.open_database(tmp_path / "junk.db")
     with pytest.raises(store.StoreError, match="no database at"):
         store.open_database(tmp_path / "missing.db")
+
+
+def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Typer builds each registered command before it runs one; ``pbem`` builds
+    the one the command line names (the whole application for ``--help`` and for a
+    name it does not know, whose error lists the others)."""
+    from pbem import cli
+
+    built: list[str] = []
+    real = typer.main.get_command_from_info
+
+    def counting(command_info: typer.models.CommandInfo, **kwargs: object) -> object:
+        built.append(cli._name(command_info) or "")
+        return real(command_info, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(typer.main, "get_command_from_info", counting)
+    for argv, expected in [
+        (["sign", "--help"], ["sign"]),
+        (["--db", "sign", "game", "set", "--help"], ["set"]),
+        (["status", "--db", "x.db", "--help"], ["status"]),
+    ]:
+        built.clear()
+        monkeypatch.setattr(sys, "argv", ["pbem", *argv])
+        with pytest.raises(SystemExit):
+            cli.main()
+        assert built == expected, argv
+    built.clear()
+    monkeypatch.setattr(sys, "argv", ["pbem", "sgin"])
+    with pytest.raises(SystemExit):
+        cli.main()
+    assert len(built) == len(cli.app.registered_commands) + sum(len(g.typer_instance.registered_commands) for g in cli.app.registered_groups)  # type: ignore[union-attr]
+    assert "Did you mean 'sign'?" in capsys.readouterr().err

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,21 @@ from sqlalchemy import Engine
 from sqlmodel import select
 
 from pbem import archive, audit, keys, pipeline, sshsig, store
+from pbem.pg import PgDatabase
+from pbem.store import Database
 from pbem.transaction import FORCE_GENERIC, Conflict, transaction
 
 RUNNERS = ["sqlite-driver", "sqlalchemy"]
+
+
+@dataclass
+class Desk:
+    """What a test plays on: ``db`` is what the pipeline is handed (the runner
+    under test), ``orm`` the SQLAlchemy engine that reads the rows back."""
+
+    db: Database
+    orm: Engine
+    signers: dict[str, keys.PrivateKey]
 
 
 def _engine(db: Path | str, runner: str) -> Engine:
@@ -29,39 +42,47 @@ def _engine(db: Path | str, runner: str) -> Engine:
     return engine.execution_options(**{FORCE_GENERIC: True}) if runner == "sqlalchemy" else engine
 
 
-def _play_desk(tmp_path: Path, database: Path | str, runner: str) -> Iterator[tuple[Engine, dict[str, keys.PrivateKey]]]:
-    """Keys for both sides and game g1 (Farrapos) on ``database``, through ``runner``."""
+def _play_desk(tmp_path: Path, database: Path | str, runner: str) -> Iterator[Desk]:
+    """Keys for both sides and game g1 (Farrapos) on ``database``, through ``runner``
+    (on PostgreSQL: ``psycopg``, what ``store.open_database`` gives the plain-SQL
+    commands, or ``sqlalchemy``, an engine's ``text()``)."""
     signers, public = {}, {}
     for side in ("republic", "empire"):
         private, pub = keys.generate_ed25519(side, tmp_path / "keys")
         signers[side] = keys.load_private_key(private)
         public[side] = pub.read_text(encoding="utf-8").strip()
-    engine = _engine(database, runner)
-    pipeline.new_game(engine, "g1", "farrapos", None, [], public)
-    yield engine, signers
-    engine.dispose()
+    orm = _engine(database, runner)
+    pipeline.new_game(orm, "g1", "farrapos", None, [], public)
+    db: Database = store.open_database(database) if runner == "psycopg" else orm
+    if runner == "psycopg":
+        assert isinstance(db, PgDatabase)
+    yield Desk(db, orm, signers)
+    db.dispose()
+    orm.dispose()
 
 
-@pytest.fixture(params=[*RUNNERS, pytest.param("postgresql", marks=pytest.mark.postgres)])
-def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Engine, dict[str, keys.PrivateKey]]]:
-    """Every runner: both SQLite ones, and PostgreSQL (see tests/pg_server.py)."""
-    database = request.getfixturevalue("postgres_url") if request.param == "postgresql" else tmp_path / "referee.db"
+@pytest.fixture(
+    params=[*RUNNERS, pytest.param("psycopg", marks=pytest.mark.postgres), pytest.param("postgresql-sqlalchemy", marks=pytest.mark.postgres)]
+)
+def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk]:
+    """Every runner: both SQLite ones, and both PostgreSQL ones (see tests/pg_server.py)."""
+    database = request.getfixturevalue("postgres_url") if request.param in ("psycopg", "postgresql-sqlalchemy") else tmp_path / "referee.db"
     yield from _play_desk(tmp_path, database, request.param)
 
 
 @pytest.fixture(params=RUNNERS)
-def sqlite_desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Engine, dict[str, keys.PrivateKey]]]:
+def sqlite_desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk]:
     yield from _play_desk(tmp_path, tmp_path / "referee.db", request.param)
 
 
-def _signed_turn(engine: Engine, signers: dict[str, keys.PrivateKey], seed: int = 0) -> tuple[bytes, str]:
+def _signed_turn(engine: Database, signers: dict[str, keys.PrivateKey], seed: int = 0) -> tuple[bytes, str]:
     (side,) = pipeline.status(engine, "g1").awaiting
     message = pipeline.next_turn_file(engine, "g1", side, bot="random", seed=seed).encode("utf-8")
     return message, sshsig.sign(message, signers[side])
 
 
-def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(desk) -> None:
-    engine, signers = desk
+def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(desk: Desk) -> None:
+    engine, signers = desk.db, desk.signers
     for turn in range(1, 7):
         message, signature = _signed_turn(engine, signers, seed=turn)
         side = pipeline.check(engine, message, signature).side
@@ -73,7 +94,7 @@ def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(de
         with pytest.raises(pipeline.Refused, match="already resolved in resolution"):
             pipeline.submit(engine, message, signature)  # a replay, recorded as a refusal
 
-    with store.reading(engine) as session:
+    with store.reading(desk.orm) as session:
         game = store.get_game(session, "g1")
         assert (game.current_k, game.next_k) == (6, 7)
         subs = session.exec(select(store.Submission).order_by(store.Submission.id)).all()
@@ -88,11 +109,11 @@ def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(de
     assert summary.resolutions == 6 and summary.files == 6
 
 
-def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk, tmp_path: Path) -> None:
+def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk: Desk, tmp_path: Path) -> None:
     """The raw column values on SQLite: a status by its enum name, SQLAlchemy's
     timestamp text, booleans as 0/1; the same as the rows `pbem new` wrote through
     the ORM."""
-    engine, signers = sqlite_desk
+    engine, signers = sqlite_desk.db, sqlite_desk.signers
     pipeline.submit(engine, *_signed_turn(engine, signers))
     pipeline.resolve_next(engine, "g1")
     with pytest.raises(pipeline.Refused):
@@ -112,25 +133,25 @@ def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk, tmp_path: Path
         con.close()
 
 
-def test_a_second_resolution_with_the_same_number_is_a_conflict_and_writes_nothing(desk) -> None:
-    engine, signers = desk
+def test_a_second_resolution_with_the_same_number_is_a_conflict_and_writes_nothing(desk: Desk) -> None:
+    engine, signers = desk.db, desk.signers
     pipeline.submit(engine, *_signed_turn(engine, signers))
     pipeline.resolve_next(engine, "g1")
-    with store.reading(engine) as session:
+    with store.reading(desk.orm) as session:
         before = store.active_resolutions(session, "g1")[0]
     duplicate = store.NewResolution("g1", 1, "again", "{}", "x", "y", "[]", "00", "[]", None)
     with pytest.raises(Conflict):
         with transaction(engine) as tx:
             store.add_refusal(tx, None, None, None, b"written inside the failed transaction", None, "test", "test")
             store.add_resolution(tx, duplicate, [], [])
-    with store.reading(engine) as session:
+    with store.reading(desk.orm) as session:
         assert [r.label for r in store.all_resolutions(session, "g1")] == [before.label]
         assert session.exec(select(store.Refusal)).all() == []  # rolled back with it
         assert store.get_game(session, "g1").state_hash == before.state_hash
 
 
-def test_an_unknown_game_is_named_with_the_games_here(desk) -> None:
-    engine, _signers = desk
+def test_an_unknown_game_is_named_with_the_games_here(desk: Desk) -> None:
+    engine = desk.db
     with pytest.raises(LookupError, match=r"no game 'nope' \(games: g1\)"):
         pipeline.resolve_next(engine, "nope")
     with pytest.raises(pipeline.Refused) as refused:
@@ -154,3 +175,15 @@ def test_check_reads_without_waiting_for_a_writer(runner: str, new_farrapos) -> 
         holder.execute("ROLLBACK")
         holder.close()
         engine.dispose()
+
+
+def test_statements_are_rewritten_once_for_psycopg() -> None:
+    """pbem.pg: the named parameters of the plain SQL in psycopg's form; casts and
+    a literal ``%`` survive; SQLAlchemy's driver suffix is dropped for libpq."""
+    from pbem import pg
+
+    sql = "SELECT position::text FROM game WHERE id = :game AND label LIKE '50%' AND k >= :k_1"
+    assert pg.pyformat(sql) == "SELECT position::text FROM game WHERE id = %(game)s AND label LIKE '50%%' AND k >= %(k_1)s"
+    assert pg.pyformat(sql) is pg.pyformat(sql)
+    assert pg.libpq_url("postgresql+psycopg://u@/db?host=/tmp/x") == "postgresql://u@/db?host=/tmp/x"
+    assert [pg.is_postgres_url(u) for u in ("postgresql://h/db", "postgres://h/db", "postgresql+psycopg://h/db", "sqlite:///x.db", "mysql://h/db")] == [True, True, True, False, False]

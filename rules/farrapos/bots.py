@@ -27,10 +27,6 @@ from pbem.rules.farrapos.victory_points import count_vp
 BOTS = ("random", "greedy")
 
 
-def _origins(view: View, side: str) -> list[str]:
-    return [c for c in view.board.cities if mu_in(view, side, c)]
-
-
 def _checked(position: Position, side: str, orders: list[Order]) -> str:
     text = "\n".join(str(o) for o in orders) + ("\n" if orders else "")
     parsed = Orders(tuple(OrderLine(i + 1, str(o), parse_order(str(o))) for i, o in enumerate(orders)))
@@ -127,7 +123,7 @@ def _distance_to_enemy(view: View, foe: str) -> dict[str, int]:
 def greedy_orders(position: Position, side: str, rng: random.Random) -> str:
     view = View(position)
     foe = enemy(side)
-    origins = _origins(view, side)
+    origins = view.cities_with_mu(side)
     orders: list[Order] = []
     work = clone(position)
     best: tuple[float, float, Order] | None = None

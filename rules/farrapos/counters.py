@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 DATA = Path(__file__).with_name("data")
@@ -63,7 +63,16 @@ class CounterSheet:
         return tuple(c for c in self.counters.values() if c.side == side)
 
     def arriving(self, side: str, phase: int) -> tuple[Counter, ...]:
-        return tuple(c for c in self.of_side(side) if c.arrival == phase and phase > FIRST_PHASE)
+        return self._by_arrival.get((side, phase), ()) if phase > FIRST_PHASE else ()
+
+    @cached_property
+    def _by_arrival(self) -> dict[tuple[str, int], tuple[Counter, ...]]:
+        """The counters of each side and phase of arrival, in sheet order (worked
+        out once per sheet: each resolution asks a few times)."""
+        groups: dict[tuple[str, int], list[Counter]] = {}
+        for c in self.counters.values():
+            groups.setdefault((c.side, c.arrival), []).append(c)
+        return {key: tuple(group) for key, group in groups.items()}
 
 
 def _factors(data: dict) -> Factors:

@@ -13,7 +13,7 @@ up to 2 MU between held ports.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pbem.rules.base import IllegalOrderError, Orders, Problem
 from pbem.rules.suggest import did_you_mean
@@ -30,7 +30,7 @@ from pbem.rules.farrapos.orders import (
     Place,
     StandingLosses,
 )
-from pbem.rules.farrapos.position import Position, View, clone, enemy, sort_units
+from pbem.rules.farrapos.position import Position, View, enemy, sort_units, working_copy
 
 CARRY_LIMIT = 2
 
@@ -41,7 +41,7 @@ def _list(items: Sequence[str]) -> str:
 
 # --- what may act, and where -----------------------------------------------------
 def mu_in(view: View, side: str, city: str) -> list[str]:
-    return [u for u in view.units_in(city) if view.side_of(u) == side]
+    return view.mu_of(side, city)
 
 
 def attack_targets(view: View, side: str, origin: str) -> list[str]:
@@ -172,9 +172,10 @@ def _unknown(kind: str, name: str, legal_what: str, legal: Sequence[str]) -> Ill
     return IllegalOrderError(f"unknown {kind} {name!r}; {legal_what}: {_list(list(legal))}{did_you_mean(name, legal)}")
 
 
-def _city_known(view: View, city: str, legal_what: str, legal: Sequence[str]) -> None:
+def _city_known(view: View, city: str, legal_what: str, legal: Callable[[], Sequence[str]]) -> None:
+    """``legal`` lists the names to suggest: worked out only for an unknown city."""
     if city not in view.board.cities:
-        raise _unknown("city", city, legal_what, legal)
+        raise _unknown("city", city, legal_what, legal())
 
 
 def _units_known(view: View, side: str, units: Sequence[str], origin: str) -> None:
@@ -196,23 +197,23 @@ def check_names(view: View, side: str, order: object) -> None:
     if isinstance(order, (Attack, Invade, Move)):
         if MILITIA in order.units:
             _units_known(view, side, order.units, order.origin if order.origin in view.board.cities else "")
-        origins = _held_origins(view, side)
-        _city_known(view, order.origin, f"the {name} has MU in", origins)
-        if order.origin not in origins:
+        _city_known(view, order.origin, f"the {name} has MU in", lambda: view.cities_with_mu(side))
+        if not mu_in(view, side, order.origin):
+            origins = view.cities_with_mu(side)
             raise IllegalOrderError(f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}")
         _units_known(view, side, order.units, order.origin)
         if isinstance(order, Attack):
-            _city_known(view, order.target, f"from {order.origin} the {name} can attack", attack_targets(view, side, order.origin))
+            _city_known(view, order.target, f"from {order.origin} the {name} can attack", lambda: attack_targets(view, side, order.origin))
             for unit in (*order.losses, *(order.occupy or ())):
                 if unit not in view.sheet.counters:
                     raise _unknown("MU", unit, "the attackers are", order.units)
         elif isinstance(order, Invade):
-            _city_known(view, order.target, f"from {order.origin} the {name} can invade", invasion_targets(view, side, order.origin))
+            _city_known(view, order.target, f"from {order.origin} the {name} can invade", lambda: invasion_targets(view, side, order.origin))
         else:
-            reach = sorted(move_destinations(view, side, order.origin, order.units))
+            reach = lambda: sorted(move_destinations(view, side, order.origin, order.units))  # noqa: E731
             _city_known(view, order.destination, f"from {order.origin} {_list(list(order.units))} can move to", reach)
     elif isinstance(order, Carry):
-        ports = held_ports(view, side)
+        ports = lambda: held_ports(view, side)  # noqa: E731
         _city_known(view, order.origin, f"the port cities the {name} holds are", ports)
         _city_known(view, order.destination, f"the port cities the {name} holds are", ports)
         _units_known(view, side, order.units, order.origin)
@@ -221,17 +222,17 @@ def check_names(view: View, side: str, order: object) -> None:
         for unit in order.units:
             if unit not in view.sheet.counters:
                 raise _unknown("MU", unit, "the MU arriving this turn are", arrivals)
-        _city_known(view, order.city, "new MU may set up in", placement_cities(view, side))
+        _city_known(view, order.city, "new MU may set up in", lambda: placement_cities(view, side))
     elif isinstance(order, DeployMilitia):
-        _city_known(view, order.city, "a Militia may deploy in", militia_cities(view, side))
+        _city_known(view, order.city, "a Militia may deploy in", lambda: militia_cities(view, side))
     elif isinstance(order, StandingLosses):
-        own = [u for city in view.board.cities for u in mu_in(view, side, city)] + [MILITIA]
         for unit in order.losses:
             if unit != MILITIA and unit not in view.sheet.counters:
+                own = [u for city in view.board.cities for u in mu_in(view, side, city)] + [MILITIA]
                 raise _unknown("MU", unit, f"the {name} MU on the board (and militia) are", own)
         if order.city is not None:
             held = view.held_cities(side)
-            _city_known(view, order.city, f"the {name} holds", held)
+            _city_known(view, order.city, f"the {name} holds", lambda: held)
             if order.city not in held:
                 raise IllegalOrderError(
                     f"the {name} does not hold {order.city}, so it has no defence there to order; "
@@ -255,14 +256,10 @@ def _check_units(view: View, side: str, units: Sequence[str], origin: str, used:
         raise IllegalOrderError(f"a MU is listed twice in {_list(list(units))}")
 
 
-def _held_origins(view: View, side: str) -> list[str]:
-    return [c for c in view.board.cities if mu_in(view, side, c)]
-
-
 def _require_mu_in(view: View, side: str, origin: str) -> None:
     """An attack or invasion starts from a city where the side has MU."""
     if not mu_in(view, side, origin):
-        raise IllegalOrderError(f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(_held_origins(view, side))}")
+        raise IllegalOrderError(f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(view.cities_with_mu(side))}")
 
 
 def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:
@@ -347,26 +344,36 @@ def apply_movement(work: Position, units: Sequence[str], origin: str, destinatio
 
 def validate_orders(position: Position, side: str, orders: Orders) -> list[Problem]:
     """Every problem with ``side``'s orders in ``position`` (empty: legal)."""
-    view = View(position)
-    due = view.due_side()
+    start = View(position)
+    due = start.due_side()
     if due != side:
         now = "the game is over" if due is None else f"it is the {SIDE_NAMES[due]}'s turn"
         return [Problem(0, f"the {SIDE_NAMES.get(side, side)} has no turn now: {now}")]
     problems: list[Problem] = []
-    work = clone(position)
-    start = View(position)
+    # the position after the carries and moves checked so far, copied at the first
+    # of them, and one View of it per change (issue 14: a View per line and per check)
+    work = position
+    now = start
+
+    def move(units: Sequence[str], origin: str, destination: str) -> None:
+        nonlocal work, now
+        if work is position:
+            work = working_copy(position)
+        apply_movement(work, units, origin, destination, side)
+        now = View(work)
+
     carried: list[str] = []
     # carry first: it happens before the action
     for line in orders:
         if isinstance(line.order, Carry):
             try:
-                check_names(View(work), side, line.order)
-                check_carry(View(work), side, line.order, carried)
+                check_names(now, side, line.order)
+                check_carry(now, side, line.order, carried)
             except IllegalOrderError as err:
                 problems.append(Problem(line.line, str(err)))
                 continue
             carried.extend(line.order.units)
-            apply_movement(work, line.order.units, line.order.origin, line.order.destination, side)
+            move(line.order.units, line.order.origin, line.order.destination)
     action_kind: tuple[type, str] | None = None
     used: set[str] = set()
     battle_places: list[str] = []
@@ -387,7 +394,6 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
             )
             continue
         action_kind = action_kind or (kind, line.text)
-        now = View(work)
         try:
             check_names(now, side, order)
             if isinstance(order, Attack):
@@ -399,21 +405,27 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
         except IllegalOrderError as err:
             problems.append(Problem(line.line, str(err)))
             continue
-        if isinstance(order, (Invade, Move)):
-            destination = order.target if isinstance(order, Invade) else order.destination
-            apply_movement(work, order.units, order.origin, destination, side)
         if isinstance(order, Attack):
             battle_places, battle_militia = battle_may_leave(now, side, order)
+        if isinstance(order, (Invade, Move)):
+            move(order.units, order.origin, order.target if isinstance(order, Invade) else order.destination)
         if isinstance(order, (Attack, Invade, Move)):
             used.update(order.units)
-    after = View(work)
-    arrivals = start.arrivals_now(side)
+    after = now
+    # what each kind of step needs is worked out only for a turn that orders one
+    arrivals: list[str] = []
+    owned: list[str] = []
+    if any(isinstance(line.order, Place) for line in orders):
+        arrivals = start.arrivals_now(side)
+        placeable = set(placement_cities(after, side))  # once, not once per city (issue 14: it made every check quadratic)
+        owned = [c for c in after.board.cities if c in placeable or c in battle_places]
     placed: set[str] = set()
-    militia_left = start.militia_available(side)
-    militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
-    militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
-    placeable = set(placement_cities(after, side))  # once, not once per city (issue 14: it made every check quadratic)
-    owned = [c for c in after.board.cities if c in placeable or c in battle_places]
+    militia_left = 0
+    militia_allowed: list[str] = []
+    if any(isinstance(line.order, DeployMilitia) for line in orders):
+        militia_left = start.militia_available(side)
+        militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
+        militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
     deployed: set[str] = set()
     for line in orders:
         order = line.order

@@ -10,6 +10,7 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 
 from __future__ import annotations
 
+from functools import cached_property, lru_cache
 from typing import Any
 
 from pbem.rules.base import Ruleset
@@ -26,6 +27,21 @@ def clone(value: Any) -> Any:
     return Ruleset.copy_position(value)
 
 
+def working_copy(position: Position) -> Position:
+    """A copy of ``position`` for a resolution (or a check) to change.  What the
+    engine changes in place is copied: each city, the standing loss orders, the
+    Militia lost; every other value is shared, because the engine only ever
+    replaces it (``work["reduced"] = ...``), so ``position`` is left as it was.  A
+    deep copy of the whole position was a third of a resolution (issue 14)."""
+    work = dict(position)
+    work["cities"] = {city: {**data, "units": list(data["units"])} for city, data in position["cities"].items()}
+    if "standing" in position:
+        work["standing"] = {side: dict(orders) for side, orders in position["standing"].items()}
+    if "militia_lost" in position:
+        work["militia_lost"] = dict(position["militia_lost"])
+    return work
+
+
 def enemy(side: str) -> str:
     return "empire" if side == "republic" else "republic"
 
@@ -34,6 +50,7 @@ def empty_cities(board: Board) -> dict[str, dict[str, Any]]:
     return {c: {"owner": None, "units": [], "militia": 0} for c in board.cities}
 
 
+@lru_cache(maxsize=1024)  # the counter sheet's ids: sorting the units of a battle's steps asked for each many times
 def unit_sort_key(unit: str) -> tuple[str, int]:
     kind, _, number = unit.partition("-")
     return (kind, int(number) if number.isdigit() else 0)
@@ -44,18 +61,34 @@ def sort_units(units: list[str]) -> list[str]:
 
 
 class View:
-    """Read-only questions about one position (built per call, never stored)."""
+    """Read-only questions about one position, as it stands when the View is made.
+
+    What a question works out over the whole board (who holds each city, each
+    side's cities and MU, where each MU is) is worked out once per View, on first
+    asking: a position changed afterwards must be read through a new View (issue
+    14: a resolution built about 14 Views and asked for each city hundreds of
+    times)."""
 
     def __init__(self, position: Position, board: Board | None = None, sheet: CounterSheet | None = None):
         self.position = position
+        self.cities: dict[str, dict[str, Any]] = position["cities"]
         self.board = board or load_board()
         self.sheet = sheet or counter_sheet(position)
-        self.location: dict[str, str] = {}
-        for city, data in position["cities"].items():
-            for unit in data["units"]:
-                self.location[unit] = city
         self.reduced = set(position.get("reduced", ()))
         self.eliminated = set(position.get("eliminated", ()))
+        self._owned: dict[str, list[str]] = {}
+        self._held: dict[str, list[str]] = {}
+        self._mu: dict[tuple[str, str], list[str]] = {}
+
+    @cached_property
+    def location(self) -> dict[str, str]:
+        """The city of each MU on the board."""
+        return {unit: city for city, data in self.cities.items() for unit in data["units"]}
+
+    @cached_property
+    def _controllers(self) -> dict[str, str | None]:
+        # occupied(), inline: a call per city cost more than the rest of the View
+        return {c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()}
 
     @property
     def phase(self) -> int:
@@ -69,30 +102,43 @@ class View:
     def options(self) -> tuple[str, ...]:
         return tuple(self.position.get("options", ()))
 
-    def city(self, city: str) -> dict[str, Any]:
-        return self.position["cities"][city]
-
     def owner(self, city: str) -> str | None:
-        return self.city(city)["owner"]
+        return self.cities[city]["owner"]
 
     def units_in(self, city: str) -> list[str]:
-        return list(self.city(city)["units"])
+        return list(self.cities[city]["units"])
 
     def militia_in(self, city: str) -> int:
-        return int(self.city(city)["militia"])
+        return int(self.cities[city]["militia"])
 
     def occupied(self, city: str) -> bool:
-        return bool(self.city(city)["units"]) or self.militia_in(city) > 0
+        return bool(self.cities[city]["units"]) or self.militia_in(city) > 0
 
     def controller(self, city: str) -> str | None:
         """The side holding ``city`` (its owner, while it has a MU or Militia)."""
-        return self.owner(city) if self.occupied(city) else None
+        return self._controllers[city]
 
     def held_cities(self, side: str) -> list[str]:
-        return [c for c in self.board.cities if self.controller(c) == side]
+        if side not in self._held:
+            self._held[side] = [c for c in self.board.cities if self._controllers[c] == side]
+        return list(self._held[side])
 
     def owned_cities(self, side: str) -> list[str]:
-        return [c for c in self.board.cities if self.owner(c) == side]
+        if side not in self._owned:
+            self._owned[side] = [c for c in self.board.cities if self.cities[c]["owner"] == side]
+        return list(self._owned[side])
+
+    def mu_of(self, side: str, city: str) -> list[str]:
+        """``side``'s MU in ``city``, in the city's order."""
+        key = (side, city)
+        if key not in self._mu:
+            counters = self.sheet.counters
+            self._mu[key] = [u for u in self.cities[city]["units"] if counters[u].side == side]
+        return list(self._mu[key])
+
+    def cities_with_mu(self, side: str) -> list[str]:
+        """The cities where ``side`` has MU, in board order."""
+        return [c for c in self.board.cities if self.mu_of(side, c)]
 
     def side_of(self, unit: str) -> str:
         return self.sheet.counters[unit].side

@@ -116,6 +116,9 @@ class Farrapos(Ruleset):
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
         return resolve_turn(position, orders, dice)
 
+    def resolve_validated(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
+        return resolve_turn(position, orders, dice, validated=True)
+
     def order_template(self, position: Position, side: str) -> str:
         view = View(position)
         out = [f"# Farrapos - {label(view.phase, view.turn)} - orders of the {SIDE_NAMES.get(side, side)}"]

@@ -16,7 +16,7 @@ from pbem.rules.farrapos.battle import fight
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.legal import apply_movement, placement_cities, validate_orders
 from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
-from pbem.rules.farrapos.position import Position, View, clone, sort_units
+from pbem.rules.farrapos.position import Position, View, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
 from pbem.rules.farrapos.victory_points import breakdown
@@ -76,17 +76,20 @@ def _leave_note(work: Position, origin: str, side: str, view: View) -> list[Even
     ]
 
 
-def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice: Dice) -> Resolution:
+def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice: Dice, validated: bool = False) -> Resolution:
+    """The due side's turn.  Its orders are validated first and refused with
+    :class:`IllegalOrderError`, unless ``validated`` says the caller has just
+    validated them against this very position (``Farrapos.resolve_validated``:
+    the referee's ``process`` and the audit; issue 14, it was half an audit)."""
     start = View(position)
     side = start.due_side()
     if side is None:
         raise IllegalOrderError("the game is over: no turn to resolve")
     orders = orders_by_side.get(side, NO_ORDERS)
-    problems = validate_orders(position, side, orders)
-    if problems:
+    if not validated and (problems := validate_orders(position, side, orders)):
         raise IllegalOrderError(f"orders of the {SIDE_NAMES[side]} refused: " + "; ".join(map(str, problems)))
     phase, turn = start.phase, start.turn
-    work = clone(position)
+    work = working_copy(position)
     events: list[Event] = []
     board = start.board
 

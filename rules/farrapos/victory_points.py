@@ -45,9 +45,9 @@ def breakdown(view: View, side: str) -> VpBreakdown:
     board = view.board
     held = set(view.held_cities(side))
     cities = sum(board.cities[c].vp for c in held)
-    colours = tuple(g.id for g in board.colours.values() if g.cities and set(g.cities) <= held)
+    colours = tuple(g.id for g in board.colours.values() if g.cities and held.issuperset(g.cities))
     colour_bonus = sum(board.colours[g].bonus for g in colours)
-    ports = bool(board.ports) and set(board.ports) <= held
+    ports = bool(board.ports) and held.issuperset(board.ports)
     return VpBreakdown(side, cities, colours, colour_bonus, ports, board.port_bonus if ports else 0)
 
 
