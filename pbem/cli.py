@@ -30,7 +30,6 @@ from pbem.cli_values import conventional_help, convert_plainly
 
 if TYPE_CHECKING:
     import click
-    from sqlalchemy import Engine
 
     from pbem import pipeline
     from pbem.store import Database
@@ -179,13 +178,6 @@ def domain_problems(exc: BaseException) -> list[str] | None:
     if isinstance(exc, OSError):
         return [f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")]
     return None
-
-
-def engine() -> "Engine":
-    """The store through SQLAlchemy (the commands that use the ORM)."""
-    from pbem import store
-
-    return store.open_engine(_state["db"], create=False)
 
 
 def database() -> "Database":
@@ -702,7 +694,7 @@ def ingest(
     server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
     with refusals():
         try:
-            db = engine()
+            db = database()
             with BatchProgress("ingest") as bar:
                 summary = mailroom.run_ingest(db, directory=dir, maildir=maildir, mbox=mbox, outbox=outbox, sender=sender, progress=bar if not quiet else None)
         except IngestError as exc:
@@ -849,7 +841,7 @@ def tick(
     options = _referee_options(dir, maildir, mbox, imap, imap_password_file, smtp, sender, starttls, ssl_on, smtp_user, smtp_password_file, backoff, jobs)
     with refusals():
         try:
-            report = referee.tick(engine(), options, _log_line)
+            report = referee.tick(database(), options, _log_line)
         except referee.PassError as exc:
             fail(str(exc))
     made = sum(1 for o in report.resolutions if o.resolved is not None)
@@ -884,7 +876,7 @@ def serve(
     options = _referee_options(dir, maildir, mbox, imap, imap_password_file, smtp, sender, starttls, ssl_on, smtp_user, smtp_password_file, backoff, jobs)
     with refusals():
         try:
-            referee.serve(engine(), options, every, _log_line)
+            referee.serve(database(), options, every, _log_line)
         except referee.PassError as exc:
             fail(str(exc))
 

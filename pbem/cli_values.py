@@ -4,7 +4,7 @@ The Typer this project runs on converts every parameter's value through a
 pydantic ``TypeAdapter``; importing pydantic and building the adapters costs
 about 0.2 CPU seconds, more than the rest of ``pbem sign``'s start-up together
 (docs/performance.md, "Start-up").  pbem's parameters are all plain: ``str``,
-``int``, ``bool``, ``Path``, ``Optional`` of those and ``list`` of those.  This
+``int``, ``float``, ``bool``, ``Path``, ``Optional`` of those and ``list`` of those.  This
 module gives each such parameter a converter of its own before Typer asks for
 one, so pydantic is never imported; a parameter of any other type keeps Typer's
 own conversion.  Errors read as Typer's do (exit status 2, the parameter named).
@@ -27,7 +27,7 @@ try:  # Typer's parameter conversion (typer/_coercion.py); absent from other rel
 except ImportError:  # pragma: no cover - another Typer: its own conversion stays
     RuntimeParam = None  # type: ignore[assignment,misc]
 
-PLAIN = (str, int, bool, Path)
+PLAIN = (str, int, float, bool, Path)
 
 
 def _plain(annotation: Any) -> tuple[type, bool] | None:
@@ -48,7 +48,7 @@ def _plain(annotation: Any) -> tuple[type, bool] | None:
 
 
 def _convert(kind: type, value: Any, param: Any, ctx: Any) -> Any:
-    if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+    if isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool)):
         converted = value
     elif kind is str:
         converted = str(value)
@@ -59,6 +59,11 @@ def _convert(kind: type, value: Any, param: Any, ctx: Any) -> Any:
             converted = int(str(value).strip(), 10)
         except ValueError:
             raise typer.BadParameter(f"{value!r} is not a valid integer.", ctx=ctx, param=param) from None
+    elif kind is float:
+        try:
+            converted = float(str(value).strip())
+        except ValueError:
+            raise typer.BadParameter(f"{value!r} is not a valid float.", ctx=ctx, param=param) from None
     elif kind is bool:
         text = str(value).strip().lower()
         if text not in ("1", "0", "true", "false", "yes", "no", "on", "off", "y", "n", "t", "f"):
@@ -67,7 +72,7 @@ def _convert(kind: type, value: Any, param: Any, ctx: Any) -> Any:
     else:  # pragma: no cover - _plain admits nothing else
         raise TypeError(kind)
     low, high = getattr(param, "min", None), getattr(param, "max", None)
-    if kind is int and ((low is not None and converted < low) or (high is not None and converted > high)):
+    if kind in (int, float) and ((low is not None and converted < low) or (high is not None and converted > high)):
         bounds = f"{low}<=x<={high}" if low is not None and high is not None else (f"x>={low}" if low is not None else f"x<={high}")
         raise typer.BadParameter(f"{converted} is not in the range {bounds}.", ctx=ctx, param=param)
     return converted

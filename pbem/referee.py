@@ -26,12 +26,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING, Any
 
 from pbem import deadlines, pipeline, store
 from pbem.mail import outbox
+
+if TYPE_CHECKING:
+    from pbem.store import Database
 
 Log = Callable[[str], None]
 
@@ -50,7 +51,7 @@ class Options:
     sender: str = "referee@pbem.invalid"
     backoff: float = outbox.BACKOFF
     jobs: int = 1
-    db: str | None = None  # for --jobs workers, which open their own engine
+    db: str | None = None  # for --jobs workers, which open the database themselves
 
 
 @dataclass
@@ -66,7 +67,7 @@ def _never() -> bool:
     return False
 
 
-def intake(engine: Engine, options: Options, log: Log, stop: Callable[[], bool] = _never) -> int:
+def intake(engine: Database, options: Options, log: Log, stop: Callable[[], bool] = _never) -> int:
     from pbem.mail import room
     from pbem.mail.imap import ImapError
     from pbem.mail.readers import IngestError
@@ -98,7 +99,7 @@ def _log_summary(summary: Any, log: Log) -> int:
     return done
 
 
-def resolve(engine: Engine, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never) -> list[pipeline.ProcessOutcome]:
+def resolve(engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never) -> list[pipeline.ProcessOutcome]:
     games = pipeline.pending_games(engine)
     if options.jobs <= 1 or len(games) < 2:
         outcomes = []
@@ -110,19 +111,19 @@ def resolve(engine: Engine, options: Options, now: datetime, log: Log, stop: Cal
     return _resolve_in_workers(options, games, now, log)
 
 
-_worker_engine: Engine | None = None
+_worker_database: Database | None = None
 
 
 def _worker_init(db: str | None) -> None:
-    global _worker_engine
+    global _worker_database
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_engine = store.open_engine(db, create=False)
+    _worker_database = store.open_database(db, checked=True)  # the parent's pass opened it: its schema is checked
 
 
 def _worker_resolve(game_id: str, now: datetime) -> tuple[pipeline.ProcessOutcome | None, list[str]]:
-    assert _worker_engine is not None
+    assert _worker_database is not None
     lines: list[str] = []
-    outcomes = deadlines.resolution_step(_worker_engine, now, lines.append, [game_id])
+    outcomes = deadlines.resolution_step(_worker_database, now, lines.append, [game_id])
     return (outcomes[0] if outcomes else None), lines
 
 
@@ -142,7 +143,7 @@ def _resolve_in_workers(options: Options, games: list[str], now: datetime, log: 
     return outcomes
 
 
-def deliver(engine: Engine, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never) -> outbox.Delivery | None:
+def deliver(engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never) -> outbox.Delivery | None:
     if options.smtp is None:
         return None
     result = outbox.deliver(engine, options.smtp, options.sender, now, options.backoff, log, stop)
@@ -153,7 +154,7 @@ def deliver(engine: Engine, options: Options, now: datetime, log: Log, stop: Cal
     return result
 
 
-def tick(engine: Engine, options: Options, log: Log = lambda _line: None, stop: Callable[[], bool] = _never, now: datetime | None = None) -> PassReport:
+def tick(engine: Database, options: Options, log: Log = lambda _line: None, stop: Callable[[], bool] = _never, now: datetime | None = None) -> PassReport:
     """One pass (module docstring).  Raises :class:`PassError` when the intake
     source cannot be read (nothing else is done then) or the SMTP login is refused."""
     report = PassReport()
@@ -183,7 +184,7 @@ class _Stopper:
         self.signal_name = signal.Signals(signum).name
 
 
-def serve(engine: Engine, options: Options, every: float, log: Log, passes: int | None = None) -> int:
+def serve(engine: Database, options: Options, every: float, log: Log, passes: int | None = None) -> int:
     """Passes every ``every`` seconds until SIGTERM or SIGINT (or ``passes``
     passes); the current step finishes first.  Returns how many passes ran.
     A pass that fails is logged and the next one tries again, except the first:

@@ -112,14 +112,14 @@ RUNS: dict[str, list[Run] | str] = {
         Run(lambda w: ["report", "g1", "--format", "audit", "-o", str(w / "audit.html")], (*ORM, "rich")),
     ],
     # the mail room (issue 12 reworks it) answers through the ORM and the mail builder: only its exit is checked
-    "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ())],
+    "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ORM)],
     "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
     "table": [Run(lambda w: ["table", "farrapos", "battle-table"], (*NO_DATABASE, "cryptography"))],
     "games": [Run(lambda w: ["games", "--json"], PLAIN_SQL)],
     # a notice is built by the mail builder (pbem.mail.build), which imports the report stack
     "player": [Run(lambda w: ["player", "g1", "republic", "--email", "rep@example.org"], (*ORM, "rich"))],
     # tick and serve go through the ORM and the mail room (issue 12) by design: only their exit is checked
-    "tick": [Run(lambda w: ["tick", "--dir", str(w / "inbox")], ())],
+    "tick": [Run(lambda w: ["tick", "--dir", str(w / "inbox")], PLAIN_SQL)],
     "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
     "outbox": [Run(lambda w: ["outbox", "--json"], PLAIN_SQL), Run(lambda w: ["outbox", "retry"], PLAIN_SQL)],
     "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], PLAIN_SQL)],
@@ -284,3 +284,12 @@ def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch,
         cli.main()
     assert len(built) == len(cli.app.registered_commands) + sum(len(g.typer_instance.registered_commands) for g in cli.app.registered_groups)  # type: ignore[union-attr]
     assert "Did you mean 'sign'?" in capsys.readouterr().err
+
+
+def test_a_float_option_is_converted_and_refused_without_pydantic(tmp_path: Path) -> None:
+    """``tick --backoff`` is a float: converted by pbem.cli_values too (Typer's own
+    conversion imported pydantic), and a bad value refused the way Typer words it."""
+    (tmp_path / "inbox").mkdir()
+    result, modules = imports_of(["tick", "--dir", str(tmp_path / "inbox"), "--backoff", "abc"], tmp_path, tmp_path / "none.db")
+    assert result.returncode == 2 and "Invalid value for '--backoff': 'abc' is not a valid float." in result.stderr
+    assert offending(modules, ("pydantic",)) == []

@@ -34,9 +34,12 @@ import re
 from collections.abc import Sequence
 from email.message import EmailMessage
 
+from typing import TYPE_CHECKING
+
 from pbem.mail.intake import header_line
-from pbem.report import ReportData, close_up, environment, render_html, render_text, svg_to_png, turn_file_name
-from pbem.rules import mapdraw
+
+if TYPE_CHECKING:
+    from pbem.report import ReportData
 
 MESSAGE_ID_DOMAIN = "pbem.invalid"
 MAP_WIDTH_PX = 1300  # the whole map: at most this wide, else at its own size (counters readable at 100%)
@@ -76,6 +79,9 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     """One side's report as a message ready for SMTP (see the module docstring for
     its shape).  ``thread_root_id`` ``None`` means the default root, this side's
     report ``k0``."""
+    from pbem.report import close_up, render_html, render_text, svg_to_png, turn_file_name  # the report stack, only when a report is mailed
+    from pbem.rules import mapdraw
+
     announced = [r for r in data.rollbacks if r.awaits]
     message_id = report_message_id(data.game_id, data.k, data.side, f".rollback-{max(announced[-1].discarded)}" if announced else "")
     root = thread_root_id or _default_root(data)
@@ -192,6 +198,8 @@ def receipt_email(
         msg["References"] = f"{refs} {original_id}".strip() if refs else original_id
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Pbem-Verdict"] = verdict
+    from pbem.report import environment  # Jinja, only when a receipt is written
+
     body = environment().get_template("receipt.txt.j2").render(
         accepted=accepted,
         check_only=check_only,

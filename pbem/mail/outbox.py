@@ -33,7 +33,7 @@ from pbem.transaction import Tx, transaction
 if TYPE_CHECKING:  # the email package is imported when a message is built, not at start-up
     from email.message import EmailMessage
 
-    from sqlalchemy import Engine  # only in annotations: pbem check and submit never import SQLAlchemy (tests/test_startup.py)
+    from pbem.store import Database
 
 PENDING = "pending"
 SENT = "sent"
@@ -175,14 +175,14 @@ def _row(values: Sequence) -> Row:  # type: ignore[type-arg]
     return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)  # type: ignore[arg-type]
 
 
-def rows(engine: Engine, state: str | None = None) -> list[Row]:
+def rows(engine: Database, state: str | None = None) -> list[Row]:
     with transaction(engine, write=False) as tx:
         if state is None:
             return [_row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox ORDER BY id", {})]
         return [_row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox WHERE state = :state ORDER BY id", {"state": state})]
 
 
-def retry(engine: Engine, row_id: int | None = None) -> int:
+def retry(engine: Database, row_id: int | None = None) -> int:
     """Re-arm failed rows (all, or one): pending again and due now; pending rows
     are made due now too.  Returns how many rows were changed."""
     now = store.utcnow()
@@ -216,7 +216,7 @@ def backoff_after(attempts: int, base: float = BACKOFF) -> timedelta:
     return timedelta(seconds=min(BACKOFF_CAP, base * (2 ** max(0, attempts - 1))))
 
 
-def due_rows(engine: Engine, now: datetime) -> list[Row]:
+def due_rows(engine: Database, now: datetime) -> list[Row]:
     with transaction(engine, write=False) as tx:
         return [
             _row(r)
@@ -224,7 +224,7 @@ def due_rows(engine: Engine, now: datetime) -> list[Row]:
         ]
 
 
-def _mark_sent(engine: Engine, row: Row, now: datetime, subject: str) -> None:
+def _mark_sent(engine: Database, row: Row, now: datetime, subject: str) -> None:
     with transaction(engine) as tx:
         tx.run(
             "UPDATE outbox SET state = :sent, sent = :now, attempts = attempts + 1, last_error = NULL, subject = :subject WHERE id = :id",
@@ -232,7 +232,7 @@ def _mark_sent(engine: Engine, row: Row, now: datetime, subject: str) -> None:
         )
 
 
-def _mark_refused(engine: Engine, row: Row, now: datetime, error: str, permanent: bool, base: float) -> None:
+def _mark_refused(engine: Database, row: Row, now: datetime, error: str, permanent: bool, base: float) -> None:
     attempts = row.attempts + 1
     with transaction(engine) as tx:
         tx.run(
@@ -248,7 +248,7 @@ def _mark_refused(engine: Engine, row: Row, now: datetime, error: str, permanent
         )
 
 
-def message_of(engine: Engine, row: Row, sender: str) -> "EmailMessage":
+def message_of(engine: Database, row: Row, sender: str) -> "EmailMessage":
     """The message a row stands for, From the referee's address: its stored bytes,
     or a report rendered from the store now (with the row's Message-ID)."""
     with transaction(engine, write=False) as tx:
@@ -292,7 +292,7 @@ class Server(Protocol):
 
 
 def deliver(
-    engine: Engine,
+    engine: Database,
     server: Server,
     sender: str,
     now: datetime | None = None,

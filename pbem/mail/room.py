@@ -26,7 +26,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem import pipeline, report_reads, reporting, store
+from pbem import pipeline, store
 from pbem.mail import build as email_build
 from pbem.mail import notices, outbox
 from pbem.mail import readers as ingest
@@ -35,8 +35,6 @@ from pbem.transaction import Conflict, Tx, transaction
 from pbem.rules import find_ruleset
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from pbem.mail.imap import ImapSource
     from pbem.store import Database
 
@@ -51,7 +49,7 @@ def _understood(checked: pipeline.Checked) -> tuple[str, ...]:
 class StoreLedger:
     """The loop's ledger and pipeline callables, kept in the store (module docstring)."""
 
-    engine: Engine
+    engine: Database
     reached: set[str] = field(default_factory=set)
     digest: str = ""
     sides: list[tuple[str, str]] = field(default_factory=list)  # (game, side) of accepted files of the current message
@@ -167,7 +165,7 @@ class StoreLedger:
 
 
 def run_ingest(
-    engine: Engine,
+    engine: Database,
     *,
     directory: Path | None = None,
     maildir: Path | None = None,
@@ -213,7 +211,7 @@ def run_ingest(
     return summary
 
 
-def run_imap_intake(engine: Engine, source: "ImapSource", sender: str = notices.PLACEHOLDER_SENDER, stop: Callable[[], bool] | None = None) -> ingest.IngestSummary:
+def run_imap_intake(engine: Database, source: "ImapSource", sender: str = notices.PLACEHOLDER_SENDER, stop: Callable[[], bool] | None = None) -> ingest.IngestSummary:
     """The intake step from an IMAP mailbox (pbem/mail/imap.py)."""
     from pbem.mail import imap
 
@@ -230,6 +228,8 @@ def run_imap_intake(engine: Engine, source: "ImapSource", sender: str = notices.
 def report_messages(db: Database, game_id: str, k: int | None, sender: str) -> list[EmailMessage]:
     """Each side's report of resolution ``k`` (default the latest) as an email, to
     the side's registered address; sides without one are skipped."""
+    from pbem import report_reads, reporting  # the report stack: not for a pass with nothing to mail
+
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         roster = {p.side: p.email for p in report_reads.players(tx, game_id)}
