@@ -496,6 +496,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rss", default="1000", help="game counts for the peak-RSS runs (default 1000; '' skips)")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script runs")
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=HERE / "work",
+        help="where the databases and reports are written (default bench/work, on the project's disk: this machine's /tmp costs ten times more CPU per file created, see docs/performance.md)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.games, args.worker_games, args.runs, args.rss = 1, 40, 2, ""
@@ -504,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     loads = [load_average()]
-    tmp = Path(tempfile.mkdtemp(prefix="pbem-bench-"))
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="pbem-bench-", dir=args.workdir))
     try:
         print("floor ...", flush=True)
         base = floor(tmp)
@@ -548,6 +555,7 @@ def main(argv: list[str] | None = None) -> int:
         met["postgres_never_fewer_with_more_workers"] = all(b["per_wall_s"] >= a["per_wall_s"] for a, b in zip(pg, pg[1:]))
     results = {
         "when": started,
+        "workdir": str(args.workdir),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(), "load_average": loads},
         "targets": TARGETS,
         "measured": measured,
