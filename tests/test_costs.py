@@ -438,3 +438,37 @@ def test_a_farrapos_resolution_copies_only_what_it_changes(monkeypatch: pytest.M
             militia_lost = militia_lost or result.position["militia_lost"] != position["militia_lost"]
             position = result.position
     assert militia_lost and {"Attack", "Move", "Invade", "StandingLosses"} <= seen, seen
+
+
+def test_a_farrapos_order_template_walks_the_path_lines_once_per_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order template lists a stack's moves once per MF among its MU, and each
+    listing walked the path lines from the stack's city again (and listed the
+    passable cities again): a third of a mid-game report.  Now the walk is made
+    once per city with the side's MU (``View.reach``)."""
+    from pbem.rules.farrapos.board import Board
+    from pbem.rules.farrapos.legal import mu_in
+    from pbem.rules.farrapos.position import View
+
+    walks = [0]
+    real = Board.distances_from
+
+    def counting(self: Board, *args: Any, **kwargs: Any) -> dict[str, int]:
+        walks[0] += 1
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Board, "distances_from", counting)
+    farrapos = find_ruleset("farrapos")
+    position = farrapos.setup(None, [])
+    checked = 0
+    for n in range(16):
+        side = farrapos.due(position)[0]
+        view = View(position)
+        stacks = [c for c in view.board.cities if mu_in(view, side, c)]
+        mf_levels = sum(len({view.factors(u).mf for u in mu_in(view, side, c)}) for c in stacks)
+        walks[0] = 0
+        template = farrapos.order_template(position, side)
+        assert walks[0] <= len(stacks), (walks[0], len(stacks), mf_levels)
+        checked += mf_levels > len(stacks) and "move " in template
+        orders = farrapos.parse_orders(farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n)))[0]
+        position = farrapos.resolve(position, {side: orders}, DiceStream(hashlib.sha256(f"template-{n}".encode()).digest())).position
+    assert checked  # stacks with several MF among their MU were listed

@@ -81,12 +81,11 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
     if not units:
         return []
     mf = min(view.factors(u).mf for u in units)
-    passable = [c for c in view.board.cities if view.controller(c) != enemy(side)]
-    dist = view.board.distances_from(origin, passable)
+    foe = enemy(side)
     return [
         c
-        for c, d in dist.items()
-        if 0 < d <= mf and not view.board.linked(origin, c) and view.controller(c) != enemy(side)
+        for c, d in view.reach(side, origin).items()
+        if 0 < d <= mf and not view.board.linked(origin, c) and view.controller(c) != foe
     ]
 
 

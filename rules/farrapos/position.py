@@ -79,6 +79,7 @@ class View:
         self._owned: dict[str, list[str]] = {}
         self._held: dict[str, list[str]] = {}
         self._mu: dict[tuple[str, str], list[str]] = {}
+        self._reach: dict[tuple[str, str], dict[str, int]] = {}
 
     @cached_property
     def location(self) -> dict[str, str]:
@@ -135,6 +136,18 @@ class View:
             counters = self.sheet.counters
             self._mu[key] = [u for u in self.cities[city]["units"] if counters[u].side == side]
         return list(self._mu[key])
+
+    def reach(self, side: str, origin: str) -> dict[str, int]:
+        """Path-line steps from ``origin`` to every city ``side``'s MU can reach
+        passing only through cities the enemy does not hold (the last city of a path
+        may be one); worked out once per View, side and origin: an order template
+        asks it once per MF of a stack.  Read-only: it is shared."""
+        key = (side, origin)
+        found = self._reach.get(key)
+        if found is None:
+            foe = enemy(side)
+            found = self._reach[key] = self.board.distances_from(origin, [c for c, holder in self._controllers.items() if holder != foe])
+        return found
 
     def cities_with_mu(self, side: str) -> list[str]:
         """The cities where ``side`` has MU, in board order."""
