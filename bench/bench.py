@@ -296,10 +296,10 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
         ("pbem submit FILE", "store", [*on_db, "submit", str(folder / "turn.txt")], fresh_db),
         ("pbem process --all", "store", [*on_db, "process", "--all", "-q"], fresh_db),
         ("pbem export GAME", "store", [*on_db, "export", "g2", "-o", str(folder / "out.json")], None),
-        ("pbem report GAME (HTML)", "store, ORM, reports", [*on_db, "report", "g2", "-o", str(folder / "r.html")], None),
-        ("pbem new GAME ...", "store, ORM", [*on_db, "new", "g3", "--rules", "farrapos", "--player", f"republic={folder / 'keys' / 'republic.pub'}", "--player", f"empire={folder / 'keys' / 'empire.pub'}"], fresh_db),
-        ("pbem rollback GAME --to 0", "store, ORM", [*on_db, "rollback", "g2", "--to", "0"], fresh_db),
-        ("pbem tick --dir INBOX (nothing to do)", "store, ORM", [*on_db, "tick", "--dir", str(folder / "inbox")], None),
+        ("pbem report GAME (HTML)", "store, reports", [*on_db, "report", "g2", "-o", str(folder / "r.html")], None),
+        ("pbem new GAME ...", "store", [*on_db, "new", "g3", "--rules", "farrapos", "--player", f"republic={folder / 'keys' / 'republic.pub'}", "--player", f"empire={folder / 'keys' / 'empire.pub'}"], fresh_db),
+        ("pbem rollback GAME --to 0", "store", [*on_db, "rollback", "g2", "--to", "0"], fresh_db),
+        ("pbem tick --dir INBOX (nothing to do)", "store", [*on_db, "tick", "--dir", str(folder / "inbox")], None),
     ]
     table.insert(4, ("pbem check FILE --position POSFILE", "no database", [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)], None))
     out: dict[str, Any] = {}

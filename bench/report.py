@@ -66,10 +66,10 @@ def tables(r: dict[str, Any]) -> str:
     met = r["met"]
     rows = [[TARGET_NAMES[k][0], TARGET_NAMES[k][1].format(fmt(r["targets"][k])), r["measured"][k], met.get(k)] for k in TARGET_NAMES]
     plain = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store"]
-    orm = [row["x_floor"] for row in r["commands"].values() if row["kind"].startswith("store, ORM")]
-    if plain and orm:
+    reports = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store, reports"]
+    if plain and reports:
         at = [k for k, _ in TARGET_NAMES.items()].index("store_command_x_floor") + 1
-        rows.insert(at, ["… of them, those on plain SQL (`status`, `orders`, `check`, `submit`, `process`, `export`) / those on the ORM (`new`, `rollback`, `report`)", "", f"{fmt(max(plain))} / {fmt(max(orm))}", ""])
+        rows.insert(at, ["… of them, the game's commands (`status`, `orders`, `check`, `submit`, `process`, `export`, `new`, `rollback`, `tick`) / the report (`report`)", "", f"{fmt(max(plain))} / {fmt(max(reports))}", ""])
     if "postgres_never_fewer_with_more_workers" in met:
         rows.append(["PostgreSQL: never fewer resolutions per wall s with more workers", "yes", "yes" if met["postgres_never_fewer_with_more_workers"] else "no", met["postgres_never_fewer_with_more_workers"]])
     out += table(["target", "wanted", "measured", ""], rows, right_from=1)
