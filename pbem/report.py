@@ -1,15 +1,16 @@
 """Turn reports: one per side per resolution, as HTML and as plain text.
 
-The report itself is written by :mod:`pbem.report_html` and
-:mod:`pbem.report_text` (Python: no template engine to import or compile in
-every process, issue 14); its stylesheet is ``templates/report.css``.  The other
-pages (the audit page, the site's index and dice pages, mail receipts) are Jinja
-templates in ``templates/``: HTML templates (``*.html.j2``) are autoescaped,
-text templates (``*.txt.j2``) are not.  In HTML every string from the game (side
-names, unit names, emails, order lines, event texts) is escaped; the one
-exception is the ruleset's map SVG, which the rules layer promises is
-well-formed XML with all its text escaped, so it is embedded as it is.  Plain
-text has no markup to inject into.
+The templates live in ``templates/`` (Jinja): the report is ``report.html.j2``
+and ``report.txt.j2``, with the parts every reader of one resolution sees alike
+in ``report_parts.html.j2`` and ``report_parts.txt.j2`` (rendered once per
+resolution, issue 14); the audit page, the site's pages and mail receipts are
+there too.  Compiled templates are kept between processes
+(:mod:`pbem.template_cache`).  HTML templates (``*.html.j2``) are autoescaped:
+every string from the game (side names, unit names, emails, order lines, event
+texts) is escaped; the one exception is the ruleset's map SVG, which the rules
+layer promises is well-formed XML with all its text escaped, so it is embedded
+as :class:`markupsafe.Markup`.  Text templates (``*.txt.j2``) are not escaped:
+plain text has no markup to inject into.
 
 The report is built from a :class:`ReportData` value the store fills in; this
 module never touches the database.
@@ -39,6 +40,7 @@ from pbem.rules import mapdraw
 
 if TYPE_CHECKING:
     import jinja2
+    from markupsafe import Markup
 
 TEMPLATE_DIR = Path(_templates_package.__file__).parent
 
@@ -187,9 +189,11 @@ def _file_word(text: str) -> str:
 _XML_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
 
 
-def _embeddable_svg(svg: str) -> str:
+def _embeddable_svg(svg: str) -> Markup:
     """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML)."""
-    return _XML_PROLOG.sub("", svg, count=1)
+    from markupsafe import Markup
+
+    return Markup(_XML_PROLOG.sub("", svg, count=1))
 
 
 def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int) -> str | None:
@@ -208,12 +212,16 @@ def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja environment over ``templates/``: autoescaping for ``*.html.j2``
-    (and any template string), none for ``*.txt.j2``; undefined names fail.
-    Imported on first use: the reports themselves need no Jinja."""
+    (and any template string), none for ``*.txt.j2``; undefined names fail;
+    compiled templates kept in the user's cache folder.  Jinja is imported on
+    first use: commands that write no page do not load it."""
     import jinja2
+
+    from pbem import template_cache
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        bytecode_cache=template_cache.bytecode_cache(),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html.j2", "html", "xml", "svg"),
             disabled_extensions=("txt.j2", "txt", "css"),
@@ -283,7 +291,7 @@ class MapLook:
     """What a report reads off its map: the close-up (``x y w h``, when the map
     names one and it is a close-up), the board group, why that area, the width."""
 
-    embedded: str  # the SVG as it goes inside the page ("" for no map)
+    embedded: Markup | str  # the SVG as it goes inside the page ("" for no map)
     focus: str | None
     board_id: str | None
     why: str
@@ -307,7 +315,8 @@ def map_look(svg: str) -> MapLook:
 class Shared:
     """What the reports of one resolution show alike whoever reads them (its
     events as blocks, its dice and their proof, the footer, the position file's
-    link), worked out once for all its readers' HTML and text reports (issue 14).
+    link), worked out and rendered (``report_parts.*.j2``) once for all its
+    readers' HTML and text reports (issue 14).
     A report of another resolution, or of other data, gets its own
     (:meth:`serves`)."""
 
@@ -348,7 +357,7 @@ class Shared:
         )
 
     def part(self, name: str, make: Callable[[], str]) -> str:
-        """A section every reader sees alike, written once."""
+        """A section every reader sees alike, rendered once."""
         text = self._parts.get(name)
         if text is None:
             text = self._parts[name] = make()
@@ -399,16 +408,46 @@ def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | 
     the inline SVG, and ``detail_cid`` the enlarged area of this resolution's
     action.  ``shared``: what the reports of this resolution show alike, when
     another reader's report was written from it (else worked out here)."""
-    from pbem import report_html
+    shared = _shared(data, shared)
+    parts = environment().get_template("report_parts.html.j2").module
 
-    return report_html.render(data, shared if shared is not None and shared.serves(data) else Shared(data), map_cid, detail_cid)
+    def link(filename: str) -> str | None:
+        return site_link(data, filename)
+
+    history = ""
+    if data.history:  # with no links, every side's list is alike
+        history = shared.part(f"html-history-{bool(data.side)}", lambda: parts.history(data, link)) if data.links == "none" else parts.history(data, link)
+    return environment().get_template("report.html.j2").render(
+        d=data,
+        emails=shared.emails,
+        map=shared.map_look(data.map_svg),
+        map_cid=map_cid,
+        detail_cid=detail_cid,
+        link=link,
+        downloads=shared.downloads(data),
+        events=shared.part("html-events", lambda: parts.events(shared.blocks, data.k)),
+        dice=shared.part("html-dice", lambda: parts.dice(data, shared.verify)),
+        history=history,
+        footer=shared.part("html-footer", lambda: parts.footer(data, link)),
+    )
 
 
 def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
-    from pbem import report_text
+    shared = _shared(data, shared)
+    parts = environment().get_template("report_parts.txt.j2").module
+    return environment().get_template("report.txt.j2").render(
+        d=data,
+        emails=shared.emails,
+        link=lambda filename: site_link(data, filename),
+        events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
+        dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+    )
 
-    return report_text.render(data, shared if shared is not None and shared.serves(data) else Shared(data))
+
+def _shared(data: ReportData, shared: Shared | None) -> Shared:
+    """``shared`` when it is of ``data``'s resolution, else what ``data`` shows alike."""
+    return shared if shared is not None and shared.serves(data) else Shared(data)
 
 
 def svg_to_png(svg: str, width: int = 1200) -> bytes:

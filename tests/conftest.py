@@ -7,7 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +28,17 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     (about 50 ms of CPU per process; docs/performance.md, "Start-up")."""
     for package in ("pbem", "rules", "templates"):
         compileall.compile_dir(str(ROOT / package), quiet=2)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def template_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Compiled templates (``pbem.template_cache``) go to a folder of the test
+    session, for this process and every process a test starts: never to the
+    developer's home."""
+    folder = tmp_path_factory.mktemp("template-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PBEM_CACHE_DIR", str(folder))
+        yield folder
 
 
 @dataclass

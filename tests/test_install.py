@@ -65,6 +65,10 @@ def test_wheel_ships_templates_and_rules_data(wheel: tuple[Path, str]) -> None:
 
     names = set(zipfile.ZipFile(wheel[0]).namelist())
     for required in (
+        "pbem/templates/report.html.j2",
+        "pbem/templates/report.txt.j2",
+        "pbem/templates/report_parts.html.j2",
+        "pbem/templates/report_parts.txt.j2",
         "pbem/templates/report.css",
         "pbem/templates/audit.html.j2",
         "pbem/rules/farrapos/data/board.toml",

@@ -2,8 +2,10 @@
 never time, and failed before the change it guards (see tests/test_costs.py for
 the store's side).
 
-- a resolution's reports are written without a template engine, and what every
-  side's report shows alike (events, dice and proof, footer, map) is written once;
+- what every side's report of a resolution shows alike (events, dice and proof,
+  footer, map) is rendered once (``templates/report_parts.*.j2``), and a
+  process loads the report's compiled templates from the user's cache instead
+  of compiling them (``pbem.template_cache``), never stale;
 - writing them resolves no path (each of six files resolved its whole path twice);
 - the Farrapos map draws its board, tracks and key once per board, not per map;
 - placing its labels samples only the path lines near each label;
@@ -13,15 +15,19 @@ the store's side).
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pbem import paths, pipeline, report_html, report_text, reporting, store
+import jinja2
+
+from pbem import paths, pipeline, report, reporting, store, template_cache
 from pbem.rules import find_ruleset
 from tests.test_crash import new_games, open_desk, queue_next_turns
 
@@ -41,8 +47,9 @@ def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, calls: dic
 def test_a_resolutions_reports_write_what_every_side_sees_alike_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each side's HTML and text report rendered its template whole: the events
     (with their battle tables and wrapped text), the dice and their proof, twice
-    over, through Jinja.  Now each is written once per resolution, and no path
-    is resolved (each of the six files resolved its whole path twice)."""
+    over.  Now each part is rendered once per resolution (a macro of
+    ``report_parts.*.j2``), and no path is resolved (each of the six files
+    resolved its whole path twice)."""
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
     for n in range(3):
@@ -50,19 +57,20 @@ def test_a_resolutions_reports_write_what_every_side_sees_alike_once(tmp_path: P
         assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
     desk.engine.dispose()
     calls: dict[str, int] = {}
-    for module in (report_html, report_text):
-        _counting(monkeypatch, module, "_events", calls)
-        _counting(monkeypatch, module, "_dice", calls)
-    _counting(monkeypatch, report_html, "_footer", calls)
+    real_macro = jinja2.runtime.Macro.__call__
+
+    def counted_macro(macro: jinja2.runtime.Macro, *args: Any, **kwargs: Any) -> Any:
+        if macro.name != "dice_line":  # within the events
+            calls[macro.name] = calls.get(macro.name, 0) + 1
+        return real_macro(macro, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.runtime.Macro, "__call__", counted_macro)
     _counting(monkeypatch, Path, "resolve", calls)
     folder = tmp_path / "reports"
     written = reporting.write_resolution_reports(store.open_database(desk.db), game, 3, folder)
     assert {p.suffix for p in written} == {".html", ".txt", ".json"} and len([p for p in written if p.suffix == ".html"]) == 2
-    assert calls == {
-        "report_html._events": 1, "report_html._dice": 1, "report_html._footer": 1,
-        "report_text._events": 1, "report_text._dice": 1,
-        "Path.resolve": 0,
-    }, calls
+    # once for both sides' HTML reports and once for their text reports
+    assert calls == {"events": 2, "dice": 2, "footer": 1, "history": 1, "Path.resolve": 0}, calls
 
 
 def test_writing_a_report_file_refuses_what_inside_refuses(tmp_path: Path) -> None:
@@ -143,3 +151,101 @@ def test_drawing_the_maps_imports_no_saxutils() -> None:
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def fresh_environment() -> Iterator[None]:
+    """The template environment made again after the test (it changed its folders)."""
+    yield
+    report.environment.cache_clear()
+
+
+def _compiles(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    calls: dict[str, int] = {}
+    _counting(monkeypatch, jinja2.Environment, "compile", calls)
+    return calls
+
+
+def test_an_edited_template_is_never_served_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
+    """A new process's environment over the same templates loads them from the
+    cache (no compile); after an edit, the cache's checksum no longer matches and
+    the edited template is what renders."""
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    for name in ("report.html.j2", "report_parts.html.j2", "report.css"):
+        (folder / name).write_bytes((report.TEMPLATE_DIR / name).read_bytes())
+    monkeypatch.setattr(report, "TEMPLATE_DIR", folder)
+    monkeypatch.setenv("PBEM_CACHE_DIR", str(tmp_path / "cache"))
+    calls = _compiles(monkeypatch)
+    data = _a_report()
+
+    def render() -> str:
+        report.environment.cache_clear()  # as in a new process
+        return report.render_html(data)
+
+    first = render()
+    assert calls["Environment.compile"] == 3  # the page, its parts, the stylesheet
+    assert render() == first and calls["Environment.compile"] == 3  # from the cache
+    page = folder / "report.html.j2"
+    page.write_text(page.read_text(encoding="utf-8").replace("<h2>Score</h2>", "<h2>Points</h2>"), encoding="utf-8")
+    assert render() == first.replace("<h2>Score</h2>", "<h2>Points</h2>")
+    assert calls["Environment.compile"] == 4
+
+
+def test_a_second_process_loads_the_reports_templates_from_the_cache(tmp_path: Path) -> None:
+    """The first process compiles the report's templates and stores them in the
+    per-user cache folder (made 0700); the next one compiles nothing."""
+    cache = tmp_path / "cache" / "templates"
+    script = (
+        "import jinja2\n"
+        "from pbem import report\n"
+        "from tests.test_report_costs import _a_report\n"
+        "real = jinja2.Environment.compile\n"
+        "calls = []\n"
+        "jinja2.Environment.compile = lambda self, *a, **k: calls.append(a) or real(self, *a, **k)\n"
+        "data = _a_report()\n"
+        "report.render_html(data); report.render_text(data)\n"
+        "print(len(calls))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+
+    def run() -> int:
+        env = {**os.environ, "PBEM_CACHE_DIR": str(cache)}
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=root, check=True)
+        return int(done.stdout)
+
+    assert run() == 5  # the HTML page, its parts, the stylesheet, the text page, its parts
+    assert cache.stat().st_mode & 0o777 == 0o700 and len(list(cache.iterdir())) == 5
+    assert run() == 0
+
+
+def test_a_cache_folder_that_cannot_be_used_means_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
+    """A cache folder that cannot be made, or that others can write into, is not
+    used: the report is rendered all the same."""
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for folder in (tmp_path / "file" / "cache", shared):
+        monkeypatch.setenv("PBEM_CACHE_DIR", str(folder))
+        assert template_cache.bytecode_cache() is None
+    monkeypatch.setenv("PBEM_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    report.environment.cache_clear()
+    assert "<h2>Score</h2>" in report.render_html(_a_report())
+
+
+def test_the_cache_folder_follows_the_users_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PBEM_CACHE_DIR", str(tmp_path / "x"))
+    assert template_cache.cache_folder() == tmp_path / "x"
+    monkeypatch.delenv("PBEM_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert template_cache.cache_folder() == tmp_path / "xdg" / "pbem" / "templates"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert template_cache.cache_folder() == tmp_path / "home" / ".cache" / "pbem" / "templates"
+
+
+def _a_report() -> report.ReportData:
+    from tests.test_report_data import report_data
+
+    return report_data(side="republic", k=3)
