@@ -490,7 +490,13 @@ def memory(tmp: Path, sizes: list[int]) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4, help="whole games played per ruleset and scenario (default 4)")
+    parser.add_argument("--games", type=int, default=4, help="whole games played per Furor Barbarus scenario (default 4)")
+    parser.add_argument(
+        "--farrapos-games",
+        type=int,
+        default=16,
+        help="whole Farrapos games (default 16: a Farrapos game is short and has two or three mid-game battles; 4 games gave 7 to 10, too few for a rate)",
+    )
     parser.add_argument("--worker-games", type=int, default=1000, help="ready games for process --all --jobs N (default 1000, as the issue measured)")
     parser.add_argument("--runs", type=int, default=5, help="runs of each whole command (default 5), and of each worker count (3)")
     parser.add_argument("--rss", default="1000", help="game counts for the peak-RSS runs (default 1000; '' skips)")
@@ -504,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.quick:
-        args.games, args.worker_games, args.runs, args.rss = 1, 40, 2, ""
+        args.games, args.farrapos_games, args.worker_games, args.runs, args.rss = 1, 1, 40, 2, ""
     for package in ("pbem", "rules", "templates"):  # every process reads compiled modules, as an installed pbem does
         compileall.compile_dir(str(ROOT / package), quiet=2)
 
@@ -520,8 +526,9 @@ def main(argv: list[str] | None = None) -> int:
         for rules, scenario in GAMES:
             name = scenario or rules
             print(f"whole games: {name} ...", flush=True)
-            costs, archives = play_whole_games(tmp, rules, scenario, args.games)
-            resolutions[name] = {"rules": rules, "games": args.games, **summarise(costs)}
+            games = args.farrapos_games if rules == "farrapos" else args.games
+            costs, archives = play_whole_games(tmp, rules, scenario, games)
+            resolutions[name] = {"rules": rules, "games": games, **summarise(costs)}
             audits[name] = audit_rate(archives)
             loads.append(load_average())
         fb_costs = [resolutions[s or r] for r, s in GAMES if r == "furor-barbarus"]
