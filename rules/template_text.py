@@ -25,7 +25,32 @@ def fit_comments(text: str, width: int = TEMPLATE_WIDTH) -> str:
         if len(line) <= width or match is None:
             out.append(line)
             continue
-        lead = match.group(1)
-        out.extend(textwrap.wrap(match.group(2), width=width, initial_indent=lead, subsequent_indent=lead + "  ",
-                                 break_long_words=False, break_on_hyphens=False))
+        lead, words = match.group(1), match.group(2)
+        if _PLAIN_WORDS.fullmatch(words):
+            out.extend(_wrap_words(words.split(" "), width, lead, lead + "  "))
+        else:
+            out.extend(textwrap.wrap(words, width=width, initial_indent=lead, subsequent_indent=lead + "  ",
+                                     break_long_words=False, break_on_hyphens=False))
     return "\n".join(out)
+
+
+_PLAIN_WORDS = re.compile(r"[^\s]+(?: [^\s]+)*")
+"""Words between single spaces: what an order template's comment lines hold."""
+
+
+def _wrap_words(words: list[str], width: int, first: str, rest: str) -> list[str]:
+    """``textwrap.wrap`` of words between single spaces (``break_long_words`` and
+    ``break_on_hyphens`` off), greedily, without its general machinery: a wrapped
+    template is a third of a Farrapos report's order template.  A word longer than
+    a line has a line of its own, as textwrap gives it."""
+    lines: list[str] = []
+    line, length = first + words[0], len(first) + len(words[0])
+    for word in words[1:]:
+        if length + 1 + len(word) <= width:
+            line += " " + word
+            length += 1 + len(word)
+        else:
+            lines.append(line)
+            line, length = rest + word, len(rest) + len(word)
+    lines.append(line)
+    return lines
