@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,12 +31,19 @@ def pbem(url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "pbem", "--db", url, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
-def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+def passes(url: str, cwd: Path) -> Callable[..., str]:
+    """``pbem ARGS`` on ``url`` that must succeed: its output."""
+
     def ok(*args: str) -> str:
-        r = pbem(postgres_url, tmp_path, *args)
+        r = pbem(url, cwd, *args)
         assert r.returncode == 0, (args, r.stderr)
         return r.stdout
 
+    return ok
+
+
+def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    ok = passes(postgres_url, tmp_path)
     ok("keygen", "rep", "--dir", "k")
     ok("keygen", "emp", "--dir", "k")
     ok("new", "g1", "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
@@ -137,11 +145,7 @@ def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url
     (:mod:`pbem.pg`), importing no SQLAlchemy, and a turn resolves through them."""
     from tests.test_startup import imports_of, offending
 
-    def ok(*args: str) -> str:
-        r = pbem(postgres_url, tmp_path, *args)
-        assert r.returncode == 0, (args, r.stderr)
-        return r.stdout
-
+    ok = passes(postgres_url, tmp_path)
     ok("keygen", "rep", "--dir", "k")
     ok("keygen", "emp", "--dir", "k")
     for game in ("g1", "g2"):
