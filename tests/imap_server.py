@@ -85,8 +85,9 @@ class Dovecot:
             client.logout()
 
 
-def _certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (made with ``cryptography``)."""
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (made with ``cryptography``):
+    the TLS of the test IMAP and SMTP servers."""
     import datetime
 
     from cryptography import x509
@@ -197,7 +198,7 @@ def _run_dovecot(tls: bool) -> Iterator[Dovecot]:
         shutil.chown(folder / "home", uid, gid)
     (folder / "users").write_text("".join(f"{u}:{{PLAIN}}{password(u)}::::::\n" for u in USERS))
     port, tls_port = free_port(), free_port()
-    cert, _key = _certificate(folder)
+    cert, _key = self_signed_certificate(folder)
     conf = folder / "dovecot.conf"
     conf.write_text(_config(folder, port, tls_port, login_user, internal_user, uid, gid, tls))
     proc = subprocess.Popen([binary, "-F", "-c", str(conf)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

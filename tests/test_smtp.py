@@ -3,10 +3,8 @@ loopback) receives each side's report, parsed back with the standard library."""
 
 from __future__ import annotations
 
-import datetime
 import email
 import email.policy
-import ipaddress
 import socket
 import ssl
 
@@ -17,6 +15,8 @@ from aiosmtpd.smtp import AuthResult
 from pbem.mail.build import report_email, thread_root_id
 from pbem.mail.smtp import SendError, send
 from test_report_data import report_data
+
+from tests.imap_server import self_signed_certificate
 
 REFEREE = "Referee <referee@pbem.example>"
 
@@ -107,35 +107,8 @@ def test_send_with_auth(tmp_path):
         controller.stop()
 
 
-def self_signed(tmp_path):
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
-    return cert_path, key_path
-
-
 def test_send_with_starttls_and_auth(tmp_path):
-    cert_path, key_path = self_signed(tmp_path)
+    cert_path, key_path = self_signed_certificate(tmp_path)
     server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_context.load_cert_chain(cert_path, key_path)
     collector = Collector()
