@@ -145,14 +145,8 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
         conn = handle.connection()
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables else None
-        version = row[0] if row else None
-        if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
-            handle.dispose()  # an older schema: SQLAlchemy upgrades it in place
-            from pbem.orm import open_engine
-
-            open_engine(db, create=False).dispose()
+        if _upgraded(db, handle, tables, row[0] if row else None):
             return open_database(db)
-        check_schema(tables, version)
     except sqlite3.DatabaseError as exc:
         handle.dispose()
         raise StoreError(f"cannot open database {url}: {exc}") from None
@@ -160,6 +154,20 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
         handle.dispose()
         raise
     return handle
+
+
+def _upgraded(db: str | os.PathLike[str], handle: SqliteFile | PgDatabase, tables: set[str], version: str | None) -> bool:
+    """Check the schema a database opened without SQLAlchemy holds; one of an older
+    version is upgraded in place by SQLAlchemy (``orm.open_engine``), the handle
+    closed first, and True says to open it again."""
+    if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
+        handle.dispose()
+        from pbem.orm import open_engine
+
+        open_engine(db, create=False).dispose()
+        return True
+    check_schema(tables, version)
+    return False
 
 
 def _open_postgres(db: str | os.PathLike[str], url: str, checked: bool) -> PgDatabase:
@@ -170,14 +178,8 @@ def _open_postgres(db: str | os.PathLike[str], url: str, checked: bool) -> PgDat
     if checked:
         return handle
     try:
-        tables, version = pg_schema(handle)
-        if version is not None and version.isdigit() and int(version) < SCHEMA_VERSION:
-            handle.dispose()
-            from pbem.orm import open_engine
-
-            open_engine(db, create=False).dispose()
+        if _upgraded(db, handle, *pg_schema(handle)):
             return _open_postgres(db, url, checked)
-        check_schema(tables, version)
     except StoreError:
         handle.dispose()
         raise
