@@ -55,11 +55,21 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from cryptography.hazmat.primitives.asymmetric import ed25519  # noqa: E402
-
-from pbem import archive, audit, keys, pipeline, report, reporting, sshsig, store  # noqa: E402
-from pbem.canonical import canonical_json  # noqa: E402
-from pbem.transaction import transaction  # noqa: E402
 from pbem.rules import find_ruleset  # noqa: E402
+
+from pbem import store
+from pbem.audit import archive
+from pbem.audit import verify as audit
+from pbem.referee import (
+    intake,
+    lifecycle,
+    resolve,  # noqa: E402
+)
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
+from pbem.store.transaction import transaction  # noqa: E402
+from pbem.turnfiles import keys, sshsig
+from pbem.turnfiles.canonical import canonical_json  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 import peak_rss as peak_rss_module  # noqa: E402
@@ -144,21 +154,21 @@ def play_whole_games(tmp: Path, rules: str, scenario: str | None, games: int, li
     try:
         for g in range(games):
             game_id = f"{info.id}-{g:03d}"
-            pipeline.new_game(orm_engine, game_id, rules, scenario, [], players.public)
+            lifecycle.new_game(orm_engine, game_id, rules, scenario, [], players.public)
             game_costs: list[tuple[int, bool, int, float, float]] = []
             for turn in range(limit):
-                st = pipeline.status(db, game_id)
+                st = lifecycle.status(db, game_id)
                 if st.over:
                     break
                 files = []
                 for side in st.awaiting:  # the players' work: not counted
                     bot = "greedy" if "greedy" in ruleset.bots() and (g + turn + len(side)) % 2 else "random"
-                    message = pipeline.next_turn_file(db, game_id, side, bot=bot, seed=g * 1000 + turn).encode("utf-8")
+                    message = lifecycle.next_turn_file(db, game_id, side, bot=bot, seed=g * 1000 + turn).encode("utf-8")
                     files.append((message, sshsig.sign(message, players.signers[side])))
                 start = cpu()
                 for message, signature in files:
-                    pipeline.submit(db, message, signature, source="bench")
-                outcome = pipeline.resolve_next(db, game_id, force_nmr=not files)
+                    intake.submit(db, message, signature, source="bench")
+                outcome = resolve.resolve_next(db, game_id, force_nmr=not files)
                 referee = cpu() - start
                 if outcome.resolved is None:
                     raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve ({outcome})")
@@ -255,14 +265,14 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     players = make_players(folder / "keys", ("republic", "empire"))
     db = folder / "referee.db"
     engine = store.open_engine(db)
-    pipeline.new_game(engine, "g1", "farrapos", None, [], players.public)
-    pipeline.new_game(engine, "g2", "farrapos", None, [], players.public)
-    message = pipeline.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
+    lifecycle.new_game(engine, "g1", "farrapos", None, [], players.public)
+    lifecycle.new_game(engine, "g2", "farrapos", None, [], players.public)
+    message = lifecycle.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
     (folder / "turn.txt").write_bytes(message)
     (folder / "turn.txt.sig").write_text(sshsig.sign(message, players.signers["republic"]), encoding="utf-8")
-    first = pipeline.next_turn_file(engine, "g2", "republic", bot="random").encode("utf-8")
-    pipeline.submit(engine, first, sshsig.sign(first, players.signers["republic"]))
-    pipeline.process(engine, ["g2"])
+    first = lifecycle.next_turn_file(engine, "g2", "republic", bot="random").encode("utf-8")
+    intake.submit(engine, first, sshsig.sign(first, players.signers["republic"]))
+    resolve.process(engine, ["g2"])
     archive.export(engine, "g2", folder / "g2.json")
     # the position file a player's report carries (what `check --position` reads)
     position = next(p for p in reporting.write_resolution_reports(engine, "g1", 0, folder / "opening") if p.name.endswith(".position.json"))
@@ -459,7 +469,7 @@ def floor(tmp: Path, repeat: int = 300) -> dict[str, float]:
     [game], _ = workload.create_games(engine, 1, workload.Players(players.signers, players.public), prefix="floor")
     files, _w, _s = workload.write_turns(engine, [game], workload.Players(players.signers, players.public))
     workload.submit_all(engine, files)
-    pipeline.resolve_next(engine, game)
+    resolve.resolve_next(engine, game)
     with transaction(engine, write=False) as tx:
         data_republic = reporting.report_data(tx, game, 1, "republic")
     render = timed(lambda: report.render_html(data_republic), max(repeat // 10, 20))

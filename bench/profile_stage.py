@@ -22,7 +22,10 @@ sys.path.insert(0, str(HERE))
 
 import workload  # noqa: E402
 
-from pbem import archive, audit, reporting, store  # noqa: E402
+from pbem import store  # noqa: E402
+from pbem.audit import archive
+from pbem.audit import verify as audit
+from pbem.reports import assemble as reporting
 
 
 def group(filename: str, name: str) -> str:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import keys, pipeline, reporting, sshsig
+from pbem.referee import intake, lifecycle, resolve
+from pbem.reports import assemble as reporting
+from pbem.turnfiles import keys, sshsig
 
 RULES = "farrapos"
 
@@ -36,7 +38,7 @@ def create_games(engine: Engine, count: int, players: Players, prefix: str = "g"
     for n in range(count):
         game_id = f"{prefix}{n:05d}"
         start = time.perf_counter()
-        pipeline.new_game(engine, game_id, RULES, None, [], players.public)
+        lifecycle.new_game(engine, game_id, RULES, None, [], players.public)
         times.append(time.perf_counter() - start)
         ids.append(game_id)
     return ids, times
@@ -55,9 +57,9 @@ def write_turns(engine: Engine, game_ids: list[str], players: Players, seed: int
     side's turn file, the player signs it.  (files, seconds writing, seconds signing)."""
     files, writing, signing = [], [], []
     for game_id in game_ids:
-        for side in pipeline.status(engine, game_id).awaiting:
+        for side in lifecycle.status(engine, game_id).awaiting:
             t0 = time.perf_counter()
-            message = pipeline.next_turn_file(engine, game_id, side, bot="random", seed=seed).encode("utf-8")
+            message = lifecycle.next_turn_file(engine, game_id, side, bot="random", seed=seed).encode("utf-8")
             t1 = time.perf_counter()
             signature = sshsig.sign(message, players.signers[side])
             t2 = time.perf_counter()
@@ -72,7 +74,7 @@ def submit_all(engine: Engine, files: list[TurnFile]) -> list[float]:
     times = []
     for f in files:
         start = time.perf_counter()
-        pipeline.submit(engine, f.message, f.signature, source="bench")
+        intake.submit(engine, f.message, f.signature, source="bench")
         times.append(time.perf_counter() - start)
     return times
 
@@ -82,7 +84,7 @@ def process_all(engine: Engine, reports: Path | None = None) -> tuple[int, list[
     resolution, seconds per resolution's reports, wall seconds in all)."""
     stamps: list[float] = []
     start = time.perf_counter()
-    outcomes = pipeline.process(engine, None, on_resolved=lambda _o: stamps.append(time.perf_counter()))
+    outcomes = resolve.process(engine, None, on_resolved=lambda _o: stamps.append(time.perf_counter()))
     per_resolution = [b - a for a, b in zip([start, *stamps], stamps)]
     rendering = []
     if reports is not None:
@@ -100,12 +102,12 @@ def play_whole_game(engine: Engine, game_id: str, players: Players, limit: int =
     """Bot against bot to the end (for the audit benchmark); resolutions made."""
     made = 0
     for _ in range(limit):
-        st = pipeline.status(engine, game_id)
+        st = lifecycle.status(engine, game_id)
         if st.over:
             break
         files, _w, _s = write_turns(engine, [game_id], players, seed=made)
         submit_all(engine, files)
-        outcome = pipeline.resolve_next(engine, game_id)
+        outcome = resolve.resolve_next(engine, game_id)
         if outcome.resolved is None:
             raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve")
         made += 1

@@ -25,8 +25,14 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import archive, audit, keys, pipeline, report, reporting, site, sshsig, store
+from pbem import store
+from pbem.audit import archive, site
+from pbem.audit import verify as audit
+from pbem.referee import intake, lifecycle, resolve
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
 from pbem.rules import find_ruleset
+from pbem.turnfiles import keys, sshsig
 
 DEMO_GAMES: tuple[tuple[str, str | None], ...] = (
     ("farrapos", None),
@@ -70,24 +76,24 @@ def play_game(
     folder = out / game_id
     keydir = out / "keys" / game_id
     signers, public = _demo_keys(keydir, info.sides)
-    pipeline.new_game(engine, game_id, rules_id, info.id, [], public, {side: f"{side}@example.org" for side in info.sides})
+    lifecycle.new_game(engine, game_id, rules_id, info.id, [], public, {side: f"{side}@example.org" for side in info.sides})
     turns = folder / "turns"
     turns.mkdir(parents=True, exist_ok=True)
     reporting.write_resolution_reports(engine, game_id, 0, folder)
     bot_of = {side: bots[i % len(bots)] for i, side in enumerate(info.sides)}
     for _ in range(MAX_RESOLUTIONS):
-        st = pipeline.status(engine, game_id)
+        st = lifecycle.status(engine, game_id)
         if st.over:
             break
         for side in st.awaiting:
-            text = pipeline.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
+            text = lifecycle.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
             message = text.encode("utf-8")
             signature = sshsig.sign(message, signers[side])
             path = turns / f"turn-{st.turn:03d}-{side}.txt"
             path.write_bytes(message)
             path.with_name(path.name + ".sig").write_text(signature, encoding="utf-8")
-            pipeline.submit(engine, message, signature, source=str(path.name))
-        outcome = pipeline.resolve_next(engine, game_id)
+            intake.submit(engine, message, signature, source=str(path.name))
+        outcome = resolve.resolve_next(engine, game_id)
         if outcome.resolved is None:
             raise RuntimeError(f"{game_id}: resolution {st.turn} did not resolve ({outcome.note or outcome.awaiting})")
         reporting.write_resolution_reports(engine, game_id, outcome.resolved, folder)
@@ -111,8 +117,9 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
     """The Farrapos demo game run by ``pbem tick`` with deadlines (module docstring)."""
     from datetime import timedelta
 
-    from pbem import deadlines, referee
     from pbem.mail import outbox
+    from pbem.referee import deadlines
+    from pbem.referee import service as referee
 
     ruleset = find_ruleset("farrapos")
     info = ruleset.scenario(None)
@@ -121,7 +128,7 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
     keydir = out / "keys" / game_id
     signers, public = _demo_keys(keydir, info.sides)
     clock = deadlines.Clock(deadline=48 * 3600, grace=12 * 3600, remind=6 * 3600)
-    pipeline.new_game(engine, game_id, "farrapos", info.id, [], public, {side: f"{side}@example.org" for side in info.sides}, clock=clock)
+    lifecycle.new_game(engine, game_id, "farrapos", info.id, [], public, {side: f"{side}@example.org" for side in info.sides}, clock=clock)
     drop = folder / "inbox"
     drop.mkdir(parents=True, exist_ok=True)
     log_lines: list[str] = []
@@ -131,21 +138,21 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
     late_side = "empire"
     written = 0
     for _ in range(MAX_RESOLUTIONS):
-        st = pipeline.status(engine, game_id)
+        st = lifecycle.status(engine, game_id)
         if st.over:
             break
         skip = late_side in st.awaiting
         for side in st.awaiting:
             if skip and side == late_side:
                 continue
-            text = pipeline.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
+            text = lifecycle.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
             message = text.encode("utf-8")
             path = drop / f"turn-{st.turn:03d}-{side}.txt"
             path.write_bytes(message)
             path.with_name(path.name + ".sig").write_text(sshsig.sign(message, signers[side]), encoding="utf-8")
         if skip:
             late_side = ""  # only once
-            from pbem.transaction import transaction
+            from pbem.store.transaction import transaction
 
             with transaction(engine, write=False) as tx:
                 start = deadlines.last_activity(tx, game_id)
@@ -153,7 +160,7 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
                 referee.tick(engine, options, lambda line, h=hours: log_lines.append(f"[+{h}h] {line}"), now=start + timedelta(hours=hours))
         else:
             referee.tick(engine, options, log_lines.append)
-        after = pipeline.status(engine, game_id)
+        after = lifecycle.status(engine, game_id)
         for k in range(st.turn, after.turn):
             reporting.write_resolution_reports(engine, game_id, k, folder)
             written += 1

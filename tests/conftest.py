@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pbem import keys
-from pbem.cli import app
+from pbem.cli.application import app
+from pbem.turnfiles import keys
 from tests.pg_server import postgres_server, postgres_url  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def template_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Compiled templates (``pbem.template_cache``) go to a folder of the test
+    """Compiled templates (``pbem.reports.template_cache``) go to a folder of the test
     session, for this process and every process a test starts: never to the
     developer's home."""
     folder = tmp_path_factory.mktemp("template-cache")

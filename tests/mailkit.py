@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 
-from pbem import keys, sshsig
+from pbem.turnfiles import keys, sshsig
 from tests.imap_server import free_port
 
 

@@ -8,8 +8,9 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
+
+from pbem.dice import DiceStream
 
 SHIPPED: tuple[tuple[str, str | None], ...] = (
     ("farrapos", None),

@@ -16,10 +16,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from pbem.report import RollLine, render_audit_page, render_html
 from pbem.rules.base import ScoreLine
 from test_report_data import EVIL, assert_svg_parses_with_viewbox, played_report, real_ruleset_report, report_data, svg_elements
+
+from pbem.reports.render import RollLine, render_audit_page, render_html
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from pbem.cli import app
+from pbem.cli.application import app
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
@@ -58,7 +58,7 @@ def test_the_programs_own_help_shows_metavars_and_the_version_option() -> None:
 
 
 def test_db_is_accepted_before_or_after_the_command(tmp_path: Path) -> None:
-    from pbem.cli import hoist_global_options
+    from pbem.cli.application import hoist_global_options
 
     missing = tmp_path / "none.db"
     before = CliRunner().invoke(app, ["--db", str(missing), "status", "g1"])

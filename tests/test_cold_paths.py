@@ -18,9 +18,16 @@ from typing import Any
 import pytest
 from sqlmodel import select
 
-from pbem import archive, audit, deadlines, games, keys, orm, pipeline, players, sshsig, store
-from pbem.store import Database
-from pbem.transaction import FORCE_GENERIC, transaction
+from pbem import store
+from pbem.audit import archive
+from pbem.audit import verify as audit
+from pbem.referee import deadlines, intake, lifecycle, players, resolve, verdict
+from pbem.referee import roster as games
+from pbem.store import orm
+from pbem.store.database import Database
+from pbem.store.sql import FORCE_GENERIC
+from pbem.store.transaction import transaction
+from pbem.turnfiles import keys, sshsig
 
 RUNNERS = ["sqlite-file", "sqlalchemy", pytest.param("postgresql", marks=pytest.mark.postgres)]
 HOUSE_TABLE = """columns = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11-15", "16-20", "21-25", "+25"]
@@ -66,18 +73,18 @@ def _session(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey]) 
     (tmp_path / "bt.toml").write_text(HOUSE_TABLE, encoding="utf-8")
     clock = deadlines.Clock(deadline=48 * 3600, grace=3600, remind=600)
     public = {side: _public(tmp_path, side) for side in ("republic", "empire")}
-    created = pipeline.new_game(db, "g1", "farrapos", None, [], public, {"republic": "rep@example.org", "empire": "emp@example.org"}, 64, {"battle-table": tmp_path / "bt.toml"}, clock)
+    created = lifecycle.new_game(db, "g1", "farrapos", None, [], public, {"republic": "rep@example.org", "empire": "emp@example.org"}, 64, {"battle-table": tmp_path / "bt.toml"}, clock)
     assert (created.id, created.current_k, created.next_k, created.chain_length) == ("g1", 0, 1, 64)
-    pipeline.new_game(db, "g2", "furor-barbarus", "soissons", [], {"gallo-romans": public["republic"], "franks": public["empire"]})
+    lifecycle.new_game(db, "g2", "furor-barbarus", "soissons", [], {"gallo-romans": public["republic"], "franks": public["empire"]})
     for turn in range(4):
-        (side,) = pipeline.status(db, "g1").awaiting
-        message = pipeline.next_turn_file(db, "g1", side, bot="random", seed=turn).encode("utf-8")
-        pipeline.submit(db, message, sshsig.sign(message, signers[side]))
+        (side,) = lifecycle.status(db, "g1").awaiting
+        message = lifecycle.next_turn_file(db, "g1", side, bot="random", seed=turn).encode("utf-8")
+        intake.submit(db, message, sshsig.sign(message, signers[side]))
         if turn < 3:
-            assert pipeline.resolve_next(db, "g1").resolved == turn + 1
-    chain = pipeline.extend_dice(db, "g1", 16)
+            assert resolve.resolve_next(db, "g1").resolved == turn + 1
+    chain = lifecycle.extend_dice(db, "g1", 16)
     assert (chain.first_k, chain.chain_length) == (64, 16)
-    record = pipeline.rollback(db, "g1", 1)
+    record = lifecycle.rollback(db, "g1", 1)
     assert (record.to_k, record.discarded) == (1, [2, 3])
     change = players.change_player(db, "g1", "empire", "new@example.org", _public(tmp_path, "newcomer"))
     assert change.from_k == 4 and change.set_aside == 0  # the file queued was the republic's, set aside by the rollback
@@ -86,7 +93,7 @@ def _session(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey]) 
 
 def test_a_session_on_every_runner_audits(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey]) -> None:
     _session(db, tmp_path, signers)
-    st = pipeline.status(db, "g1")
+    st = lifecycle.status(db, "g1")
     assert (st.turn, st.awaiting) == (4, ["empire"])
     summary = audit.audit_archive(archive.build_archive(db, "g1"))
     assert (summary.resolutions, summary.set_aside, summary.rollbacks) == (1, 2, 1)
@@ -137,26 +144,26 @@ def test_the_rows_are_those_the_orm_writes(tmp_path: Path, signers: dict[str, ke
 
 def test_refusals_say_what_is_wrong(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey]) -> None:
     public = {side: _public(tmp_path, side) for side in ("republic", "empire")}
-    pipeline.new_game(db, "g1", "farrapos", None, [], public)
-    with pytest.raises(pipeline.Refused, match="game 'g1' already exists"):
-        pipeline.new_game(db, "g1", "farrapos", None, [], public)
-    with pytest.raises(pipeline.Refused, match=r"game g1 is already at resolution 0; nothing to roll back"):
-        pipeline.rollback(db, "g1", 0)
-    with pytest.raises(pipeline.Refused, match=r"game g1 has no active resolution 3 \(active: 0\)"):
-        pipeline.rollback(db, "g1", 3)
+    lifecycle.new_game(db, "g1", "farrapos", None, [], public)
+    with pytest.raises(verdict.Refused, match="game 'g1' already exists"):
+        lifecycle.new_game(db, "g1", "farrapos", None, [], public)
+    with pytest.raises(verdict.Refused, match=r"game g1 is already at resolution 0; nothing to roll back"):
+        lifecycle.rollback(db, "g1", 0)
+    with pytest.raises(verdict.Refused, match=r"game g1 has no active resolution 3 \(active: 0\)"):
+        lifecycle.rollback(db, "g1", 3)
     with pytest.raises(LookupError, match="no game 'g9'"):
-        pipeline.extend_dice(db, "g9")
+        lifecycle.extend_dice(db, "g9")
     with pytest.raises(LookupError, match="no game 'g9'"):
-        pipeline.rollback(db, "g9", 0)
-    with pytest.raises(pipeline.Refused, match="no side 'rome' in game g1 \\(sides: empire, republic\\)"):
+        lifecycle.rollback(db, "g9", 0)
+    with pytest.raises(verdict.Refused, match="no side 'rome' in game g1 \\(sides: empire, republic\\)"):
         players.change_player(db, "g1", "rome", "a@example.org")
-    with pytest.raises(pipeline.Refused, match="nothing to change"):
+    with pytest.raises(verdict.Refused, match="nothing to change"):
         players.change_player(db, "g1", "empire", None, public["empire"])
     result = json.dumps({"kind": "win", "reason": "Republic totals 24 VP before 1845", "winner": "republic"})
     with transaction(db) as tx:
         tx.run("UPDATE game SET over = :over, result = :result WHERE id = 'g1'", {"over": True, "result": result})
-    with pytest.raises(pipeline.Refused, match=r"game g1 is over \(.*Republic.*\); its dice need no extension"):
-        pipeline.extend_dice(db, "g1")
+    with pytest.raises(verdict.Refused, match=r"game g1 is over \(.*Republic.*\); its dice need no extension"):
+        lifecycle.extend_dice(db, "g1")
     (line,) = games.list_games(db)
     assert "Republic" in games.outcome_text(line)
 
@@ -173,22 +180,22 @@ def test_a_failure_part_way_stores_nothing(db: Database, tmp_path: Path, signers
     def broken(*_args: object) -> None:
         raise RuntimeError("the outbox is full")
 
-    monkeypatch.setattr(pipeline.notices, "queue_reports", broken)
+    monkeypatch.setattr(resolve.notices, "queue_reports", broken)
     with pytest.raises(RuntimeError):
-        pipeline.new_game(db, "g1", "farrapos", None, [], public, emails, clock=deadlines.Clock(deadline=3600))
+        lifecycle.new_game(db, "g1", "farrapos", None, [], public, emails, clock=deadlines.Clock(deadline=3600))
     assert not any(_everything(db).values())
     monkeypatch.undo()
 
-    pipeline.new_game(db, "g1", "farrapos", None, [], public, emails)
+    lifecycle.new_game(db, "g1", "farrapos", None, [], public, emails)
     for turn in range(2):
-        (side,) = pipeline.status(db, "g1").awaiting
-        message = pipeline.next_turn_file(db, "g1", side, bot="random", seed=turn).encode("utf-8")
-        pipeline.submit(db, message, sshsig.sign(message, signers[side]))
-        pipeline.resolve_next(db, "g1")
+        (side,) = lifecycle.status(db, "g1").awaiting
+        message = lifecycle.next_turn_file(db, "g1", side, bot="random", seed=turn).encode("utf-8")
+        intake.submit(db, message, sshsig.sign(message, signers[side]))
+        resolve.resolve_next(db, "g1")
     before = _everything(db)
-    monkeypatch.setattr(pipeline.notices, "queue_rollback_notice", broken)
+    monkeypatch.setattr(lifecycle.notices, "queue_rollback_notice", broken)
     with pytest.raises(RuntimeError):
-        pipeline.rollback(db, "g1", 0)
+        lifecycle.rollback(db, "g1", 0)
     monkeypatch.setattr(players.notices, "queue_player_notice", broken)
     with pytest.raises(RuntimeError):
         players.change_player(db, "g1", "republic", "new@example.org", _public(tmp_path, "newcomer"))

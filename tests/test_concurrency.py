@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem import pipeline, sshsig, store, workers
+from pbem import store
+from pbem.referee import resolve, verdict, workers
+from pbem.turnfiles import sshsig
 from tests.test_crash import Desk, assert_sound, needs_ingest, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
 
 MADE = re.compile(r"^(\d+) resolution\(s\) made", re.MULTILINE)
@@ -88,7 +90,7 @@ def test_a_game_that_is_not_ready_costs_no_write_transaction(desk: Desk) -> None
     statements: list[str] = []
     db.connection().set_trace_callback(statements.append)
     try:
-        outcomes = pipeline.process(db, games)
+        outcomes = resolve.process(db, games)
     finally:
         db.dispose()
     assert [o.resolved for o in outcomes] == [None, 1, None]
@@ -119,13 +121,13 @@ def test_a_worker_reads_the_game_names_once_not_once_per_game(desk: Desk, monkey
     real = store.known_game_ids
     monkeypatch.setattr(store, "known_game_ids", lambda tx: reads.append(1) or real(tx))
     tasks: queue.Queue[tuple[int, str] | None] = queue.Queue()
-    results: queue.Queue[tuple[int, pipeline.ProcessOutcome]] = queue.Queue()
+    results: queue.Queue[tuple[int, resolve.ProcessOutcome]] = queue.Queue()
     for task in [*enumerate(games), None]:
         tasks.put(task)
     workers._work(str(desk.db), False, tasks, results)  # one worker, in this process
     assert sorted(results.get_nowait()[1].resolved for _ in games) == [1] * len(games)
     assert reads == []
-    with pytest.raises(pipeline.Refused, match="no game 'nope'"):
+    with pytest.raises(verdict.Refused, match="no game 'nope'"):
         workers.process(str(desk.db), [*games, "nope"], jobs=2)
     assert len(reads) == 1
 

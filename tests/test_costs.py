@@ -22,12 +22,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pbem import archive, pipeline, reporting, sshsig, store
-from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
-from pbem.transaction import transaction
-from pbem.turnfile import parse_turn_file, render_turn_file
+
+from pbem import store
+from pbem.audit import archive
+from pbem.dice import DiceStream
+from pbem.referee import resolve as resolving
+from pbem.referee import verdict
+from pbem.reports import assemble as reporting
+from pbem.store import records
+from pbem.store.transaction import transaction
+from pbem.turnfiles import sshsig
+from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
 from tests.test_crash import Desk, new_games, open_desk, queue_next_turns
 
 
@@ -41,7 +47,7 @@ def desk(tmp_path: Path) -> Desk:
 def play(desk: Desk, game_id: str, resolutions: int) -> None:
     for n in range(resolutions):
         queue_next_turns(desk, [game_id], seed=n)
-        assert pipeline.process(desk.engine, [game_id])[0].resolved == n + 1
+        assert resolving.process(desk.engine, [game_id])[0].resolved == n + 1
 
 
 def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -> None:
@@ -118,7 +124,7 @@ def test_orders_are_validated_once_at_submit_and_not_again_by_process(desk: Desk
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game])
     assert calls == {"ruleset": 1, "engine": 0}
-    assert pipeline.process(desk.engine, [game])[0].resolved == 1
+    assert resolving.process(desk.engine, [game])[0].resolved == 1
     assert calls == {"ruleset": 1, "engine": 0}
 
 
@@ -142,7 +148,7 @@ def test_the_audit_validates_each_farrapos_file_once(desk: Desk, monkeypatch: py
     """The audit validated every file and then replayed it through ``resolve``,
     which validated it again (44% of a Farrapos audit); now the replay trusts the
     audit's own check, which still refuses illegal orders (tests/test_hardening.py)."""
-    from pbem import audit
+    from pbem.audit import verify as audit
 
     [game] = new_games(desk, 1)
     play(desk, game, 4)
@@ -313,12 +319,12 @@ def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.M
             parsed.append(text)
             return real(text)
 
-    monkeypatch.setattr(store, "json", CountingJson)
-    monkeypatch.setattr(store, "_positions", {})  # none parsed yet in this process (another test may have played these very positions)
+    monkeypatch.setattr(records, "json", CountingJson)
+    monkeypatch.setattr(records, "_positions", {})  # none parsed yet in this process (another test may have played these very positions)
     for n in range(1, 4):
         parsed.clear()
         queue_next_turns(desk, [game], seed=n)
-        assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
+        assert resolving.process(desk.engine, [game])[0].resolved == n + 1
         assert len(parsed) == 1, len(parsed)
 
 
@@ -395,11 +401,11 @@ def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(desk:
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game])
     assert parsed[0] == 1
-    assert pipeline.process(desk.engine, [game])[0].resolved == 1
+    assert resolving.process(desk.engine, [game])[0].resolved == 1
     assert parsed[0] == 1
     queue_next_turns(desk, [game], seed=1)
-    monkeypatch.setattr(pipeline, "_orders_read", {})  # as if another process had queued it
-    assert pipeline.process(desk.engine, [game])[0].resolved == 2
+    monkeypatch.setattr(verdict, "_orders_read", {})  # as if another process had queued it
+    assert resolving.process(desk.engine, [game])[0].resolved == 2
     assert parsed[0] == 3
 
 

@@ -34,10 +34,14 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from pbem import archive, audit, keys, pipeline, sshsig, store
+from pbem import store
+from pbem.audit import archive
+from pbem.audit import verify as audit
+from pbem.referee import intake, lifecycle, resolve
+from pbem.turnfiles import keys, sshsig
 
 ROOT = Path(__file__).resolve().parent.parent
-FAULT = {pipeline.FAULT_ENV: "kill-mid-resolution"}
+FAULT = {resolve.FAULT_ENV: "kill-mid-resolution"}
 KILLED = -signal.SIGKILL
 
 
@@ -90,7 +94,7 @@ def open_desk(tmp: Path, url: str | None = None) -> Desk:
 def new_games(desk: Desk, count: int, prefix: str = "g") -> list[str]:
     ids = [f"{prefix}{i:04d}" for i in range(count)]
     for game_id in ids:
-        pipeline.new_game(desk.engine, game_id, "farrapos", None, [], desk.public)
+        lifecycle.new_game(desk.engine, game_id, "farrapos", None, [], desk.public)
     return ids
 
 
@@ -98,9 +102,9 @@ def signed_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> list[tu
     """(game, signed message, armored signature) for every side awaited in each game."""
     out = []
     for game_id in game_ids:
-        st = pipeline.status(desk.engine, game_id)
+        st = lifecycle.status(desk.engine, game_id)
         for side in [] if st.over else st.awaiting:
-            message = pipeline.next_turn_file(desk.engine, game_id, side, bot="random", seed=seed).encode("utf-8")
+            message = lifecycle.next_turn_file(desk.engine, game_id, side, bot="random", seed=seed).encode("utf-8")
             out.append((game_id, message, sshsig.sign(message, desk.signers[side])))
     return out
 
@@ -109,7 +113,7 @@ def queue_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> int:
     """Submit (through the library) a bot's signed turn file for every awaited side."""
     files = signed_next_turns(desk, game_ids, seed)
     for _game, message, signature in files:
-        pipeline.submit(desk.engine, message, signature, source="test")
+        intake.submit(desk.engine, message, signature, source="test")
         desk.queued.add(hashlib.sha256(message).hexdigest())
     return len(files)
 
@@ -127,7 +131,7 @@ def write_next_turns(desk: Desk, game_ids: list[str], folder: Path, seed: int = 
 
 
 def games_in_play(desk: Desk) -> list[str]:
-    return pipeline.pending_games(desk.engine)
+    return resolve.pending_games(desk.engine)
 
 
 # ------------------------------------------------------------------ checks
@@ -222,11 +226,11 @@ def test_process_killed_mid_resolution_keeps_the_last_good_state(desk: Desk) -> 
     turn file is still queued, and the next ``process`` makes resolution 1."""
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game])
-    before = pipeline.status(desk.engine, game)
+    before = lifecycle.status(desk.engine, game)
     r = desk.pbem("process", game, env=FAULT)
     assert r.returncode == KILLED, (r.returncode, r.stdout, r.stderr)
     assert assert_sound(desk, "the fault hook") == {game: 0}
-    after = pipeline.status(desk.engine, game)
+    after = lifecycle.status(desk.engine, game)
     assert (after.turn, after.queued, after.awaiting) == (before.turn, before.queued, before.awaiting) == (1, ["republic"], [])
     with Session(desk.engine) as session:
         assert store.get_game(session, game).state_hash == store.get_game(session, game).initial_state_hash
@@ -338,7 +342,7 @@ def _ingest_available() -> bool:
         import pbem.mail.readers  # noqa: F401
     except ImportError:
         return False
-    from pbem.cli import app
+    from pbem.cli.application import app
 
     return any((c.name or c.callback.__name__) == "ingest" for c in app.registered_commands if c.callback)
 
@@ -436,4 +440,4 @@ def test_one_game_that_cannot_resolve_does_not_stop_the_batch(desk: Desk) -> Non
     assert r.returncode == 1, r.stdout
     assert games[0] in r.stderr and "Traceback" not in r.stderr
     desk.reopen()
-    assert [pipeline.status(desk.engine, g).turn for g in games] == [1, 2, 2]
+    assert [lifecycle.status(desk.engine, g).turn for g in games] == [1, 2, 2]

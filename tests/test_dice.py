@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pbem.rules.dice import Roll
 
 from pbem import dice
-from pbem.dice_stats import chi_square, chi_square_p_value, face_counts
-from pbem.rules.dice import Roll
+from pbem.dice.stats import chi_square, chi_square_p_value, face_counts
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "dice-vectors.json").read_text(encoding="utf-8"))

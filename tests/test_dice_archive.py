@@ -8,8 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from pbem import archive, pipeline
-from pbem.cli import app
+from pbem.audit import archive
+from pbem.cli.application import app
+from pbem.referee import lifecycle, resolve
 from tests.test_crash import new_games, open_desk, queue_next_turns
 
 
@@ -19,8 +20,8 @@ def test_the_archive_gives_the_same_dice_history_as_the_database(tmp_path: Path)
         [game] = new_games(desk, 1)
         for n in range(6):
             queue_next_turns(desk, [game], seed=n)
-            assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
-        pipeline.rollback(desk.engine, game, 4)  # set-aside rolls are marked in both
+            assert resolve.process(desk.engine, [game])[0].resolved == n + 1
+        lifecycle.rollback(desk.engine, game, 4)  # set-aside rolls are marked in both
         archive.export(desk.engine, game, tmp_path / "g.json")
     finally:
         desk.engine.dispose()

@@ -7,10 +7,10 @@ import importlib
 import importlib.util
 import pkgutil
 
+import pbem.rules
 import pytest
 
 import pbem
-import pbem.rules
 
 
 def _modules() -> list[str]:

@@ -4,7 +4,6 @@ that has no direct link" with the city of origin along path lines within each MU
 MF, or take no action; one action per turn (documented)."""
 
 import pytest
-
 from pbem.rules import find_ruleset
 from pbem.rules.dice import ScriptedDice
 
@@ -124,9 +123,9 @@ def test_action_c_move_takes_one_city_beyond_the_direct_links_per_group():
 
 
 def test_action_c_legal_actions_never_move_into_a_directly_linked_city():
+    from pbem.rules.farrapos.board import load_board
     from pbem.rules.farrapos.legal import legal_actions
     from pbem.rules.farrapos.orders import Move
-    from pbem.rules.farrapos.board import load_board
 
     moves = [a for a in legal_actions(RULES.setup(None, []), "republic") if isinstance(a, Move)]
     assert moves and not [m for m in moves if load_board().linked(m.origin, m.destination)]

@@ -3,7 +3,6 @@ both players roll 1D6; the table gives each an index and the higher wins; only t
 die-1 row is printed, the others are derived as value(die 1) + die - 1."""
 
 import pytest
-
 from pbem.rules import find_ruleset
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.farrapos.battle import battle_index, column_value

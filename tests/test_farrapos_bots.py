@@ -5,7 +5,6 @@ seeded games."""
 import random
 
 import pytest
-
 from test_farrapos_random_games import RULES, play_game
 
 

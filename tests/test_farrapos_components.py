@@ -5,7 +5,6 @@ steps (full, reduced), MF, AF, DF, a setup city and an arrival phase."""
 from collections import Counter
 
 import pytest
-
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDES, load_counters, sheet_from_data
 

@@ -4,7 +4,6 @@ round-trip; errors name the line and say what would be legal."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from pbem.rules import find_ruleset
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos.board import load_board

@@ -9,12 +9,13 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
-from pbem.canonical import position_hash
-from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos.counters import load_counters
 from pbem.rules.farrapos.position import View
 from pbem.rules.farrapos.victory_points import count_vp
+
+from pbem.dice import DiceStream
+from pbem.turnfiles.canonical import position_hash
 
 RULES = find_ruleset("farrapos")
 SHEET = load_counters()

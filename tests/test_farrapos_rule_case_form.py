@@ -5,7 +5,6 @@ import doctest
 import importlib
 
 import pytest
-
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos.case_form import CaseFormError
 from pbem.rules.farrapos.setup import OPTIONS

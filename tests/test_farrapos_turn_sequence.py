@@ -4,7 +4,6 @@ set up and VP are computed at the end of each turn; in 1836 the Republic include
 MU in any city of his possession; one turn file per player turn."""
 
 import pytest
-
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS
 from pbem.rules.dice import ScriptedDice

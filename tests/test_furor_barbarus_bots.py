@@ -8,15 +8,14 @@ import json
 import random
 
 import pytest
-
-from pbem.canonical import position_hash
-from pbem.dice import DiceStream
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, morale_points
 from pbem.rules.furor_barbarus.bots import legal_attacks, legal_moves
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import check_move
 from pbem.rules.furor_barbarus.stacking import stack_is_legal
 
+from pbem.dice import DiceStream
+from pbem.turnfiles.canonical import position_hash
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, battlefield
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import apply_move

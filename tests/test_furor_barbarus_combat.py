@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.furor_barbarus.combat import (
-    COLUMNS, CombatResult, CombatResultsTable, CrtError, declare, odds_column, standard_crt, terrain_modifiers,
+    COLUMNS,
+    CombatResult,
+    CombatResultsTable,
+    CrtError,
+    declare,
+    odds_column,
+    standard_crt,
+    terrain_modifiers,
 )
 
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events

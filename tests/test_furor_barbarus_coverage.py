@@ -10,14 +10,13 @@ import hashlib
 import random
 
 import pytest
-
-from pbem.dice import DiceStream
 from pbem.rules.furor_barbarus.combat import allocate_steps, declare
 from pbem.rules.furor_barbarus.counters import UnitType
 from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
 from pbem.rules.furor_barbarus.morale import morale_value
 
+from pbem.dice import DiceStream
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, attack, battlefield, blank_map, dice, events, position
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.furor_barbarus.counters import CounterError, Mark, UnitType, counter_from_dict
 from pbem.rules.furor_barbarus.hexgrid import Hex, HexError, hex_distance, straight_line
 from pbem.rules.furor_barbarus.maps import MapDataError, map_from_dict
@@ -128,7 +127,8 @@ def test_2_counter_errors() -> None:
         counter_from_dict({"id": "x", "side": "a", "type": "chariot", "strength": 1})
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
 HEXES = st.builds(Hex, st.integers(1, 40), st.integers(1, 40))
 

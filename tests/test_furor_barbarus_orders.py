@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, Order
 
@@ -55,7 +54,8 @@ def test_problems_name_the_line_and_the_rule() -> None:
     assert [p.line for p in problems] == [2] and problems[0].message.endswith("(8)")
 
 
-from hypothesis import given, strategies as st  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st
 
 IDS = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True).filter(
     lambda s: s not in ("with", "charge", "losses", "advance"))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.furor_barbarus.morale import morale_check, retreat
 from pbem.rules.furor_barbarus.combat import allocate_steps
+from pbem.rules.furor_barbarus.morale import morale_check, retreat
 
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
 

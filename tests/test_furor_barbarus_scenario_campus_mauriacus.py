@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import pytest
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
-
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.furor_barbarus.charge import can_charge
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
-from pbem.rules.furor_barbarus.morale import commander_bonus, morale_value
+from pbem.rules.furor_barbarus.morale import commander_bonus
 from pbem.rules.furor_barbarus.movement import apply_move
-from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import (
-    COMMANDERS_ROLE, IMPETUOUSNESS, commander_setup_problems, feigned_flight, feigned_flight_problem,
-)
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
+from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import (
+    COMMANDERS_ROLE,
+    IMPETUOUSNESS,
+    commander_setup_problems,
+    feigned_flight,
+    feigned_flight_problem,
+)
+from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 CM = "campus-mauriacus"
 

@@ -14,10 +14,10 @@ import random
 from collections import Counter
 
 import pytest
-
-from pbem.dice import DiceStream
 from pbem.rules.base import Position
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
+
+from pbem.dice import DiceStream
 
 SCENARIOS = ("campus-mauriacus", "soissons", "tolbiac", "vouille")
 # options played on every other seed: each scenario's own, and the core's optional rules

@@ -10,8 +10,7 @@ from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.combat import declare, resolve_attack, standard_crt
 from pbem.rules.furor_barbarus.scenarios import DataLibrary
 from pbem.rules.furor_barbarus.setup import initial_position
-from pbem.rules.furor_barbarus.special_rules import REGISTRY
-from pbem.rules.furor_barbarus.special_rules import campus_mauriacus, soissons, tolbiac, vouille  # noqa: F401 (registration)
+from pbem.rules.furor_barbarus.special_rules import REGISTRY, campus_mauriacus, soissons, tolbiac, vouille  # noqa: F401 (registration)
 
 PLAYERS = {
     "campus-mauriacus": ["romans", "huns"],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, dice, position

@@ -8,11 +8,11 @@ import json
 import random
 
 import pytest
-
 from pbem.rules.base import NO_ORDERS
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.furor_barbarus.setup import SetupPart, setup_steps
+
 from tests.conftest import Table
 
 RULES = FurorBarbarus()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.furor_barbarus.morale import morale_check, retreat
 from pbem.rules.furor_barbarus.combat import declare
-from pbem.rules.furor_barbarus.morale import morale_value
+from pbem.rules.furor_barbarus.morale import morale_check, morale_value, retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.stacking import stacking_problem
 

@@ -4,7 +4,6 @@ map with the printed hex numbers."""
 from __future__ import annotations
 
 import pytest
-
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import COLUMNS, declare
 from pbem.rules.furor_barbarus.movement import apply_move, check_move

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pbem.rules.furor_barbarus.morale import retreat
 import pytest
-
+from pbem.rules.furor_barbarus.morale import retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 

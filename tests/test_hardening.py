@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from pbem import dice, paths, sshsig
-from pbem.keys import wire_string
+from pbem import dice, paths
+from pbem.turnfiles import sshsig
+from pbem.turnfiles.keys import wire_string
 from tests.conftest import ROOT, Table
 from tests.test_pipeline_cli import _refused, sign, status, write_orders
 
@@ -417,7 +417,8 @@ def test_7_a_parse_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatc
     """The time limit itself: a parse made slow on purpose is stopped and refused."""
     import time
 
-    from pbem import limits, turnfile
+    from pbem import limits
+    from pbem.turnfiles import envelope as turnfile
 
     t = new_farrapos("g1")
     path = write_orders(t, "g1", "republic", "t1.txt")
@@ -429,7 +430,7 @@ def test_7_a_parse_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatc
         return slow_parse(data)
 
     monkeypatch.setattr(limits, "TURN_FILE_PARSE_SECONDS", 0.2)
-    monkeypatch.setattr("pbem.pipeline.parse_turn_file", crawl)
+    monkeypatch.setattr("pbem.referee.verdict.parse_turn_file", crawl)
     _refused(t, path, "reading the turn file took over 0.2 s, the limit; it was not read")
 
 

@@ -16,7 +16,6 @@ damages signatures.
 from __future__ import annotations
 
 import dataclasses
-
 import mailbox
 import os
 import sqlite3
@@ -33,9 +32,12 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 from typer.testing import CliRunner
 
-from pbem import keys, pipeline, sshsig, store
+from pbem import store
+from pbem.cli.application import app
 from pbem.mail import intake as mail_intake
-from pbem.cli import app
+from pbem.referee import intake as submitting
+from pbem.referee import lifecycle, verdict
+from pbem.turnfiles import keys, sshsig
 
 NASTY = Path(__file__).resolve().parent / "data" / "nasty"
 CASES = tomllib.loads((NASTY / "turnfiles.toml").read_text(encoding="utf-8"))["case"]
@@ -77,7 +79,7 @@ class Referee:
         return data.replace(b"@GAME@", self.game.encode()).replace(b"@STATE_UPPER@", self.state.upper().encode()).replace(b"@STATE@", self.state.encode())
 
     def good_file(self) -> bytes:
-        return pipeline.next_turn_file(self.engine, self.game, "republic", bot="random", seed=1).encode("utf-8")
+        return lifecycle.next_turn_file(self.engine, self.game, "republic", bot="random", seed=1).encode("utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +92,7 @@ def referee(tmp_path_factory: pytest.TempPathFactory) -> Referee:
         public[side] = pub.read_text(encoding="utf-8").strip()
     db = tmp / "referee.db"
     engine = store.open_engine(db)
-    game = pipeline.new_game(engine, "g1", "farrapos", None, [], public)
+    game = lifecycle.new_game(engine, "g1", "farrapos", None, [], public)
     yield Referee(tmp, db, engine, signers, game.id, game.state_hash)
     engine.dispose()
 
@@ -142,8 +144,8 @@ def assert_clear(problems: list[str], *, short: bool = True) -> None:
 def refused(ref: Referee, data: bytes, signature: str | None, *, short: bool = True) -> list[str]:
     """Submit through the library; it must be refused, recorded, and change nothing else."""
     before, count = ref.snapshot(), ref.refusals()
-    with pytest.raises(pipeline.Refused) as caught:
-        pipeline.submit(ref.engine, data, signature, source="hostile")
+    with pytest.raises(verdict.Refused) as caught:
+        submitting.submit(ref.engine, data, signature, source="hostile")
     assert ref.snapshot() == before, "a refused submission changed the database"
     assert ref.refusals() == count + 1, "the refusal was not recorded"
     assert_clear(caught.value.problems, short=short)
@@ -287,8 +289,8 @@ def test_random_orders_under_a_valid_signature(referee: Referee, body: str) -> N
     signature = sshsig.sign(message.replace(b"\r\n", b"\n"), referee.signers["republic"])
     before, count = referee.snapshot(), referee.refusals()
     try:
-        pipeline.submit(referee.engine, message, signature, source="hypothesis")
-    except pipeline.Refused as exc:
+        submitting.submit(referee.engine, message, signature, source="hypothesis")
+    except verdict.Refused as exc:
         assert_clear(exc.problems)
         assert referee.snapshot() == before
         assert referee.refusals() == count + 1
@@ -388,16 +390,16 @@ def ingest_callables(ref: Referee, ingest):  # type: ignore[no-untyped-def]
 
     def submit(data: bytes, signature: str | None, source: str):  # type: ignore[no-untyped-def]
         try:
-            c = pipeline.submit(ref.engine, data, signature, source=source).checked
+            c = submitting.submit(ref.engine, data, signature, source=source).checked
             return ingest.SubmitOutcome(True, (f"queued {c.game_id} {c.side} turn {c.turn}",))
-        except pipeline.Refused as exc:
+        except verdict.Refused as exc:
             return ingest.SubmitOutcome(False, tuple(exc.problems))
 
     def check(data: bytes, signature: str | None, source: str):  # type: ignore[no-untyped-def]
         try:
-            pipeline.check(ref.engine, data, signature)
+            verdict.check(ref.engine, data, signature)
             return ingest.SubmitOutcome(True, ("ok",))
-        except pipeline.Refused as exc:
+        except verdict.Refused as exc:
             return ingest.SubmitOutcome(False, tuple(exc.problems))
 
     return submit, check

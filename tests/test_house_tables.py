@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from pbem import house_tables
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos.tables import BattleTable, shipped_battle_table
+
+from pbem.store import house_tables
 from tests.conftest import ROOT, CliResult, Table
 
 FARRAPOS = find_ruleset("farrapos")

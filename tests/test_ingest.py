@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent / "data" / "mail"))
 
 from corpus import EXPECTED, FakePipeline, corpus_files, oversized_message, signed  # noqa: E402
 
-from pbem.mail.readers import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
 from pbem.mail.intake import read_message  # noqa: E402
+from pbem.mail.readers import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
 
 REFEREE = "Referee <referee@pbem.example>"
 PLAYERS = ("bento@republic.example", "caxias@empire.example")  # registered: answered even without a turn file
@@ -266,7 +266,7 @@ def test_ingest_drives_a_progress_bar_and_its_summary_table_lists_every_message(
 
     from rich.console import Console
 
-    from pbem.progress import BatchProgress, ingest_table
+    from pbem.cli.progress import BatchProgress, ingest_table
 
     items = [(n, r) for n, r in corpus() if n[:2] in ("01", "11", "15")]
     box = write_maildir(tmp_path, items)

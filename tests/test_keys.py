@@ -10,14 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pbem.keys import (
-    KeyExistsError,
-    KeyFileError,
-    PublicKey,
-    generate_ed25519,
-    load_private_key,
-    wire_string,
-)
+from pbem.turnfiles.keys import KeyExistsError, KeyFileError, PublicKey, generate_ed25519, load_private_key, wire_string
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 needs_ssh_keygen = pytest.mark.skipif(SSH_KEYGEN is None, reason="OpenSSH ssh-keygen is not installed")

@@ -1,4 +1,4 @@
-"""Ed25519 keys read and written without cryptography's SSH module (pbem/keys.py):
+"""Ed25519 keys read and written without cryptography's SSH module (pbem/turnfiles/keys.py):
 the same keys, the same files, and every file out of the ordinary left to
 cryptography, which reads or refuses it in its own words."""
 
@@ -14,8 +14,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from pbem import keys
-from pbem.keys import WireReader, wire_string
+from pbem.turnfiles import keys
+from pbem.turnfiles.keys import WireReader, wire_string
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 

@@ -16,7 +16,7 @@ from email.message import EmailMessage
 import pytest
 from aiosmtpd.controller import Controller
 
-from pbem import sshsig, keys
+from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
 
 

@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from map_positions import SHIPPED, Drawn, every_map, late
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus.svg import short_ids
@@ -222,7 +221,7 @@ def test_screenshots_of_late_reports_the_site_index_and_the_audit_page(demo_game
     """What the issue asks to see: a Farrapos report, a Furor Barbarus report of each
     scenario late in the game, the site index and the audit page, at 1280 and 390 px
     (in test-artifacts/screenshots/)."""
-    from pbem.report import report_filename
+    from pbem.reports.render import report_filename
 
     out, results = demo_games
     taken = []

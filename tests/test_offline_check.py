@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pbem import keys, sshsig
-from pbem.cli import app
+from pbem.cli.application import app
+from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
 from tests.test_mail_loop import _game_with_mail, smtp_server  # noqa: F401  (fixture)
 

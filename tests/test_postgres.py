@@ -20,7 +20,9 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import select
 
-from pbem import pipeline, sshsig, store
+from pbem import store
+from pbem.referee import resolve
+from pbem.turnfiles import sshsig
 from tests.test_concurrency import resolve_rounds, run_together
 from tests.test_crash import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
 
@@ -113,11 +115,11 @@ def test_a_game_another_processor_holds_is_passed_over_not_waited_for(postgres_u
     try:
         games = new_games(desk, 2)
         queue_next_turns(desk, games)
-        done: list[list[pipeline.ProcessOutcome]] = []
+        done: list[list[resolve.ProcessOutcome]] = []
         with desk.engine.connect() as holder:
             holder.begin()
             holder.execute(text("SELECT id FROM game WHERE id = :g FOR UPDATE"), {"g": games[0]})
-            worker = threading.Thread(target=lambda: done.append(pipeline.process(desk.engine, games)))
+            worker = threading.Thread(target=lambda: done.append(resolve.process(desk.engine, games)))
             worker.start()
             worker.join(timeout=60)
             assert not worker.is_alive(), "process waited for the held game instead of passing it over"
@@ -125,7 +127,7 @@ def test_a_game_another_processor_holds_is_passed_over_not_waited_for(postgres_u
         [held, free] = done[0]
         assert (held.resolved, held.note) == (None, "being resolved by another process")
         assert free.resolved == 1
-        assert pipeline.process(desk.engine, games[:1])[0].resolved == 1
+        assert resolve.process(desk.engine, games[:1])[0].resolved == 1
         assert_sound(desk, "after the held game was released")
     finally:
         desk.engine.dispose()
@@ -142,7 +144,7 @@ def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
 def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url: str, tmp_path: Path) -> None:
     """Issue 14: on PostgreSQL the plain-SQL commands (``check``, ``submit``,
     ``process``, with workers too, ``status``) go through psycopg alone
-    (:mod:`pbem.pg`), importing no SQLAlchemy, and a turn resolves through them."""
+    (:mod:`pbem.store.pg`), importing no SQLAlchemy, and a turn resolves through them."""
     from tests.test_startup import imports_of, offending
 
     ok = passes(postgres_url, tmp_path)
@@ -155,7 +157,7 @@ def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url
     for args in (["check", "g1.txt"], ["submit", "g1.txt"], ["submit", "g2.txt"], ["process", "--all", "--jobs", "2"], ["status", "g1", "--json"]):
         result, modules = imports_of(args, tmp_path, postgres_url)  # type: ignore[arg-type]
         assert result.returncode == 0, (args, result.stderr[-2000:])
-        assert offending(modules, ("sqlalchemy", "sqlmodel", "pydantic", "pbem.orm")) == [], args
+        assert offending(modules, ("sqlalchemy", "sqlmodel", "pydantic", "pbem.store.orm")) == [], args
         assert "psycopg" in modules, args
     assert json.loads(ok("status", "g1", "--json"))["turn"] == 2
     assert json.loads(ok("status", "g2", "--json"))["turn"] == 2

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import deadlines, store
+from pbem import store
+from pbem.referee import deadlines
 from tests.conftest import Table
 from tests.mailkit import SmtpServer, plain_mail, signed_reply, smtp  # noqa: F401  (fixture)
 
@@ -486,7 +487,7 @@ def test_serve_logs_a_failed_pass_after_the_first_and_goes_on(table: Table) -> N
     of the service; at start-up the same failure stops it (a configuration error)."""
     import shutil
 
-    from pbem import referee
+    from pbem.referee import service as referee
 
     game(table)
     inbox(table).add(plain_mail(REP, REFEREE, "hello", "are we playing?", "<hello@example.org>"))
@@ -513,7 +514,7 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         from typer.testing import CliRunner
 
-        from pbem.cli import app
+        from pbem.cli.application import app
 
         result = CliRunner().invoke(app, ["--db", postgres_url, *args], catch_exceptions=False)
         return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)

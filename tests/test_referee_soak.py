@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from pbem import pipeline, store
+from pbem import store
+from pbem.referee import lifecycle
 from tests.conftest import Table
 from tests.imap_server import Dovecot, dovecot, free_port, password  # noqa: F401  (fixture)
 from tests.mailkit import Collector, SmtpServer, plain_mail, signed_reply
@@ -90,7 +91,7 @@ class Player(threading.Thread):
                     turn = int(next(line.split(":", 1)[1] for line in template.splitlines() if line.startswith("turn:")))
                     if turn == self.skip_turn:
                         continue
-                    orders = pipeline.next_turn_file(engine, "mail-game", self.side, bot="random", seed=turn).encode()
+                    orders = lifecycle.next_turn_file(engine, "mail-game", self.side, bot="random", seed=turn).encode()
                     assert f"\nturn: {turn}\n".encode() in orders and template.split("state:")[1].split()[0].encode() in orders
                     mid = f"<{self.side}-{turn}@example.org>"
                     mail = signed_reply(orders, private, address(self.side), REFEREE, "Re: " + str(msg["Subject"]), mid)
@@ -122,9 +123,9 @@ def test_serve_runs_a_whole_farrapos_game_by_mail(table: Table, dovecot: Dovecot
     try:
         deadline = time.monotonic() + 900
         engine = store.open_engine(table.db, create=False)
-        while time.monotonic() < deadline and not pipeline.status(engine, "mail-game").over:
+        while time.monotonic() < deadline and not lifecycle.status(engine, "mail-game").over:
             time.sleep(0.5)
-        assert pipeline.status(engine, "mail-game").over, "the game did not end in time"
+        assert lifecycle.status(engine, "mail-game").over, "the game did not end in time"
         while time.monotonic() < deadline and any(o.state != "sent" for o in _outbox(table)):
             time.sleep(0.3)
     finally:
@@ -169,12 +170,12 @@ def _outbox(table: Table):  # type: ignore[no-untyped-def]
 
 
 def _drop_next_turns(table: Table, engine, box: mailbox.Maildir, dropped: dict[tuple[int, str], str], rng: random.Random) -> None:  # type: ignore[no-untyped-def]
-    st = pipeline.status(engine, "crash")
+    st = lifecycle.status(engine, "crash")
     for side in st.awaiting:
         if (st.turn, side) in dropped:
             continue
         private, _ = table.key(side)
-        orders = pipeline.next_turn_file(engine, "crash", side, bot="random", seed=st.turn).encode()
+        orders = lifecycle.next_turn_file(engine, "crash", side, bot="random", seed=st.turn).encode()
         mid = f"<crash-{side}-{st.turn}@example.org>"
         raw = signed_reply(orders, private, address(side), REFEREE, f"turn {st.turn}", mid)
         box.add(raw)
@@ -219,7 +220,7 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
 
     try:
         while kills < 30:
-            if not pipeline.status(engine, "crash").over:
+            if not lifecycle.status(engine, "crash").over:
                 _drop_next_turns(table, engine, box, dropped, rng)
             before = progress()
             proc = subprocess.Popen(
@@ -237,7 +238,7 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
         assert busy >= 10, f"only {busy} of {kills} kills hit a serve at work"
         # Then a clean referee finishes the game.
         deadline = time.monotonic() + 600
-        while time.monotonic() < deadline and not pipeline.status(engine, "crash").over:
+        while time.monotonic() < deadline and not lifecycle.status(engine, "crash").over:
             _drop_next_turns(table, engine, box, dropped, rng)
             r = table.run("tick", *args[:-4], "--backoff", "0")
             assert r.exit_code == 0, r.stderr
@@ -245,7 +246,7 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
     finally:
         smtp.stop()
     _assert_nothing_judged_twice_and_no_reply_lost(table.db, dropped)
-    assert pipeline.status(engine, "crash").over
+    assert lifecycle.status(engine, "crash").over
     assert {o.state for o in _outbox(table)} == {"sent"}
     received = {m["Message-ID"] for m in smtp.handler.parsed()}
     assert {o.message_id for o in _outbox(table)} <= received, "every reply and report delivered at least once"

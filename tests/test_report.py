@@ -12,19 +12,11 @@ from dataclasses import replace
 
 import pytest
 from markupsafe import escape
-
-from pbem import charts
-from pbem.report import (
-    RollLine,
-    render_audit_page,
-    render_html,
-    render_text,
-    report_filename,
-    svg_to_png,
-    verify_command,
-)
 from pbem.rules.base import ScoreLine
 from test_report_data import EVIL, SMALL_SVG, assert_svg_parses_with_viewbox, chain, played_report, real_ruleset_report, report_data, svg_elements
+
+from pbem.reports import charts
+from pbem.reports.render import RollLine, render_audit_page, render_html, render_text, report_filename, svg_to_png, verify_command
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -294,7 +286,7 @@ def test_consecutive_rounds_of_one_battle_are_one_table_with_the_detail_folded_a
 
 
 def test_text_table_keeps_narrow_tables_whole_and_moves_a_wide_last_column_under_its_row():
-    from pbem.battle_table import text_table
+    from pbem.reports.battle_table import text_table
 
     narrow = text_table(["a", "b"], [{"cells": ["1", "x"]}])
     assert narrow.splitlines() == ["a  b", "-  -", "1  x"]

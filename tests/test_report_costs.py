@@ -5,7 +5,7 @@ the store's side).
 - what every side's report of a resolution shows alike (events, dice and proof,
   footer, map) is rendered once (``templates/report_parts.*.j2``), and a
   process loads the report's compiled templates from the user's cache instead
-  of compiling them (``pbem.template_cache``), never stale;
+  of compiling them (``pbem.reports.template_cache``), never stale;
 - writing them resolves no path (each of six files resolved its whole path twice);
 - the Farrapos map draws its board, tracks and key once per board, not per map;
 - placing its labels samples only the path lines near each label;
@@ -23,12 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import jinja2
-
-from pbem import paths, pipeline, report, reporting, store, template_cache
+import pytest
 from pbem.rules import find_ruleset
+
+from pbem import paths, store
+from pbem.referee import resolve
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
+from pbem.reports import template_cache
 from tests.test_crash import new_games, open_desk, queue_next_turns
 
 
@@ -54,7 +57,7 @@ def test_a_resolutions_reports_write_what_every_side_sees_alike_once(tmp_path: P
     [game] = new_games(desk, 1)
     for n in range(3):
         queue_next_turns(desk, [game], seed=n)
-        assert pipeline.process(desk.engine, [game])[0].resolved == n + 1
+        assert resolve.process(desk.engine, [game])[0].resolved == n + 1
     desk.engine.dispose()
     calls: dict[str, int] = {}
     real_macro = jinja2.runtime.Macro.__call__
@@ -145,7 +148,7 @@ def test_drawing_the_maps_imports_no_saxutils() -> None:
         "for rules, scenario in (('farrapos', None), ('furor-barbarus', 'vouille')):\n"
         "    r = find_ruleset(rules)\n"
         "    r.map_svg(r.setup(scenario, []), [], None)\n"
-        "import pbem.charts\n"
+        "import pbem.reports.charts\n"
         "print(sorted(m for m in sys.modules if m.startswith(('xml.sax', 'urllib.request', 'ssl'))))\n"
     )
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
@@ -198,7 +201,7 @@ def test_a_second_process_loads_the_reports_templates_from_the_cache(tmp_path: P
     cache = tmp_path / "cache" / "templates"
     script = (
         "import jinja2\n"
-        "from pbem import report\n"
+        "from pbem.reports import render as report\n"
         "from tests.test_report_costs import _a_report\n"
         "real = jinja2.Environment.compile\n"
         "calls = []\n"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
-from pbem.report import ProblemLine, ReportData, RollLine
 from pbem.rules import find_ruleset
 from pbem.rules.base import ScoreLine
+
+from pbem.reports.render import ProblemLine, ReportData, RollLine
 
 EVIL = "<script>alert(1)</script>"
 
@@ -126,7 +127,7 @@ def real_ruleset_report(rules_id: str, side: str | None = None) -> ReportData:
     test when that ruleset cannot draw yet)."""
     import pytest
 
-    from pbem.canonical import position_hash
+    from pbem.turnfiles.canonical import position_hash
 
     try:
         from pbem.rules import find_ruleset
@@ -164,7 +165,7 @@ def real_ruleset_report(rules_id: str, side: str | None = None) -> ReportData:
 
 
 def test_report_filename_names_the_side_or_the_referee():
-    from pbem.report import report_filename
+    from pbem.reports.render import report_filename
 
     assert report_filename(3, "republic") == "report-k3-republic.html"
     assert report_filename(0, None, "txt") == "report-k0-referee.txt"
@@ -186,8 +187,8 @@ def played_report(rules_id: str, resolutions: int = 4, side: str | None = None, 
 
     import pytest
 
-    from pbem.canonical import position_hash
     from pbem.dice import DiceStream
+    from pbem.turnfiles.canonical import position_hash
 
     try:
         from pbem.rules import find_ruleset

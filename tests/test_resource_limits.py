@@ -9,9 +9,8 @@ files are sparse, so they cost no disk.
 
 from __future__ import annotations
 
-import importlib.util
-
 import gzip
+import importlib.util
 import io
 import mailbox
 import sqlite3
@@ -24,8 +23,11 @@ from typing import Any
 
 import pytest
 
-from pbem import keys, pipeline, store
+from pbem import store
 from pbem.mail import intake as mail_intake
+from pbem.referee import intake as submitting
+from pbem.referee import lifecycle, verdict
+from pbem.turnfiles import keys
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG = 100 * 1024 * 1024
@@ -75,7 +77,7 @@ def referee(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
         public[side] = pub.read_text(encoding="utf-8").strip()
     db = tmp / "referee.db"
     engine = store.open_engine(db)
-    pipeline.new_game(engine, "g1", "farrapos", None, [], public)
+    lifecycle.new_game(engine, "g1", "farrapos", None, [], public)
     yield db, engine
     engine.dispose()
 
@@ -105,8 +107,8 @@ def test_an_oversized_turn_file_is_not_kept_whole(referee: tuple[Path, Any]) -> 
     refusal record keeps at most a turn file's worth (plus a margin) of it."""
     db, engine = referee
     data = b"game: g1\n" + b"x" * (10 * MiB)
-    with pytest.raises(pipeline.Refused) as caught:
-        pipeline.submit(engine, data, None)
+    with pytest.raises(verdict.Refused) as caught:
+        submitting.submit(engine, data, None)
     assert any("limit" in p for p in caught.value.problems)
     con = sqlite3.connect(db)
     try:
@@ -189,9 +191,9 @@ def _ingest() -> Any:
 def callables(engine: Any, ingest: Any) -> tuple[Callable, Callable]:
     def submit(data: bytes, signature: str | None, source: str) -> Any:
         try:
-            pipeline.submit(engine, data, signature, source=source)
+            submitting.submit(engine, data, signature, source=source)
             return ingest.SubmitOutcome(True, ("queued",))
-        except pipeline.Refused as exc:
+        except verdict.Refused as exc:
             return ingest.SubmitOutcome(False, tuple(exc.problems))
 
     def check(data: bytes, signature: str | None, source: str) -> Any:
@@ -252,7 +254,7 @@ def test_ingest_mbox_refuses_a_100_mb_message_unread(referee: tuple[Path, Any], 
 def test_ingest_of_a_zip_bomb_maildir_through_the_cli(referee: tuple[Path, Any], tmp_path: Path, bombs: dict[str, bytes]) -> None:
     """``pbem ingest --maildir`` (once wired into the CLI) on the bombs: exit 0 or 1,
     no traceback, peak RSS far below what inflating would take."""
-    from pbem.cli import app
+    from pbem.cli.application import app
 
     if not any((c.name or c.callback.__name__) == "ingest" for c in app.registered_commands if c.callback):
         pytest.skip("pbem ingest is not wired into the CLI yet")

@@ -1,4 +1,4 @@
-"""The SQLite schema as SQL text (pbem/schema.py): what ``pbem new`` runs to create
+"""The SQLite schema as SQL text (pbem/store/schema.py): what ``pbem new`` runs to create
 a database file without SQLAlchemy is what the ORM's tables make, character for
 character."""
 
@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import create_engine, event
 from sqlmodel import SQLModel
 
-from pbem import orm, schema, store
+from pbem import store
+from pbem.store import orm, schema
 
 
 def _orm_statements() -> list[str]:
@@ -35,8 +36,8 @@ def _orm_statements() -> list[str]:
 def test_the_schema_text_is_what_the_orm_creates() -> None:
     ours, theirs = set(schema.SQLITE), set(_orm_statements())
     missing = "\n".join(sorted(theirs - ours))
-    assert not theirs - ours, f"pbem/schema.py lacks (or words otherwise) these statements of pbem/orm.py's tables:\n{missing}"
-    assert not ours - theirs, f"pbem/schema.py has statements the ORM no longer makes: {sorted(ours - theirs)}"
+    assert not theirs - ours, f"pbem/store/schema.py lacks (or words otherwise) these statements of pbem/store/orm.py's tables:\n{missing}"
+    assert not ours - theirs, f"pbem/store/schema.py has statements the ORM no longer makes: {sorted(ours - theirs)}"
     assert len(schema.SQLITE) == len(ours)
 
 

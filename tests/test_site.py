@@ -6,7 +6,6 @@ signatures."""
 from __future__ import annotations
 
 import base64
-
 import json
 import re
 from html.parser import HTMLParser
@@ -16,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from pbem import store
-from pbem.mail import room as mailroom
+from pbem.referee import mail_room as mailroom
 from tests.conftest import Table
 from tests.test_pipeline_cli import sign, status, write_orders
 

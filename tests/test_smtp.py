@@ -11,11 +11,10 @@ import ssl
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
-
-from pbem.mail.build import report_email, thread_root_id
-from pbem.mail.smtp import SendError, send
 from test_report_data import report_data
 
+from pbem.mail.smtp import SendError, send
+from pbem.reports.message import report_email, thread_root_id
 from tests.imap_server import self_signed_certificate
 
 REFEREE = "Referee <referee@pbem.example>"

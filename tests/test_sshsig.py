@@ -14,20 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.keys import PublicKey, generate_ed25519, load_private_key, wire_string
-from pbem.sshsig import (
-    BEGIN,
-    END,
-    NAMESPACE,
-    SignatureError,
-    armor,
-    dearmor,
-    normalise,
-    sign,
-    sign_file,
-    split_inline,
-    verify,
-)
+from pbem.turnfiles.keys import PublicKey, generate_ed25519, load_private_key, wire_string
+from pbem.turnfiles.sshsig import BEGIN, END, NAMESPACE, SignatureError, armor, dearmor, normalise, sign, sign_file, split_inline, verify
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 needs_ssh_keygen = pytest.mark.skipif(SSH_KEYGEN is None, reason="OpenSSH ssh-keygen is not installed")

@@ -25,14 +25,17 @@ from pathlib import Path
 import pytest
 import typer.main
 
-from pbem import archive, keys, pipeline, sshsig, store
-from pbem.cli import app
+from pbem import store
+from pbem.audit import archive
+from pbem.cli.application import app
+from pbem.referee import intake, lifecycle, resolve
+from pbem.turnfiles import keys, sshsig
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 
-ORM = ("sqlalchemy", "sqlmodel", "pydantic", "pbem.orm")
-REPORTS = ("jinja2", "pbem.report", "pbem.reporting", "cairosvg")
+ORM = ("sqlalchemy", "sqlmodel", "pydantic", "pbem.store.orm")
+REPORTS = ("jinja2", "pbem.reports.render", "pbem.reports.assemble", "cairosvg")
 HEAVY = (*ORM, *REPORTS, "rich")
 NO_DATABASE = HEAVY
 """What a command that needs no database must not import."""
@@ -42,8 +45,8 @@ they open an SQLite file with the standard library."""
 ASYMMETRIC = "cryptography.hazmat.primitives.asymmetric"
 SSH_MODULE = ("cryptography.hazmat.primitives.serialization", "bcrypt", f"{ASYMMETRIC}.rsa", f"{ASYMMETRIC}.ec", f"{ASYMMETRIC}.padding", f"{ASYMMETRIC}.dsa")
 """cryptography's SSH key module and the other key types' modules: an Ed25519 key
-(``pbem keygen``'s) is read, written, signed and checked without them (pbem/keys.py,
-pbem/sshsig.py)."""
+(``pbem keygen``'s) is read, written, signed and checked without them (pbem/turnfiles/keys.py,
+pbem/turnfiles/sshsig.py)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class Run:
 def _submit_turn(world: Path) -> None:
     engine = store.open_engine(world / "referee.db", create=False)
     try:
-        pipeline.submit(engine, (world / "turn.txt").read_bytes(), (world / "turn.txt.sig").read_text(encoding="utf-8"))
+        intake.submit(engine, (world / "turn.txt").read_bytes(), (world / "turn.txt.sig").read_text(encoding="utf-8"))
     finally:
         engine.dispose()
 
@@ -137,15 +140,15 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         signers[side] = keys.load_private_key(private)
         public[side] = pub.read_text(encoding="utf-8").strip()
     engine = store.open_engine(w / "referee.db")
-    pipeline.new_game(engine, "g1", "farrapos", None, [], public)
-    first = pipeline.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
-    pipeline.submit(engine, first, sshsig.sign(first, signers["republic"]))
-    assert pipeline.process(engine, ["g1"])[0].resolved == 1
-    turn = pipeline.next_turn_file(engine, "g1", "empire", bot="random").encode("utf-8")
+    lifecycle.new_game(engine, "g1", "farrapos", None, [], public)
+    first = lifecycle.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
+    intake.submit(engine, first, sshsig.sign(first, signers["republic"]))
+    assert resolve.process(engine, ["g1"])[0].resolved == 1
+    turn = lifecycle.next_turn_file(engine, "g1", "empire", bot="random").encode("utf-8")
     (w / "turn.txt").write_bytes(turn)
     (w / "turn.txt.sig").write_text(sshsig.sign(turn, signers["empire"]), encoding="utf-8")
     archive.export(engine, "g1", w / "g1.json")
-    from pbem import reporting
+    from pbem.reports import assemble as reporting
 
     reporting.write_resolution_reports(engine, "g1", 1, w / "reports-1")  # with g1-r1.position.json beside them
     engine.dispose()
@@ -230,7 +233,7 @@ def test_the_light_store_knows_every_table() -> None:
     tables is the SQLModel metadata's."""
     from sqlmodel import SQLModel
 
-    import pbem.orm  # noqa: F401  (the tables)
+    import pbem.store.orm  # noqa: F401  (the tables)
 
     assert store.TABLES == set(SQLModel.metadata.tables)
 
@@ -253,13 +256,13 @@ def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch,
     """Typer builds each registered command before it runs one; ``pbem`` builds
     the one the command line names (the whole application for ``--help`` and for a
     name it does not know, whose error lists the others)."""
-    from pbem import cli
+    from pbem.cli import application as cli_app
 
     built: list[str] = []
     real = typer.main.get_command_from_info
 
     def counting(command_info: typer.models.CommandInfo, **kwargs: object) -> object:
-        built.append(cli._name(command_info) or "")
+        built.append(cli_app._name(command_info) or "")
         return real(command_info, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(typer.main, "get_command_from_info", counting)
@@ -271,18 +274,18 @@ def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch,
         built.clear()
         monkeypatch.setattr(sys, "argv", ["pbem", *argv])
         with pytest.raises(SystemExit):
-            cli.main()
+            cli_app.main()
         assert built == expected, argv
     built.clear()
     monkeypatch.setattr(sys, "argv", ["pbem", "sgin"])
     with pytest.raises(SystemExit):
-        cli.main()
-    assert len(built) == len(cli.app.registered_commands) + sum(len(g.typer_instance.registered_commands) for g in cli.app.registered_groups)  # type: ignore[union-attr]
+        cli_app.main()
+    assert len(built) == len(cli_app.app.registered_commands) + sum(len(g.typer_instance.registered_commands) for g in cli_app.app.registered_groups)  # type: ignore[union-attr]
     assert "Did you mean 'sign'?" in capsys.readouterr().err
 
 
 def test_a_float_option_is_converted_and_refused_without_pydantic(tmp_path: Path) -> None:
-    """``tick --backoff`` is a float: converted by pbem.cli_values too (Typer's own
+    """``tick --backoff`` is a float: converted by pbem.cli.values too (Typer's own
     conversion imported pydantic), and a bad value refused the way Typer words it."""
     (tmp_path / "inbox").mkdir()
     result, modules = imports_of(["tick", "--dir", str(tmp_path / "inbox"), "--backoff", "abc"], tmp_path, tmp_path / "none.db")

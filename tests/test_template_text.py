@@ -8,7 +8,6 @@ import textwrap
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from pbem.rules import template_text
 from pbem.rules.template_text import fit_comments
 

@@ -19,10 +19,15 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import select
 
-from pbem import archive, audit, keys, pipeline, sshsig, store
-from pbem.pg import PgDatabase
-from pbem.store import Database
-from pbem.transaction import FORCE_GENERIC, Conflict, transaction
+from pbem import store
+from pbem.audit import archive
+from pbem.audit import verify as audit
+from pbem.referee import intake, lifecycle, resolve, verdict
+from pbem.store.database import Database
+from pbem.store.pg import PgDatabase
+from pbem.store.sql import FORCE_GENERIC, Conflict
+from pbem.store.transaction import transaction
+from pbem.turnfiles import keys, sshsig
 
 RUNNERS = ["sqlite-driver", "sqlalchemy"]
 
@@ -52,7 +57,7 @@ def _play_desk(tmp_path: Path, database: Path | str, runner: str) -> Iterator[De
         signers[side] = keys.load_private_key(private)
         public[side] = pub.read_text(encoding="utf-8").strip()
     orm = _engine(database, runner)
-    pipeline.new_game(orm, "g1", "farrapos", None, [], public)
+    lifecycle.new_game(orm, "g1", "farrapos", None, [], public)
     db: Database = store.open_database(database) if runner == "psycopg" else orm
     if runner == "psycopg":
         assert isinstance(db, PgDatabase)
@@ -76,8 +81,8 @@ def sqlite_desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk
 
 
 def _signed_turn(engine: Database, signers: dict[str, keys.PrivateKey], seed: int = 0) -> tuple[bytes, str]:
-    (side,) = pipeline.status(engine, "g1").awaiting
-    message = pipeline.next_turn_file(engine, "g1", side, bot="random", seed=seed).encode("utf-8")
+    (side,) = lifecycle.status(engine, "g1").awaiting
+    message = lifecycle.next_turn_file(engine, "g1", side, bot="random", seed=seed).encode("utf-8")
     return message, sshsig.sign(message, signers[side])
 
 
@@ -85,14 +90,14 @@ def test_a_game_played_on_either_runner_audits_and_reads_back_through_the_orm(de
     engine, signers = desk.db, desk.signers
     for turn in range(1, 7):
         message, signature = _signed_turn(engine, signers, seed=turn)
-        side = pipeline.check(engine, message, signature).side
+        side = verdict.check(engine, message, signature).side
         draft = message + b"# a first draft\n"
-        pipeline.submit(engine, draft, sshsig.sign(draft, signers[side]))
-        assert pipeline.submit(engine, message, signature).superseded == 1
-        outcome = pipeline.resolve_next(engine, "g1")
+        intake.submit(engine, draft, sshsig.sign(draft, signers[side]))
+        assert intake.submit(engine, message, signature).superseded == 1
+        outcome = resolve.resolve_next(engine, "g1")
         assert outcome.resolved == turn
-        with pytest.raises(pipeline.Refused, match="already resolved in resolution"):
-            pipeline.submit(engine, message, signature)  # a replay, recorded as a refusal
+        with pytest.raises(verdict.Refused, match="already resolved in resolution"):
+            intake.submit(engine, message, signature)  # a replay, recorded as a refusal
 
     with store.reading(desk.orm) as session:
         game = store.get_game(session, "g1")
@@ -114,10 +119,10 @@ def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk: Desk, tmp_path
     timestamp text, booleans as 0/1; the same as the rows `pbem new` wrote through
     the ORM."""
     engine, signers = sqlite_desk.db, sqlite_desk.signers
-    pipeline.submit(engine, *_signed_turn(engine, signers))
-    pipeline.resolve_next(engine, "g1")
-    with pytest.raises(pipeline.Refused):
-        pipeline.submit(engine, b"not a turn file")
+    intake.submit(engine, *_signed_turn(engine, signers))
+    resolve.resolve_next(engine, "g1")
+    with pytest.raises(verdict.Refused):
+        intake.submit(engine, b"not a turn file")
     con = sqlite3.connect(tmp_path / "referee.db")
     try:
         stamp = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.000000$")
@@ -135,8 +140,8 @@ def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk: Desk, tmp_path
 
 def test_a_second_resolution_with_the_same_number_is_a_conflict_and_writes_nothing(desk: Desk) -> None:
     engine, signers = desk.db, desk.signers
-    pipeline.submit(engine, *_signed_turn(engine, signers))
-    pipeline.resolve_next(engine, "g1")
+    intake.submit(engine, *_signed_turn(engine, signers))
+    resolve.resolve_next(engine, "g1")
     with store.reading(desk.orm) as session:
         before = store.active_resolutions(session, "g1")[0]
     duplicate = store.NewResolution("g1", 1, "again", "{}", "x", "y", "[]", "00", "[]", None)
@@ -153,9 +158,9 @@ def test_a_second_resolution_with_the_same_number_is_a_conflict_and_writes_nothi
 def test_an_unknown_game_is_named_with_the_games_here(desk: Desk) -> None:
     engine = desk.db
     with pytest.raises(LookupError, match=r"no game 'nope' \(games: g1\)"):
-        pipeline.resolve_next(engine, "nope")
-    with pytest.raises(pipeline.Refused) as refused:
-        pipeline.process(engine, ["g1", "nope"])
+        resolve.resolve_next(engine, "nope")
+    with pytest.raises(verdict.Refused) as refused:
+        resolve.process(engine, ["g1", "nope"])
     assert refused.value.problems == ["no game 'nope' (games: g1)"]
 
 
@@ -165,11 +170,11 @@ def test_check_reads_without_waiting_for_a_writer(runner: str, new_farrapos) -> 
     still answers at once (a writer would wait out the 30 s busy timeout)."""
     t = new_farrapos("g1")
     engine = _engine(t.db, runner)
-    message = pipeline.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
+    message = lifecycle.next_turn_file(engine, "g1", "republic", bot="random").encode("utf-8")
     holder = sqlite3.connect(t.db, isolation_level=None, timeout=0)
     try:
         holder.execute("BEGIN IMMEDIATE")
-        checked = pipeline.check(engine, message)
+        checked = verdict.check(engine, message)
         assert checked.side == "republic" and checked.turn == 1
     finally:
         holder.execute("ROLLBACK")
@@ -178,9 +183,9 @@ def test_check_reads_without_waiting_for_a_writer(runner: str, new_farrapos) -> 
 
 
 def test_statements_are_rewritten_once_for_psycopg() -> None:
-    """pbem.pg: the named parameters of the plain SQL in psycopg's form; casts and
+    """pbem.store.pg: the named parameters of the plain SQL in psycopg's form; casts and
     a literal ``%`` survive; SQLAlchemy's driver suffix is dropped for libpq."""
-    from pbem import pg
+    from pbem.store import pg
 
     sql = "SELECT position::text FROM game WHERE id = :game AND label LIKE '50%' AND k >= :k_1"
     assert pg.pyformat(sql) == "SELECT position::text FROM game WHERE id = %(game)s AND label LIKE '50%%' AND k >= %(k_1)s"

@@ -28,12 +28,13 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Protocol
 
 from pbem import store
-from pbem.transaction import Tx, transaction
+from pbem.store.sql import Tx
+from pbem.store.transaction import transaction
 
 if TYPE_CHECKING:  # the email package is imported when a message is built, not at start-up
     from email.message import EmailMessage
 
-    from pbem.store import Database
+    from pbem.store.database import Database
 
 PENDING = "pending"
 SENT = "sent"
@@ -47,7 +48,7 @@ KINDS = ("receipt", "refusal", "checked", "report", "game-over", "reminder", "la
 
 def new_message_id(kind: str, game_id: str | None) -> str:
     """A fresh Message-ID for a row: ``<pbem.KIND.GAME.RANDOM@pbem.invalid>``."""
-    from pbem.mail.build import id_word
+    from pbem.reports.message import id_word
 
     return f"<pbem.{kind}.{id_word(game_id or 'referee')}.{secrets.token_hex(8)}@{MESSAGE_ID_DOMAIN}>"
 
@@ -113,7 +114,7 @@ def queue_message(tx: Tx, kind: str, message: "EmailMessage", dedupe: str, game_
 def queue_report(tx: Tx, game_id: str, k: int, side: str, to: str, subject: str, over: bool) -> bool:
     """A side's report of resolution ``k``: rendered from the store when delivered
     (its Message-ID is the report's own, ``<pbem.GAME.kK.SIDE@pbem.invalid>``)."""
-    from pbem.mail.build import report_message_id
+    from pbem.reports.message import report_message_id
 
     kind = "game-over" if over else "report"
     return queue(tx, kind, [to], subject, report_message_id(game_id, k, side), f"report:{game_id}:{k}:{side}", None, game_id, side, k)
@@ -262,8 +263,8 @@ def message_of(engine: Database, row: Row, sender: str) -> "EmailMessage":
         msg = email.message_from_bytes(bytes(body), policy=email.policy.default)
         assert isinstance(msg, EmailMessage)
     else:
-        from pbem import reporting
-        from pbem.mail.build import report_email
+        from pbem.reports import assemble as reporting
+        from pbem.reports.message import report_email
 
         with transaction(engine, write=False) as tx:
             views = reporting.report_views(tx, row.game_id or "", row.k, [row.side])

@@ -21,7 +21,7 @@ Rules of the loop:
   its raw bytes and its Message-ID: here a state file (``M/.pbem-ingest-seen``
   inside a Maildir or a directory, ``F.pbem-ingest-seen`` beside an mbox ``F``;
   one line per entry, ``sha256 HEX`` or ``message-id <ID>``), in the referee's
-  store for ``pbem ingest`` and ``pbem tick`` (``pbem.mail.room``, where the
+  store for ``pbem ingest`` and ``pbem tick`` (``pbem.referee.service.mail_room``, where the
   judgement, the record and the reply commit together).  A message seen before
   is ``SKIPPED``: not submitted and not answered again.  The pipeline
   independently refuses a byte-identical resubmission of a queued or resolved
@@ -144,7 +144,7 @@ class IngestSummary:
 
 
 class ProgressSink(Protocol):
-    """What a progress display needs (``pbem.progress.BatchProgress`` is one)."""
+    """What a progress display needs (``pbem.cli.progress.BatchProgress`` is one)."""
 
     def start(self, total: int) -> None: ...
 
@@ -153,7 +153,7 @@ class ProgressSink(Protocol):
 
 class Ledger(Protocol):
     """Where the loop keeps what it has judged.  :class:`SeenStore` (a file beside
-    the mailbox) is the plain one; ``pbem.mail.room`` keeps it in the store, in
+    the mailbox) is the plain one; ``pbem.referee.service.mail_room`` keeps it in the store, in
     the transaction that records the judgement and queues the reply."""
 
     def seen(self, raw_sha256: str, message_id: str | None) -> bool: ...

@@ -12,9 +12,9 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from pbem.mail.readers import SubmitOutcome
-from pbem.keys import PublicKey
-from pbem.sshsig import SignatureError, sign, verify
-from pbem.turnfile import TurnFileError, parse_turn_file, render_turn_file
+from pbem.turnfiles.envelope import TurnFileError, parse_turn_file, render_turn_file
+from pbem.turnfiles.keys import PublicKey
+from pbem.turnfiles.sshsig import SignatureError, sign, verify
 
 HERE = Path(__file__).resolve().parent
 GAME = "g1"

@@ -1,0 +1,191 @@
+"""The game archive, version 1 (DESIGN.md, "Archive, version 1"; docs/formats.md).
+
+Everything an auditor needs and nothing secret: no seed, no reveal of a
+resolution not yet processed.  Additions to the printed format, all optional for
+a reader of v1: each resolution's ``previous_state_hash``, ``turn_label`` and
+``nmr``; ``set_aside`` (resolutions discarded by ``pbem rollback``, grouped by
+rollback); ``game.chain_length`` is in ``dice``; ``dice.extensions`` (the chains
+committed by ``pbem extend``, each with ``first_k``, ``chain_length`` and ``anchor``);
+``game.tables``, the house tables the game plays by name (``{}`` for the shipped
+tables; pbem/store/house_tables.py);
+for a resolution made at the end of a deadline's grace, ``deadline`` (the
+deadline, the end of grace, the time it was resolved and the sides that sent
+nothing); ``player_changes`` (``pbem player``: a side's new address or key, from
+which resolution on).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pbem import limits, store
+from pbem.dice import chains as dice_chains
+from pbem.store.sql import Tx
+from pbem.store.transaction import transaction
+
+if TYPE_CHECKING:
+    from pbem.store.database import Database
+
+ARCHIVE_FORMAT = "pbem-archive/1"
+
+
+def _iso(when: datetime | str) -> str:
+    when = store.as_datetime(when)
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat().replace("+00:00", "Z")
+
+
+def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
+    """The archive of one game, read in one transaction with a fixed number of
+    statements however long the game (tests/test_costs.py counts them).
+    ``game.tables``: the house tables the game plays, as ``house_tables.game_tables``
+    reads them."""
+    with transaction(engine, write=False) as tx:
+        return _archive(tx, game_id)
+
+
+def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
+    game = tx.one(
+        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result FROM game WHERE id = :game",
+        {"game": game_id},
+    )
+    if game is None:
+        raise store.unknown_game(game_id, store.known_game_ids(tx))
+    gid, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result = game
+    players = tx.all("SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})
+    resolutions = tx.all(
+        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
+        {"game": game_id},
+    )
+    files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
+    for turn, status, side, message, signature in tx.all(
+        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
+        {"game": game_id, "resolved": store.SubmissionStatus.RESOLVED.name, "set_aside": store.SubmissionStatus.SET_ASIDE.name},
+    ):
+        files[(turn, status)].append({"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature})
+    rolls: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for k, idx, sides, value, purpose in tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}):
+        rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
+    rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
+    extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
+    late = {
+        k: {"deadline": _iso(deadline), "grace_until": _iso(grace_until), "resolved_at": _iso(resolved_at), "sides": json.loads(sides)}
+        for k, deadline, grace_until, resolved_at, sides in tx.all(
+            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game", {"game": game_id}
+        )
+    }
+    changes = tx.all(
+        "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+        {"game": game_id},
+    )
+
+    def resolution_json(row: Any) -> dict[str, Any]:
+        k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
+        wanted = store.SubmissionStatus.RESOLVED if active else store.SubmissionStatus.SET_ASIDE
+        return {
+            "k": k,
+            "label": label,
+            "reveal": reveal,
+            "previous_state_hash": previous,
+            "nmr": json.loads(nmr),
+            "submissions": files.get((k, wanted.name), []),
+            "rolls": rolls.get(k, []),
+            "state_hash": state_hash,
+            "events": json.loads(events),
+            **({"deadline": late[k]} if k in late else {}),
+        }
+
+    return {
+        "format": ARCHIVE_FORMAT,
+        "game": {
+            "id": gid,
+            "rules": rules,
+            "scenario": scenario,
+            "options": list(json.loads(options)),
+            "created": store.as_datetime(created).isoformat(),
+            "tables": {name: json.loads(data) for name, data in tx.all("SELECT name, data FROM house_table WHERE game_id = :game ORDER BY name", {"game": game_id})},
+        },
+        "players": [{"side": side, "public_key": key, "email": email} for side, key, email in players],
+        "dice": {
+            "version": 1,
+            "chain_length": chain_length,
+            "anchor": anchor,
+            **({"extensions": [e.to_json() for e in extensions]} if extensions else {}),
+        },
+        "initial_state_hash": initial_state_hash,
+        "resolutions": [resolution_json(r) for r in resolutions if r[7]],
+        "set_aside": [
+            {
+                "to": to_k,
+                "at": store.as_datetime(at).isoformat(),
+                "resolutions": [resolution_json(r) for r in resolutions if r[8] == rollback_id],
+            }
+            for rollback_id, to_k, at in rollbacks
+        ],
+        "player_changes": [
+            {
+                "side": side,
+                "from_k": from_k,
+                "at": _iso(at),
+                **({"email": email, "previous_email": previous_email} if email is not None else {}),
+                **({"public_key": public_key, "previous_public_key": previous_public_key} if public_key is not None else {}),
+            }
+            for side, from_k, at, email, previous_email, public_key, previous_public_key in changes
+        ],
+        "final": {"over": bool(over), "result": json.loads(result) if result else None},
+    }
+
+
+def export(engine: "Database", game_id: str, path: Path) -> dict[str, Any]:
+    archive = build_archive(engine, game_id)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(archive, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return archive
+
+
+MAX_ARCHIVE_BYTES = 32 * 1024 * 1024
+"""The largest archive read (a whole shipped game exports 40-100 KB)."""
+MAX_ARCHIVE_CONTAINERS = 500_000
+"""Objects and arrays at most (counted as '{' and '[' bytes before parsing, which
+bounds the memory a parse can take; a shipped game has under 1,000)."""
+MAX_ARCHIVE_RESOLUTIONS = 100_000
+MAX_NUMBER_DIGITS = 20
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text)} digits (an archive's numbers have at most {MAX_NUMBER_DIGITS})")
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number an archive holds")
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Read an archive within its limits (size, containers, nesting, numbers,
+    resolutions, parse time); anything past them is refused, naming the limit."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            raise ValueError(f"{size} bytes, over the limit of {MAX_ARCHIVE_BYTES} bytes: not read")
+        raw = path.read_bytes()
+        containers = raw.count(b"{") + raw.count(b"[")
+        if containers > MAX_ARCHIVE_CONTAINERS:
+            raise ValueError(f"{containers} objects and arrays, over the limit of {MAX_ARCHIVE_CONTAINERS}: not parsed")
+        with limits.time_limit(limits.ARCHIVE_PARSE_SECONDS, f"archive {path}"):
+            archive = json.loads(raw.decode("utf-8"), parse_int=_bounded_int, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"cannot read archive {path}: nested too deeply to be an archive") from None
+    except (OSError, UnicodeDecodeError, ValueError, limits.TimeLimit) as exc:
+        raise ValueError(f"cannot read archive {path}: {exc}") from None
+    resolutions = archive.get("resolutions") if isinstance(archive, dict) else None
+    if isinstance(resolutions, list) and len(resolutions) > MAX_ARCHIVE_RESOLUTIONS:
+        raise ValueError(f"archive {path} holds {len(resolutions)} resolutions, over the limit of {MAX_ARCHIVE_RESOLUTIONS}")
+    if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
+        raise ValueError(f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})")
+    return archive

@@ -1,0 +1,387 @@
+"""``pbem audit``: re-verify a whole game from its archive alone.
+
+Checks, in this order, stopping at the first discrepancy:
+0. nothing secret in the archive (no seed, no checkpoint, no chain value not yet revealed);
+1. every submission's signature against the archive's key for that side;
+2. every turn file's header (game, side, turn, state) against the chain of positions;
+3. the reveal chain back to the anchor (over all resolutions, set-aside ones too);
+4. every roll recomputed from the reveal and the files (dice v1);
+5. a full replay through the ruleset, from the set-up with the archive's house
+   tables (``game.tables``), reproducing every position hash, the rolls'
+   purposes, the events and the result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Union
+
+from pbem import dice as dicev1
+from pbem.dice import chains as dice_chains
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS, Orders, TableError
+from pbem.store import house_tables
+from pbem.turnfiles import keys, sshsig
+from pbem.turnfiles.canonical import canonical_json, position_hash
+from pbem.turnfiles.envelope import TurnFile, TurnFileError, parse_turn_file
+
+
+class AuditFailure(ValueError):
+    """The first discrepancy found: where, what was expected, what was found."""
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    game: str
+    resolutions: int
+    set_aside: int
+    files: int
+    rolls: int
+    rollbacks: int
+    result: Any
+    rollback_notes: tuple[str, ...] = ()
+    result_text: str = ""
+    nmr_notes: tuple[str, ...] = ()
+    player_notes: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        out = [
+            f"game {self.game}: all checks hold",
+            f"  resolutions replayed: {self.resolutions} active, {self.set_aside} set aside by {self.rollbacks} rollback(s)",
+            f"  turn files verified:  {self.files} (signatures and headers)",
+            f"  dice verified:        {self.rolls} rolls recomputed from the committed chain",
+        ]
+        out.extend(f"  house table:          {note}" for note in self.tables)
+        out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
+        out.extend(f"  no moves received:    {note}" for note in self.nmr_notes)
+        out.extend(f"  player change:        {note}" for note in self.player_notes)
+        if self.result:
+            out.append(f"  result:               {self.result_text or self.result}")
+        return out
+
+
+def _all_resolutions(archive: dict[str, Any]) -> list[tuple[dict[str, Any], bool]]:
+    items = [(r, True) for r in archive.get("resolutions", [])]
+    for group in archive.get("set_aside", []):
+        items.extend((r, False) for r in group.get("resolutions", []))
+    return sorted(items, key=lambda item: item[0]["k"])
+
+
+def audit_archive(archive: dict[str, Any]) -> AuditSummary:
+    try:
+        return _audit(archive)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
+        if isinstance(exc, AuditFailure):
+            raise
+        raise AuditFailure(f"archive is malformed: {type(exc).__name__}: {exc}") from None
+
+
+SECRET_FIELDS = frozenset({"seed", "seed_checkpoints", "checkpoints"})
+MAX_UNEXPLAINED_VALUES = 256
+"""An archive from pbem carries no 32-byte hex value but its hashes and reveals;
+a player may quote a few in a comment.  Past this many, the archive is refused
+rather than hashed down every chain for each."""
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{64,}")
+
+
+def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain]) -> list[str]:
+    """Where the archive carries something secret: a field named like the seed, or
+    any value of a dice chain not yet revealed (the seed, a checkpoint, a future
+    reveal), found by hashing every unexplained 32-byte hex value down the chains.
+    ``pbem export`` writes none; a referee's mistake or a doctored export would."""
+    resolutions = _all_resolutions(archive)
+    public = {c.anchor.lower() for c in chains} | {str(r.get("reveal", "")).lower() for r, _ in resolutions}
+    public |= {str(h).lower() for r, _ in resolutions for h in (r.get("state_hash"), r.get("previous_state_hash"))}
+    public.add(str(archive.get("initial_state_hash", "")).lower())
+    frontier: dict[bytes, str] = {}  # the last published link of each chain
+    for chain in chains:
+        served = [r for r, _ in resolutions if chain.first_k <= r["k"] <= chain.last_k]
+        last = bytes.fromhex(max(served, key=lambda r: r["k"])["reveal"]) if served else bytes.fromhex(chain.anchor)
+        frontier[last] = f"the chain from resolution {chain.first_k}"
+    longest = max(c.chain_length for c in chains)
+    found: list[str] = []
+    candidates: dict[str, _Where] = {}
+    stack: list[tuple[_Where, Any]] = [("archive", archive)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in SECRET_FIELDS and item:
+                    found.append(f"{_spelt(where)}.{key}: a field named {key!r} (an archive carries no seed or checkpoint)")
+                if _may_hold_hex(item):
+                    stack.append(((where, key), item))
+        elif isinstance(value, list):
+            stack.extend(((where, i), item) for i, item in enumerate(value) if _may_hold_hex(item))
+        else:
+            for run in _HEX_RUN.findall(value):
+                for i in range(0, len(run) - 63, 64):
+                    chunk = run[i : i + 64].lower()
+                    if chunk not in public:
+                        candidates.setdefault(chunk, where)
+            if len(candidates) > MAX_UNEXPLAINED_VALUES:
+                raise AuditFailure(f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {_spelt(next(iter(candidates.values())))}); an archive from pbem carries none")
+    for chunk, where in candidates.items():
+        value = bytes.fromhex(chunk)
+        for steps in range(1, longest + 1):
+            value = dicev1.H(value)
+            if value in frontier:
+                found.append(f"{_spelt(where)}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice")
+                break
+    return found
+
+
+def _may_hold_hex(value: Any) -> bool:
+    """A container, or a string long enough to hold a 32-byte hex value: the rest
+    of an archive's values need no walking."""
+    return isinstance(value, (dict, list)) or (isinstance(value, str) and len(value) >= 64)
+
+
+_Where = Union[str, tuple[Any, Union[str, int]]]
+"""Where a value sits in the archive: ``"archive"``, or (where its container sits,
+its key or list index).  Spelt out only for a value reported (issue 14: the walk
+wrote out the place of every value of the archive)."""
+
+
+def _spelt(where: _Where) -> str:
+    """``archive.resolutions[3].events``."""
+    parts: list[str] = []
+    while isinstance(where, tuple):
+        where, step = where
+        parts.append(f".{step}" if isinstance(step, str) else f"[{step}]")
+    return where + "".join(reversed(parts))
+
+
+def _audit(archive: dict[str, Any]) -> AuditSummary:
+    game = archive["game"]
+    game_id = game["id"]
+    leaks = leaked_secrets(archive, archive_chains(archive))
+    if leaks:
+        raise AuditFailure(f"archive leaks a secret: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
+    key_at = _keys_by_resolution(archive)
+    keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
+    resolutions = _all_resolutions(archive)
+    ks = [r["k"] for r, _ in resolutions]
+    if ks != list(range(1, len(ks) + 1)):
+        missing = sorted(set(range(1, (max(ks) if ks else 0) + 1)) - set(ks))
+        raise AuditFailure(f"resolutions are not numbered 1..{len(ks)} without gaps: missing {missing or 'none'}, found {ks}")
+
+    # 1. signatures
+    files = 0
+    for res, _ in resolutions:
+        for sub in res["submissions"]:
+            where = f"resolution {res['k']}, {sub['side']} turn file"
+            if sub["side"] not in keys_by_side:
+                raise AuditFailure(f"{where}: no player {sub['side']!r} in the archive")
+            message = sub["turn_file"].encode("utf-8")
+            try:
+                signer = sshsig.verify(message, sub["signature"])
+            except sshsig.SignatureError as exc:
+                raise AuditFailure(f"{where}: signature does not verify: {exc}") from None
+            expected = key_at(sub["side"], res["k"])
+            if not signer.same_key(expected):
+                raise AuditFailure(f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {expected.fingerprint()}")
+            files += 1
+
+    # 2. headers against the chain of positions
+    initial = archive["initial_state_hash"]
+    known_hashes = {initial} | {r["state_hash"] for r, _ in resolutions}
+    expected_prev = initial
+    turn_files: dict[tuple[int, str], TurnFile] = {}  # read once here, replayed in 5
+    for res, active in resolutions:
+        prev = res.get("previous_state_hash", expected_prev if active else None)
+        if active:
+            if prev != expected_prev:
+                raise AuditFailure(f"resolution {res['k']}: follows position {prev}, expected {expected_prev} (the chain of positions is broken)")
+            expected_prev = res["state_hash"]
+        elif prev not in known_hashes:
+            raise AuditFailure(f"set-aside resolution {res['k']}: follows unknown position {prev}")
+        sides = [s["side"] for s in res["submissions"]]
+        if sides != sorted(sides) or len(set(sides)) != len(sides):
+            raise AuditFailure(f"resolution {res['k']}: turn files out of side order or repeated: {sides}")
+        for sub in res["submissions"]:
+            where = f"resolution {res['k']}, {sub['side']} turn file"
+            try:
+                tf = turn_files[res["k"], sub["side"]] = parse_turn_file(sub["turn_file"].encode("utf-8"))
+            except TurnFileError as exc:
+                raise AuditFailure(f"{where}: unreadable header: {exc}") from None
+            for name, want, got in (("game", game_id, tf.game), ("rules", game["rules"], tf.rules), ("side", sub["side"], tf.side), ("turn", res["k"], tf.turn), ("state", prev, tf.state)):
+                if want != got:
+                    raise AuditFailure(f"{where}: header {name} is {got!r}, expected {want!r}")
+
+    # 3. reveal chain (each extension chain starts again from its own anchor)
+    chains = archive_chains(archive)
+    previous = b""
+    for res, _ in resolutions:
+        chain = dice_chains.chain_for(chains, res["k"])
+        if chain is None or res["k"] > chain.last_k:
+            raise AuditFailure(f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to {dice_chains.last_served(chains)})")
+        starts = res["k"] == chain.first_k
+        if starts:
+            previous = bytes.fromhex(chain.anchor)
+        reveal = bytes.fromhex(res["reveal"])
+        if not dicev1.reveal_follows(reveal, previous):
+            what = "the anchor" if res["k"] == 1 else f"the anchor of the chain extending from {chain.first_k}" if starts else "the previous reveal"
+            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} ({what})")
+        previous = reveal
+
+    # 4. every roll recomputed
+    rolls = 0
+    dice_keys: dict[int, bytes] = {}  # worked out here, rolled again by the replay in 5
+    for res, _ in resolutions:
+        stream = dicev1.DiceStream(dice_keys.setdefault(res["k"], _dice_key(game_id, res)))
+        for i, roll in enumerate(res["rolls"]):
+            if roll["index"] != i:
+                raise AuditFailure(f"resolution {res['k']}: roll numbered {roll['index']}, expected {i}")
+            value = stream.roll(roll["sides"], roll["purpose"])
+            if value != roll["value"]:
+                raise AuditFailure(f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to {value}, archive says {roll['value']}")
+            rolls += 1
+
+    # 5. full replay
+    ruleset = find_ruleset(game["rules"])
+    position = ruleset.setup(game["scenario"], list(game["options"]))
+    tables = dict(game.get("tables") or {})
+    if tables:
+        try:
+            position = ruleset.with_house_tables(position, tables)
+        except TableError as exc:
+            raise AuditFailure(f"game.tables: a house table does not fit {game['rules']}: {exc}") from None
+        if sorted(house_tables.of_position(position)) != sorted(tables):
+            same = sorted(set(tables) - set(house_tables.of_position(position)))
+            raise AuditFailure(f"game.tables: {', '.join(same)} equal the shipped table (an archive lists only tables that differ)")
+    if position_hash(position) != initial:
+        played = f" with house tables {', '.join(sorted(tables))}" if tables else " with the shipped tables"
+        raise AuditFailure(f"set-up: position hash {position_hash(position)}{played}, archive says {initial}")
+    positions = {initial: position}
+    last_active = initial
+    for res, active in resolutions:
+        prev = res.get("previous_state_hash", last_active)
+        start = positions.get(prev)
+        if start is None:
+            raise AuditFailure(f"resolution {res['k']}: cannot find its starting position {prev}")
+        orders: dict[str, Orders] = {side: NO_ORDERS for side in ruleset.due(start)}
+        for sub in res["submissions"]:
+            tf = turn_files[res["k"], sub["side"]]
+            if tf.side not in orders:
+                raise AuditFailure(f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})")
+            parsed, problems = ruleset.parse_orders(tf.body)
+            problems = problems or ruleset.validate(start, tf.side, parsed)
+            if problems:
+                raise AuditFailure(f"resolution {res['k']}, {tf.side} turn file: orders are not legal: {problems[0]}")
+            orders[tf.side] = parsed
+        stream = dicev1.DiceStream(dice_keys[res["k"]])
+        result = ruleset.resolve_validated(start, orders, stream)  # each file was validated just above
+        replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
+        recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
+        if replayed != recorded:
+            first = next((i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded)))
+            raise AuditFailure(
+                f"resolution {res['k']}, roll {first}: replay asks for {replayed[first] if first < len(replayed) else 'no roll'}, archive has {recorded[first] if first < len(recorded) else 'no roll'}"
+            )
+        if canonical_json(result.events) != canonical_json(res["events"]):
+            raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
+        new_hash = position_hash(result.position)
+        if new_hash != res["state_hash"]:
+            raise AuditFailure(f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}")
+        positions[new_hash] = result.position
+        if active:
+            last_active = new_hash
+    nmr_notes = _check_nmr(resolutions)
+    final_position = positions[last_active]
+    outcome = ruleset.outcome(final_position)
+    final = archive["final"]
+    want = outcome.to_json() if outcome else None
+    if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(want, sort_keys=True):
+        raise AuditFailure(f"final result: replay gives {want}, archive says {final['result']} (over={final['over']})")
+    return AuditSummary(
+        game=game_id,
+        resolutions=len(archive.get("resolutions", [])),
+        set_aside=sum(len(g.get("resolutions", [])) for g in archive.get("set_aside", [])),
+        files=files,
+        rolls=rolls,
+        rollbacks=len(archive.get("set_aside", [])),
+        result=want,
+        result_text=ruleset.outcome_text(outcome) if outcome else "",
+        tables=tuple(f"{name} (sha256 {house_tables.digest(data)})" for name, data in sorted(tables.items())),
+        rollback_notes=tuple(
+            f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
+            + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))
+            for g in archive.get("set_aside", [])
+        ),
+        nmr_notes=nmr_notes,
+        player_notes=tuple(
+            f"{c['side']} from resolution {c['from_k']} ({c.get('at', '?')}): "
+            + "; ".join(
+                ([f"address {c.get('previous_email') or 'none'} -> {c['email']}"] if "email" in c else [])
+                + ([f"key {keys.PublicKey.from_openssh(c['public_key']).fingerprint()}"] if c.get("public_key") else [])
+            )
+            for c in archive.get("player_changes", [])
+        ),
+    )
+
+
+def _keys_by_resolution(archive: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """The key each side signed with for resolution k: ``player_changes`` (an
+    addition to v1) says from which resolution a new key holds; before the first
+    change, its ``previous_public_key``; with no change, the player's key."""
+    current = {p["side"]: p["public_key"] for p in archive["players"]}
+    changes = sorted((c for c in archive.get("player_changes", []) if c.get("public_key")), key=lambda c: c["from_k"])
+    cache: dict[str, keys.PublicKey] = {}
+
+    def parse(line: str) -> keys.PublicKey:
+        if line not in cache:
+            cache[line] = keys.PublicKey.from_openssh(line)
+        return cache[line]
+
+    def key_at(side: str, k: int) -> keys.PublicKey:
+        mine = [c for c in changes if c["side"] == side]
+        line = mine[0]["previous_public_key"] if mine else current[side]
+        for c in mine:
+            if c["from_k"] <= k:
+                line = c["public_key"]
+        return parse(line)
+
+    return key_at
+
+
+def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> tuple[str, ...]:
+    """Each resolution with a side that sent nothing: a deadline's record must
+    name exactly those sides, none of which has a file in it, resolved at or
+    after the end of grace."""
+    notes = []
+    for res, _active in resolutions:
+        nmr = list(res.get("nmr", []))
+        record = res.get("deadline")
+        if record is not None:
+            if sorted(record.get("sides", [])) != sorted(nmr):
+                raise AuditFailure(f"resolution {res['k']}: the deadline record names {record.get('sides')}, the resolution's no-moves sides are {nmr}")
+            sent = {s["side"] for s in res["submissions"]} & set(nmr)
+            if sent:
+                raise AuditFailure(f"resolution {res['k']}: {', '.join(sorted(sent))} resolved with no orders but has a turn file in it")
+            if not (record["deadline"] <= record["grace_until"] <= record["resolved_at"]):
+                raise AuditFailure(f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace {record['grace_until']} (deadline {record['deadline']})")
+            notes.append(f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until {record['grace_until']}, resolved {record['resolved_at']})")
+        elif nmr:
+            notes.append(f"resolution {res['k']}: {', '.join(nmr)} (resolved with no orders by the referee)")
+    return tuple(notes)
+
+
+def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:
+    """The archive's dice chains in order: the game's own, then ``dice.extensions``,
+    each of which must start where the one before ends."""
+    dice = archive["dice"]
+    chains = [dice_chains.PublicChain(1, int(dice["chain_length"]), str(dice["anchor"]))]
+    for ext in dice.get("extensions", []):
+        chain = dice_chains.PublicChain(int(ext["first_k"]), int(ext["chain_length"]), str(ext["anchor"]))
+        if chain.first_k != chains[-1].last_k + 1 or chain.chain_length < 2:
+            raise AuditFailure(f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where the chain before it ends, with a length of at least 2")
+        chains.append(chain)
+    return chains
+
+
+def _dice_key(game_id: str, res: dict[str, Any]) -> bytes:
+    messages = [s["turn_file"].encode("utf-8") for s in sorted(res["submissions"], key=lambda s: s["side"])]
+    return dicev1.dice_key(bytes.fromhex(res["reveal"]), game_id, res["k"], messages)

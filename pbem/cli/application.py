@@ -1,0 +1,179 @@
+"""The ``pbem`` application: the Typer app, its global options (before or after the
+command), and building only the command that was named.
+
+The ``pbem`` command line: thin.  Each command parses its arguments, calls one
+library function, prints, and turns domain errors into one line per problem on
+stderr with exit status 1 (usage errors exit 2, from Typer).
+
+Start-up is part of every command's cost (a player runs ``orders``, ``check`` and
+``sign`` several times a turn; a referee's cron runs a command a minute), so this
+module imports only Typer: each command imports what it uses when it runs.  A
+command that needs no database never imports SQLAlchemy, SQLModel or the report
+stack, and the hot commands open an SQLite file without SQLAlchemy
+(``store.open_database``).  tests/test_startup.py checks the imports of every
+registered command.  (No ``from __future__ import annotations`` here: Typer would
+``eval`` every parameter's annotation string each time it builds the commands.)"""
+
+import copy
+import sys
+from collections.abc import Container
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+import typer.core
+import typer.main
+import typer.models
+
+from pbem import __version__
+from pbem.cli.values import conventional_help, convert_plainly
+
+if TYPE_CHECKING:
+    import click
+
+
+
+GLOBAL_OPTIONS = ("--db",)
+"""Options of ``pbem`` itself that take a value and may also come after the
+command (``pbem status g1 --db referee.db``), as in git, ssh-keygen and sqlite-utils."""
+
+
+def hoist_global_options(args: list[str], commands: Container[str]) -> list[str]:
+    """The command line with every global option given after the command moved in
+    front of it, so Click reads it as the program's own.
+
+    >>> hoist_global_options(["status", "g1", "--db", "x.db"], {"status"})
+    ['--db', 'x.db', 'status', 'g1']
+    >>> hoist_global_options(["check", "t.txt", "--db=x.db", "--", "--db"], {"check"})
+    ['--db=x.db', 'check', 't.txt', '--', '--db']
+    """
+    at = command_index(args, commands)
+    if at is None:
+        return args
+    before, after, hoisted = args[: at + 1], [], []
+    rest = args[at + 1 :]
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--":
+            after.extend(rest[i:])
+            break
+        if arg in GLOBAL_OPTIONS and i + 1 < len(rest):
+            hoisted.extend(rest[i : i + 2])
+            i += 2
+            continue
+        if arg.split("=", 1)[0] in GLOBAL_OPTIONS and "=" in arg:
+            hoisted.append(arg)
+        else:
+            after.append(arg)
+        i += 1
+    return before[:-1] + hoisted + before[-1:] + after
+
+
+def command_index(args: list[str], commands: Container[str]) -> int | None:
+    """Where the command is in the command line (after the program's own
+    options); None when there is none.
+
+    >>> command_index(["--db", "new", "new", "g1"], {"new"})
+    2
+    >>> command_index(["--version"], {"new"}) is None
+    True
+    """
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg == "--":
+            return None
+        if arg in commands:
+            return at
+        at += 2 if arg in GLOBAL_OPTIONS else 1
+    return None
+
+
+class _Pbem(typer.core.TyperGroup):
+    """``pbem``'s group: global options are accepted before or after the command,
+    and every parameter's value is converted without pydantic (pbem.cli.values)."""
+
+    def parse_args(self, ctx: "click.Context", args: list[str]) -> list[str]:
+        convert_plainly(self.get_params(ctx))
+        return super().parse_args(ctx, hoist_global_options(args, self.commands))
+
+    def get_command(self, ctx: "click.Context", cmd_name: str) -> "click.Command | None":
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            convert_plainly(command.get_params(ctx))
+            conventional_help(command.params)
+        return command
+
+
+app = typer.Typer(
+    name="pbem",
+    cls=_Pbem,
+    help="A play-by-email referee for board wargames: signed turn files, auditable dice, reports.",
+    epilog="Global options (--db) may come before or after the command.  Each command's --help shows an example.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+_state: dict[str, Any] = {"db": None}
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"pbem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    db: Annotated[Optional[str], typer.Option("--db", metavar="PATH|URL", help="Database: a file path or an SQLAlchemy URL (default $PBEM_DB, else ./pbem.db).", envvar="PBEM_DB")] = None,
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print pbem's version and exit.")] = False,
+) -> None:
+    _state["db"] = db
+
+
+def _name(command: "typer.models.CommandInfo | typer.models.TyperInfo") -> str | None:
+    if isinstance(command, typer.models.TyperInfo) or command.name:
+        return command.name  # type: ignore[return-value]
+    return typer.main.get_command_name(command.callback.__name__) if command.callback else None
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application that runs ``pbem ARGS``: when they name a command, one with
+    that command alone.  Typer builds every registered command (its signature,
+    help and parameters) before it runs one, about a fifth of ``pbem sign``'s
+    start-up; ``--help`` and a command line that names no known command get the
+    whole application (its list of commands, Click's "did you mean")."""
+    registered = [*app.registered_commands, *app.registered_groups]
+    at = command_index(args, {n for n in map(_name, registered) if n is not None})
+    if at is None:
+        return app
+    one = copy.copy(app)
+    one.registered_commands = [c for c in app.registered_commands if _name(c) == args[at]]
+    one.registered_groups = [g for g in app.registered_groups if _name(g) == args[at]]
+    return one
+
+
+def main() -> None:
+    app_for(sys.argv[1:])()
+
+
+
+
+HELP_ORDER = (
+    "keygen", "new", "status", "orders", "check", "sign", "submit", "process", "dice", "export", "audit", "extend",
+    "rollback", "case", "report", "demo", "ingest", "send", "tick", "serve", "games", "player", "site", "tables", "table",
+)
+"""The order ``pbem --help`` lists the commands in (the modules of pbem.cli register
+them by who runs them); a command not named here comes after these."""
+
+
+def in_help_order() -> None:
+    """Order the registered commands as :data:`HELP_ORDER` says."""
+    def key(command: typer.models.CommandInfo) -> int:
+        name = _name(command)
+        return HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER)
+
+    app.registered_commands.sort(key=key)

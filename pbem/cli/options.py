@@ -1,0 +1,102 @@
+"""Option sets written once: the mail sources and the SMTP delivery of ``ingest``,
+``send``, ``tick`` and ``serve``."""
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+import typer.core
+import typer.main
+import typer.models
+
+from pbem.cli.application import _state
+from pbem.cli.common import _host_port, fail
+
+
+def _smtp_server(smtp: str | None, starttls: bool, ssl_on: bool, user: str | None, password_file: Path | None) -> Any:
+    """The SMTP server of ``--smtp HOST:PORT`` (password from a file or $PBEM_SMTP_PASSWORD)."""
+    from pbem.mail import smtp as smtp_mail
+
+    if smtp is None:
+        if user or password_file:
+            typer.echo("pbem: --smtp-user and --smtp-password-file need --smtp HOST:PORT", err=True)
+            raise typer.Exit(2)
+        return None
+    if starttls and ssl_on:
+        typer.echo("pbem: give --starttls or --ssl, not both", err=True)
+        raise typer.Exit(2)
+    host, port = _host_port(smtp)
+    password = None
+    if user is not None:
+        try:
+            password = smtp_mail.read_password(password_file, smtp_mail.PASSWORD_ENV)
+        except smtp_mail.SendError as exc:
+            fail(str(exc))
+        if password is None:
+            fail(f"no SMTP password for {user!r}: give --smtp-password-file FILE or set ${smtp_mail.PASSWORD_ENV}")
+    security = "ssl" if ssl_on else "starttls" if starttls else "plain"
+    loopback = host in ("127.0.0.1", "::1", "localhost")
+    return smtp_mail.SmtpServer(host, port, security, user, password, allow_plain_auth=loopback)
+
+
+def _referee_options(
+    dir: Optional[Path], maildir: Optional[Path], mbox: Optional[Path], imap: Optional[str], imap_password_file: Optional[Path],
+    smtp: Optional[str], sender: str, starttls: bool, ssl_on: bool, smtp_user: Optional[str], smtp_password_file: Optional[Path],
+    backoff: float, jobs: int,
+) -> Any:
+    from pbem.mail import imap as imap_mail
+    from pbem.referee import service as referee
+
+    if jobs < 1:
+        typer.echo("pbem: --jobs must be 1 or more", err=True)
+        raise typer.Exit(2)
+    source = None
+    if imap is not None:
+        try:
+            source = imap_mail.parse_url(imap, imap_mail.read_password(imap_password_file))
+        except imap_mail.ImapError as exc:
+            fail(str(exc))
+    elif imap_password_file is not None:
+        typer.echo("pbem: --imap-password-file needs --imap URL", err=True)
+        raise typer.Exit(2)
+    server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
+    for path, what in ((dir, "--dir"), (maildir, "--maildir"), (mbox, "--mbox")):
+        if path is not None and not path.exists():
+            fail(f"{what} {path}: no such file or folder")
+    return referee.Options(dir, maildir, mbox, source, server, sender, backoff, jobs, _state["db"])
+
+
+_DIR = typer.Option("--dir", metavar="DIR", help="A folder of turn files.")
+
+
+_MAILDIR = typer.Option("--maildir", metavar="MAILDIR", help="A Maildir of player mail.")
+
+
+_MBOX = typer.Option("--mbox", metavar="FILE", help="An mbox file of player mail.")
+
+
+_IMAP = typer.Option("--imap", metavar="URL", help="imaps://USER@HOST[:PORT]/MAILBOX (or imap:// with STARTTLS); never with a password.")
+
+
+_IMAP_PW = typer.Option("--imap-password-file", metavar="FILE", help="File whose first line is the IMAP password (else $PBEM_IMAP_PASSWORD).")
+
+
+_SMTP = typer.Option("--smtp", metavar="HOST:PORT", help="The SMTP server to deliver the outbox through.")
+
+
+_SENDER = typer.Option("--sender", metavar="ADDRESS", help="The referee's address (From of every message).")
+
+
+_STARTTLS = typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")
+
+
+_SSL = typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")
+
+
+_SMTP_USER = typer.Option("--smtp-user", metavar="USER", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")
+
+
+_SMTP_PW = typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password.")
+
+
+_BACKOFF = typer.Option("--backoff", metavar="SECONDS", help="Seconds before the first retry of a deferred message (doubling, at most an hour).")

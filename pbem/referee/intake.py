@@ -1,0 +1,71 @@
+"""Intake of turn files: ``pbem submit`` queues a file the verdict accepts, and a
+refused file is recorded with its reason, so nothing a player sent is lost."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pbem import store
+from pbem.store.sql import Tx
+from pbem.store.transaction import transaction
+from pbem.turnfiles import sshsig
+from pbem.turnfiles.envelope import MAX_TURN_FILE_BYTES, TurnFileError, normalise, parse_turn_file
+
+if TYPE_CHECKING:
+    from pbem.store.database import Database as Engine
+from pbem.referee.verdict import MAX_KEPT_BYTES, Checked, Refused, inspect_turn_file, split_signature
+
+
+@dataclass(frozen=True)
+class Submitted:
+    checked: Checked
+    superseded: int  # how many queued submissions of the same side this one replaced
+
+
+Within = Callable[[Tx, "Checked | None", Sequence[str]], None]
+"""Called inside the transaction that queues a turn file (with it, no problems) or
+records its refusal (``None``, the problems): the mail intake writes its
+judgement and reply there, so they commit with the decision or not at all."""
+
+
+def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "", within: Within | None = None) -> Submitted:
+    """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
+    reason) and raised as :class:`Refused`; nothing else changes."""
+    if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
+        refusal = Refused([f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)"])
+        record_refusal(engine, data, None, refusal.problems, source, within)
+        raise refusal
+    message, armored = split_signature(data, signature)
+    try:
+        with transaction(engine) as tx:
+            checked = inspect_turn_file(tx, message, armored)
+            digest = hashlib.sha256(message).hexdigest()
+            superseded = store.queue_submission(tx, checked.game_id, checked.side, checked.turn, message, armored or "", digest, source)
+            if within is not None:
+                within(tx, checked, ())
+            return Submitted(checked, superseded)
+    except Refused as refusal:
+        record_refusal(engine, data, armored, refusal.problems, source, within)
+        raise
+
+
+def record_refusal(engine: Engine, data: bytes, signature: str | None, problems: Sequence[str], source: str = "", within: Within | None = None) -> None:
+    """Keep what a player sent, with why it was refused."""
+    game_id = side = None
+    turn = None
+    try:
+        if len(data) <= MAX_KEPT_BYTES:
+            tf = parse_turn_file(sshsig.split_inline(data)[0] if signature is None else normalise(data))
+            game_id, side, turn = tf.game, tf.side, tf.turn
+    except (TurnFileError, ValueError):
+        pass
+    if len(data) > MAX_KEPT_BYTES:
+        problems = [*problems, f"(only the first {MAX_KEPT_BYTES} of its {len(data)} bytes are kept)"]
+        data = data[:MAX_KEPT_BYTES]
+    with transaction(engine) as tx:
+        store.add_refusal(tx, game_id, side, turn, data, signature, "\n".join(problems), source)
+        if within is not None:
+            within(tx, None, problems)

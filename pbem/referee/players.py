@@ -1,0 +1,89 @@
+"""``pbem player GAME SIDE --email ADDR --key FILE``: change a side's registration.
+
+The change is one transaction: the player row, a ``player_change`` row (shown in
+the archive as ``player_changes``, from which resolution the new address or key
+holds), and a notice to every side in the outbox (on an address change, to the
+old address too, so a player learns if someone else moved their mail).  A new
+key sets aside that side's file queued for the next resolution: it was signed
+with the old key, which no longer speaks for the side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pbem import store
+from pbem.mail.address import checked_address
+from pbem.referee import notices, verdict
+from pbem.store.transaction import transaction
+from pbem.turnfiles import keys
+
+if TYPE_CHECKING:
+    from pbem.store.database import Database as Engine
+
+
+@dataclass(frozen=True)
+class Change:
+    game_id: str
+    side: str
+    from_k: int
+    what: tuple[str, ...]
+    set_aside: int  # queued files set aside by a new key
+
+
+def change_player(engine: Engine, game_id: str, side: str, email: str | None = None, key_line: str | None = None) -> Change:
+    if email is None and key_line is None:
+        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
+    problems = []
+    if email is not None:
+        try:
+            checked_address(email)
+        except ValueError as exc:
+            problems.append(f"--email: {exc}")
+    new_key = None
+    if key_line is not None:
+        try:
+            new_key = keys.PublicKey.from_openssh(key_line)
+        except ValueError as exc:
+            problems.append(f"--key: {exc}")
+    if problems:
+        raise verdict.Refused(problems)
+    with transaction(engine) as tx:
+        game = store.known_game(tx, game_id)
+        registered = {row[0]: (row[1], row[2]) for row in tx.all("SELECT side, email, public_key FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})}
+        if side not in registered:
+            raise verdict.Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(registered)})"])
+        old_email, old_key = registered[side]
+        what: list[str] = []
+        change: dict[str, str | None] = {"email": None, "previous_email": None, "public_key": None, "previous_public_key": None}
+        if email is not None and email != old_email:
+            change.update(email=email, previous_email=old_email)
+            what.append(f"address {old_email or 'none'} -> {email}")
+        if new_key is not None and not keys.PublicKey.from_openssh(old_key).same_key(new_key):
+            change.update(public_key=new_key.openssh(), previous_public_key=old_key)
+            what.append(f"key -> {new_key.fingerprint()}")
+        if not what:
+            raise verdict.Refused([f"{game_id} {side}: nothing to change (the address and key are already these)"])
+        params = {"game": game_id, "side": side}
+        set_aside = 0
+        if change["public_key"] is not None:
+            set_aside = tx.run(
+                "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND side = :side AND status = :queued",
+                {**params, "k": game.next_k, "set_aside": store.SubmissionStatus.SET_ASIDE.name, "queued": store.SubmissionStatus.QUEUED.name},
+            )
+            if set_aside:
+                what.append(f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write and sign new orders with the new key")
+        tx.run(
+            "UPDATE player SET email = :email, public_key = :key WHERE game_id = :game AND side = :side",
+            {**params, "email": change["email"] or old_email, "key": change["public_key"] or old_key},
+        )
+        tx.run(
+            "INSERT INTO player_change (game_id, side, from_k, at, email, previous_email, public_key, previous_public_key)"
+            " VALUES (:game, :side, :from_k, :at, :email, :previous_email, :public_key, :previous_public_key)",
+            {**params, **change, "from_k": game.next_k, "at": store.utcnow()},
+        )
+        change_id = tx.one("SELECT MAX(id) FROM player_change WHERE game_id = :game", params)[0]  # type: ignore[index]
+        also = [old_email] if change["email"] is not None and old_email else []
+        notices.queue_player_notice(tx, game_id, change_id, side, what, also)
+    return Change(game_id, side, game.next_k, tuple(what), set_aside)

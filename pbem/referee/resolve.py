@@ -1,0 +1,179 @@
+"""Resolution: ``pbem process``, one database transaction per resolution (reveal the
+dice, resolve the orders, store the position, the events and every roll)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pbem import dice as dicev1
+from pbem import store
+from pbem.dice import chains as dice_chains
+from pbem.referee import notices
+from pbem.rules import find_ruleset
+from pbem.rules.base import NO_ORDERS, OrderError, Orders
+from pbem.store.sql import Conflict, Tx
+from pbem.store.transaction import transaction
+from pbem.turnfiles.canonical import canonical_json, text_hash
+
+if TYPE_CHECKING:
+    from pbem.store.database import Database as Engine
+from pbem.referee.verdict import Refused, _chain_link, _last_served, queued_orders
+
+FAULT_ENV = "PBEM_TEST_FAULT"
+"""Test-only fault injection: ``kill-mid-resolution`` makes ``process`` SIGKILL itself
+after writing a resolution but before committing it (see tests/test_crash.py)."""
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    game_id: str
+    resolved: int | None  # k of the resolution made, or None
+    label: str
+    awaiting: tuple[str, ...] = ()
+    nmr: tuple[str, ...] = ()
+    over: bool = False
+    note: str = ""
+    problems: tuple[str, ...] = ()  # why this game could not be resolved (the batch went on)
+
+
+def pending_games(engine: Engine) -> list[str]:
+    with transaction(engine, write=False) as tx:
+        return store.unfinished_game_ids(tx)
+
+
+def process(
+    engine: Engine,
+    game_ids: Iterable[str] | None = None,
+    force_nmr: bool = False,
+    on_resolved: Callable[[ProcessOutcome], None] | None = None,
+    within: "Callable[[Tx, ProcessOutcome], None] | None" = None,
+) -> list[ProcessOutcome]:
+    """Resolve every listed game (or every game not over) whose due sides have all
+    submitted: one resolution per game and call, each in its own transaction
+    (turn files are only ever queued for the next resolution)."""
+    outcomes: list[ProcessOutcome] = []
+    if game_ids is not None:
+        game_ids = list(game_ids)
+        check_game_names(engine, game_ids)
+    for game_id in game_ids if game_ids is not None else pending_games(engine):
+        outcome = process_game(engine, game_id, force_nmr, within)
+        outcomes.append(outcome)
+        if on_resolved is not None:
+            on_resolved(outcome)
+    return outcomes
+
+
+def check_game_names(engine: Engine, game_ids: Sequence[str]) -> None:
+    """Refuse names given by hand that are no game (then nothing is resolved)."""
+    with transaction(engine, write=False) as tx:
+        known = store.known_game_ids(tx)
+    unknown = [g for g in game_ids if g not in known]
+    if unknown:
+        raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
+
+
+def process_game(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    """:func:`resolve_next` for one game of a batch: a game that cannot be
+    resolved gives an outcome naming why, so the batch goes on."""
+    try:
+        return resolve_next(engine, game_id, force_nmr, within)
+    except (Refused, store.StoreError, LookupError) as exc:
+        problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
+        return ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
+
+
+def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    """Make the next resolution of one game if it is ready, with each side's report
+    queued in the outbox; ``within`` is called in the resolution's transaction too
+    (the deadline step records a late turn there).
+
+    Whether it is ready is read first, in a reader's transaction: a game that is
+    only waiting for orders costs no write transaction (and no write lock).  A
+    ready game is then claimed (:func:`store.claim_game`: on PostgreSQL a game
+    another processor holds is passed over, never waited for) and resolved in
+    one writer's transaction, which reads everything again under the lock."""
+    with transaction(engine, write=False) as tx:
+        waiting = _waiting(tx, game_id, force_nmr)
+    if waiting is not None:
+        return waiting
+    try:
+        with transaction(engine) as tx:
+            if not store.claim_game(tx, game_id):
+                return ProcessOutcome(game_id, None, "", note="being resolved by another process")
+            return _resolve_claimed(tx, game_id, force_nmr, within)
+    except Conflict:
+        # Another process made this resolution first (unique game_id, k): nothing to do.
+        return ProcessOutcome(game_id, None, "", note="resolved by another process")
+
+
+def _waiting(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome | None:
+    """Why the game cannot be resolved now (over, or sides awaited), or ``None``
+    when it is ready."""
+    game = store.known_game(tx, game_id)
+    ruleset = find_ruleset(game.rules)
+    if game.over:
+        return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), over=True, note="game over")
+    if force_nmr:
+        return None
+    queued = set(store.queued_sides(tx, game_id, game.next_k))
+    missing = tuple(side for side in ruleset.due(game.position) if side not in queued)
+    return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), awaiting=missing) if missing else None
+
+
+def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+    game = store.known_game(tx, game_id)
+    ruleset = find_ruleset(game.rules)
+    position = game.position
+    label = ruleset.turn_label(position)
+    if game.over:
+        return ProcessOutcome(game_id, None, label, over=True, note="game over")
+    k = game.next_k
+    due = ruleset.due(position)
+    queued = {f.side: f for f in store.queued_files(tx, game_id, k)}
+    missing = tuple(side for side in due if side not in queued)
+    if missing and not force_nmr:
+        return ProcessOutcome(game_id, None, label, awaiting=missing)
+    files = [queued[side] for side in sorted(queued) if side in due]
+    link = _chain_link(tx, game, k)
+    if link is None:
+        raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
+    reveal = dice_chains.reveal(*link)
+    stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
+    orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
+    for f in files:
+        orders[f.side] = queued_orders(ruleset, f)
+    try:
+        result = ruleset.resolve_validated(position, orders, stream)  # submit validated the files against this position
+    except OrderError as exc:  # cannot happen: validated at submit against this position
+        raise Refused([f"queued orders no longer valid: {exc}"]) from None
+    outcome = ruleset.outcome(result.position)
+    written = canonical_json(result.position)  # once: stored, and hashed
+    store.add_resolution(
+        tx,
+        store.NewResolution(
+            game_id=game_id,
+            k=k,
+            label=label,
+            position=written,
+            state_hash=text_hash(written),
+            previous_state_hash=game.state_hash,
+            events=canonical_json(result.events),
+            reveal=reveal.hex(),
+            nmr=json.dumps(list(missing)),
+            result=json.dumps(outcome.to_json()) if outcome else None,
+        ),
+        [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
+        [f.id for f in files],
+    )
+    made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
+    notices.queue_reports(tx, game_id, k, label, ruleset.turn_label(result.position), () if outcome else ruleset.due(result.position), outcome is not None)
+    if within is not None:
+        within(tx, made)
+    if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return made

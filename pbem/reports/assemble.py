@@ -1,0 +1,215 @@
+"""From the store to reports: fills :class:`pbem.reports.render.ReportData` for one side
+(or the referee) after one resolution, and writes report files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pbem import paths, store
+from pbem.dice import chains as dice_chains
+from pbem.reports import reads as report_reads
+from pbem.reports import render as report
+from pbem.reports.reads import ReportGame
+from pbem.rules import find_ruleset
+from pbem.store import house_tables
+from pbem.store.sql import Tx
+from pbem.store.transaction import transaction
+from pbem.turnfiles import position_file
+from pbem.turnfiles.envelope import render_turn_file
+
+if TYPE_CHECKING:
+    from pbem.store.database import Database
+
+
+def report_data(tx: Tx, game_id: str, k: int | None = None, side: str | None = None, links: str | None = None) -> report.ReportData:
+    """The report of resolution ``k`` (default: the latest active; 0 = the game as
+    created) for ``side`` (``None``: the referee's view)."""
+    return report_views(tx, game_id, k, (side,), links)[0]
+
+
+def report_views(tx: Tx, game_id: str, k: int | None, sides: Sequence[str | None], links: str | None = None) -> list[report.ReportData]:
+    """The reports of resolution ``k`` for several sides: what they share (the
+    position, events, rolls, dice proof, history) is read once, in plain SQL
+    (:mod:`pbem.reports.reads`).  ``links``: where the other pages are
+    (``report.LINK_MODES``); default ``url`` when the game has a published site,
+    else ``none``."""
+    return _views(tx, report_reads.game(tx, game_id), k, sides, links)
+
+
+def _views(tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None) -> list[report.ReportData]:
+    game_id = game.id
+    ruleset = find_ruleset(game.rules)
+    k = game.current_k if k is None else k
+    actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read, not every one
+    row, before = report_reads.resolution_and_reveal_before(tx, game_id, k) if k and any(r.k == k for r in actives) else (None, None)
+    if k and row is None:
+        raise LookupError(f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})")
+    known = ruleset.sides(game.scenario)
+    for side in sides:
+        if side is not None and side not in known:
+            raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(known)})")
+    position = json.loads(row.position) if row else json.loads(game.initial_position)
+    chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
+    chain = dice_chains.chain_for(chains, k) or chains[0]
+    # the reveal before this one in its chain (set aside or not: the chain runs over both)
+    if not (row and k > chain.first_k):
+        before = None
+    outcome = ruleset.outcome(position)
+    due = () if outcome else ruleset.due(position)
+    next_turn = game.next_k if k == game.current_k else k + 1
+    state_hash = row.state_hash if row else game.initial_state_hash
+    events = tuple(json.loads(row.events)) if row else ()
+    refusals = report_reads.refusals(tx, game_id, (k, next_turn))
+    players = report_reads.players(tx, game_id)
+    turn_label = ruleset.turn_label(position)
+    kept = position_file.PositionFile(
+        id=game.id,
+        rules=game.rules,
+        scenario=game.scenario,
+        options=game.options,
+        resolution=k,
+        next_k=next_turn,
+        label=turn_label,
+        state_hash=state_hash,
+        over=outcome is not None,
+        result=json.dumps(outcome.to_json()) if outcome else None,
+        public_keys={p.side: p.public_key for p in players},
+        position=position,
+    )
+    url = game.site_url
+    rollbacks = report_reads.rollbacks(tx, game_id)
+    notes = tuple(
+        report.RollbackNote(
+            f"{rb.at:%Y-%m-%d %H:%M} UTC",
+            rb.to_k,
+            tuple(rb.discarded),
+            game.next_k if k == game.current_k and rb is rollbacks[-1] else None,
+        )
+        for rb in rollbacks
+        if rb.to_k == k
+    )
+    shared = report.ReportData(
+        game_id=game.id,
+        rules_id=game.rules,
+        rules_title=ruleset.title,
+        scenario_id=game.scenario,
+        scenario_title=ruleset.scenario(game.scenario).title,
+        options=game.options,
+        k=k,
+        label=row.label if row else "set-up",
+        next_label=turn_label,
+        awaiting=tuple(due),
+        side=None,
+        sides=tuple((p.side, p.email) for p in players),
+        score=tuple(ruleset.score(position)),
+        over=outcome is not None,
+        result=outcome.to_json() if outcome else None,
+        result_text=ruleset.outcome_text(outcome) if outcome else "",
+        events=events,
+        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k)) if row else (),
+        reveal=row.reveal if row else None,
+        anchor=chain.anchor,
+        chain_length=chain.chain_length,
+        previous_reveal=(before or chain.anchor) if row else None,
+        state_hash=state_hash,
+        previous_state_hash=row.previous_state_hash if row else None,
+        map_svg="",
+        problems=(),
+        next_turn_file=None,
+        history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
+        position_file=kept.to_text(),
+        site_url=url,
+        next_k=next_turn,
+        links=links or ("url" if url else "none"),
+        rollbacks=notes,
+        chain_first_k=chain.first_k,
+    )
+    shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
+    views = []
+    for side in sides:
+        next_file = None
+        if side is not None and side in due:
+            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {turn_label}\n" + ruleset.order_template(position, side)
+            next_file = render_turn_file(game.id, game.rules, side, next_turn, state_hash, body)
+        problems = tuple(
+            report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
+            for r in refusals
+            if side is None or r.side == side
+        )
+        views.append(
+            replace(
+                shared,
+                side=side,
+                map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(events), side),
+                problems=problems,
+                next_turn_file=next_file,
+            )
+        )
+    return views
+
+
+def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
+    """The whole game's audit page: every resolution, the dice history with a
+    histogram per die size, and the score over time.  With ``home`` (in the game's
+    site) each resolution links its reports beside it; on its own, to the published
+    site when the game has one, else to nothing."""
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        actives = [r for r in report_reads.resolutions(tx, game_id) if r.active]
+        rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in report_reads.rolls(tx, game_id)]
+        tables = house_tables.game_tables(tx, game_id)
+    url = game.site_url
+    if home is not None:
+        link = lambda filename: filename  # noqa: E731
+    elif url:
+        link = lambda filename: url.rstrip("/") + "/" + filename  # noqa: E731
+    else:
+        link = lambda filename: None  # noqa: E731
+    ruleset = find_ruleset(game.rules)
+    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+    return report.render_audit_page(
+        game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario),
+        house_tables.summary(ruleset, game.scenario, tables), home=home, link=link,
+    )
+
+
+def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str) -> str | bytes:
+    """One report as ``html``, ``text`` or ``eml`` (bytes), or the game's ``audit`` page."""
+    if fmt == "audit":
+        return audit_page(db, game_id)
+    with transaction(db, write=False) as tx:
+        data = report_data(tx, game_id, k, side)
+    if fmt == "html":
+        return report.render_html(data)
+    if fmt == "text":
+        return report.render_text(data)
+    if fmt == "eml":
+        from pbem.reports import message as message_mod
+
+        email_to = dict(data.sides).get(side) if side is not None else None
+        message = message_mod.report_email(data, sender="referee@pbem.invalid", recipient=email_to or f"{side or 'referee'}@pbem.invalid", thread_root_id=None)
+        return message.as_bytes()
+    raise ValueError(f"unknown report format {fmt!r} (html, text, eml, audit)")
+
+
+def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
+    """Each side's HTML and text report of resolution ``k``, its next turn file and
+    the position file, written to ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None)
+    shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
+    for data in views:
+        written.append(paths.write_inside(folder, report.report_filename(k, data.side, "html"), report.render_html(data, shared=shared)))
+        written.append(paths.write_inside(folder, report.report_filename(k, data.side, "txt"), report.render_text(data, shared)))
+        if data.side and data.next_turn_file:
+            written.append(paths.write_inside(folder, report.turn_file_name(game_id, k, data.side), data.next_turn_file))
+    if views:
+        written.append(paths.write_inside(folder, views[0].position_file_name, views[0].position_file))
+    return written

@@ -1,0 +1,160 @@
+"""What the reports read of the store, in plain SQL (:class:`pbem.transaction.Tx`).
+
+``pbem report``, ``pbem process --reports``, ``pbem site``, the outbox's reports
+and ``reporting.write_resolution_reports`` read through these, as ``status`` and
+the archive do: on an SQLite file opened by ``store.open_database`` they never
+import SQLAlchemy, SQLModel or pydantic (tests/test_startup.py), and each report
+is a fixed number of small statements however long the game
+(tests/test_costs.py).  Rows come back as named tuples; a timestamp is a
+``datetime`` whichever database holds it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+from pbem import store
+from pbem.store.sql import Tx
+
+
+class ReportGame(NamedTuple):
+    """The game's row as a report needs it, with its published site's URL."""
+
+    id: str
+    rules: str
+    scenario: str
+    options: tuple[str, ...]
+    current_k: int
+    next_k: int
+    initial_position: str  # canonical JSON
+    initial_state_hash: str
+    chain_length: int
+    anchor: str
+    site_url: str | None
+
+
+def game(tx: Tx, game_id: str) -> ReportGame:
+    """The game, or the ``LookupError`` naming the games there are."""
+    row = tx.one(
+        "SELECT g.id, g.rules, g.scenario, g.options, g.current_k, g.next_k, g.initial_position, g.initial_state_hash,"
+        " g.chain_length, g.anchor, s.url FROM game g LEFT JOIN site s ON s.game_id = g.id WHERE g.id = :game",
+        {"game": game_id},
+    )
+    if row is None:
+        raise store.unknown_game(game_id, store.known_game_ids(tx))
+    gid, rules, scenario, options, current_k, next_k, initial_position, initial_hash, chain_length, anchor, url = row
+    return ReportGame(gid, rules, scenario, tuple(json.loads(options)), current_k, next_k, initial_position, initial_hash, chain_length, anchor, url)
+
+
+class HistoryLine(NamedTuple):
+    k: int
+    label: str
+    state_hash: str
+
+
+def active_history(tx: Tx, game_id: str) -> list[HistoryLine]:
+    """The active resolutions' numbers, labels and hashes, without their positions
+    and events (a report lists them; reading every whole row made each report
+    cost more the longer the game, issue 14)."""
+    rows = tx.all("SELECT k, label, state_hash FROM resolution WHERE game_id = :game AND active = :active ORDER BY k", {"game": game_id, "active": True})
+    return [HistoryLine(*row) for row in rows]
+
+
+class ResolutionRow(NamedTuple):
+    k: int
+    label: str
+    position: str  # canonical JSON
+    state_hash: str
+    previous_state_hash: str
+    events: str  # JSON list
+    reveal: str
+
+
+def resolution_and_reveal_before(tx: Tx, game_id: str, k: int) -> tuple[ResolutionRow | None, str | None]:
+    """Resolution ``k``'s whole row and the reveal of resolution ``k - 1`` (active
+    or set aside: a dice chain runs over both), in one statement."""
+    rows = tx.all(
+        "SELECT k, label, CASE WHEN k = :k THEN position END, state_hash, previous_state_hash, CASE WHEN k = :k THEN events END, reveal"
+        " FROM resolution WHERE game_id = :game AND k IN (:k, :before)",
+        {"game": game_id, "k": k, "before": k - 1},
+    )
+    found = {row[0]: row for row in rows}
+    row = found.get(k)
+    before = found.get(k - 1)
+    return (ResolutionRow(*row) if row else None), (before[6] if before else None)
+
+
+class RefusalLine(NamedTuple):
+    side: str | None
+    source: str
+    received: datetime
+    reason: str
+
+
+def refusals(tx: Tx, game_id: str, turns: Sequence[int]) -> list[RefusalLine]:
+    """The refused submissions for these turns, in the order they came."""
+    marks = ", ".join(f":t{i}" for i in range(len(turns)))
+    rows = tx.all(
+        f"SELECT side, source, received, reason FROM refusal WHERE game_id = :game AND turn IN ({marks}) ORDER BY id",
+        {"game": game_id, **{f"t{i}": turn for i, turn in enumerate(turns)}},
+    )
+    return [RefusalLine(side, source, store.as_datetime(received), reason) for side, source, received, reason in rows]
+
+
+class PlayerLine(NamedTuple):
+    side: str
+    public_key: str
+    email: str | None
+
+
+def players(tx: Tx, game_id: str) -> list[PlayerLine]:
+    rows = tx.all("SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})
+    return [PlayerLine(*row) for row in rows]
+
+
+class RollbackLine(NamedTuple):
+    at: datetime
+    to_k: int
+    discarded: list[int]
+
+
+def rollbacks(tx: Tx, game_id: str) -> list[RollbackLine]:
+    """The game's rollbacks, oldest first."""
+    rows = tx.all("SELECT at, to_k, discarded FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
+    return [RollbackLine(store.as_datetime(at), to_k, list(json.loads(discarded))) for at, to_k, discarded in rows]
+
+
+class RollRow(NamedTuple):
+    k: int
+    idx: int
+    sides: int
+    value: int
+    purpose: str
+
+
+def rolls(tx: Tx, game_id: str, k: int | None = None) -> list[RollRow]:
+    """The dice of resolution ``k`` (default: of every resolution), in order."""
+    if k is None:
+        rows = tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id})
+    else:
+        rows = tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game AND k = :k ORDER BY idx", {"game": game_id, "k": k})
+    return [RollRow(*row) for row in rows]
+
+
+class ResolutionLine(NamedTuple):
+    k: int
+    label: str
+    state_hash: str
+    position: str  # canonical JSON
+    active: bool
+
+
+def resolutions(tx: Tx, game_id: str) -> list[ResolutionLine]:
+    """Every resolution of the game, active or set aside, with its position (the
+    score over time, the site's dice page)."""
+    rows = tx.all("SELECT k, label, state_hash, position, active FROM resolution WHERE game_id = :game ORDER BY k", {"game": game_id})
+    return [ResolutionLine(k, label, state_hash, position, bool(active)) for k, label, state_hash, position, active in rows]
+

@@ -1,0 +1,506 @@
+"""Turn reports: one per side per resolution, as HTML and as plain text.
+
+The templates live in ``templates/`` (Jinja): the report is ``report.html.j2``
+and ``report.txt.j2``, with the parts every reader of one resolution sees alike
+in ``report_parts.html.j2`` and ``report_parts.txt.j2`` (rendered once per
+resolution, issue 14); the audit page, the site's pages and mail receipts are
+there too.  Compiled templates are kept between processes
+(:mod:`pbem.reports.template_cache`).  HTML templates (``*.html.j2``) are autoescaped:
+every string from the game (side names, unit names, emails, order lines, event
+texts) is escaped; the one exception is the ruleset's map SVG, which the rules
+layer promises is well-formed XML with all its text escaped, so it is embedded
+as :class:`markupsafe.Markup`.  Text templates (``*.txt.j2``) are not escaped:
+plain text has no markup to inject into.
+
+The report is built from a :class:`ReportData` value the store fills in; this
+module never touches the database.
+
+HTML design, against the usual complaints about PBEM mail:
+- readable on a phone: a single column, ``max-width`` and ``viewport`` meta, the
+  map SVG scaled with ``width:100%; height:auto``; wide tables scroll on their own;
+- printable: a print stylesheet drops colours behind text and keeps the map on
+  one page;
+- no scripts, no external resources: the page works offline and in mail clients.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pbem.templates as _templates_package
+from pbem.reports.battle_table import battle_blocks, text_table
+from pbem.rules import mapdraw
+from pbem.rules.base import ScoreLine
+
+if TYPE_CHECKING:
+    import jinja2
+    from markupsafe import Markup
+
+TEMPLATE_DIR = Path(_templates_package.__file__).parent
+
+
+@dataclass(frozen=True)
+class RollLine:
+    """One die of a resolution, as stored: its index within the resolution (from
+    0), the die size, the value and the purpose a person can read."""
+
+    index: int
+    sides: int
+    value: int
+    purpose: str
+
+
+@dataclass(frozen=True)
+class ProblemLine:
+    """A refused submission to show in a report: whose, what was received (a file
+    or an order line), and why it was refused."""
+
+    side: str
+    received: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RollbackNote:
+    """A rollback back to this report's resolution: when, what it set aside, and
+    (for the latest report) the resolution the game now awaits."""
+
+    at: str
+    to_k: int
+    discarded: tuple[int, ...]
+    awaits: int | None
+
+
+LINK_MODES = ("none", "site", "url")
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything one report shows.  ``side`` is the recipient (``None`` = the
+    referee's view).  ``map_svg`` is trusted markup from the rules layer; every
+    other string is escaped in HTML.  ``links`` says where the other pages are:
+    ``site`` (beside it, in a folder ``pbem site`` wrote), ``url`` (the published
+    site at ``site_url``), ``none`` (nowhere: the report names only itself and what
+    is attached)."""
+
+    game_id: str
+    rules_id: str
+    rules_title: str
+    scenario_id: str
+    scenario_title: str
+    options: tuple[str, ...]
+    k: int
+    label: str
+    next_label: str
+    awaiting: tuple[str, ...]
+    side: str | None
+    sides: tuple[tuple[str, str | None], ...]
+    score: tuple[ScoreLine, ...]
+    over: bool
+    result: dict | None
+    events: tuple[dict, ...]
+    rolls: tuple[RollLine, ...]
+    reveal: str | None
+    anchor: str
+    chain_length: int
+    previous_reveal: str | None
+    state_hash: str
+    previous_state_hash: str | None
+    map_svg: str
+    problems: tuple[ProblemLine, ...]
+    next_turn_file: str | None
+    history: tuple[tuple[int, str, str], ...] = ()
+    site_url: str | None = None
+    next_k: int = 0
+    links: str = "none"
+    rollbacks: tuple[RollbackNote, ...] = ()
+    chain_first_k: int = 1  # the first resolution of the dice chain that serves k (1 unless extended)
+    result_text: str = ""
+    """The outcome in plain words ("Romans win a major victory: ...")."""
+    position_file: str = ""
+    """The position file (``G-rK.position.json``) this report was written from:
+    ``pbem check FILE --position`` checks orders against it offline."""
+
+    @property
+    def chain_link(self) -> int:
+        """How many times this resolution's reveal hashes to ``anchor``."""
+        return self.k - self.chain_first_k + 1
+
+    @property
+    def position_file_name(self) -> str:
+        from pbem.turnfiles.position_file import file_name
+
+        return file_name(self.game_id, self.k)
+
+    @property
+    def your_move(self) -> bool:
+        """The recipient is due to send orders for the next turn."""
+        return not self.over and self.side is not None and self.side in self.awaiting
+
+    @property
+    def viewer(self) -> str:
+        """Whom the report is for, as it names them."""
+        return self.side or "referee"
+
+    @property
+    def next_turn_file_name(self) -> str | None:
+        """The name of the next turn file this report carries, if it carries one."""
+        return turn_file_name(self.game_id, self.k, self.side) if self.side and self.next_turn_file else None
+
+
+def report_filename(k: int, side: str | None, ext: str = "html") -> str:
+    """The file name of one report, as the audit page and history links expect:
+    ``report-k3-republic.html`` (``referee`` for the referee's view)."""
+    return f"report-k{k}-{_file_word(side or 'referee')}.{ext}"
+
+
+def map_filename(k: int, side: str | None) -> str:
+    """The file of one report's whole map in the game's site: ``map-k3-republic.svg``
+    (a phone opens it on its own, to zoom and pan)."""
+    return f"map-k{k}-{_file_word(side or 'referee')}.svg"
+
+
+def site_link(data: ReportData, filename: str) -> str | None:
+    """Where a page of the game's site is, seen from this report: beside it in a
+    site folder, under the published ``site_url``, or nowhere (``None``)."""
+    if data.links == "site":
+        return filename
+    if data.links == "url" and data.site_url:
+        return data.site_url.rstrip("/") + "/" + filename
+    return None
+
+
+def turn_file_name(game_id: str, k: int, side: str) -> str:
+    """The name of the next turn file attached to a report, for resolution ``k``
+    (the orders written after report ``k`` are for resolution ``k + 1``)."""
+    return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
+
+
+def _file_word(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
+
+
+_XML_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
+
+
+def _embeddable_svg(svg: str) -> Markup:
+    """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML)."""
+    from markupsafe import Markup
+
+    return Markup(_XML_PROLOG.sub("", svg, count=1))
+
+
+def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int) -> str | None:
+    """A one-line check anyone can run: hashing this resolution's reveal ``k``
+    times (its link in its chain) must give the chain's anchor (and once, the
+    previous reveal)."""
+    if reveal is None or k < 1:
+        return None
+    return (
+        "python3 -c \"import hashlib;h=bytes.fromhex('" + reveal + "');"
+        f"[h:=hashlib.sha256(h).digest() for _ in range({k})];"
+        "print(h.hex()=='" + anchor + "')\""
+    )
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    """The Jinja environment over ``templates/``: autoescaping for ``*.html.j2``
+    (and any template string), none for ``*.txt.j2``; undefined names fail;
+    compiled templates kept in the user's cache folder.  Jinja is imported on
+    first use: commands that write no page do not load it."""
+    import jinja2
+
+    from pbem.reports import template_cache
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+        bytecode_cache=template_cache.bytecode_cache(),
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html.j2", "html", "xml", "svg"),
+            disabled_extensions=("txt.j2", "txt", "css"),
+            default_for_string=True,
+            default=True,
+        ),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["detail_value"] = _detail_value
+    env.filters["die_name"] = lambda sides: f"d{sides}"
+    env.filters["text_table"] = text_table
+    env.globals["report_filename"] = report_filename
+    env.globals["map_filename"] = map_filename
+    return env
+
+
+_EVENT_HIDDEN_KEYS = {"type", "text", "roll_indices"}
+_BATTLE_WORDS = ("battle", "combat", "attack", "assault", "siege", "fire", "charge", "morale", "melee")
+
+
+def is_battle(event: Mapping[str, Any]) -> bool:
+    """Fighting events (battles, rounds, combats, fire, charges, morale checks) are
+    shown with every detail the ruleset recorded; the rest by their text alone
+    (their text already says all, e.g. a move's path)."""
+    kind = str(event.get("type", "")).lower()
+    return any(word in kind for word in _BATTLE_WORDS)
+
+
+def _detail_value(value: Any) -> str:
+    """An event detail as one short line of text (lists joined, dicts as k=v)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_detail_value(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(_detail_value(v) for v in value)
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def _event_details(event: Mapping[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (str(key).replace("_", " "), _detail_value(value))
+        for key, value in event.items()
+        if key not in _EVENT_HIDDEN_KEYS and value not in (None, "", [], {})
+    ]
+
+
+def _event_rolls(event: Mapping[str, Any], rolls: Sequence[RollLine]) -> list[RollLine]:
+    """Dice that belong to an event: listed by index (``roll_indices``/``rolls`` as
+    ints) when the ruleset says so."""
+    wanted = event.get("roll_indices")
+    if wanted is None and isinstance(event.get("rolls"), list) and all(isinstance(i, int) for i in event["rolls"]):
+        wanted = event["rolls"]
+    if not wanted:
+        return []
+    by_index = {r.index: r for r in rolls}
+    return [by_index[i] for i in wanted if i in by_index]
+
+
+@dataclass(frozen=True)
+class MapLook:
+    """What a report reads off its map: the close-up (``x y w h``, when the map
+    names one and it is a close-up), the board group, why that area, the width."""
+
+    embedded: Markup | str  # the SVG as it goes inside the page ("" for no map)
+    focus: str | None
+    board_id: str | None
+    why: str
+    width: float | None
+
+
+def map_look(svg: str) -> MapLook:
+    if not svg:
+        return MapLook("", None, None, "", None)
+    focus = close_up(svg)
+    board = mapdraw.board_of(svg)
+    return MapLook(
+        _embeddable_svg(svg),
+        " ".join(f"{v:g}" for v in focus) if focus and board else None,
+        board,
+        mapdraw.focus_why(svg),
+        mapdraw.width_of(svg),
+    )
+
+
+class Shared:
+    """What the reports of one resolution show alike whoever reads them (its
+    events as blocks, its dice and their proof, the footer, the position file's
+    link), worked out and rendered (``report_parts.*.j2``) once for all its
+    readers' HTML and text reports (issue 14).
+    A report of another resolution, or of other data, gets its own
+    (:meth:`serves`)."""
+
+    def __init__(self, data: ReportData) -> None:
+        self.data = data
+        self.emails = dict(data.sides)
+        self.events: list[dict[str, Any]] = [
+            {
+                "type": str(event.get("type", "")),
+                "text": str(event.get("text", "")),
+                "details": _event_details(event) if battle else [],
+                "rolls": _event_rolls(event, data.rolls),
+                "battle": battle,
+                "raw": event,
+            }
+            for event in data.events
+            for battle in (is_battle(event),)
+        ]
+        self.blocks = battle_blocks(self.events)
+        self.verify = verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link)
+        self._parts: dict[str, str] = {}
+        self._maps: dict[str, MapLook] = {}
+        self._position_link: tuple[str, str] | None = None
+
+    def serves(self, data: ReportData) -> bool:
+        """Whether ``data`` is a report of this same resolution (another reader's)."""
+        first = self.data
+        return data is first or (
+            data.events is first.events
+            and data.rolls is first.rolls
+            and data.sides is first.sides
+            and data.history is first.history
+            and data.position_file is first.position_file
+            and (data.game_id, data.rules_id, data.scenario_id, data.k, data.next_k, data.reveal, data.previous_reveal, data.anchor)
+            == (first.game_id, first.rules_id, first.scenario_id, first.k, first.next_k, first.reveal, first.previous_reveal, first.anchor)
+            and (data.chain_length, data.chain_first_k, data.state_hash, data.previous_state_hash, data.links, data.site_url)
+            == (first.chain_length, first.chain_first_k, first.state_hash, first.previous_state_hash, first.links, first.site_url)
+        )
+
+    def part(self, name: str, make: Callable[[], str]) -> str:
+        """A section every reader sees alike, rendered once."""
+        text = self._parts.get(name)
+        if text is None:
+            text = self._parts[name] = make()
+        return text
+
+    def map_look(self, svg: str) -> MapLook:
+        look = self._maps.get(svg)
+        if look is None:
+            look = self._maps[svg] = map_look(svg)
+        return look
+
+    def downloads(self, data: ReportData) -> list[tuple[str, str]]:
+        """The files a report carries, as ``(name, data: URI)`` links, so the HTML
+        page alone (saved, or opened from the site) holds them: for a side due to
+        move its next turn file, and the position file."""
+        files = []
+        name = data.next_turn_file_name
+        if data.next_turn_file and data.side and name:
+            files.append((name, _data_uri("text/plain", data.next_turn_file)))
+        if data.position_file:
+            if self._position_link is None:
+                self._position_link = (data.position_file_name, _data_uri("application/json", data.position_file))
+            files.append(self._position_link)
+        return files
+
+
+def _data_uri(kind: str, text: str) -> str:
+    import base64
+
+    return f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}"
+
+
+def close_up(svg: str) -> tuple[float, float, float, float] | None:
+    """The area of this resolution's action, when the map names one that is a
+    close-up (under 80% of the map's width); else ``None`` (the whole map says it)."""
+    if not svg:
+        return None
+    focus = mapdraw.focus_of(svg)
+    width = mapdraw.width_of(svg)
+    if focus is None or width is None or focus[2] >= 0.8 * width:
+        return None
+    return focus
+
+
+def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None, shared: Shared | None = None) -> str:
+    """The HTML report.  With ``map_cid`` the map is an ``<img src="cid:...">``
+    (for the e-mail's HTML part, where many clients drop inline SVG) instead of
+    the inline SVG, and ``detail_cid`` the enlarged area of this resolution's
+    action.  ``shared``: what the reports of this resolution show alike, when
+    another reader's report was written from it (else worked out here)."""
+    shared = _shared(data, shared)
+    parts = environment().get_template("report_parts.html.j2").module
+
+    def link(filename: str) -> str | None:
+        return site_link(data, filename)
+
+    history = ""
+    if data.history:  # with no links, every side's list is alike
+        history = shared.part(f"html-history-{bool(data.side)}", lambda: parts.history(data, link)) if data.links == "none" else parts.history(data, link)
+    return environment().get_template("report.html.j2").render(
+        d=data,
+        emails=shared.emails,
+        map=shared.map_look(data.map_svg),
+        map_cid=map_cid,
+        detail_cid=detail_cid,
+        link=link,
+        downloads=shared.downloads(data),
+        events=shared.part("html-events", lambda: parts.events(shared.blocks, data.k)),
+        dice=shared.part("html-dice", lambda: parts.dice(data, shared.verify)),
+        history=history,
+        footer=shared.part("html-footer", lambda: parts.footer(data, link)),
+    )
+
+
+def render_text(data: ReportData, shared: Shared | None = None) -> str:
+    """The plain-text report (72 columns, no markup), readable in any mail client."""
+    shared = _shared(data, shared)
+    parts = environment().get_template("report_parts.txt.j2").module
+    return environment().get_template("report.txt.j2").render(
+        d=data,
+        emails=shared.emails,
+        link=lambda filename: site_link(data, filename),
+        events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
+        dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+    )
+
+
+def _shared(data: ReportData, shared: Shared | None) -> Shared:
+    """``shared`` when it is of ``data``'s resolution, else what ``data`` shows alike."""
+    return shared if shared is not None and shared.serves(data) else Shared(data)
+
+
+def svg_to_png(svg: str, width: int = 1200) -> bytes:
+    """Render an SVG to PNG (cairosvg) at ``width`` pixels, for mail clients that
+    drop inline SVG."""
+    import cairosvg  # imported here: loading cairo is slow and only mail needs it
+
+    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width, background_color="white")
+
+
+def render_audit_page(
+    game_id: str,
+    rules_title: str,
+    anchor: str,
+    resolutions: Sequence[tuple[int, str, str]],
+    rolls: Sequence[tuple[int, RollLine]],
+    score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
+    sides: Sequence[str] = (),
+    house_tables: Sequence[tuple[str, str, Sequence[str]]] = (),
+    home: str | None = None,
+    link: Callable[[str], str | None] = lambda filename: filename,
+) -> str:
+    """The audit page of a whole game: every resolution linked (one link per side
+    in ``sides``, else the referee's report), the house tables the game plays
+    (name, SHA-256, the cells that differ from the shipped table), the dice
+    table, a histogram per die size and the score over time."""
+    from markupsafe import Markup
+
+    from pbem.reports import charts
+
+    by_size: dict[int, list[int]] = {}
+    for _k, roll in rolls:
+        by_size.setdefault(roll.sides, []).append(roll.value)
+    histograms = [
+        (sides_n, len(values), Markup(charts.histogram_svg(values, sides_n, title=f"d{sides_n}: {len(values)} rolls")))
+        for sides_n, values in sorted(by_size.items())
+    ]
+    series: dict[str, list[tuple[int, int]]] = {}
+    for k, lines in score_history:
+        for line in lines:
+            series.setdefault(line.side, []).append((k, line.value))
+    heading = next((line.heading for _k, lines in score_history for line in lines), "score")
+    title = f"{heading[0].upper()}{heading[1:]} by resolution"
+    score_chart = Markup(charts.line_chart_svg(series, title=title, x_label="resolution")) if series else None
+    return environment().get_template("audit.html.j2").render(
+        game_id=game_id,
+        rules_title=rules_title,
+        anchor=anchor,
+        resolutions=list(resolutions),
+        rolls=list(rolls),
+        histograms=histograms,
+        score_chart=score_chart,
+        sides=list(sides) or [None],
+        house_tables=list(house_tables),
+        home=home,
+        link=link,
+    )

@@ -1,0 +1,45 @@
+"""What a transaction is to the plain-SQL paths: the :class:`Tx` protocol, its
+parameters and rows, and the conflict a concurrent writer raises."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+Params = Mapping[str, Any]
+
+
+Row = Sequence[Any]
+
+
+READ_ONLY = "pbem_read_only"
+"""Engine execution option: a read-only transaction (a plain ``BEGIN`` on SQLite,
+see ``store._sqlite_pragmas``)."""
+
+
+FORCE_GENERIC = "pbem_generic_sql"
+"""Engine execution option: run :class:`Tx` through SQLAlchemy even on SQLite
+(the tests use it to run the other databases' path on a real file)."""
+
+
+class Conflict(RuntimeError):
+    """A uniqueness constraint refused a write: another process wrote it first."""
+
+
+class Tx(Protocol):
+    """The statements of one transaction; rows are plain tuples."""
+
+    locking_reads: bool
+    """True when a writer must lock the rows it reads before changing them
+    (``SELECT ... FOR UPDATE``): on any database but SQLite, whose writer holds the
+    whole database from ``BEGIN IMMEDIATE`` on."""
+
+    def one(self, sql: str, params: Params) -> Row | None: ...
+
+    def all(self, sql: str, params: Params) -> list[Row]: ...
+
+    def run(self, sql: str, params: Params) -> int:
+        """Run one write; the number of rows it changed."""
+        ...
+
+    def run_many(self, sql: str, rows: Sequence[Params]) -> None: ...
