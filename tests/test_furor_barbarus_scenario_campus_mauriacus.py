@@ -281,6 +281,44 @@ def test_special_rule_6_opponents_choice_between_equally_close_enemies() -> None
     assert events(field, "impetuous")[0]["target"] == "hun-3"
 
 
+def test_special_rule_6_the_rush_enters_only_hexes_nearer_to_the_closest_enemy() -> None:
+    # two hexes from hun-3, visigoth-1 once went 0907-0807-0808-0809-0910-1009 round it; toward is 1007 and stop (ZOC)
+    field = battlefield(CM, {"visigoth-1": "1006", "hun-3": "1008"}, options=[IMPETUOUSNESS],
+                        player=1, script=dice((5, "impetuousness")))
+    apply_move(field, "visigoth-1", ("0907",))
+    assert field.paths["visigoth-1"] == ["1006", "1007"]
+    assert events(field, "impetuous")[0]["path"] == ["1007"]
+
+
+def test_special_rule_6_every_rush_path_steps_nearer_and_goes_on_until_it_must_stop() -> None:
+    from pbem.rules.furor_barbarus.movement import check_move
+    from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import impetuous_path, impetuous_paths
+
+    field = battlefield(CM, {"visigoth-1": "0604", "hun-3": "1008"}, options=[IMPETUOUSNESS], player=1)
+    paths = impetuous_paths(field, "visigoth-1", "hun-3")
+    assert len(paths) > 1                                    # several ways toward it: the opponent's choice
+    for path in paths:
+        hexes = ["0604", *path]
+        assert all(hex_distance(b, "1008") < hex_distance(a, "1008") for a, b in zip(hexes, hexes[1:]))
+        check = check_move(field, "visigoth-1", path, "romans")
+        assert check.legal
+        # it stops only where it must: in the enemy's ZOC, or no nearer hex it could enter
+        assert check.stops or not any(
+            check_move(field, "visigoth-1", (*path, n), "romans").legal
+            for n in field.game_map.neighbours(path[-1]) if hex_distance(n, "1008") < hex_distance(path[-1], "1008"))
+    # the default: the path ending nearest, then the lowest hex ids, hex by hex
+    assert impetuous_path(field, "visigoth-1", "hun-3") == min(paths, key=lambda p: (hex_distance(p[-1], "1008"), p))
+
+
+def test_special_rule_6_no_roll_next_to_an_enemy_commander() -> None:
+    # Attila alone next to visigoth-1: it is adjacent to an enemy unit (section 2: commanders are units)
+    field = battlefield(CM, {"visigoth-1": "1006", "attila": "1106", "hun-3": "1008"}, options=[IMPETUOUSNESS],
+                        player=1, script=dice())
+    apply_move(field, "visigoth-1", ("0907",))
+    assert field.hex_of("visigoth-1") == "0907"
+    assert not events(field, "impetuous")
+
+
 # --- set-up: commanders with their troops (core hook setup_problems) ----------------------------
 def test_setup_ardaric_stands_with_a_gepid() -> None:
     field = battlefield(CM, {"ardaric": "2212", "hunnic-burgundians": "2212", "gepid-1": "2011", "gepid-2": "1811",

@@ -3,6 +3,8 @@ exception and the elite variation."""
 
 from __future__ import annotations
 
+import pytest
+
 from pbem.rules.furor_barbarus.charge import can_charge
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
@@ -49,13 +51,28 @@ def test_special_rule_1_no_roll_when_surrounded() -> None:
     assert not events(field, "breton_evasion")
 
 
+EDGE = {"bretons": "0901", "visigoth-cavalry-1": "0801", "visigoth-cavalry-2": "1001", "visigoth-cavalry-3": "0902"}
+
+
 def test_special_rule_1_evading_off_the_map_eliminates() -> None:
-    # on the northern edge, every neighbour on the map taken by enemies: the only way out is off the map
-    field = battlefield(VO, {"bretons": "0901", "visigoth-cavalry-1": "0801", "visigoth-cavalry-2": "1001",
-                             "visigoth-cavalry-3": "0902"}, script=dice(5))
+    # on the northern edge, every neighbour on the map taken by enemies: the only way out is off the map,
+    # which their owner ordered explicitly
+    field = battlefield(VO, EDGE, script=dice(5))
+    field.position["standing"]["franks"]["breton-evasion"] = "off-map"
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert field.units["bretons"]["status"] == "eliminated"
     assert field.losses("franks") == 2
+
+
+@pytest.mark.parametrize("standing", [None, "yes"])
+def test_special_rule_1_no_roll_when_the_only_way_out_is_off_the_map(standing: str | None) -> None:
+    # both "may" are the owner's: neither the default nor "yes" chooses an evasion that can only leave the map
+    field = battlefield(VO, EDGE, script=dice((2, "combat")))        # 4 against 2: 2/1, D1
+    if standing:
+        field.position["standing"]["franks"]["breton-evasion"] = standing
+    attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
+    assert events(field, "breton_evasion")[0]["rolled"] is False
+    assert field.hex_of("bretons") == "0901" and field.is_reduced("bretons")
 
 
 def test_special_rule_1_standing_order_not_to_evade() -> None:

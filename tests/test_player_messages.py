@@ -179,13 +179,14 @@ def test_furor_barbarus_messages(desk: Table, body: str, message: str) -> None:
     assert check(desk, "cm", "romans", body) == (1, message + "\n")
 
 
-def test_a_standing_value_of_vouille_is_yes_or_no(desk: Table) -> None:
+def test_a_standing_value_of_vouille_is_yes_no_or_off_map(desk: Table) -> None:
     _, a = desk.key("alice")
     _, b = desk.key("bob")
     assert desk.run("new", "v1", "--rules", "furor-barbarus", "--scenario", "vouille", "--player", f"franks={a}", "--player", f"visigoths={b}").exit_code == 0
     assert check(desk, "v1", "franks", "standing breton-evasion maybe") == (
-        1, "pbem: line 7: 'standing breton-evasion maybe': 'standing breton-evasion' takes yes or no, not 'maybe'\n")
+        1, "pbem: line 7: 'standing breton-evasion maybe': 'standing breton-evasion' takes yes or no or off-map, not 'maybe'\n")
     assert check(desk, "v1", "franks", "standing breton-evasion no")[0] == 0
+    assert check(desk, "v1", "franks", "standing breton-evasion off-map")[0] == 0
 
 
 def test_advance_names_a_hand_to_hand_attacker_not_one_firing_at_range() -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pbem.rules.base import Dice, Event
+from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.orders import MILITIA, Attack, Persistence
 from pbem.rules.farrapos.position import Position, View, enemy, sort_units
@@ -114,6 +115,72 @@ def _loss_text(record: dict[str, Any]) -> str:
     return f"{what} {'is eliminated' if record['result'] == 'eliminated' else 'flips to its reduced face'}"
 
 
+def _round_event(name: str, side: str, defender: str, target: str, origin: str, round_no: int, siege: bool,
+                 extra: int, a: tuple[int, int, int], d: tuple[int, int, int], records: list[dict[str, Any]]) -> Event:
+    """The ``battle_round`` event of one round ("Battles"): ``a`` and ``d`` are
+    (strength, die, index) of the attacker and the defender."""
+    a_strength, a_die, a_index = a
+    d_strength, d_die, d_index = d
+    winner = side if a_index > d_index else defender if d_index > a_index else "tie"
+    verdict = "a tie: both sides lose a step" if winner == "tie" else f"the {SIDE_NAMES[winner]} wins the round"
+    siege_text = " (under siege: no extra defence)" if siege else f" (with {extra} extra defence for the city's VP)"
+    return {
+        "type": "battle_round",
+        "text": (
+            f"Battle of {name}, round {round_no}: {SIDE_NAMES[side]} AF {a_strength} and die {a_die} give "
+            f"{a_index}; {SIDE_NAMES[defender]} DF {d_strength}{siege_text} and die {d_die} give {d_index}; "
+            f"{verdict}; " + ", ".join(_loss_text(r) for r in records) + "."
+        ),
+        "city": target,
+        "origin": origin,
+        "round": round_no,
+        "attacker": side,
+        "defender": defender,
+        "attack_strength": a_strength,
+        "defence_strength": d_strength,
+        "extra_defence": extra,
+        "siege": siege,
+        "attacker_die": a_die,
+        "defender_die": d_die,
+        "attacker_index": a_index,
+        "defender_index": d_index,
+        "winner": winner,
+        "losses": records,
+    }
+
+
+def _battle_result(work: Position, board: Board, side: str, defender: str, attack: Attack, attackers: list[str],
+                   taken: bool) -> tuple[list[str], str, str | None]:
+    """After the last round ("Battles"): the attacker takes the city if he won it
+    (and moves in his occupants), else the defender holds it.  Returns the
+    occupants, the result's words and the winner (None: both wiped out)."""
+    name = board.name(attack.target)
+    occupants: list[str] = []
+    if taken:
+        wanted = attackers if attack.occupy is None else [u for u in attack.occupy if u in attackers]
+        if attack.occupy and not wanted:
+            wanted = attackers  # every listed occupant fell: the survivors move in
+        occupants = sort_units(wanted)
+        work["cities"][attack.origin]["units"] = [u for u in work["cities"][attack.origin]["units"] if u not in occupants]
+        work["cities"][attack.target]["units"] = occupants
+        work["cities"][attack.target]["owner"] = side
+        result = (
+            f"the {SIDE_NAMES[side]} takes {name}"
+            + (f" and moves in {', '.join(occupants)}" if occupants else ", moving no MU in (the city is empty)")
+        )
+        winner_side: str | None = side
+    elif not attackers and not (work["cities"][attack.target]["units"] or work["cities"][attack.target]["militia"]):
+        result = f"both sides are wiped out; {name} stays the {SIDE_NAMES[defender]}'s but is empty"
+        winner_side = None
+    elif not attackers:
+        result = f"every attacking MU is lost; the {SIDE_NAMES[defender]} holds {name}"
+        winner_side = defender
+    else:
+        result = f"the {SIDE_NAMES[side]} stops the attack and keeps his MU in {board.name(attack.origin)}; the {SIDE_NAMES[defender]} holds {name}"
+        winner_side = defender
+    return occupants, result, winner_side
+
+
 def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
     """Resolve ``attack`` by ``side`` on the working position ``work`` (mutated)."""
     view = View(work)
@@ -148,34 +215,8 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
         if d_index >= a_index:
             records.append(_lose_step(work, view, side, origin, attackers, attacker_losses, attacking=True))
             steps_lost += 1
-        winner = side if a_index > d_index else defender if d_index > a_index else "tie"
-        verdict = "a tie: both sides lose a step" if winner == "tie" else f"the {SIDE_NAMES[winner]} wins the round"
-        siege_text = " (under siege: no extra defence)" if siege else f" (with {extra} extra defence for the city's VP)"
-        events.append(
-            {
-                "type": "battle_round",
-                "text": (
-                    f"Battle of {name}, round {round_no}: {SIDE_NAMES[side]} AF {a_strength} and die {a_die} give "
-                    f"{a_index}; {SIDE_NAMES[defender]} DF {d_strength}{siege_text} and die {d_die} give {d_index}; "
-                    f"{verdict}; " + ", ".join(_loss_text(r) for r in records) + "."
-                ),
-                "city": target,
-                "origin": origin,
-                "round": round_no,
-                "attacker": side,
-                "defender": defender,
-                "attack_strength": a_strength,
-                "defence_strength": d_strength,
-                "extra_defence": extra,
-                "siege": siege,
-                "attacker_die": a_die,
-                "defender_die": d_die,
-                "attacker_index": a_index,
-                "defender_index": d_index,
-                "winner": winner,
-                "losses": records,
-            }
-        )
+        events.append(_round_event(name, side, defender, target, origin, round_no, siege, extra,
+                                   (a_strength, a_die, a_index), (d_strength, d_die, d_index), records))
         defenders_left = bool(work["cities"][target]["units"]) or int(work["cities"][target]["militia"]) > 0
         if not defenders_left:
             taken = bool(attackers)
@@ -187,29 +228,7 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
             break
         if decision.kind is Persistence.STOP_AFTER and steps_lost >= decision.n:
             break
-    occupants: list[str] = []
-    if taken:
-        wanted = attackers if attack.occupy is None else [u for u in attack.occupy if u in attackers]
-        if attack.occupy and not wanted:
-            wanted = attackers  # every listed occupant fell: the survivors move in
-        occupants = sort_units(wanted)
-        work["cities"][origin]["units"] = [u for u in work["cities"][origin]["units"] if u not in occupants]
-        work["cities"][target]["units"] = occupants
-        work["cities"][target]["owner"] = side
-        result = (
-            f"the {SIDE_NAMES[side]} takes {name}"
-            + (f" and moves in {', '.join(occupants)}" if occupants else ", moving no MU in (the city is empty)")
-        )
-        winner_side: str | None = side
-    elif not attackers and not (work["cities"][target]["units"] or work["cities"][target]["militia"]):
-        result = f"both sides are wiped out; {name} stays the {SIDE_NAMES[defender]}'s but is empty"
-        winner_side = None
-    elif not attackers:
-        result = f"every attacking MU is lost; the {SIDE_NAMES[defender]} holds {name}"
-        winner_side = defender
-    else:
-        result = f"the {SIDE_NAMES[side]} stops the attack and keeps his MU in {board.name(origin)}; the {SIDE_NAMES[defender]} holds {name}"
-        winner_side = defender
+    occupants, result, winner_side = _battle_result(work, board, side, defender, attack, attackers, taken)
     events.append(
         {
             "type": "battle",

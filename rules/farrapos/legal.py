@@ -341,6 +341,23 @@ def apply_movement(work: Position, units: Sequence[str], origin: str, destinatio
     cities[destination]["owner"] = side
 
 
+class _Draft:
+    """The position after the carries and moves checked so far: copied at the first
+    of them, with one View of it per change (not one per line and per check)."""
+
+    def __init__(self, position: Position, side: str, start: View):
+        self.position = position
+        self.side = side
+        self.work = position
+        self.now = start
+
+    def move(self, units: Sequence[str], origin: str, destination: str) -> None:
+        if self.work is self.position:
+            self.work = working_copy(self.position)
+        apply_movement(self.work, units, origin, destination, self.side)
+        self.now = View(self.work)
+
+
 def validate_orders(position: Position, side: str, orders: Orders) -> list[Problem]:
     """Every problem with ``side``'s orders in ``position`` (empty: legal)."""
     start = View(position)
@@ -349,30 +366,33 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
         now = "the game is over" if due is None else f"it is the {SIDE_NAMES[due]}'s turn"
         return [Problem(0, f"the {SIDE_NAMES.get(side, side)} has no turn now: {now}")]
     problems: list[Problem] = []
-    # the position after the carries and moves checked so far, copied at the first
-    # of them, and one View of it per change (issue 14: a View per line and per check)
-    work = position
-    now = start
+    draft = _Draft(position, side, start)
+    _check_carries(draft, orders, problems)
+    battle_places, battle_militia = _check_actions(draft, orders, problems)
+    _check_after_action(start, draft.now, side, orders, battle_places, battle_militia, problems)
+    return problems
 
-    def move(units: Sequence[str], origin: str, destination: str) -> None:
-        nonlocal work, now
-        if work is position:
-            work = working_copy(position)
-        apply_movement(work, units, origin, destination, side)
-        now = View(work)
 
+def _check_carries(draft: _Draft, orders: Orders, problems: list[Problem]) -> None:
+    """Port transport (advanced rule): carry lines first, since the carry happens before the action."""
+    side = draft.side
     carried: list[str] = []
-    # carry first: it happens before the action
     for line in orders:
         if isinstance(line.order, Carry):
             try:
-                check_names(now, side, line.order)
-                check_carry(now, side, line.order, carried)
+                check_names(draft.now, side, line.order)
+                check_carry(draft.now, side, line.order, carried)
             except IllegalOrderError as err:
                 problems.append(Problem(line.line, str(err)))
                 continue
             carried.extend(line.order.units)
-            move(line.order.units, line.order.origin, line.order.destination)
+            draft.move(line.order.units, line.order.origin, line.order.destination)
+
+
+def _check_actions(draft: _Draft, orders: Orders, problems: list[Problem]) -> tuple[list[str], list[str]]:
+    """The turn's one action ("Actions"): one attack, one invade, move lines, or pass.
+    Returns the cities the attack's battle may give and where it may leave room for a Militia."""
+    side = draft.side
     action_kind: tuple[type, str] | None = None
     used: set[str] = set()
     battle_places: list[str] = []
@@ -394,29 +414,35 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
             continue
         action_kind = action_kind or (kind, line.text)
         try:
-            check_names(now, side, order)
+            check_names(draft.now, side, order)
             if isinstance(order, Attack):
-                check_attack(now, side, order, used)
+                check_attack(draft.now, side, order, used)
             elif isinstance(order, Invade):
-                check_invade(now, side, order, used)
+                check_invade(draft.now, side, order, used)
             elif isinstance(order, Move):
-                check_move(now, side, order, used)
+                check_move(draft.now, side, order, used)
         except IllegalOrderError as err:
             problems.append(Problem(line.line, str(err)))
             continue
         if isinstance(order, Attack):
-            battle_places, battle_militia = battle_may_leave(now, side, order)
+            battle_places, battle_militia = battle_may_leave(draft.now, side, order)
         if isinstance(order, (Invade, Move)):
-            move(order.units, order.origin, order.target if isinstance(order, Invade) else order.destination)
+            draft.move(order.units, order.origin, order.target if isinstance(order, Invade) else order.destination)
         if isinstance(order, (Attack, Invade, Move)):
             used.update(order.units)
-    after = now
+    return battle_places, battle_militia
+
+
+def _check_after_action(start: View, after: View, side: str, orders: Orders, battle_places: list[str],
+                        battle_militia: list[str], problems: list[Problem]) -> None:
+    """The steps after the action: new MU set up ("Setup of new units if any"),
+    Militia deployed, standing loss orders."""
     # what each kind of step needs is worked out only for a turn that orders one
     arrivals: list[str] = []
     owned: list[str] = []
     if any(isinstance(line.order, Place) for line in orders):
         arrivals = start.arrivals_now(side)
-        placeable = set(placement_cities(after, side))  # once, not once per city (issue 14: it made every check quadratic)
+        placeable = set(placement_cities(after, side))  # once, not once per city (it made every check quadratic)
         owned = [c for c in after.board.cities if c in placeable or c in battle_places]
     placed: set[str] = set()
     militia_left = 0
@@ -435,18 +461,7 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
                 problems.append(Problem(line.line, str(err)))
                 continue
         if isinstance(order, Place):
-            problem = None
-            for unit in order.units:
-                if unit not in arrivals:
-                    problem = f"{unit} does not arrive now; the MU arriving this turn are: {_list(arrivals)}"
-                elif unit in placed:
-                    problem = f"{unit} is placed twice"
-                placed.add(unit)
-            if problem is None and order.city not in owned:
-                problem = (
-                    f"{order.city} is not in the {SIDE_NAMES[side]}'s possession after this turn's action; "
-                    f"new MU may set up in: {_list(owned)}"
-                )
+            problem = _place_problem(side, order, arrivals, placed, owned)
             if problem:
                 problems.append(Problem(line.line, problem))
         elif isinstance(order, DeployMilitia):
@@ -470,4 +485,20 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
                 if unit != MILITIA and start.side_of(unit) != side:
                     problems.append(Problem(line.line, f"{unit} is not a {SIDE_NAMES[side]} MU"))
                     break
-    return problems
+
+
+def _place_problem(side: str, order: Place, arrivals: list[str], placed: set[str], owned: list[str]) -> str | None:
+    """What is wrong with a ``place`` line ("Setup of new units if any"); notes its units in ``placed``."""
+    problem = None
+    for unit in order.units:
+        if unit not in arrivals:
+            problem = f"{unit} does not arrive now; the MU arriving this turn are: {_list(arrivals)}"
+        elif unit in placed:
+            problem = f"{unit} is placed twice"
+        placed.add(unit)
+    if problem is None and order.city not in owned:
+        problem = (
+            f"{order.city} is not in the {SIDE_NAMES[side]}'s possession after this turn's action; "
+            f"new MU may set up in: {_list(owned)}"
+        )
+    return problem

@@ -346,7 +346,6 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     view = View(position)
     board = view.board
     drawing = _shipped_drawing() if board is load_board() else _drawing(board)
-    at = drawing.at
     out: list[str] = [
         "",  # the root element, once the height and the close-up are known
         "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
@@ -355,8 +354,35 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         _text(MAP_X0, 30, f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""), 20, weight="bold"),
         drawing.top,
     ]
-    cities = position["cities"]
-    for cid in board.cities:
+    out += _board_layers(view, drawing, events)
+    # --- panel below the board: tracks and stacks --------------------------------
+    px = MAP_X0 + 20
+    panel_at = len(out)
+    out.append("")  # the panel's background, sized once the stacks are listed
+    out += _tracks(view, drawing, px)
+    out.append(drawing.key)
+    y = _stacks(view, drawing, px, out)
+    if position.get("outcome"):
+        o = position["outcome"]
+        y += 20
+        out.append(_text(px, y, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 16, weight="bold"))
+    height = y + 24
+    out[panel_at] = f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
+    focus, why = _focus(view, drawing, events)
+    out[0] = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+              f'{focus_attrs("farrapos-board", focus, why)}>')
+    out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _board_layers(view: View, drawing: _Drawing, events: Sequence[Event]) -> list[str]:
+    """On the board: each city's owner and occupation, this resolution's moves and
+    battles ("Actions", "Battles"), the city labels with their VP."""
+    at = drawing.at
+    cities = view.position["cities"]
+    out: list[str] = []
+    for cid in view.board.cities:
         city = cities[cid]
         out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
     out.append("</g>")
@@ -378,10 +404,13 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
             cx, y = drawing.badges[cid]
             out.append(_text(cx, y, lines[1], BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]))
     out.append("</g></g>")
-    # --- panel below the board: tracks and stacks --------------------------------
-    px = MAP_X0 + 20
-    panel_at = len(out)
-    out.append("")  # the panel's background, sized once the stacks are listed
+    return out
+
+
+def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
+    """The Phase, Turn and VP tracks ("Components"), with both sides' VP."""
+    position = view.position
+    out: list[str] = []
     out.append(_text(px, PHASE_TRACK_Y, "Phase track", 13, weight="bold"))
     out += [cell[phase == view.phase] for phase, cell in drawing.phases.items()]
     out.append(_text(px, TURN_TRACK_Y, "Turn track", 13, weight="bold"))
@@ -400,7 +429,13 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     out.append(
         _text(px, SCORE_Y, f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)", 12, weight="bold")
     )
-    out.append(drawing.key)
+    return out
+
+
+def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
+    """Every occupied city's MU and Militia, in two columns; appends to ``out``,
+    returns the y below the longer column."""
+    board = view.board
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
         mu = view.units_in(cid)
@@ -417,13 +452,14 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
             out.append(_text(cx + 10, cy, line, 12))
             cy += 15
         column_y[col] = cy + 6
-    y = max(column_y)
-    if position.get("outcome"):
-        o = position["outcome"]
-        y += 20
-        out.append(_text(px, y, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 16, weight="bold"))
-    height = y + 24
-    out[panel_at] = f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
+    return max(column_y)
+
+
+def _focus(view: View, drawing: _Drawing, events: Sequence[Event]) -> tuple[Box, str]:
+    """The close-up: this resolution's action; in a quiet one, the front (where MU
+    of both sides face each other), else the armies."""
+    at = drawing.at
+    board = view.board
     action = [at[e[key]] for e in events for key in ("from", "to", "city", "origin") if isinstance(e.get(key), str) and e.get(key) in at]
     hot = [at[e["city"]] for e in events if e.get("type") == "battle" and e.get("city") in at]
     why = "this resolution's action"
@@ -434,8 +470,4 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         why = "the front" if hot else "the armies"
     board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
     focus = focus_box(action, board_box, 70, (380, 320), (520, 560), hot) if action else board_box
-    out[0] = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-              f'{focus_attrs("farrapos-board", focus, why)}>')
-    out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
-    out.append("</svg>")
-    return "\n".join(out)
+    return focus, why

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from pbem.rules.base import NO_ORDERS, Dice, Event, IllegalOrderError, Orders, Resolution
 from pbem.rules.farrapos.battle import fight
+from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.legal import apply_movement, placement_cities, validate_orders
 from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
@@ -76,23 +77,9 @@ def _leave_note(work: Position, origin: str, side: str, view: View) -> list[Even
     ]
 
 
-def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice: Dice, validated: bool = False) -> Resolution:
-    """The due side's turn.  Its orders are validated first and refused with
-    :class:`IllegalOrderError`, unless ``validated`` says the caller has just
-    validated them against this very position (``Farrapos.resolve_validated``:
-    the referee's ``process`` and the audit; issue 14, it was half an audit)."""
-    start = View(position)
-    side = start.due_side()
-    if side is None:
-        raise IllegalOrderError("the game is over: no turn to resolve")
-    orders = orders_by_side.get(side, NO_ORDERS)
-    if not validated and (problems := validate_orders(position, side, orders)):
-        raise IllegalOrderError(f"orders of the {SIDE_NAMES[side]} refused: " + "; ".join(map(str, problems)))
-    phase, turn = start.phase, start.turn
-    work = working_copy(position)
+def _standing_losses(work: Position, side: str, orders: Orders, board: Board) -> list[Event]:
+    """Standing orders for step losses in defence ("Battles"), kept in the position."""
     events: list[Event] = []
-    board = start.board
-
     for line in orders:
         order = line.order
         if isinstance(order, StandingLosses):
@@ -108,11 +95,24 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
                     "losses": list(order.losses),
                 }
             )
+    return events
+
+
+def _carries(work: Position, side: str, orders: Orders, start: View) -> list[Event]:
+    """Port transport (advanced rule): the carried MU move before the action."""
+    events: list[Event] = []
     for line in orders:
         if isinstance(line.order, Carry):
             o = line.order
             apply_movement(work, o.units, o.origin, o.destination, side)
             events.append(_move_event("carry", side, o.units, o.origin, o.destination, start))
+    return events
+
+
+def _actions(work: Position, side: str, orders: Orders, dice: Dice, start: View) -> list[Event]:
+    """The turn's action ("Actions"): attacks with their battles, invasions and moves; or none."""
+    events: list[Event] = []
+    board = start.board
     acted = False
     for line in orders:
         order = line.order
@@ -142,7 +142,12 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
     if not acted:
         why = "sent no orders" if orders is NO_ORDERS or not len(orders) else "passes"
         events.append({"type": "no_action", "text": f"The {SIDE_NAMES[side]} {why}: no action.", "side": side})
+    return events
 
+
+def _militia(work: Position, side: str, orders: Orders, board: Board) -> list[Event]:
+    """Militia deployed after the action ("Militia"), or why not."""
+    events: list[Event] = []
     for line in orders:
         if isinstance(line.order, DeployMilitia):
             now = View(work)
@@ -163,7 +168,15 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
                         "reason": why,
                     }
                 )
+    return events
 
+
+def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Event]:
+    """"Setup of new units if any": the MU of this Phase set up where ordered, if the
+    city is his, else by default."""
+    events: list[Event] = []
+    board = start.board
+    phase = start.phase
     arrivals = start.arrivals_now(side)
     if arrivals:
         placed: dict[str, str] = {}
@@ -204,7 +217,12 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
                     "default": unit not in placed,
                 }
             )
+    return events
 
+
+def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
+    """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
+    events: list[Event] = []
     final = View(work)
     vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text (issue 14)
     work["vp"] = {s: b.total for s, b in vp.items()}
@@ -223,4 +241,28 @@ def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice:
         )
     else:
         work["phase"], work["turn"] = next_turn(phase, turn)
+    return events
+
+
+def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice: Dice, validated: bool = False) -> Resolution:
+    """The due side's turn.  Its orders are validated first and refused with
+    :class:`IllegalOrderError`, unless ``validated`` says the caller has just
+    validated them against this very position (``Farrapos.resolve_validated``:
+    the referee's ``process`` and the audit; issue 14, it was half an audit)."""
+    start = View(position)
+    side = start.due_side()
+    if side is None:
+        raise IllegalOrderError("the game is over: no turn to resolve")
+    orders = orders_by_side.get(side, NO_ORDERS)
+    if not validated and (problems := validate_orders(position, side, orders)):
+        raise IllegalOrderError(f"orders of the {SIDE_NAMES[side]} refused: " + "; ".join(map(str, problems)))
+    phase, turn = start.phase, start.turn
+    work = working_copy(position)
+    events: list[Event] = []
+    events += _standing_losses(work, side, orders, start.board)
+    events += _carries(work, side, orders, start)
+    events += _actions(work, side, orders, dice, start)
+    events += _militia(work, side, orders, start.board)
+    events += _arrivals(work, side, orders, start)
+    events += _end_of_turn(work, phase, turn)
     return Resolution(work, events)

@@ -251,23 +251,11 @@ def terrain_modifiers(field: Battlefield, combat: Combat) -> None:
     combat.die_modifier = mod
 
 
-def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str], charger: str | None) -> tuple[list[str], Combat | None]:
-    """Check an attack (9.1-9.4) and build its :class:`Combat` (strengths included)."""
-    problems: list[str] = []
-    th = target_of(field, target)
-    if th is None:
-        if len(target) == 4 and target.isdigit():
-            return [f"no unit at {target} to attack"], None
-        enemies = sorted(u for u in field.on_map() if field.side_of(u) != side)
-        return [f"unknown unit {target!r}; the enemy units on the map are: {listing(enemies)}{did_you_mean(target, enemies)}"], None
-    defender = field.principal(th)
-    assert defender is not None
-    if field.side_of(defender) == side:
-        return [f"{target} is your own unit"], None
-    if defender in field.was_attacked:
-        problems.append(f"{defender} has already been attacked this phase (9.1)")
-    if not attackers:
-        problems.append("an attack needs at least one attacking unit")
+def _sort_attackers(field: Battlefield, side: str, th: str, attackers: Sequence[str],
+                    problems: list[str]) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The named attackers of an attack on hex ``th`` (9.1-9.4), sorted into
+    (combat units, commanders, hand-to-hand, at range); each one refused is
+    reported in ``problems``."""
     units: list[str] = []
     commanders: list[str] = []
     melee: list[str] = []
@@ -310,6 +298,27 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
                 continue
             ranged.append(u)
         units.append(u)
+    return units, commanders, melee, ranged
+
+
+def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str], charger: str | None) -> tuple[list[str], Combat | None]:
+    """Check an attack (9.1-9.4) and build its :class:`Combat` (strengths included)."""
+    problems: list[str] = []
+    th = target_of(field, target)
+    if th is None:
+        if len(target) == 4 and target.isdigit():
+            return [f"no unit at {target} to attack"], None
+        enemies = sorted(u for u in field.on_map() if field.side_of(u) != side)
+        return [f"unknown unit {target!r}; the enemy units on the map are: {listing(enemies)}{did_you_mean(target, enemies)}"], None
+    defender = field.principal(th)
+    assert defender is not None
+    if field.side_of(defender) == side:
+        return [f"{target} is your own unit"], None
+    if defender in field.was_attacked:
+        problems.append(f"{defender} has already been attacked this phase (9.1)")
+    if not attackers:
+        problems.append("an attack needs at least one attacking unit")
+    units, commanders, melee, ranged = _sort_attackers(field, side, th, attackers, problems)
     for cmd in commanders:
         mate = field.combat_unit_in(field.hex_of(cmd) or "")
         if mate not in melee:

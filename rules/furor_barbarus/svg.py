@@ -332,8 +332,15 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
 
 def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
     """Below the board: this resolution's combats, the legend, the armies and the roster."""
-    field = d.field
     out: list[str] = []
+    y = _combats_panel(d, width, y, out)
+    y = _legend_panel(d, width, y, out)
+    y = _armies_panel(d, width, y, out)
+    return y, out
+
+
+def _combats_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
+    """This resolution's combats (section 9), numbered as on the board; appends to ``out``."""
     combats = d.combats()
     if combats:
         out.append(_text(10, y + 14, "Combats this resolution", 14, weight="bold"))
@@ -351,7 +358,11 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
                 y += 16
             y += 3
         y += 6
-    # legend
+    return y
+
+
+def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
+    """The legend: unit types (section 2), a counter, the arrows and the terrain; appends to ``out``."""
     out.append(_text(10, y + 14, "Legend", 14, weight="bold"))
     y += 26
     x = 10.0
@@ -410,7 +421,12 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
             out.append(_text(10, y, part, 11, style="italic"))
             y += 15
     y += 30
-    # armies and roster
+    return y
+
+
+def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
+    """The armies (army morale loss / threshold, section 10) and the roster; appends to ``out``."""
+    field = d.field
     out.append(_text(10, y, "Armies (army morale loss / threshold) and every unit on the map", 14, weight="bold"))
     y += 20
     for s, info in field.scenario.side_info.items():
@@ -432,4 +448,4 @@ def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:
                 + (" reduced" if field.is_reduced(u) else "") + f"  {field.counter(u).name}")
         out.append(_text(rx, ry, line, 11, fill=d.colours.get(s, "#222"), cls="roster"))
     y += per_col * 16
-    return y, out
+    return y

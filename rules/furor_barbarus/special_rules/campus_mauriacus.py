@@ -17,10 +17,13 @@
    strength and morale next turn; 6, +1 (Aetius: the Roman units only; Ardaric:
    the Gepids only).
 6. Impetuousness (option ``impetuousness``): an impetuous unit not adjacent to an
-   enemy that is fired on at range, or that wants to move within 2 hexes of an
-   enemy, rolls 1d6: on 5-6 it advances with all its MP towards the closest
-   enemy (the opponent's choice among equally close ones: his standing order
-   ``impetuous-target``, default the strongest).
+   enemy unit (any type: commanders count, section 2) that is fired on at range,
+   or that wants to move within 2 hexes of an enemy unit, rolls 1d6: on 5-6 it
+   advances with all its MP towards the closest enemy, each hex entered nearer to
+   it than the last, until the move must stop (the opponent's choice among
+   equally close enemies: his standing order ``impetuous-target``, default the
+   strongest; among the paths, by default the one ending nearest, then the
+   lowest hex ids).
 """
 
 from __future__ import annotations
@@ -328,17 +331,19 @@ def _floor_at_one(field: Battlefield, uid: str, modifier: int) -> int:
 # 6. impetuousness
 # ----------------------------------------------------------------------------------
 def enemy_units(field: Battlefield, uid: str) -> list[str]:
+    """Every enemy unit on the map: special rule 6 says "enemy unit", and section 2
+    counts commanders and baggage among the six types of unit."""
     side = field.side_of(uid)
-    return [u for u in field.on_map() if field.enemies(side, field.side_of(u)) and field.counter(u).is_combat_unit]
+    return [u for u in field.on_map() if field.enemies(side, field.side_of(u))]
 
 
 def is_impetuous_and_free(field: Battlefield, uid: str) -> bool:
-    return (field.exists(uid) and Mark.IMPETUOUS in field.counter(uid).marks
-            and not any(field.counter(e).is_combat_unit for e in field.adjacent_enemies(uid)))
+    """An impetuous unit "not adjacent to an enemy unit" (of any type, commanders included)."""
+    return field.exists(uid) and Mark.IMPETUOUS in field.counter(uid).marks and not field.adjacent_enemies(uid)
 
 
 def closest_enemy(field: Battlefield, uid: str) -> str | None:
-    """The closest enemy combat unit; among equally close ones, the opponent's
+    """The closest enemy unit; among equally close ones, the opponent's
     choice: his standing order ``impetuous-target weakest``, else the strongest
     (then the lowest hex id)."""
     here = field.hex_of(uid)
@@ -357,25 +362,46 @@ def _standing(field: Battlefield, side: str, key: str) -> Any:
     return orders.get(key)
 
 
-def impetuous_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
-    """The legal move nearest to ``target`` using the unit's MP (the longest such
-    move among equally near ones, then the lowest hex id)."""
-    from pbem.rules.furor_barbarus.movement import check_move, reachable
+def impetuous_paths(field: Battlefield, uid: str, target: str) -> list[tuple[str, ...]]:
+    """Every move "toward the closest enemy" (special rule 6): each hex entered is
+    nearer to ``target`` than the hex left, and the move goes on while it can, so it
+    ends only where the rules end any move (entering an enemy ZOC, the one-hex
+    minimum move), when the MP run out, or when no nearer hex can be entered (and
+    ended in, or passed through to a hex where the move can end).  Empty: no nearer
+    hex can be entered at all."""
+    from pbem.rules.furor_barbarus.movement import check_move
 
     goal = field.hex_of(target)
-    here = field.hex_of(uid)
     side = field.side_of(uid)
-    best: tuple[tuple[int, int, str], tuple[str, ...]] | None = None
-    for h, path in reachable(field, uid).items():
-        check = check_move(field, uid, path, side)
-        if not check.legal or check.zoc_tests or check.overruns:
-            continue
-        key = (hex_distance(h, goal), -check.spent_half, h)  # type: ignore[arg-type]
-        if best is None or key < best[0]:
-            best = (key, path)
-    if best is None or best[0][0] >= hex_distance(here, goal):  # type: ignore[arg-type]
+    assert goal is not None
+
+    def ends(path: tuple[str, ...], here: str) -> list[tuple[str, ...]]:
+        check = check_move(field, uid, path, side, final=False) if path else None
+        if check is not None and not check.legal:
+            return []
+        out: list[tuple[str, ...]] = []
+        if check is None or not check.stops:
+            for n in field.game_map.neighbours(here):
+                if hex_distance(n, goal) < hex_distance(here, goal):
+                    out += ends(path + (n,), n)
+        if not out and path and check_move(field, uid, path, side).legal:
+            out = [path]
+        return out
+
+    here = field.hex_of(uid)
+    assert here is not None
+    return ends((), here)
+
+
+def impetuous_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
+    """The rush the opponent chooses by default among :func:`impetuous_paths`:
+    the one ending nearest to ``target``, then the one entering the lowest hex ids
+    (compared hex by hex)."""
+    goal = field.hex_of(target)
+    paths = impetuous_paths(field, uid, target)
+    if not paths:
         return ()
-    return best[1]
+    return min(paths, key=lambda p: (hex_distance(p[-1], goal), p))  # type: ignore[arg-type]
 
 
 def impetuous_roll(field: Battlefield, uid: str, why: str) -> tuple[str, ...] | None:

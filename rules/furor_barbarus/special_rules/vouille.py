@@ -4,7 +4,9 @@
    to them is free of enemy units, they may roll 1d6 (standing order
    ``breton-evasion no`` refuses; the default is to roll): on 5-6 they evade up to
    2 hexes, even across enemy ZOC, and the attack finds nobody (no result, no
-   advance, 9.11).  If the only way out is off the map, they are eliminated.
+   advance, 9.11).  If the only way out is off the map, they are eliminated; both
+   "may" being the owner's, they then roll only on his explicit standing order
+   ``breton-evasion off-map`` (neither the default nor ``yes`` chooses it).
 2. Alan cavalry: mounted shooters that may charge and take no hand-to-hand
    penalty (data: the ``charge`` and ``no_melee_penalty`` marks of ``alans``).
 3. The elite variation is the ``elite`` option of the scenario file.
@@ -25,12 +27,20 @@ if TYPE_CHECKING:  # pragma: no cover
 SCENARIO = "vouille"
 BRETON_NAME = "Bretons"
 EVASION_DISTANCE = 2
-BRETON_EVASION = "breton-evasion"       # standing order key: "yes" (default) | "no"
+BRETON_EVASION = "breton-evasion"       # standing order key: "yes" (default) | "no" | "off-map"
+OFF_MAP = "off-map"                     # roll even when the only way out is off the map
 
 
 def evasion_wanted(field: Battlefield, side: str) -> bool:
     value = field.position.get("standing", {}).get(side, {}).get(BRETON_EVASION, "yes")
     return str(value).lower() not in ("no", "false", "off")
+
+
+def evasion_off_the_map_ordered(field: Battlefield, side: str) -> bool:
+    """Has the owner explicitly ordered an evasion that can only end off the map
+    (``standing breton-evasion off-map``)?  Never by default, nor by ``yes``."""
+    value = field.position.get("standing", {}).get(side, {}).get(BRETON_EVASION)
+    return str(value).lower() == OFF_MAP
 
 
 def free_of_enemies(field: Battlefield, uid: str, h: str) -> bool:
@@ -83,21 +93,28 @@ class VouilleRules(ScenarioRules):
     scenario_id = SCENARIO
 
     def standing_orders(self) -> dict[str, tuple[str, ...]]:
-        return {BRETON_EVASION: ("yes", "no")}
+        return {BRETON_EVASION: ("yes", "no", OFF_MAP)}
 
     def on_attacked(self, field: Battlefield, combat: Combat) -> bool:
         uid = combat.defender
         c = field.counter(uid)
-        if c.name != BRETON_NAME or not has_a_way_out(field, uid) or not evasion_wanted(field, field.side_of(uid)):
+        side = field.side_of(uid)
+        if c.name != BRETON_NAME or not has_a_way_out(field, uid) or not evasion_wanted(field, side):
+            return False
+        start = field.hex_of(uid)
+        to = evasion_hex(field, uid)
+        off_the_map = to is None and field.game_map.on_edge(start)  # type: ignore[arg-type]
+        if off_the_map and not evasion_off_the_map_ordered(field, side):
+            field.add_event("breton_evasion", f"The Bretons ({uid}) could evade only off the map: without their "
+                            f"owner's order ({BRETON_EVASION} {OFF_MAP}) they do not roll and stand (special rule 1).",
+                            unit=uid, evaded=False, rolled=False)
             return False
         die = field.dice.roll(6, f"evasion of the Breton cavalry {uid} (special rule 1)")
         if die < 5:
             field.add_event("breton_evasion", f"The Bretons ({uid}) roll {die}: they stand (special rule 1).",
                             unit=uid, die=die, evaded=False)
             return False
-        start = field.hex_of(uid)
-        to = evasion_hex(field, uid)
-        if to is None and not field.game_map.on_edge(start):  # type: ignore[arg-type]
+        if to is None and not off_the_map:
             field.add_event("breton_evasion", f"The Bretons ({uid}) roll {die} but find no free hex: they stand "
                             "(special rule 1).", unit=uid, die=die, evaded=False)
             return False
