@@ -198,7 +198,7 @@ def _battle(position: Position, side: str, order: Attack, dice: Dice, turn: int)
 
 
 def _end_of_turn(position: Position, events: list[Event]) -> None:
-    """RULES.md 5 and 8: VP for the hill after the Germans' move; the game ends when
+    """RULES.md 5, 7 and 8: VP for the hill after the Germans' move; the game ends when
     a side has no units left or after the last turn."""
     sides_left = {BOARD.units[u].side for u in position["units"]}
     for side in SIDES:
@@ -244,7 +244,7 @@ def legal_targets(position: Position, side: str, uid: str) -> tuple[list[str], l
 
 
 def case_position(data: Mapping[str, Any]) -> Position:
-    """A position from a rule case's compact form (RULES.md 9): ``turn``, ``side``,
+    """A position from a rule case's compact form (RULES.md 11): ``turn``, ``side``,
     ``units`` (unit -> place; units not named are eliminated) and ``vp``."""
     position = opening_position()
     position["turn"] = int(data.get("turn", 1))
