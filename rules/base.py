@@ -22,6 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from importlib.resources.abc import Traversable
 from typing import Any, Protocol
 
 Position = dict[str, Any]
@@ -235,11 +236,18 @@ class Dice(Protocol):
 
 
 class Ruleset(ABC):
-    """What every game provides.  Subclasses override the hooks; the registry in
-    ``rules/__init__.py`` finds them by ``id``."""
+    """What every game provides.  Subclasses override the hooks; the registry
+    (``rules/registry.py``) finds them by ``id`` through the ``pbem.rulesets``
+    entry-point group.  ``pbem.rules.conformance`` checks what pbem relies on."""
 
     id: str = ""
+    """The ruleset id: lowercase words joined by ``-`` (``furor-barbarus``), the
+    name of its entry point, the ``rules:`` header of its turn files."""
     title: str = ""
+    """The game's name as players know it, with its author where there is one."""
+    version: str = "1"
+    """The version of the rules as this engine plays them (a string).  Bump it
+    when the same position, orders and dice would resolve differently."""
     side_names_are_plural: bool = False
     """Whether a side's name takes a plural verb ("the Romans win"; Farrapos's
     "the Empire wins" does not)."""
@@ -376,6 +384,14 @@ class Ruleset(ABC):
     def position_to_case(self, position: Position) -> dict[str, Any]:
         """The compact form of a position, the same keys ``position_from_case``
         reads, used to compare a case's expected ``[expect.position]``."""
+
+    def cases_folder(self) -> Traversable | None:
+        """The folder of this ruleset's own rule cases (``*.toml``, docs/formats.md
+        "Rule cases"), shipped with it, that the conformance suite runs; ``None``
+        when it ships none (pbem's own games keep theirs in ``tests/cases/<id>/``).
+        A ruleset in package ``mygame`` returns
+        ``importlib.resources.files("mygame") / "cases"``."""
+        return None
 
     # --- house tables (docs/formats.md, "House tables") ----------------------------
     def tables(self, scenario_id: str | None = None) -> Sequence[TableInfo]:
