@@ -54,8 +54,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from cryptography.hazmat.primitives.asymmetric import ed25519  # noqa: E402
-from pbem.rules import find_ruleset  # noqa: E402
+from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from pbem import store
 from pbem.audit import archive
@@ -63,19 +62,26 @@ from pbem.audit import verify as audit
 from pbem.referee import (
     intake,
     lifecycle,
-    resolve,  # noqa: E402
+    resolve,
 )
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
-from pbem.store.transaction import transaction  # noqa: E402
+from pbem.rules import find_ruleset
+from pbem.store.transaction import transaction
 from pbem.turnfiles import keys, sshsig
-from pbem.turnfiles.canonical import canonical_json  # noqa: E402
+from pbem.turnfiles.canonical import canonical_json
 
 sys.path.insert(0, str(HERE))
-import peak_rss as peak_rss_module  # noqa: E402
-import workload  # noqa: E402
+import peak_rss as peak_rss_module
+import workload
 
-GAMES = [("farrapos", None), ("furor-barbarus", "campus-mauriacus"), ("furor-barbarus", "soissons"), ("furor-barbarus", "tolbiac"), ("furor-barbarus", "vouille")]
+GAMES = [
+    ("farrapos", None),
+    ("furor-barbarus", "campus-mauriacus"),
+    ("furor-barbarus", "soissons"),
+    ("furor-barbarus", "tolbiac"),
+    ("furor-barbarus", "vouille"),
+]
 BATTLE_EVENTS = {"battle", "combat"}
 TARGETS = {
     "farrapos_mid_battles_per_cpu_s": 800,
@@ -140,7 +146,9 @@ class Cost:
     reports_cpu: float
 
 
-def play_whole_games(tmp: Path, rules: str, scenario: str | None, games: int, limit: int = 200) -> tuple[list[Cost], list[dict[str, Any]]]:
+def play_whole_games(
+    tmp: Path, rules: str, scenario: str | None, games: int, limit: int = 200
+) -> tuple[list[Cost], list[dict[str, Any]]]:
     """Bot against bot to the end, ``games`` times; the cost of every resolution,
     and each game's archive (for the audit)."""
     ruleset = find_ruleset(rules)
@@ -199,7 +207,9 @@ def summarise(costs: list[Cost]) -> dict[str, Any]:
             "per_cpu_s": rate(len(selected), referee),
             "with_reports_per_cpu_s": rate(len(selected), referee + reports),
             "median_ms": round(statistics.median(c.referee_cpu for c in selected) * 1000, 3) if selected else None,
-            "median_reports_ms": round(statistics.median(c.reports_cpu for c in selected) * 1000, 3) if selected else None,
+            "median_reports_ms": round(statistics.median(c.reports_cpu for c in selected) * 1000, 3)
+            if selected
+            else None,
         }
 
     out: dict[str, Any] = {"all": group(costs)}
@@ -220,7 +230,13 @@ def audit_rate(archives: list[dict[str, Any]], repeat: int = 3) -> dict[str, Any
         for a in archives:
             audit.audit_archive(a)
         best = min(best, cpu() - start)
-    return {"games": len(archives), "resolutions": resolutions, "rolls": rolls, "cpu_s": round(best, 4), "per_cpu_s": rate(resolutions, best)}
+    return {
+        "games": len(archives),
+        "resolutions": resolutions,
+        "rolls": rolls,
+        "cpu_s": round(best, 4),
+        "per_cpu_s": rate(resolutions, best),
+    }
 
 
 # ------------------------------------------------------------ whole commands
@@ -246,12 +262,22 @@ def command_cpu(argv: list[str], cwd: Path, runs: int, setup: Callable[[], None]
             codes.append(result.returncode)
         elif result.returncode not in (0,):
             raise RuntimeError(f"{' '.join(argv)} exited {result.returncode}: {result.stderr.decode()[-500:]}")
-    out: dict[str, Any] = {"cpu_s": round(statistics.median(times), 4), "min_cpu_s": round(min(times), 4), "exit": sorted(set(codes))}
+    out: dict[str, Any] = {
+        "cpu_s": round(statistics.median(times), 4),
+        "min_cpu_s": round(min(times), 4),
+        "exit": sorted(set(codes)),
+    }
     if shutil.which("valgrind"):  # instructions: steadier than CPU seconds on a shared machine
         if setup is not None:
             setup()
         counted = subprocess.run(
-            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1200
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=1200,
         )
         found = [line.rsplit(":", 1)[1].strip() for line in counted.stderr.splitlines() if "Collected :" in line]
         out["instructions"] = int(found[-1]) if found else None
@@ -275,7 +301,11 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     resolve.process(engine, ["g2"])
     archive.export(engine, "g2", folder / "g2.json")
     # the position file a player's report carries (what `check --position` reads)
-    position = next(p for p in reporting.write_resolution_reports(engine, "g1", 0, folder / "opening") if p.name.endswith(".position.json"))
+    position = next(
+        p
+        for p in reporting.write_resolution_reports(engine, "g1", 0, folder / "opening")
+        if p.name.endswith(".position.json")
+    )
     engine.dispose()
     (folder / "inbox").mkdir()
     con = sqlite3.connect(db)
@@ -296,8 +326,18 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
         ("python -c pass", "floor", [*py, "-c", "pass"], None),
         ("pbem --help", "no database", [*pbem, "--help"], None),
         ("pbem --version", "no database", [*pbem, "--version"], None),
-        ("pbem sign FILE --key KEY", "no database", [*pbem, "sign", str(folder / "turn.txt"), "--key", str(folder / "keys" / "republic")], None),
-        ("pbem keygen NAME", "no database", [*pbem, "keygen", "k", "--dir", str(folder / "more")], lambda: shutil.rmtree(folder / "more", ignore_errors=True)),
+        (
+            "pbem sign FILE --key KEY",
+            "no database",
+            [*pbem, "sign", str(folder / "turn.txt"), "--key", str(folder / "keys" / "republic")],
+            None,
+        ),
+        (
+            "pbem keygen NAME",
+            "no database",
+            [*pbem, "keygen", "k", "--dir", str(folder / "more")],
+            lambda: shutil.rmtree(folder / "more", ignore_errors=True),
+        ),
         ("pbem audit --archive FILE", "no database", [*pbem, "audit", "--archive", str(folder / "g2.json")], None),
         ("pbem dice --archive FILE", "no database", [*pbem, "dice", "--archive", str(folder / "g2.json")], None),
         ("pbem status GAME", "store", [*on_db, "status", "g1"], None),
@@ -307,11 +347,34 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
         ("pbem process --all", "store", [*on_db, "process", "--all", "-q"], fresh_db),
         ("pbem export GAME", "store", [*on_db, "export", "g2", "-o", str(folder / "out.json")], None),
         ("pbem report GAME (HTML)", "store, reports", [*on_db, "report", "g2", "-o", str(folder / "r.html")], None),
-        ("pbem new GAME ...", "store", [*on_db, "new", "g3", "--rules", "farrapos", "--player", f"republic={folder / 'keys' / 'republic.pub'}", "--player", f"empire={folder / 'keys' / 'empire.pub'}"], fresh_db),
+        (
+            "pbem new GAME ...",
+            "store",
+            [
+                *on_db,
+                "new",
+                "g3",
+                "--rules",
+                "farrapos",
+                "--player",
+                f"republic={folder / 'keys' / 'republic.pub'}",
+                "--player",
+                f"empire={folder / 'keys' / 'empire.pub'}",
+            ],
+            fresh_db,
+        ),
         ("pbem rollback GAME --to 0", "store", [*on_db, "rollback", "g2", "--to", "0"], fresh_db),
         ("pbem tick --dir INBOX (nothing to do)", "store", [*on_db, "tick", "--dir", str(folder / "inbox")], None),
     ]
-    table.insert(4, ("pbem check FILE --position POSFILE", "no database", [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)], None))
+    table.insert(
+        4,
+        (
+            "pbem check FILE --position POSFILE",
+            "no database",
+            [*pbem, "check", str(folder / "turn.txt"), "--position", str(position)],
+            None,
+        ),
+    )
     out: dict[str, Any] = {}
     for name, kind, argv, setup in table:
         out[name] = {"kind": kind, **command_cpu(argv, folder, runs, setup)}
@@ -377,7 +440,14 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
                 prepare()
                 before = children_cpu()
                 start = time.perf_counter()
-                result = subprocess.run([sys.executable, "-m", "pbem", "--db", db_arg, "process", "--all", "-q", "--jobs", str(n)], capture_output=True, text=True, env=pbem_env(), cwd=tmp, timeout=3600)
+                result = subprocess.run(
+                    [sys.executable, "-m", "pbem", "--db", db_arg, "process", "--all", "-q", "--jobs", str(n)],
+                    capture_output=True,
+                    text=True,
+                    env=pbem_env(),
+                    cwd=tmp,
+                    timeout=3600,
+                )
                 walls[n].append(time.perf_counter() - start)
                 cpus[n].append(children_cpu() - before)
                 loads[n].append(os.getloadavg()[0])
@@ -474,7 +544,12 @@ def floor(tmp: Path, repeat: int = 300) -> dict[str, float]:
         data_republic = reporting.report_data(tx, game, 1, "republic")
     render = timed(lambda: report.render_html(data_republic), max(repeat // 10, 20))
     engine.dispose()
-    return {"ed25519_verify_ms": round(verify * 1000, 4), "sqlite_commit_ms": round(commit_cost * 1000, 4), "render_template_ms": round(render * 1000, 4), "position_bytes": size}
+    return {
+        "ed25519_verify_ms": round(verify * 1000, 4),
+        "sqlite_commit_ms": round(commit_cost * 1000, 4),
+        "render_template_ms": round(render * 1000, 4),
+        "position_bytes": size,
+    }
 
 
 # ------------------------------------------------------------------ memory
@@ -490,7 +565,13 @@ def memory(tmp: Path, sizes: list[int]) -> list[dict[str, Any]]:
         con.close()
         code, err, peak = peak_rss_module.run_pbem(["--db", str(db), "process", "--all", "-q"], ROOT, tmp, timeout=3600)
         assert code == 0, err
-        rows.append({"games": games, "db_mib": round(db.stat().st_size / 2**20, 1), "process_all_peak_rss_mib": round(peak / 2**20, 1)})
+        rows.append(
+            {
+                "games": games,
+                "db_mib": round(db.stat().st_size / 2**20, 1),
+                "process_all_peak_rss_mib": round(peak / 2**20, 1),
+            }
+        )
         db.unlink()
     return rows
 
@@ -500,15 +581,24 @@ def memory(tmp: Path, sizes: list[int]) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=4, help="whole games played per Furor Barbarus scenario (default 4)")
+    parser.add_argument(
+        "--games", type=int, default=4, help="whole games played per Furor Barbarus scenario (default 4)"
+    )
     parser.add_argument(
         "--farrapos-games",
         type=int,
         default=16,
         help="whole Farrapos games (default 16: a Farrapos game is short and has two or three mid-game battles; 4 games gave 7 to 10, too few for a rate)",
     )
-    parser.add_argument("--worker-games", type=int, default=1000, help="ready games for process --all --jobs N (default 1000, as the issue measured)")
-    parser.add_argument("--runs", type=int, default=5, help="runs of each whole command (default 5), and of each worker count (3)")
+    parser.add_argument(
+        "--worker-games",
+        type=int,
+        default=1000,
+        help="ready games for process --all --jobs N (default 1000, as the issue measured)",
+    )
+    parser.add_argument(
+        "--runs", type=int, default=5, help="runs of each whole command (default 5), and of each worker count (3)"
+    )
     parser.add_argument("--rss", default="1000", help="game counts for the peak-RSS runs (default 1000; '' skips)")
     parser.add_argument("--quick", action="store_true", help="small sizes, to check the script runs")
     parser.add_argument("--out", type=Path, default=HERE / "results.json")
@@ -553,8 +643,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    audit_fb = sum(a["resolutions"] for n, a in audits.items() if n != "farrapos") / max(sum(a["cpu_s"] for n, a in audits.items() if n != "farrapos"), 1e-9)
-    fb_mid = sum(r["middle"]["resolutions"] for r in fb_costs) / max(sum(r["middle"]["resolutions"] / r["middle"]["per_cpu_s"] for r in fb_costs if r["middle"]["per_cpu_s"]), 1e-9)
+    audit_fb = sum(a["resolutions"] for n, a in audits.items() if n != "farrapos") / max(
+        sum(a["cpu_s"] for n, a in audits.items() if n != "farrapos"), 1e-9
+    )
+    fb_mid = sum(r["middle"]["resolutions"] for r in fb_costs) / max(
+        sum(r["middle"]["resolutions"] / r["middle"]["per_cpu_s"] for r in fb_costs if r["middle"]["per_cpu_s"]), 1e-9
+    )
     pg = scaling.get("postgresql")
     measured = {
         "farrapos_mid_battles_per_cpu_s": resolutions["farrapos"]["middle_battles"]["per_cpu_s"],
@@ -562,18 +656,31 @@ def main(argv: list[str] | None = None) -> int:
         "furor_barbarus_mid_per_cpu_s": round(fb_mid, 1),
         "audit_farrapos_per_cpu_s": audits["farrapos"]["per_cpu_s"],
         "audit_furor_barbarus_per_cpu_s": round(audit_fb, 1),
-        "no_database_command_x_floor": max(cli[c]["x_floor"] for c in cli if c in ("pbem --help", "pbem sign FILE --key KEY", "pbem check FILE --position POSFILE")),
+        "no_database_command_x_floor": max(
+            cli[c]["x_floor"]
+            for c in cli
+            if c in ("pbem --help", "pbem sign FILE --key KEY", "pbem check FILE --position POSFILE")
+        ),
         "store_command_x_floor": max(row["x_floor"] for row in cli.values() if row["kind"].startswith("store")),
         "postgres_two_workers_x_one": round(pg[1]["per_wall_s"] / pg[0]["per_wall_s"], 2) if pg else None,
     }
     at_most = {"no_database_command_x_floor", "store_command_x_floor"}
-    met = {k: (None if v is None else (v <= TARGETS[k] if k in at_most else v >= TARGETS[k])) for k, v in measured.items()}
+    met = {
+        k: (None if v is None else (v <= TARGETS[k] if k in at_most else v >= TARGETS[k])) for k, v in measured.items()
+    }
     if pg:
-        met["postgres_never_fewer_with_more_workers"] = all(b["per_wall_s"] >= a["per_wall_s"] for a, b in zip(pg, pg[1:]))
+        met["postgres_never_fewer_with_more_workers"] = all(
+            b["per_wall_s"] >= a["per_wall_s"] for a, b in zip(pg, pg[1:])
+        )
     results = {
         "when": started,
         "workdir": str(args.workdir),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(), "load_average": loads},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_average": loads,
+        },
         "targets": TARGETS,
         "measured": measured,
         "met": met,

@@ -29,7 +29,14 @@ def run_pbem(args: list[str], cwd: Path, report_dir: Path, timeout: float) -> tu
     """Run ``python -m pbem ARGS`` in ``cwd``; (exit status, stderr, peak RSS in bytes)."""
     report = report_dir / f"peak-rss-{os.getpid()}.txt"
     env = {**os.environ, "PBEM_PEAK_RSS_FILE": str(report)}
-    r = subprocess.run([sys.executable, "-c", MEASURED, *args], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=timeout)
+    r = subprocess.run(
+        [sys.executable, "-c", MEASURED, *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+    )
     peak = int(report.read_text()) * 1024
     report.unlink()
     return r.returncode, r.stderr.decode("utf-8", "replace"), peak

@@ -20,9 +20,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-import workload  # noqa: E402
+import workload
 
-from pbem import store  # noqa: E402
+from pbem import store
 from pbem.audit import archive
 from pbem.audit import verify as audit
 from pbem.reports import assemble as reporting
@@ -73,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
                 profile.runcall(workload.process_all, engine, None)
             else:
                 workload.process_all(engine, None)
-                profile.runcall(lambda: [reporting.write_resolution_reports(engine, g, 1, tmp / "reports" / g) for g in ids])
+                profile.runcall(
+                    lambda: [reporting.write_resolution_reports(engine, g, 1, tmp / "reports" / g) for g in ids]
+                )
     engine.dispose()
 
     totals: collections.Counter[str] = collections.Counter()

@@ -24,11 +24,17 @@ END = "<!-- end of results -->"
 
 TARGET_NAMES = {
     "farrapos_mid_battles_per_cpu_s": ("Farrapos, mid-game resolutions with battles, no reports (per CPU s)", ">= {}"),
-    "farrapos_mid_battles_reports_per_cpu_s": ("Farrapos, mid-game with battles, both sides' reports (per CPU s)", ">= {}"),
+    "farrapos_mid_battles_reports_per_cpu_s": (
+        "Farrapos, mid-game with battles, both sides' reports (per CPU s)",
+        ">= {}",
+    ),
     "furor_barbarus_mid_per_cpu_s": ("Furor Barbarus, mid-game resolutions, no reports (per CPU s)", ">= {}"),
     "audit_farrapos_per_cpu_s": ("Audit, Farrapos resolutions per CPU s", ">= {}"),
     "audit_furor_barbarus_per_cpu_s": ("Audit, Furor Barbarus resolutions per CPU s", ">= {}"),
-    "no_database_command_x_floor": ("`pbem --help`, `pbem sign`, `pbem check --position`: CPU × `python -c pass` (the largest)", "<= {}"),
+    "no_database_command_x_floor": (
+        "`pbem --help`, `pbem sign`, `pbem check --position`: CPU × `python -c pass` (the largest)",
+        "<= {}",
+    ),
     "store_command_x_floor": ("Commands that open the store: CPU × `python -c pass` (the largest)", "<= {}"),
     "postgres_two_workers_x_one": ("PostgreSQL, `process --all`: 2 workers × 1 worker (per wall s)", ">= {}"),
 }
@@ -47,7 +53,10 @@ def fmt(value: Any) -> str:
 
 
 def table(head: list[str], rows: list[list[Any]], right_from: int = 1) -> list[str]:
-    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" if i < right_from else "---:" for i in range(len(head))) + " |"]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "| " + " | ".join("---" if i < right_from else "---:" for i in range(len(head))) + " |",
+    ]
     lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in rows]
     return lines + [""]
 
@@ -64,41 +73,118 @@ def tables(r: dict[str, Any]) -> str:
         "",
     ]
     met = r["met"]
-    rows = [[TARGET_NAMES[k][0], TARGET_NAMES[k][1].format(fmt(r["targets"][k])), r["measured"][k], met.get(k)] for k in TARGET_NAMES]
+    rows = [
+        [TARGET_NAMES[k][0], TARGET_NAMES[k][1].format(fmt(r["targets"][k])), r["measured"][k], met.get(k)]
+        for k in TARGET_NAMES
+    ]
     plain = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store"]
     reports = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store, reports"]
     if plain and reports:
         at = [k for k, _ in TARGET_NAMES.items()].index("store_command_x_floor") + 1
-        rows.insert(at, ["… of them, the game's commands (`status`, `orders`, `check`, `submit`, `process`, `export`, `new`, `rollback`, `tick`) / the report (`report`)", "", f"{fmt(max(plain))} / {fmt(max(reports))}", ""])
+        rows.insert(
+            at,
+            [
+                "… of them, the game's commands (`status`, `orders`, `check`, `submit`, `process`, `export`, `new`, `rollback`, `tick`) / the report (`report`)",
+                "",
+                f"{fmt(max(plain))} / {fmt(max(reports))}",
+                "",
+            ],
+        )
     if "postgres_never_fewer_with_more_workers" in met:
-        rows.append(["PostgreSQL: never fewer resolutions per wall s with more workers", "yes", "yes" if met["postgres_never_fewer_with_more_workers"] else "no", met["postgres_never_fewer_with_more_workers"]])
+        rows.append(
+            [
+                "PostgreSQL: never fewer resolutions per wall s with more workers",
+                "yes",
+                "yes" if met["postgres_never_fewer_with_more_workers"] else "no",
+                met["postgres_never_fewer_with_more_workers"],
+            ]
+        )
     out += table(["target", "wanted", "measured", ""], rows, right_from=1)
 
-    out += ["**Resolutions from whole bot games** (the referee's submit + process, per CPU second; with both sides' HTML and text reports after the slash)", ""]
+    out += [
+        "**Resolutions from whole bot games** (the referee's submit + process, per CPU second; with both sides' HTML and text reports after the slash)",
+        "",
+    ]
     rows = []
     for name, g in r["resolutions"].items():
+
         def cell(group: dict[str, Any]) -> str:
-            return f"{fmt(group['per_cpu_s'])} / {fmt(group['with_reports_per_cpu_s'])}" if group["resolutions"] else "-"
+            return (
+                f"{fmt(group['per_cpu_s'])} / {fmt(group['with_reports_per_cpu_s'])}" if group["resolutions"] else "-"
+            )
 
-        rows.append([f"{name} ({g['games']} games)", g["all"]["resolutions"], cell(g["all"]), cell(g["early"]), cell(g["middle"]), cell(g["late"]), cell(g["middle_battles"]), g["middle_battles"]["resolutions"], g["all"]["median_ms"], g["all"]["median_reports_ms"]])
-    out += table(["game", "resolutions", "all", "early", "middle", "late", "middle, battles", "(how many)", "median ms", "reports ms"], rows)
+        rows.append(
+            [
+                f"{name} ({g['games']} games)",
+                g["all"]["resolutions"],
+                cell(g["all"]),
+                cell(g["early"]),
+                cell(g["middle"]),
+                cell(g["late"]),
+                cell(g["middle_battles"]),
+                g["middle_battles"]["resolutions"],
+                g["all"]["median_ms"],
+                g["all"]["median_reports_ms"],
+            ]
+        )
+    out += table(
+        [
+            "game",
+            "resolutions",
+            "all",
+            "early",
+            "middle",
+            "late",
+            "middle, battles",
+            "(how many)",
+            "median ms",
+            "reports ms",
+        ],
+        rows,
+    )
 
-    out += ["**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of one run under valgrind's callgrind)", ""]
+    out += [
+        "**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of one run under valgrind's callgrind)",
+        "",
+    ]
     counted = any("instructions" in row for row in r["commands"].values())
     rows = [
         [f"`{name}`", row["kind"], row["cpu_s"], f"{row['x_floor']}×"]
-        + ([f"{row['instructions'] / 1e6:,.0f} M" if row.get("instructions") else "-", f"{row['x_floor_instructions']}×" if row.get("x_floor_instructions") else "-"] if counted else [])
+        + (
+            [
+                f"{row['instructions'] / 1e6:,.0f} M" if row.get("instructions") else "-",
+                f"{row['x_floor_instructions']}×" if row.get("x_floor_instructions") else "-",
+            ]
+            if counted
+            else []
+        )
         for name, row in r["commands"].items()
     ]
-    out += table(["command", "kind", "CPU s", "× python -c pass"] + (["instructions", "× python -c pass"] if counted else []), rows, right_from=2)
+    out += table(
+        ["command", "kind", "CPU s", "× python -c pass"] + (["instructions", "× python -c pass"] if counted else []),
+        rows,
+        right_from=2,
+    )
 
     w = r["workers"]
-    out += [f"**`pbem process --all --jobs N`** over {fmt(w['games'])} ready Farrapos games (resolutions per wall second, median of the runs; CPU seconds of all the processes)", ""]
+    out += [
+        f"**`pbem process --all --jobs N`** over {fmt(w['games'])} ready Farrapos games (resolutions per wall second, median of the runs; CPU seconds of all the processes)",
+        "",
+    ]
     pg = w.get("postgresql") or []
     rows = []
     for i, s in enumerate(w["sqlite"]):
         p = pg[i] if i < len(pg) else None
-        rows.append([s["jobs"], s["per_wall_s"], s["cpu_s"], p["per_wall_s"] if p else None, p["cpu_s"] if p else None, f"{p['load_average'][0]:.1f}" if p else f"{s['load_average'][0]:.1f}"])
+        rows.append(
+            [
+                s["jobs"],
+                s["per_wall_s"],
+                s["cpu_s"],
+                p["per_wall_s"] if p else None,
+                p["cpu_s"] if p else None,
+                f"{p['load_average'][0]:.1f}" if p else f"{s['load_average'][0]:.1f}",
+            ]
+        )
     out += table(["workers", "SQLite /wall s", "SQLite CPU s", "PostgreSQL /wall s", "PostgreSQL CPU s", "load"], rows)
 
     out += ["**Audit** of the same whole games", ""]
@@ -129,7 +215,9 @@ def rewrite(doc: str, generated: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if docs/performance.md does not match bench/results.json")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 1 if docs/performance.md does not match bench/results.json"
+    )
     args = parser.parse_args(argv)
     results = json.loads(RESULTS.read_text(encoding="utf-8"))
     doc = DOC.read_text(encoding="utf-8")

@@ -52,7 +52,9 @@ class TurnFile:
     signature: str
 
 
-def write_turns(engine: Engine, game_ids: list[str], players: Players, seed: int = 0) -> tuple[list[TurnFile], list[float], list[float]]:
+def write_turns(
+    engine: Engine, game_ids: list[str], players: Players, seed: int = 0
+) -> tuple[list[TurnFile], list[float], list[float]]:
     """The players' side (not the referee's cost): a bot writes each awaited
     side's turn file, the player signs it.  (files, seconds writing, seconds signing)."""
     files, writing, signing = [], [], []

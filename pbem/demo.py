@@ -76,7 +76,9 @@ def play_game(
     folder = out / game_id
     keydir = out / "keys" / game_id
     signers, public = _demo_keys(keydir, info.sides)
-    lifecycle.new_game(engine, game_id, rules_id, info.id, [], public, {side: f"{side}@example.org" for side in info.sides})
+    lifecycle.new_game(
+        engine, game_id, rules_id, info.id, [], public, {side: f"{side}@example.org" for side in info.sides}
+    )
     turns = folder / "turns"
     turns.mkdir(parents=True, exist_ok=True)
     reporting.write_resolution_reports(engine, game_id, 0, folder)
@@ -113,7 +115,9 @@ def _demo_keys(keydir: Path, sides: Sequence[str]) -> tuple[dict[str, keys.Priva
     return signers, public
 
 
-def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None) -> DemoResult:
+def play_by_tick(
+    engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None
+) -> DemoResult:
     """The Farrapos demo game run by ``pbem tick`` with deadlines (module docstring)."""
     from datetime import timedelta
 
@@ -128,7 +132,16 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
     keydir = out / "keys" / game_id
     signers, public = _demo_keys(keydir, info.sides)
     clock = deadlines.Clock(deadline=48 * 3600, grace=12 * 3600, remind=6 * 3600)
-    lifecycle.new_game(engine, game_id, "farrapos", info.id, [], public, {side: f"{side}@example.org" for side in info.sides}, clock=clock)
+    lifecycle.new_game(
+        engine,
+        game_id,
+        "farrapos",
+        info.id,
+        [],
+        public,
+        {side: f"{side}@example.org" for side in info.sides},
+        clock=clock,
+    )
     drop = folder / "inbox"
     drop.mkdir(parents=True, exist_ok=True)
     log_lines: list[str] = []
@@ -157,7 +170,12 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
             with transaction(engine, write=False) as tx:
                 start = deadlines.last_activity(tx, game_id)
             for hours in (0, 43, 49, 61):  # now, the reminder, the late notice, the end of grace
-                referee.tick(engine, options, lambda line, h=hours: log_lines.append(f"[+{h}h] {line}"), now=start + timedelta(hours=hours))
+                referee.tick(
+                    engine,
+                    options,
+                    lambda line, h=hours: log_lines.append(f"[+{h}h] {line}"),
+                    now=start + timedelta(hours=hours),
+                )
         else:
             referee.tick(engine, options, log_lines.append)
         after = lifecycle.status(engine, game_id)
@@ -177,7 +195,9 @@ def play_by_tick(engine: Engine, out: Path, seed: int = 1, on_resolution: Callab
     return DemoResult(**{**result.__dict__, "links": (("referee log", "referee.log"), ("outbox", "outbox.txt"))})
 
 
-def _finish(engine: Engine, game_id: str, folder: Path, rules_id: str, scenario: str, sides: tuple[str, ...]) -> DemoResult:
+def _finish(
+    engine: Engine, game_id: str, folder: Path, rules_id: str, scenario: str, sides: tuple[str, ...]
+) -> DemoResult:
     """The game's folder becomes its site (``pbem site``: index, every report with
     links that resolve, audit page, dice, archive), and the archive is audited."""
     site.write_site(engine, game_id, folder)
@@ -200,7 +220,12 @@ def _finish(engine: Engine, game_id: str, folder: Path, rules_id: str, scenario:
     )
 
 
-def run_demo(out: Path, games: Sequence[tuple[str, str | None]] = DEMO_GAMES, seed: int = 1, progress: Callable[[str], Callable[[], None]] | None = None) -> list[DemoResult]:
+def run_demo(
+    out: Path,
+    games: Sequence[tuple[str, str | None]] = DEMO_GAMES,
+    seed: int = 1,
+    progress: Callable[[str], Callable[[], None]] | None = None,
+) -> list[DemoResult]:
     """Play every demo game into ``out`` (a fresh database ``out/demo.db``)."""
     out.mkdir(parents=True, exist_ok=True)
     db = out / "demo.db"
@@ -226,8 +251,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         rel = r.folder.relative_to(out)
         result = r.result or {}
         rows.append(
-            "<tr><td><a href=\"{rel}/index.html\">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>"
-            "<td>{last} · <a href=\"{rel}/audit.html\">audit page</a> · <a href=\"{rel}/{archive}\">archive</a></td></tr>".format(
+            '<tr><td><a href="{rel}/index.html">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>'
+            '<td>{last} · <a href="{rel}/audit.html">audit page</a> · <a href="{rel}/{archive}">archive</a></td></tr>'.format(
                 game=html.escape(r.game_id),
                 rules=html.escape(r.rules),
                 scen=html.escape(r.scenario),
@@ -238,8 +263,14 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 rel=html.escape(str(rel)),
                 archive=html.escape(site.archive_name(r.game_id)),
                 last=" · ".join(
-                    [f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>' for side in r.sides]
-                    + [f'<a href="{html.escape(str(rel))}/{html.escape(file)}">{html.escape(label)}</a>' for label, file in r.links]
+                    [
+                        f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>'
+                        for side in r.sides
+                    ]
+                    + [
+                        f'<a href="{html.escape(str(rel))}/{html.escape(file)}">{html.escape(label)}</a>'
+                        for label, file in r.links
+                    ]
                 ),
             )
         )
@@ -254,7 +285,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
         "processor; its archive was exported and audited. The Farrapos game was run by <code>pbem tick</code> with deadlines "
         "(48h, grace 12h): the empire missed one and that turn was resolved with no orders, as its audit shows.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
-        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>" + "".join(rows) + "</table></body></html>\n"
+        "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>"
+        + "".join(rows)
+        + "</table></body></html>\n"
     )
     (out / "index.html").write_text(page, encoding="utf-8")
-

@@ -133,14 +133,16 @@ class Outcome:
         if self.kind is OutcomeKind.DRAW or self.winner is None:
             return f"A draw: {self.reason}"
         verb = "win" if plural else "wins"
-        what = {OutcomeKind.MAJOR_VICTORY: " a major victory", OutcomeKind.MINOR_VICTORY: " a minor victory"}.get(self.kind, "")
+        what = {OutcomeKind.MAJOR_VICTORY: " a major victory", OutcomeKind.MINOR_VICTORY: " a minor victory"}.get(
+            self.kind, ""
+        )
         return f"{winner_name or side_title(self.winner)} {verb}{what}: {self.reason}"
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "winner": self.winner, "reason": self.reason}
 
     @classmethod
-    def from_json(cls, raw: Mapping[str, Any] | None) -> "Outcome | None":
+    def from_json(cls, raw: Mapping[str, Any] | None) -> Outcome | None:
         """The outcome a position stored with :meth:`to_json` (``None`` if none)."""
         if not raw:
             return None
@@ -272,7 +274,9 @@ class Ruleset(ABC):
         from pbem.rules.suggest import did_you_mean
 
         known = [s.id for s in self.scenarios()]
-        raise ValueError(f"unknown scenario {wanted!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(wanted, known)}")
+        raise ValueError(
+            f"unknown scenario {wanted!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(wanted, known)}"
+        )
 
     def options(self) -> Sequence[OptionInfo]:
         """Optional rules of the game that ``pbem new --option NAME`` may switch on."""

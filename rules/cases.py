@@ -77,7 +77,9 @@ def run_case(data: Mapping[str, Any], where: str = "<case>", ruleset: Ruleset | 
         if data.get("tables"):  # house tables, in the form `pbem table` prints (docs/formats.md)
             position = ruleset.with_house_tables(position, dict(data["tables"]))
     except (ValueError, KeyError, TypeError) as exc:
-        return CaseResult(where, result.name, result.section, False, [f"cannot build the position: {type(exc).__name__}: {exc}"])
+        return CaseResult(
+            where, result.name, result.section, False, [f"cannot build the position: {type(exc).__name__}: {exc}"]
+        )
     expect = data.get("expect", {})
     problems_by_side: dict[str, list[Problem]] = {}
     orders: dict[str, Orders] = {side: NO_ORDERS for side in ruleset.due(position)}
@@ -103,9 +105,17 @@ def run_case(data: Mapping[str, Any], where: str = "<case>", ruleset: Ruleset | 
     try:
         resolution = ruleset.resolve(position, orders, dice)
     except (DiceExhausted, AssertionError) as exc:
-        return CaseResult(where, result.name, result.section, False, [str(exc), *(f"  rolled {r.index}: d{r.sides}={r.value} {r.purpose}" for r in dice.rolls)])
+        return CaseResult(
+            where,
+            result.name,
+            result.section,
+            False,
+            [str(exc), *(f"  rolled {r.index}: d{r.sides}={r.value} {r.purpose}" for r in dice.rolls)],
+        )
     if dice.unused and expect.get("all_dice_used", True):
-        diff.append(f"{dice.unused} scripted dice were not used (rolled: {[f'd{r.sides}={r.value} {r.purpose}' for r in dice.rolls]})")
+        diff.append(
+            f"{dice.unused} scripted dice were not used (rolled: {[f'd{r.sides}={r.value} {r.purpose}' for r in dice.rolls]})"
+        )
     _match_events(list(expect.get("events", [])), resolution.events, diff)
     if "position" in expect:
         actual = ruleset.position_to_case(resolution.position)

@@ -174,7 +174,9 @@ class _Run:
             self.look(position, events, sides, label)
         else:
             if r.due(position) and self.on("game-end"):
-                self.fail("game-end", f"{where}: not over after {max_resolutions} resolutions ({r.turn_label(position)})")
+                self.fail(
+                    "game-end", f"{where}: not over after {max_resolutions} resolutions ({r.turn_label(position)})"
+                )
                 return
         if self.on("game-end"):
             outcome = r.outcome(position)
@@ -192,7 +194,11 @@ class _Run:
             self.plain(position, f"{label}: the position")
             for n, event in enumerate(events):
                 self.plain(event, f"{label}: event {n}")
-                if not isinstance(event, Mapping) or not isinstance(event.get("type"), str) or not isinstance(event.get("text"), str):
+                if (
+                    not isinstance(event, Mapping)
+                    or not isinstance(event.get("type"), str)
+                    or not isinstance(event.get("text"), str)
+                ):
                     self.fail("json", f"{label}: event {n} lacks a string 'type' and 'text': {event!r:.200}")
         if self.on("templates"):
             for side in sides:
@@ -203,7 +209,10 @@ class _Run:
                     self.fail("templates", f"{label}: the template of {side} raised {type(exc).__name__}: {exc}")
                     continue
                 if problems or len(parsed):
-                    self.fail("templates", f"{label}: the template of {side} does not parse back to no orders: {[str(p) for p in problems] or [o.text for o in parsed]}")
+                    self.fail(
+                        "templates",
+                        f"{label}: the template of {side} does not parse back to no orders: {[str(p) for p in problems] or [o.text for o in parsed]}",
+                    )
         if self.on("svg") and (not events or len(events) % 3 == 0):  # a sample: the map is the slow part
             self.svg(position, events, sides, label)
         if self.on("game-end"):
@@ -236,13 +245,19 @@ class _Run:
         if not problems:
             problems = r.validate(position, side, parsed)
         if problems:
-            self.fail("bots", f"{label}: bot {bot} for {side} wrote orders that are refused: {[str(p) for p in problems]} in {text!r:.300}")
+            self.fail(
+                "bots",
+                f"{label}: bot {bot} for {side} wrote orders that are refused: {[str(p) for p in problems]} in {text!r:.300}",
+            )
             return NO_ORDERS
         if self.on("bots"):
             for line in parsed:
                 again, trouble = r.parse_orders(str(line.order))
                 if trouble or len(again) != 1 or again.lines[0].order != line.order:
-                    self.fail("bots", f"{label}: order {line.text!r} prints as {str(line.order)!r}, which does not parse back to it")
+                    self.fail(
+                        "bots",
+                        f"{label}: order {line.text!r} prints as {str(line.order)!r}, which does not parse back to it",
+                    )
         return parsed
 
     def refusals(self, position: Position, due: tuple[str, ...], orders: Mapping[str, Orders], label: str) -> None:
@@ -250,7 +265,10 @@ class _Run:
         body = f"# a comment\n\n{NOT_AN_ORDER}\n"
         _, problems = r.parse_orders(body)
         if [p.line for p in problems] != [3]:
-            self.fail("refusals", f"{label}: {NOT_AN_ORDER!r} on line 3 gave problems {[str(p) for p in problems]}, not one on line 3")
+            self.fail(
+                "refusals",
+                f"{label}: {NOT_AN_ORDER!r} on line 3 gave problems {[str(p) for p in problems]}, not one on line 3",
+            )
         for side in due:
             for other, theirs in orders.items():
                 if other == side or not len(theirs):
@@ -265,7 +283,15 @@ class _Run:
                 if bad:
                     self.fail("refusals", f"{label}: {side} given {other}'s orders: problems name no order line: {bad}")
 
-    def determinism(self, position: Position, orders: Mapping[str, Orders], dice_seed: int, new: Position, events: list[Event], label: str) -> None:
+    def determinism(
+        self,
+        position: Position,
+        orders: Mapping[str, Orders],
+        dice_seed: int,
+        new: Position,
+        events: list[Event],
+        label: str,
+    ) -> None:
         r = self.ruleset
         before = position_hash(position)
         first = SeededDice(dice_seed)
@@ -299,7 +325,9 @@ class _Run:
                 self.fail("svg", f"{label}: map_svg raised {type(exc).__name__}: {exc}")
                 continue
             if root.tag != "{http://www.w3.org/2000/svg}svg" or "viewBox" not in root.attrib:
-                self.fail("svg", f"{label}: the map's root is {root.tag!r}, not an <svg> in the SVG namespace with a viewBox")
+                self.fail(
+                    "svg", f"{label}: the map's root is {root.tag!r}, not an <svg> in the SVG namespace with a viewBox"
+                )
 
     # --- rule cases --------------------------------------------------------------------
     def cases(self, folder: Traversable | Path) -> None:

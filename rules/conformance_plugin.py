@@ -29,6 +29,8 @@ def ruleset_conformance() -> Callable[..., None]:
         target = find_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
         failures = check(target, **options)
         if failures:
-            pytest.fail(f"{target.id} fails {len(failures)} conformance check(s):\n{failures_text(failures)}", pytrace=False)
+            pytest.fail(
+                f"{target.id} fails {len(failures)} conformance check(s):\n{failures_text(failures)}", pytrace=False
+            )
 
     return run

@@ -35,7 +35,9 @@ class ScriptedDice:
             raise ValueError(f"die size {sides} outside 2..256")
         index = len(self.rolls)
         if index >= len(self._script):
-            raise DiceExhausted(f"roll {index} ({purpose!r}, d{sides}) was asked for but only {len(self._script)} dice were scripted")
+            raise DiceExhausted(
+                f"roll {index} ({purpose!r}, d{sides}) was asked for but only {len(self._script)} dice were scripted"
+            )
         value, want_sides, want_purpose = self._script[index]
         if want_sides is not None and want_sides != sides:
             raise AssertionError(f"roll {index}: scripted d{want_sides} but the rules asked for d{sides} ({purpose!r})")

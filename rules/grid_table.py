@@ -33,7 +33,9 @@ class GridShape:
         return f"rows {self.rows[0]}-{self.rows[-1]}, {self.row_words}"
 
 
-def grid_cells(shape: GridShape, data: Mapping[str, Any], read_cell: Callable[[Any, str], Cell]) -> dict[int, tuple[Cell, ...]]:
+def grid_cells(
+    shape: GridShape, data: Mapping[str, Any], read_cell: Callable[[Any, str], Cell]
+) -> dict[int, tuple[Cell, ...]]:
     """The rows of a grid table (``columns`` and ``[rows]``), each cell read by
     ``read_cell(value, where)`` (``where`` is "row 4, column 3/2"); a wrong shape
     raises :class:`TableError` naming the row or key at fault."""

@@ -35,6 +35,7 @@ def quoteattr(text: str) -> str:
         return f"'{text}'"
     return '"' + text.replace('"', "&quot;") + '"'
 
+
 # Average advance of a sans-serif glyph as a share of the font size (DejaVu Sans and
 # Liberation Sans, which Chromium and cairosvg fall back to, stay under these).
 _NARROW = set("iljtfr.,:;'!|() -")
@@ -68,8 +69,12 @@ def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
 
 
 def overlaps(a: Box, b: Box, margin: float = 0.0) -> bool:
-    return not (a[0] + a[2] + margin <= b[0] or b[0] + b[2] + margin <= a[0]
-                or a[1] + a[3] + margin <= b[1] or b[1] + b[3] + margin <= a[1])
+    return not (
+        a[0] + a[2] + margin <= b[0]
+        or b[0] + b[2] + margin <= a[0]
+        or a[1] + a[3] + margin <= b[1]
+        or b[1] + b[3] + margin <= a[1]
+    )
 
 
 def bounding(points: Iterable[tuple[float, float]]) -> Box | None:
@@ -80,8 +85,14 @@ def bounding(points: Iterable[tuple[float, float]]) -> Box | None:
     return (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
 
 
-def focus_box(points: Iterable[tuple[float, float]], board: Box, pad: float, min_size: tuple[float, float],
-              max_size: tuple[float, float], centre_of: Iterable[tuple[float, float]] = ()) -> Box:
+def focus_box(
+    points: Iterable[tuple[float, float]],
+    board: Box,
+    pad: float,
+    min_size: tuple[float, float],
+    max_size: tuple[float, float],
+    centre_of: Iterable[tuple[float, float]] = (),
+) -> Box:
     """The part of ``board`` to show enlarged: the points' bounding box padded by
     ``pad``, at least ``min_size`` and at most ``max_size``, kept on the board.  When
     the action is wider than that, the window of the largest size that holds the
@@ -160,4 +171,4 @@ def crop(svg: str, box: Box, width: int | None = None) -> str:
     tag = re.sub(r'\s(viewBox|width|height)="[^"]*"', "", tag)
     px = width or round(w)
     tag = tag.replace("<svg", f'<svg viewBox="{x} {y} {w} {h}" width="{px}" height="{round(px * h / w)}"', 1)
-    return svg[: root.start()] + tag + svg[root.end():]
+    return svg[: root.start()] + tag + svg[root.end() :]

@@ -59,7 +59,11 @@ class RulesetInfo:
             "version": self.version,
             "scenarios": list(self.scenarios),
             "sides": {scenario: list(sides) for scenario, sides in self.sides.items()},
-            "from": {"distribution": self.distribution, "version": self.distribution_version, "entry_point": self.entry_point},
+            "from": {
+                "distribution": self.distribution,
+                "version": self.distribution_version,
+                "entry_point": self.entry_point,
+            },
         }
 
 
@@ -90,15 +94,23 @@ def _factory(ruleset_id: str) -> Any:
         from pbem.rules.suggest import did_you_mean
 
         known = ruleset_ids()
-        hint = "" if known else f" (no ruleset is registered in the {GROUP!r} entry-point group: is pbem installed, e.g. `pip install -e .`?)"
-        raise ValueError(f"unknown rules {ruleset_id!r} (rules: {', '.join(known)}){did_you_mean(ruleset_id, known)}{hint}")
+        hint = (
+            ""
+            if known
+            else f" (no ruleset is registered in the {GROUP!r} entry-point group: is pbem installed, e.g. `pip install -e .`?)"
+        )
+        raise ValueError(
+            f"unknown rules {ruleset_id!r} (rules: {', '.join(known)}){did_you_mean(ruleset_id, known)}{hint}"
+        )
     if len(eps) > 1:
         where = "; ".join(f"{ep.value} from {' '.join(_where(ep))}".strip() for ep in eps)
         raise RulesetLoadError(f"rules {ruleset_id!r} are registered more than once: {where}")
     try:
         return eps[0].load()
     except (ImportError, AttributeError) as exc:
-        raise RulesetLoadError(f"rules {ruleset_id!r}: cannot load entry point {eps[0].value!r}: {type(exc).__name__}: {exc}") from exc
+        raise RulesetLoadError(
+            f"rules {ruleset_id!r}: cannot load entry point {eps[0].value!r}: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def find_ruleset(ruleset_id: str) -> Ruleset:
@@ -106,13 +118,19 @@ def find_ruleset(ruleset_id: str) -> Ruleset:
     installed ids otherwise."""
     ruleset = _factory(ruleset_id)()
     if not isinstance(ruleset, Ruleset):
-        raise RulesetLoadError(f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave {type(ruleset).__name__}, not a Ruleset")
+        raise RulesetLoadError(
+            f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave {type(ruleset).__name__}, not a Ruleset"
+        )
     if ruleset.id != ruleset_id:
-        raise RulesetLoadError(f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave a ruleset whose id is {ruleset.id!r}")
+        raise RulesetLoadError(
+            f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave a ruleset whose id is {ruleset.id!r}"
+        )
     return ruleset
 
 
-def describe(ruleset: Ruleset, distribution: str = "", distribution_version: str = "", entry_point: str = "") -> RulesetInfo:
+def describe(
+    ruleset: Ruleset, distribution: str = "", distribution_version: str = "", entry_point: str = ""
+) -> RulesetInfo:
     """A ruleset's listing entry (where it comes from is the caller's to say)."""
     scenarios = tuple(s.id for s in ruleset.scenarios())
     return RulesetInfo(

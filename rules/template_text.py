@@ -29,8 +29,16 @@ def fit_comments(text: str, width: int = TEMPLATE_WIDTH) -> str:
         if _PLAIN_WORDS.fullmatch(words):
             out.extend(_wrap_words(words.split(" "), width, lead, lead + "  "))
         else:
-            out.extend(textwrap.wrap(words, width=width, initial_indent=lead, subsequent_indent=lead + "  ",
-                                     break_long_words=False, break_on_hyphens=False))
+            out.extend(
+                textwrap.wrap(
+                    words,
+                    width=width,
+                    initial_indent=lead,
+                    subsequent_indent=lead + "  ",
+                    break_long_words=False,
+                    break_on_hyphens=False,
+                )
+            )
     return "\n".join(out)
 
 

@@ -60,11 +60,17 @@ class Table:
         result = runner.invoke(app, ["--db", str(self.db), *args], catch_exceptions=False)
         return CliResult(result.exit_code, result.stdout, result.stderr)
 
-    def run_subprocess(self, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def run_subprocess(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
         full_env = {**os.environ, **(env or {})}
         return subprocess.run(
             [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
-            capture_output=True, text=True, env=full_env, timeout=timeout, cwd=self.tmp,
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
+            cwd=self.tmp,
         )
 
     def key(self, name: str) -> tuple[Path, Path]:
@@ -105,7 +111,17 @@ def new_farrapos(table: Table) -> Callable[[str], Table]:
     def make(game: str = "g1", *extra: str) -> Table:
         _, rep_pub = table.key("republic")
         _, emp_pub = table.key("empire")
-        r = table.run("new", game, "--rules", "farrapos", "--player", f"republic={rep_pub}", "--player", f"empire={emp_pub}", *extra)
+        r = table.run(
+            "new",
+            game,
+            "--rules",
+            "farrapos",
+            "--player",
+            f"republic={rep_pub}",
+            "--player",
+            f"empire={emp_pub}",
+            *extra,
+        )
         assert r.exit_code == 0, r.stderr
         return table
 

@@ -98,7 +98,7 @@ def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
 
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -113,12 +113,16 @@ def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
     )
     cert_path, key_path = folder / "cert.pem", folder / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     key_path.chmod(0o600)
     return cert_path, key_path
 
 
-def _config(folder: Path, port: int, tls_port: int, login_user: str, internal_user: str, uid: int, gid: int, tls: bool = True) -> str:
+def _config(
+    folder: Path, port: int, tls_port: int, login_user: str, internal_user: str, uid: int, gid: int, tls: bool = True
+) -> str:
     ssl = f"ssl = yes\nssl_cert = <{folder}/cert.pem\nssl_key = <{folder}/key.pem" if tls else "ssl = no"
     imaps = f"address = 127.0.0.1\n    port = {tls_port}\n    ssl = yes" if tls else "port = 0"
     return f"""

@@ -25,7 +25,7 @@ class Collector:
         self.messages: list[bytes] = []
         self.forward = forward
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: ANN001, ANN201
+    async def handle_DATA(self, server, session, envelope):
         raw = envelope.original_content or envelope.content
         self.messages.append(raw)
         if self.forward is not None:
@@ -66,7 +66,9 @@ def smtp() -> Iterator[SmtpServer]:
         server.stop()
 
 
-def signed_reply(turn_file: bytes, private_key: Path, sender: str, to: str, subject: str, message_id: str, when: float | None = None) -> bytes:
+def signed_reply(
+    turn_file: bytes, private_key: Path, sender: str, to: str, subject: str, message_id: str, when: float | None = None
+) -> bytes:
     """A player's mail: the turn file with its inline signature in the body."""
     signature = sshsig.sign(turn_file, keys.load_private_key(private_key))
     msg = EmailMessage()
@@ -79,7 +81,9 @@ def signed_reply(turn_file: bytes, private_key: Path, sender: str, to: str, subj
     return msg.as_bytes()
 
 
-def plain_mail(sender: str, to: str, subject: str, body: str, message_id: str, extra: dict[str, str] | None = None) -> bytes:
+def plain_mail(
+    sender: str, to: str, subject: str, body: str, message_id: str, extra: dict[str, str] | None = None
+) -> bytes:
     msg = EmailMessage()
     msg["From"] = sender
     msg["To"] = to

@@ -8,9 +8,8 @@ import hashlib
 import random
 from dataclasses import dataclass
 
-from pbem.rules import find_ruleset
-
 from pbem.dice import DiceStream
+from pbem.rules import find_ruleset
 
 SHIPPED: tuple[tuple[str, str | None], ...] = (
     ("farrapos", None),
@@ -42,7 +41,10 @@ def start(rules_id: str, scenario: str | None) -> Drawn:
     for k in range(1, 4):  # the set-up may take a resolution per side
         if position.get("phase") != "setup":
             break
-        orders = {s: ruleset.parse_orders(ruleset.bot_orders(position, s, "random", random.Random(k)))[0] for s in ruleset.due(position)}
+        orders = {
+            s: ruleset.parse_orders(ruleset.bot_orders(position, s, "random", random.Random(k)))[0]
+            for s in ruleset.due(position)
+        }
         result = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"map-start-{k}".encode()).digest()))
         position, events = result.position, list(result.events)
     assert position.get("phase") != "setup", "the set-up placed both armies"
@@ -61,7 +63,9 @@ def late(rules_id: str, scenario: str | None, seed: int = 3, limit: int = 60) ->
         if not due or ruleset.outcome(position) is not None:
             break
         orders = {
-            s: ruleset.parse_orders(ruleset.bot_orders(position, s, "greedy" if i == 0 else "random", random.Random(seed * 1000 + k)))[0]
+            s: ruleset.parse_orders(
+                ruleset.bot_orders(position, s, "greedy" if i == 0 else "random", random.Random(seed * 1000 + k))
+            )[0]
             for i, s in enumerate(due)
         }
         result = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"map-{seed}-{k}".encode()).digest()))

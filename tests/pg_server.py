@@ -69,9 +69,17 @@ def throwaway_server() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
     data = folder / "data"
-    subprocess.run(_as_server_user([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"]), check=True, capture_output=True)
+    subprocess.run(
+        _as_server_user([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"]),
+        check=True,
+        capture_output=True,
+    )
     options = f"-k {folder} -c listen_addresses='' -c fsync=off"
-    subprocess.run(_as_server_user([pg_ctl, "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "start"]), check=True, capture_output=True)
+    subprocess.run(
+        _as_server_user([pg_ctl, "-D", str(data), "-o", options, "-l", str(folder / "log"), "-w", "start"]),
+        check=True,
+        capture_output=True,
+    )
     try:
         yield f"postgresql+psycopg://postgres@/postgres?host={folder}"
     finally:

@@ -16,10 +16,17 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pbem.rules.base import ScoreLine
-from test_report_data import EVIL, assert_svg_parses_with_viewbox, played_report, real_ruleset_report, report_data, svg_elements
+from test_report_data import (
+    EVIL,
+    assert_svg_parses_with_viewbox,
+    played_report,
+    real_ruleset_report,
+    report_data,
+    svg_elements,
+)
 
 from pbem.reports.render import RollLine, render_audit_page, render_html
+from pbem.rules.base import ScoreLine
 
 pytestmark = pytest.mark.browser
 
@@ -101,15 +108,23 @@ def check_in_browser(tmp_path: Path, name: str, html: str) -> None:
         assert result.returncode == 0, result.stderr[-2000:]
         m = re.search(r'<pre id="pbem-browser-check">(.*?)</pre>', result.stdout, re.S)
         assert m, f"the page did not finish loading in Chromium ({label}):\n{result.stderr[-2000:]}"
-        report = json.loads(m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&"))
+        report = json.loads(
+            m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+        )
         assert report["errors"] == [], (label, report["errors"])
         assert report["svgs"] == len(svg_elements(html))
-        console = [line for line in result.stderr.splitlines() if "CONSOLE" in line and re.search(r"Uncaught|Error|Refused|Failed", line)]
+        console = [
+            line
+            for line in result.stderr.splitlines()
+            if "CONSOLE" in line and re.search(r"Uncaught|Error|Refused|Failed", line)
+        ]
         assert console == [], console
         shot = ARTIFACTS / f"report-{name}-{label}.png"
         shot.unlink(missing_ok=True)
         result = run_chromium(tmp_path, page.as_uri(), size, f"--screenshot={shot}")
-        assert result.returncode == 0 and shot.exists() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", result.stderr[-2000:]
+        assert result.returncode == 0 and shot.exists() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", (
+            result.stderr[-2000:]
+        )
 
 
 def test_hand_made_report_opens_without_errors(tmp_path):
@@ -123,9 +138,21 @@ def test_real_ruleset_report_opens_without_errors(tmp_path, rules_id):
 
 
 def test_audit_page_opens_without_errors(tmp_path):
-    rolls = [(k, RollLine(i, s, (i * 5 + k) % s + 1, f"battle {k}, roll {i}")) for k in range(1, 6) for i, s in enumerate((6, 6, 10))]
+    rolls = [
+        (k, RollLine(i, s, (i * 5 + k) % s + 1, f"battle {k}, roll {i}"))
+        for k in range(1, 6)
+        for i, s in enumerate((6, 6, 10))
+    ]
     score = [(k, [ScoreLine("republic", k, f"{k} VP"), ScoreLine("empire", 6 - k, f"{6 - k} VP")]) for k in range(1, 6)]
-    html = render_audit_page("g1", "Farrapos", "ab" * 32, [(k, f"turn {k}", "cd" * 32) for k in range(1, 6)], rolls, score, ["empire", "republic"])
+    html = render_audit_page(
+        "g1",
+        "Farrapos",
+        "ab" * 32,
+        [(k, f"turn {k}", "cd" * 32) for k in range(1, 6)],
+        rolls,
+        score,
+        ["empire", "republic"],
+    )
     check_in_browser(tmp_path, "audit", html)
 
 

@@ -15,7 +15,25 @@ COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-def
 
 
 def test_the_design_commands_all_exist() -> None:
-    design = {"keygen", "new", "status", "orders", "check", "sign", "submit", "process", "ingest", "report", "send", "dice", "export", "audit", "rollback", "case", "demo"}
+    design = {
+        "keygen",
+        "new",
+        "status",
+        "orders",
+        "check",
+        "sign",
+        "submit",
+        "process",
+        "ingest",
+        "report",
+        "send",
+        "dice",
+        "export",
+        "audit",
+        "rollback",
+        "case",
+        "demo",
+    }
     assert design <= set(COMMANDS)
 
 
@@ -65,7 +83,12 @@ def test_db_is_accepted_before_or_after_the_command(tmp_path: Path) -> None:
     after = CliRunner().invoke(app, ["status", "g1", "--db", str(missing)])
     with_equals = CliRunner().invoke(app, ["status", "--db=" + str(missing), "g1"])
     assert before.exit_code == after.exit_code == with_equals.exit_code == 1
-    assert before.stderr == after.stderr == with_equals.stderr == f"pbem: no database at {missing} (create a game with 'pbem new' first, or give --db)\n"
+    assert (
+        before.stderr
+        == after.stderr
+        == with_equals.stderr
+        == f"pbem: no database at {missing} (create a game with 'pbem new' first, or give --db)\n"
+    )
     # after "--", --db is an argument like any other; an option the command lacks is still a usage error
     assert hoist_global_options(["check", "--", "--db"], {"check"}) == ["check", "--", "--db"]
     assert CliRunner().invoke(app, ["status", "g1", "--nosuch"]).exit_code == 2

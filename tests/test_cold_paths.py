@@ -52,7 +52,10 @@ def _open(runner: str, tmp_path: Path, request: pytest.FixtureRequest) -> Databa
 
 @pytest.fixture
 def signers(tmp_path: Path) -> dict[str, keys.PrivateKey]:
-    return {side: keys.load_private_key(keys.generate_ed25519(side, tmp_path / "keys")[0]) for side in ("republic", "empire", "newcomer")}
+    return {
+        side: keys.load_private_key(keys.generate_ed25519(side, tmp_path / "keys")[0])
+        for side in ("republic", "empire", "newcomer")
+    }
 
 
 def _public(tmp_path: Path, side: str) -> str:
@@ -73,9 +76,22 @@ def _session(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey]) 
     (tmp_path / "bt.toml").write_text(HOUSE_TABLE, encoding="utf-8")
     clock = deadlines.Clock(deadline=48 * 3600, grace=3600, remind=600)
     public = {side: _public(tmp_path, side) for side in ("republic", "empire")}
-    created = lifecycle.new_game(db, "g1", "farrapos", None, [], public, {"republic": "rep@example.org", "empire": "emp@example.org"}, 64, {"battle-table": tmp_path / "bt.toml"}, clock)
+    created = lifecycle.new_game(
+        db,
+        "g1",
+        "farrapos",
+        None,
+        [],
+        public,
+        {"republic": "rep@example.org", "empire": "emp@example.org"},
+        64,
+        {"battle-table": tmp_path / "bt.toml"},
+        clock,
+    )
     assert (created.id, created.current_k, created.next_k, created.chain_length) == ("g1", 0, 1, 64)
-    lifecycle.new_game(db, "g2", "furor-barbarus", "soissons", [], {"gallo-romans": public["republic"], "franks": public["empire"]})
+    lifecycle.new_game(
+        db, "g2", "furor-barbarus", "soissons", [], {"gallo-romans": public["republic"], "franks": public["empire"]}
+    )
     for turn in range(4):
         (side,) = lifecycle.status(db, "g1").awaiting
         message = lifecycle.next_turn_file(db, "g1", side, bot="random", seed=turn).encode("utf-8")
@@ -100,9 +116,17 @@ def test_a_session_on_every_runner_audits(db: Database, tmp_path: Path, signers:
     assert any("battle-table" in note for note in summary.tables) and summary.player_notes
     with transaction(db, write=False) as tx:
         assert tx.all("SELECT kind, side FROM outbox WHERE kind IN ('rollback', 'player') ORDER BY id", {}) == [
-            ("rollback", "empire"), ("rollback", "republic"), ("player", "empire"), ("player", "republic")
+            ("rollback", "empire"),
+            ("rollback", "republic"),
+            ("player", "empire"),
+            ("player", "republic"),
         ]
-        assert tx.all("SELECT status FROM submission ORDER BY id", {}) == [("RESOLVED",), ("SET_ASIDE",), ("SET_ASIDE",), ("SET_ASIDE",)]
+        assert tx.all("SELECT status FROM submission ORDER BY id", {}) == [
+            ("RESOLVED",),
+            ("SET_ASIDE",),
+            ("SET_ASIDE",),
+            ("SET_ASIDE",),
+        ]
         assert tx.all("SELECT k, rollback_id FROM resolution ORDER BY k", {}) == [(1, None), (2, 1), (3, 1)]
     assert [line.game for line in games.list_games(db)] == ["g1", "g2"]
 
@@ -115,7 +139,9 @@ def _rows(path: Path) -> dict[str, list[list[tuple[Any, str]]]]:
         for table in sorted(store.TABLES):
             columns = [r[1] for r in con.execute(f'PRAGMA table_info("{table}")')]
             values = ", ".join(f'"{c}", typeof("{c}")' for c in columns)
-            out[table] = [list(zip(row[::2], row[1::2])) for row in con.execute(f'SELECT {values} FROM "{table}" ORDER BY rowid')]
+            out[table] = [
+                list(zip(row[::2], row[1::2])) for row in con.execute(f'SELECT {values} FROM "{table}" ORDER BY rowid')
+            ]
         return out
     finally:
         con.close()
@@ -128,7 +154,9 @@ def test_the_rows_are_those_the_orm_writes(tmp_path: Path, signers: dict[str, ke
     _session(db, tmp_path, signers)
     db.dispose()
     source, copy = orm.open_engine(tmp_path / "referee.db", create=False), orm.open_engine(tmp_path / "copy.db")
-    models = [m for m in orm.SQLModel.__subclasses__() if getattr(m, "__table__", None) is not None and m is not orm.Meta]
+    models = [
+        m for m in orm.SQLModel.__subclasses__() if getattr(m, "__table__", None) is not None and m is not orm.Meta
+    ]
     models.sort(key=lambda m: m is not orm.Game)  # the games first: the others refer to them
     with orm.reading(source) as session, orm.session_scope(copy) as target:
         for model in models:
@@ -139,7 +167,10 @@ def test_the_rows_are_those_the_orm_writes(tmp_path: Path, signers: dict[str, ke
     copy.dispose()
     ours, theirs = _rows(tmp_path / "referee.db"), _rows(tmp_path / "copy.db")
     assert ours == theirs
-    assert all(ours[t] for t in ("game", "player", "house_table", "game_clock", "dice_chain", "rollback", "player_change", "outbox"))
+    assert all(
+        ours[t]
+        for t in ("game", "player", "house_table", "game_clock", "dice_chain", "rollback", "player_change", "outbox")
+    )
 
 
 def test_refusals_say_what_is_wrong(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey]) -> None:
@@ -173,7 +204,9 @@ def _everything(db: Database) -> dict[str, list[tuple[Any, ...]]]:
         return {t: tx.all(f'SELECT * FROM "{t}" ORDER BY 1', {}) for t in sorted(store.TABLES - {"meta"})}
 
 
-def test_a_failure_part_way_stores_nothing(db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failure_part_way_stores_nothing(
+    db: Database, tmp_path: Path, signers: dict[str, keys.PrivateKey], monkeypatch: pytest.MonkeyPatch
+) -> None:
     public = {side: _public(tmp_path, side) for side in ("republic", "empire")}
     emails = {"republic": "rep@example.org"}
 

@@ -21,7 +21,16 @@ import pytest
 from pbem import store
 from pbem.referee import resolve, verdict, workers
 from pbem.turnfiles import sshsig
-from tests.test_crash import Desk, assert_sound, needs_ingest, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
+from tests.test_crash import (
+    Desk,
+    assert_sound,
+    needs_ingest,
+    new_games,
+    open_desk,
+    queue_next_turns,
+    queued_count,
+    write_next_turns,
+)
 
 MADE = re.compile(r"^(\d+) resolution\(s\) made", re.MULTILINE)
 

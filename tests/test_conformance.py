@@ -25,7 +25,9 @@ def test_farrapos_conforms(ruleset_conformance) -> None:  # type: ignore[no-unty
 def test_furor_barbarus_conforms(ruleset_conformance, scenario: str) -> None:  # type: ignore[no-untyped-def]
     # the cases folder holds every scenario's cases: run it once, with the first
     cases = CASES / "furor-barbarus" if scenario == "campus-mauriacus" else None
-    ruleset_conformance("furor-barbarus", scenario=scenario, games=1, cases=cases, checks=CHECKS if cases else CHECKS[:-1])
+    ruleset_conformance(
+        "furor-barbarus", scenario=scenario, games=1, cases=cases, checks=CHECKS if cases else CHECKS[:-1]
+    )
 
 
 class _Tuples(Farrapos):
@@ -78,12 +80,16 @@ def test_the_suite_catches_a_broken_ruleset(broken: type[Farrapos], expect: list
 
 def test_a_game_that_never_ends_is_caught() -> None:
     failures = check(Farrapos(), games=1, max_resolutions=3, checks=["game-end"])
-    assert failures and failures[0].startswith("game-end: farrapos campaign game seed 1: not over after 3 resolutions"), failures
+    assert failures and failures[0].startswith(
+        "game-end: farrapos campaign game seed 1: not over after 3 resolutions"
+    ), failures
 
 
 def test_a_failing_rule_case_is_reported(tmp_path: Path) -> None:
     case = (CASES / "farrapos" / "actions-invade-empty-city.toml").read_text(encoding="utf-8")
-    (tmp_path / "wrong.toml").write_text(case.replace('piratini = { owner = "republic"', 'piratini = { owner = "empire"'), encoding="utf-8")
+    (tmp_path / "wrong.toml").write_text(
+        case.replace('piratini = { owner = "republic"', 'piratini = { owner = "empire"'), encoding="utf-8"
+    )
     failures = check(Farrapos(), games=0, cases=tmp_path)
     assert len(failures) == 1 and failures[0].startswith("cases: FAIL wrong.toml"), failures
 

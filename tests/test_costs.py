@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pbem.rules import find_ruleset
 
 from pbem import store
 from pbem.audit import archive
@@ -30,6 +29,7 @@ from pbem.dice import DiceStream
 from pbem.referee import resolve as resolving
 from pbem.referee import verdict
 from pbem.reports import assemble as reporting
+from pbem.rules import find_ruleset
 from pbem.store import records
 from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
@@ -93,7 +93,9 @@ def test_the_archive_reads_a_game_in_a_fixed_number_of_statements(desk: Desk) ->
     finally:
         db.dispose()
     assert len(data["resolutions"]) == 6
-    assert counts[short] == counts[long] <= 10, counts  # the game, players, resolutions, files, rolls, rollbacks, chains, house tables, late turns, player changes
+    assert counts[short] == counts[long] <= 10, (
+        counts
+    )  # the game, players, resolutions, files, rolls, rollbacks, chains, house tables, late turns, player changes
 
 
 def _count_validations(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
@@ -116,7 +118,9 @@ def _count_validations(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return calls
 
 
-def test_orders_are_validated_once_at_submit_and_not_again_by_process(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_orders_are_validated_once_at_submit_and_not_again_by_process(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """They were validated at submit, again by ``process``, and again inside the
     Farrapos engine.  ``process`` now only parses them and resolves them with
     ``resolve_validated`` (submit checked them against this very position)."""
@@ -165,14 +169,18 @@ def test_the_audit_validates_each_farrapos_file_once(desk: Desk, monkeypatch: py
     quiet = next(r for r in data["resolutions"] if not r["rolls"])
     [sub] = quiet["submissions"]
     tf = parse_turn_file(sub["turn_file"].encode("utf-8"))
-    doctored = render_turn_file(tf.game, tf.rules, tf.side, tf.turn, tf.state, "pass\npass\n").encode("utf-8")  # two actions
+    doctored = render_turn_file(tf.game, tf.rules, tf.side, tf.turn, tf.state, "pass\npass\n").encode(
+        "utf-8"
+    )  # two actions
     sub["turn_file"] = doctored.decode("utf-8")
     sub["signature"] = sshsig.sign(doctored, desk.signers[tf.side])
     with pytest.raises(audit.AuditFailure, match=f"resolution {tf.turn}, {tf.side} turn file: orders are not legal"):
         audit.audit_archive(data)
 
 
-def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_score(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_score(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A resolution worked each side's breakdown out twice (the VP totals, then the
     event's text), and so did each score line: four times per resolution and
     four per report.  Now once per side in each."""
@@ -204,7 +212,9 @@ def test_furor_barbarus_finds_its_data_files_once(monkeypatch: pytest.MonkeyPatc
 
     def resolve(pos: dict[str, Any], n: int) -> dict[str, Any]:
         rng = random.Random(n)
-        orders = {side: ruleset.parse_orders(ruleset.bot_orders(pos, side, "random", rng))[0] for side in ruleset.due(pos)}
+        orders = {
+            side: ruleset.parse_orders(ruleset.bot_orders(pos, side, "random", rng))[0] for side in ruleset.due(pos)
+        }
         return ruleset.resolve(pos, orders, DiceStream(hashlib.sha256(f"costs-{n}".encode()).digest())).position
 
     position = resolve(position, 1)
@@ -240,11 +250,16 @@ def test_furor_barbarus_works_out_zones_of_control_a_few_times_per_resolution(mo
             if not ruleset.due(position):
                 break
             rng = random.Random(n)
-            orders = {side: ruleset.parse_orders(ruleset.bot_orders(position, side, "greedy", rng))[0] for side in ruleset.due(position)}
+            orders = {
+                side: ruleset.parse_orders(ruleset.bot_orders(position, side, "greedy", rng))[0]
+                for side in ruleset.due(position)
+            }
             computed[0] = 0
             position = ruleset.resolve(position, orders, DiceStream(hashlib.sha256(f"z{n}".encode()).digest())).position
             per_resolution.append(computed[0])
-    assert max(per_resolution) <= 6, per_resolution  # it was up to 23; a retreat or an elimination of the other side still counts
+    assert max(per_resolution) <= 6, (
+        per_resolution
+    )  # it was up to 23; a retreat or an elimination of the other side still counts
     assert sum(per_resolution) > 0  # the zones were worked out: the count means something
 
 
@@ -291,14 +306,18 @@ def test_farrapos_reads_a_position_through_few_views(monkeypatch: pytest.MonkeyP
     position = farrapos.setup(None, [])
     for n in range(24):
         side = farrapos.due(position)[0]
-        orders = farrapos.parse_orders(farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n)))[0]
+        orders = farrapos.parse_orders(
+            farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n))
+        )[0]
         moves = sum(isinstance(line.order, (Carry, Invade, Move)) for line in orders)
         militia = sum(isinstance(line.order, DeployMilitia) for line in orders)
         built[0] = 0
         assert farrapos.validate(position, side, orders) == []
         assert built[0] == 1 + moves
         built[0] = 0
-        position = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"views-{n}".encode()).digest())).position
+        position = farrapos.resolve_validated(
+            position, {side: orders}, DiceStream(hashlib.sha256(f"views-{n}".encode()).digest())
+        ).position
         assert built[0] <= 4 + militia  # the start, a battle, the militia, the arrivals, the VP count
 
 
@@ -320,7 +339,9 @@ def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.M
             return real(text)
 
     monkeypatch.setattr(records, "json", CountingJson)
-    monkeypatch.setattr(records, "_positions", {})  # none parsed yet in this process (another test may have played these very positions)
+    monkeypatch.setattr(
+        records, "_positions", {}
+    )  # none parsed yet in this process (another test may have played these very positions)
     for n in range(1, 4):
         parsed.clear()
         queue_next_turns(desk, [game], seed=n)
@@ -344,7 +365,9 @@ def test_a_dice_reveal_walks_up_from_its_checkpoint_once(monkeypatch: pytest.Mon
     for k in range(2, 8):
         assert dice.H(commitment.reveal(k)) == (first if k == 2 else commitment.reveal(k - 1))
     assert hashed[0] == walked + 6  # the checks' own hashes above: no walking
-    assert [commitment.reveal(k) for k in range(1, 8)] == [dice.chain_value(commitment.seed, 1000 - k) for k in range(1, 8)]
+    assert [commitment.reveal(k) for k in range(1, 8)] == [
+        dice.chain_value(commitment.seed, 1000 - k) for k in range(1, 8)
+    ]
 
 
 def test_a_time_limit_installs_its_handler_without_the_enum_wrapper(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -368,7 +391,9 @@ def test_a_time_limit_installs_its_handler_without_the_enum_wrapper(monkeypatch:
     assert wrapped[0] == 0 and signal.getsignal(signal.SIGALRM) == before
 
 
-def test_farrapos_validation_works_out_placements_and_militia_only_for_a_turn_that_orders_them(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_farrapos_validation_works_out_placements_and_militia_only_for_a_turn_that_orders_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Every check worked out the MU arriving, the Militia left and the cities
     either may go to, whatever the orders; now only for ``place`` and ``militia``
     lines."""
@@ -389,7 +414,9 @@ def test_farrapos_validation_works_out_placements_and_militia_only_for_a_turn_th
     assert "militia_available" in asked and "arrivals_now" not in asked
 
 
-def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``process`` parsed each queued file again, though the same process had just
     parsed the same bytes at submit; now it takes that parse (and still parses a
     file queued by another process)."""
@@ -397,7 +424,11 @@ def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(desk:
 
     parsed = [0]
     real = ruleset_module.Farrapos.parse_orders
-    monkeypatch.setattr(ruleset_module.Farrapos, "parse_orders", lambda self, text: parsed.__setitem__(0, parsed[0] + 1) or real(self, text))
+    monkeypatch.setattr(
+        ruleset_module.Farrapos,
+        "parse_orders",
+        lambda self, text: parsed.__setitem__(0, parsed[0] + 1) or real(self, text),
+    )
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game])
     assert parsed[0] == 1
@@ -419,7 +450,9 @@ def test_a_farrapos_resolution_copies_only_what_it_changes(monkeypatch: pytest.M
 
     copies = [0]
     real = Ruleset.copy_position
-    monkeypatch.setattr(Ruleset, "copy_position", staticmethod(lambda position: copies.__setitem__(0, copies[0] + 1) or real(position)))
+    monkeypatch.setattr(
+        Ruleset, "copy_position", staticmethod(lambda position: copies.__setitem__(0, copies[0] + 1) or real(position))
+    )
     farrapos = find_ruleset("farrapos")
     seen: set[str] = set()
     militia_lost = False
@@ -438,7 +471,9 @@ def test_a_farrapos_resolution_copies_only_what_it_changes(monkeypatch: pytest.M
             before = json.dumps(position, sort_keys=True)
             copies[0] = 0
             assert farrapos.validate(position, side, orders) == []
-            result = farrapos.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(f"copy-{game}-{n}".encode()).digest()))
+            result = farrapos.resolve_validated(
+                position, {side: orders}, DiceStream(hashlib.sha256(f"copy-{game}-{n}".encode()).digest())
+            )
             assert copies[0] == 0
             assert json.dumps(position, sort_keys=True) == before
             militia_lost = militia_lost or result.position["militia_lost"] != position["militia_lost"]
@@ -475,6 +510,10 @@ def test_a_farrapos_order_template_walks_the_path_lines_once_per_stack(monkeypat
         template = farrapos.order_template(position, side)
         assert walks[0] <= len(stacks), (walks[0], len(stacks), mf_levels)
         checked += mf_levels > len(stacks) and "move " in template
-        orders = farrapos.parse_orders(farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n)))[0]
-        position = farrapos.resolve(position, {side: orders}, DiceStream(hashlib.sha256(f"template-{n}".encode()).digest())).position
+        orders = farrapos.parse_orders(
+            farrapos.bot_orders(position, side, ("random", "greedy")[n % 2], random.Random(n))
+        )[0]
+        position = farrapos.resolve(
+            position, {side: orders}, DiceStream(hashlib.sha256(f"template-{n}".encode()).digest())
+        ).position
     assert checked  # stacks with several MF among their MU were listed

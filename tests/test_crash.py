@@ -61,16 +61,26 @@ class Desk:
     queued: set[str] = field(default_factory=set)
     """Digests of every turn file accepted so far (queued, then resolved)."""
 
-    def pbem(self, *args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    def pbem(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
-            capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout, cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            timeout=timeout,
+            cwd=ROOT,
         )
 
     def popen(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         return subprocess.Popen(
             [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}, cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+            cwd=ROOT,
         )
 
     def reopen(self) -> None:
@@ -156,14 +166,20 @@ def assert_sound(desk: Desk, moment: str = "") -> dict[str, int]:
     per_game = Counter(r.game_id for r in resolutions)
     for game in games:
         ks = sorted(r.k for r in resolutions if r.game_id == game.id)
-        assert ks == list(range(1, game.current_k + 1)), f"{game.id}: resolutions {ks} but current_k {game.current_k}{where}"
+        assert ks == list(range(1, game.current_k + 1)), (
+            f"{game.id}: resolutions {ks} but current_k {game.current_k}{where}"
+        )
         for s in live:
             if s.game_id != game.id:
                 continue
             if s.status == store.SubmissionStatus.RESOLVED:
-                assert s.turn <= game.current_k, f"{game.id}: file for turn {s.turn} marked resolved at k={game.current_k}{where}"
+                assert s.turn <= game.current_k, (
+                    f"{game.id}: file for turn {s.turn} marked resolved at k={game.current_k}{where}"
+                )
             else:
-                assert s.turn == game.next_k, f"{game.id}: file queued for turn {s.turn} but the game waits for {game.next_k}{where}"
+                assert s.turn == game.next_k, (
+                    f"{game.id}: file queued for turn {s.turn} but the game waits for {game.next_k}{where}"
+                )
         try:
             audit.audit_archive(archive.build_archive(desk.engine, game.id))
         except audit.AuditFailure as exc:
@@ -202,7 +218,9 @@ def calibrate(desk: Desk, *args: str) -> float:
     con.close()
     shutil.copy(desk.db, copy)
     start = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "pbem", "--db", str(copy), *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "pbem", "--db", str(copy), *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     elapsed = time.monotonic() - start
     assert r.returncode == 0, r.stderr
     for p in (copy, copy.with_name(copy.name + "-wal"), copy.with_name(copy.name + "-shm")):
@@ -231,7 +249,11 @@ def test_process_killed_mid_resolution_keeps_the_last_good_state(desk: Desk) -> 
     assert r.returncode == KILLED, (r.returncode, r.stdout, r.stderr)
     assert assert_sound(desk, "the fault hook") == {game: 0}
     after = lifecycle.status(desk.engine, game)
-    assert (after.turn, after.queued, after.awaiting) == (before.turn, before.queued, before.awaiting) == (1, ["republic"], [])
+    assert (
+        (after.turn, after.queued, after.awaiting)
+        == (before.turn, before.queued, before.awaiting)
+        == (1, ["republic"], [])
+    )
     with Session(desk.engine) as session:
         assert store.get_game(session, game).state_hash == store.get_game(session, game).initial_state_hash
     r = desk.pbem("process", game)
@@ -275,7 +297,9 @@ def kill_at_resolution(proc: subprocess.Popen[str], db: Path | str, before: int,
     return proc.returncode
 
 
-def kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, command: tuple[str, ...] = ("process", "--all", "-q")) -> list[tuple[int, int]]:
+def kill_rounds(
+    desk: Desk, games: list[str], kills: int, seed: int, command: tuple[str, ...] = ("process", "--all", "-q")
+) -> list[tuple[int, int]]:
     """``kills`` times: queue a turn for every game in play, start ``pbem
     process --all`` and SIGKILL it; check the database; then let the next run
     complete.  Even kills come at a random moment within how long a whole run
@@ -310,7 +334,9 @@ def kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, command: tu
         assert r.returncode == 0, f"the run after {label}: {r.stderr}"
         after = assert_sound(desk, f"the run after {label}")
         assert queued_count(desk) == 0, f"the run after {label} left files queued"
-        assert all(after[g] - before.get(g, 0) == 1 for g in in_play), f"the run after {label}: not every queued turn was resolved once"
+        assert all(after[g] - before.get(g, 0) == 1 for g in in_play), (
+            f"the run after {label}: not every queued turn was resolved once"
+        )
     return resolved_before_kill
 
 
@@ -397,7 +423,9 @@ def ingest_kill_rounds(desk: Desk, games: list[str], kills: int, seed: int, sour
         assert "Traceback" not in r.stderr
         desk.queued |= digests
         assert_sound(desk, f"the ingest after {label}")
-        assert queued_count(desk) == len(digests), f"the ingest after {label}: {queued_count(desk)} queued, {len(digests)} sent"
+        assert queued_count(desk) == len(digests), (
+            f"the ingest after {label}: {queued_count(desk)} queued, {len(digests)} sent"
+        )
         r = desk.pbem("process", "--all", "-q")
         assert r.returncode == 0, r.stderr
         assert queued_count(desk) == 0
@@ -432,7 +460,9 @@ def test_one_game_that_cannot_resolve_does_not_stop_the_batch(desk: Desk) -> Non
     con = sqlite3.connect(desk.db)
     try:
         # The first game's queued file, damaged so that it no longer parses.
-        con.execute("UPDATE submission SET message = CAST(? AS BLOB) WHERE game_id = ?", (b"not a turn file\n", games[0]))
+        con.execute(
+            "UPDATE submission SET message = CAST(? AS BLOB) WHERE game_id = ?", (b"not a turn file\n", games[0])
+        )
         con.commit()
     finally:
         con.close()

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pbem.rules.dice import Roll
 
 from pbem import dice
 from pbem.dice.stats import chi_square, chi_square_p_value, face_counts
+from pbem.rules.dice import Roll
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "dice-vectors.json").read_text(encoding="utf-8"))
@@ -47,8 +47,11 @@ def ref_chain(seed: bytes, n: int) -> list[bytes]:
 
 
 def ref_key_message(game_id: str, k: int, files: list[bytes]) -> bytes:
-    return ref_enc(b"pbem-dice-v1") + ref_enc(game_id.encode()) + ref_enc(str(k).encode()) + b"".join(
-        ref_enc(hashlib.sha256(f).digest()) for f in files
+    return (
+        ref_enc(b"pbem-dice-v1")
+        + ref_enc(game_id.encode())
+        + ref_enc(str(k).encode())
+        + b"".join(ref_enc(hashlib.sha256(f).digest()) for f in files)
     )
 
 
@@ -169,7 +172,11 @@ def test_dice_v1_production_agrees_with_the_reference_over_many_keys_and_every_d
     rng = random.Random(1835)
     for i in range(300):
         key = seeded_key(i)
-        sides = list(range(2, 257)) if i == 0 else [rng.choice([2, 3, 4, 6, 8, 10, 12, 20, 100, rng.randint(2, 256)]) for _ in range(60)]
+        sides = (
+            list(range(2, 257))
+            if i == 0
+            else [rng.choice([2, 3, 4, 6, 8, 10, 12, 20, 100, rng.randint(2, 256)]) for _ in range(60)]
+        )
         assert production_rolls(key, sides) == ref_rolls(key, sides)[0], f"key test-{i}"
 
 
@@ -186,7 +193,9 @@ def test_dice_v1_production_agrees_with_the_reference_for_any_key(key: bytes, si
     k=st.integers(1, 10**6),
     files=st.lists(st.binary(max_size=300), max_size=4),
 )
-def test_dice_v1_step_3_production_key_agrees_with_the_reference(reveal: bytes, game_id: str, k: int, files: list[bytes]) -> None:
+def test_dice_v1_step_3_production_key_agrees_with_the_reference(
+    reveal: bytes, game_id: str, k: int, files: list[bytes]
+) -> None:
     assert dice.dice_key(reveal, game_id, k, files) == ref_key(reveal, game_id, k, files)
 
 
@@ -305,7 +314,12 @@ def test_dice_v1_step_1_the_commitment_never_shows_its_seed() -> None:
 
 
 def _seed_forms(seed: bytes) -> list[str]:
-    return [seed.hex(), seed.hex().upper(), base64.b64encode(seed).decode(), base64.urlsafe_b64encode(seed).decode().rstrip("=")]
+    return [
+        seed.hex(),
+        seed.hex().upper(),
+        base64.b64encode(seed).decode(),
+        base64.urlsafe_b64encode(seed).decode().rstrip("="),
+    ]
 
 
 # --- statistics for `pbem dice --stats` ----------------------------------------------------------
@@ -377,7 +391,11 @@ def _resolution(commitment: dice.Commitment, k: int, files: dict[str, str], side
         "previous_state_hash": f"{k - 1:064x}",
         # deliberately not in side order: the key orders the files by side id itself
         "submissions": [
-            {"side": s, "turn_file": files[s], "signature": "-----BEGIN SSH SIGNATURE-----\n-----END SSH SIGNATURE-----\n"}
+            {
+                "side": s,
+                "turn_file": files[s],
+                "signature": "-----BEGIN SSH SIGNATURE-----\n-----END SSH SIGNATURE-----\n",
+            }
             for s in sorted(files, reverse=True)
         ],
         "rolls": [{"index": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
@@ -399,7 +417,13 @@ def _archive() -> dict[str, Any]:
     }
     return {
         "format": "pbem-archive/1",
-        "game": {"id": GAME_ID, "rules": "farrapos", "scenario": "1835", "options": [], "created": "2026-11-29T13:00:00+00:00"},
+        "game": {
+            "id": GAME_ID,
+            "rules": "farrapos",
+            "scenario": "1835",
+            "options": [],
+            "created": "2026-11-29T13:00:00+00:00",
+        },
         "players": [{"side": "republic", "public_key": "ssh-ed25519 AAAA republic", "email": None}],
         "dice": {"version": 1, "chain_length": N, "anchor": commitment.anchor.hex()},
         "initial_state_hash": f"{0:064x}",
@@ -408,7 +432,9 @@ def _archive() -> dict[str, Any]:
             _resolution(commitment, 2, turn_2, [6] * 12 + [100, 20, 2]),
             _resolution(commitment, 4, turn_3, [6] * 12),
         ],
-        "set_aside": [{"to": 2, "at": "2026-11-29T14:00:00+00:00", "resolutions": [_resolution(commitment, 3, turn_3, [6] * 12)]}],
+        "set_aside": [
+            {"to": 2, "at": "2026-11-29T14:00:00+00:00", "resolutions": [_resolution(commitment, 3, turn_3, [6] * 12)]}
+        ],
         "final": {"over": False, "result": None},
     }
 
@@ -416,7 +442,9 @@ def _archive() -> dict[str, Any]:
 def _run_verifier(archive: dict[str, Any], tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "archive.json"
     path.write_text(json.dumps(archive, ensure_ascii=False), encoding="utf-8")
-    return subprocess.run([sys.executable, str(VERIFIER), str(path), *extra], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, str(VERIFIER), str(path), *extra], capture_output=True, text=True, timeout=60
+    )
 
 
 def _verifier_module() -> Any:

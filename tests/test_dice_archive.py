@@ -41,7 +41,9 @@ def test_a_broken_archive_or_both_sources_are_refused_in_one_line(tmp_path: Path
     broken.write_text('{"format": "pbem-archive/1", "game": {}}', encoding="utf-8")
     runner = CliRunner()
     r = runner.invoke(app, ["dice", "--archive", str(broken)])
-    assert r.exit_code == 1 and r.stderr.startswith("pbem: archive is malformed: KeyError") and r.stderr.count("\n") == 1
+    assert (
+        r.exit_code == 1 and r.stderr.startswith("pbem: archive is malformed: KeyError") and r.stderr.count("\n") == 1
+    )
     r = runner.invoke(app, ["dice", "--archive", str(tmp_path / "none.json")])
     assert r.exit_code == 1 and "cannot read archive" in r.stderr
     assert runner.invoke(app, ["dice", "g1", "--archive", str(broken)]).exit_code == 2

@@ -52,7 +52,12 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Table, Path, list[
     t = Table(tmp, tmp / "referee.db")
     _, rep = t.key("republic")
     _, emp = t.key("empire")
-    assert t.run("new", "dice1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}").exit_code == 0
+    assert (
+        t.run(
+            "new", "dice1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}"
+        ).exit_code
+        == 0
+    )
     outputs = play(t, "dice1", 12)
     archive = t.tmp / "dice1.json"
     r = t.run("export", "dice1", "-o", str(archive))
@@ -75,17 +80,29 @@ def test_seed_appears_in_no_file_the_project_writes(played) -> None:
     seed_hex = con.execute("SELECT seed FROM game").fetchone()[0]
     con.close()
     seed = bytes.fromhex(seed_hex)
-    forms = {seed_hex, seed_hex.upper(), base64.b64encode(seed).decode(), base64.urlsafe_b64encode(seed).decode().rstrip("=")}
+    forms = {
+        seed_hex,
+        seed_hex.upper(),
+        base64.b64encode(seed).decode(),
+        base64.urlsafe_b64encode(seed).decode().rstrip("="),
+    }
     written = t.tmp / "written"
     written.mkdir(exist_ok=True)
     for fmt, ext in (("html", "html"), ("text", "txt"), ("eml", "eml")):
         for side in ("republic", "empire"):
-            assert t.run("report", "dice1", "--side", side, "--format", fmt, "-o", str(written / f"r-{side}.{ext}")).exit_code == 0
+            assert (
+                t.run(
+                    "report", "dice1", "--side", side, "--format", fmt, "-o", str(written / f"r-{side}.{ext}")
+                ).exit_code
+                == 0
+            )
     outputs.append(t.run("dice", "dice1", "--json", "--stats").stdout)
     outputs.append(t.run("status", "dice1", "--json").stdout)
     outputs.append(t.run("audit", "dice1").stdout)
     for side in ("republic", "empire"):
-        outputs.append(t.run("orders", "dice1", "--side", side).stdout + t.run("orders", "dice1", "--side", side).stderr)
+        outputs.append(
+            t.run("orders", "dice1", "--side", side).stdout + t.run("orders", "dice1", "--side", side).stderr
+        )
     files = [p for p in t.tmp.rglob("*") if p.is_file() and not p.name.startswith("referee.db")]
     assert any(p.suffix == ".eml" for p in files) and archive in files
     for path in files:
@@ -120,8 +137,14 @@ TAMPERS = {
     "reveal changed": (lambda d: d["resolutions"][1].__setitem__("reveal", "00" * 32), "reveal"),
     "submission removed": (lambda d: d["resolutions"][_with_files(d)]["submissions"].pop(), "resolution"),
     "submission byte edited": (lambda d: _edit_file(d), "signature does not verify"),
-    "position hash changed": (lambda d: d["resolutions"][2].__setitem__("state_hash", "ab" * 32), "chain of positions is broken"),
-    "last position hash changed": (lambda d: d["resolutions"][-1].__setitem__("state_hash", "ab" * 32), "replay gives position"),
+    "position hash changed": (
+        lambda d: d["resolutions"][2].__setitem__("state_hash", "ab" * 32),
+        "chain of positions is broken",
+    ),
+    "last position hash changed": (
+        lambda d: d["resolutions"][-1].__setitem__("state_hash", "ab" * 32),
+        "replay gives position",
+    ),
     "resolution dropped": (lambda d: d["resolutions"].pop(3), "missing [4]"),
     "anchor changed": (lambda d: d["dice"].__setitem__("anchor", "cd" * 32), "anchor"),
 }
@@ -169,7 +192,11 @@ def test_submissions_reordered_is_caught(new_farrapos) -> None:
 def test_dice_command_lists_every_roll_with_stats(played) -> None:
     t, archive, _ = played
     data = json.loads(archive.read_text())
-    stored = [(r["k"], roll["index"], roll["sides"], roll["value"], roll["purpose"]) for r in data["resolutions"] for roll in r["rolls"]]
+    stored = [
+        (r["k"], roll["index"], roll["sides"], roll["value"], roll["purpose"])
+        for r in data["resolutions"]
+        for roll in r["rolls"]
+    ]
     r = t.run("dice", "dice1", "--json", "--stats")
     assert r.exit_code == 0, r.stderr
     listed = json.loads(r.stdout)

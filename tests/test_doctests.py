@@ -8,10 +8,10 @@ import importlib.util
 import pkgutil
 from pathlib import Path
 
-import pbem.rules
 import pytest
 
 import pbem
+import pbem.rules
 
 
 def _modules() -> list[str]:

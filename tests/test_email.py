@@ -41,8 +41,14 @@ def test_report_email_is_text_and_html_alternatives_with_the_map_png_and_the_tur
 
 
 def test_report_subject_says_whose_move_it_is():
-    assert report_subject(report_data(side="empire", awaiting=("empire",))) == "[pbem g1] resolution 4 - 1837, turn 3: your move"
-    assert report_subject(report_data(side="empire", awaiting=("republic",))) == "[pbem g1] resolution 3 - 1836, turn 3 (Republic): report"
+    assert (
+        report_subject(report_data(side="empire", awaiting=("empire",)))
+        == "[pbem g1] resolution 4 - 1837, turn 3: your move"
+    )
+    assert (
+        report_subject(report_data(side="empire", awaiting=("republic",)))
+        == "[pbem g1] resolution 3 - 1836, turn 3 (Republic): report"
+    )
     assert report_subject(report_data(side="empire", over=True, awaiting=())).endswith(": game over")
 
 

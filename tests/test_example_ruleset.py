@@ -33,7 +33,9 @@ def hill112_installed(tmp_path: Path) -> Iterator[Path]:
     site = tmp_path / "site"
     info = site / f"pbem_hill112-{project['version']}.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n", encoding="utf-8")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n", encoding="utf-8"
+    )
     lines = [f"{name} = {value}" for name, value in project["entry-points"]["pbem.rulesets"].items()]
     (info / "entry_points.txt").write_text("[pbem.rulesets]\n" + "\n".join(lines) + "\n", encoding="utf-8")
     sys.path[:0] = [str(site), str(EXAMPLE)]
@@ -67,7 +69,18 @@ def test_a_whole_game_through_the_cli(hill112_installed: Path, table: Table) -> 
             break
         for side in st["awaiting"]:
             path = t.tmp / f"turn-{k}-{side}.txt"
-            r = t.run("orders", "hill", "--side", side, "--bot", ("random", "greedy")[k % 2], "--seed", str(k), "-o", str(path))
+            r = t.run(
+                "orders",
+                "hill",
+                "--side",
+                side,
+                "--bot",
+                ("random", "greedy")[k % 2],
+                "--seed",
+                str(k),
+                "-o",
+                str(path),
+            )
             assert r.exit_code == 0, r.stderr
             assert t.run("check", str(path)).exit_code == 0
             r = t.run("sign", str(path), "--key", str(t.key(side)[0]))
@@ -101,7 +114,12 @@ def test_a_bad_order_is_refused_by_its_line(hill112_installed: Path, table: Tabl
     t = table
     _, british = t.key("british")
     _, germans = t.key("germans")
-    assert t.run("new", "hill", "--rules", "hill-112", "--player", f"british={british}", "--player", f"germans={germans}").exit_code == 0
+    assert (
+        t.run(
+            "new", "hill", "--rules", "hill-112", "--player", f"british={british}", "--player", f"germans={germans}"
+        ).exit_code
+        == 0
+    )
     path = t.tmp / "turn.txt"
     assert t.run("orders", "hill", "--side", "british", "-o", str(path)).exit_code == 0
     text = path.read_text(encoding="utf-8")

@@ -4,6 +4,7 @@ that has no direct link" with the city of origin along path lines within each MU
 MF, or take no action; one action per turn (documented)."""
 
 import pytest
+
 from pbem.rules import find_ruleset
 from pbem.rules.dice import ScriptedDice
 
@@ -18,7 +19,10 @@ def _problems(cities, text, side="republic", **extra):
 
 
 def test_action_a_attack_only_a_city_the_enemy_holds():
-    problems = _problems({"pelotas": {"units": ["inf-3"]}, "rio-grande": {"owner": "empire"}}, "attack rio-grande from pelotas with inf-3")
+    problems = _problems(
+        {"pelotas": {"units": ["inf-3"]}, "rio-grande": {"owner": "empire"}},
+        "attack rio-grande from pelotas with inf-3",
+    )
     assert problems == [(1, "rio-grande is not held by the Empire; from pelotas you can attack: none")]
 
 
@@ -35,7 +39,10 @@ def test_action_b_invade_a_city_of_ones_own_reinforces_it():
 
 
 def test_action_b_invade_an_enemy_held_city_is_refused():
-    problems = _problems({"pelotas": {"units": ["inf-3"]}, "rio-grande": {"owner": "empire", "units": ["inf-20"]}}, "invade rio-grande from pelotas with inf-3")
+    problems = _problems(
+        {"pelotas": {"units": ["inf-3"]}, "rio-grande": {"owner": "empire", "units": ["inf-20"]}},
+        "invade rio-grande from pelotas with inf-3",
+    )
     assert problems and "rio-grande is held by the Empire (attack it instead)" in problems[0][1]
 
 
@@ -57,19 +64,30 @@ def test_action_c_move_uses_the_lowest_mf_of_the_group():
 
 
 def test_action_c_move_cannot_pass_through_a_city_the_enemy_holds():
-    cities = {"bage": {"units": ["cav-3"]}, "piratini": {"units": ["inf-13"]}, "dom-pedrito": {"units": ["inf-14"]}, "cacapava": {"units": ["inf-15"]}}
+    cities = {
+        "bage": {"units": ["cav-3"]},
+        "piratini": {"units": ["inf-13"]},
+        "dom-pedrito": {"units": ["inf-14"]},
+        "cacapava": {"units": ["inf-15"]},
+    }
     problems = _problems(cities, "move cav-3 from bage to pelotas")
     assert problems and "they can reach: none" in problems[0][1]
 
 
 def test_action_c_each_mu_moves_once_per_turn():
-    problems = _problems({"bage": {"units": ["cav-3", "inf-5"]}}, "move cav-3 from bage to cangucu\nmove cav-3 from cangucu to rio-grande")
+    problems = _problems(
+        {"bage": {"units": ["cav-3", "inf-5"]}},
+        "move cav-3 from bage to cangucu\nmove cav-3 from cangucu to rio-grande",
+    )
     assert problems == [(2, "cav-3 already has an order this turn (a move needs MU with no other action)")]
 
 
 @pytest.mark.parametrize(
     "text",
-    ["pass\ninvade piratini from bage with cav-3", "invade piratini from bage with cav-3\ninvade dom-pedrito from bage with inf-5"],
+    [
+        "pass\ninvade piratini from bage with cav-3",
+        "invade piratini from bage with cav-3\ninvade dom-pedrito from bage with inf-5",
+    ],
 )
 def test_one_action_per_turn(text):
     problems = _problems({"bage": {"units": ["cav-3", "inf-5"]}}, text)

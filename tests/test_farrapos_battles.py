@@ -3,6 +3,7 @@ both players roll 1D6; the table gives each an index and the higher wins; only t
 die-1 row is printed, the others are derived as value(die 1) + die - 1."""
 
 import pytest
+
 from pbem.rules import find_ruleset
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.farrapos.battle import battle_index, column_value
@@ -10,7 +11,26 @@ from pbem.rules.farrapos.battle import battle_index, column_value
 RULES = find_ruleset("farrapos")
 
 # The printed row: Dice 1 | 1 2 3 4 5 6 7 8 9 10 11-15 16-20 21-25 +25
-PRINTED = {1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 2, 7: 2, 8: 2, 9: 3, 10: 3, 11: 4, 15: 4, 16: 5, 20: 5, 21: 6, 25: 6, 26: 7, 40: 7}
+PRINTED = {
+    1: 0,
+    2: 0,
+    3: 0,
+    4: 1,
+    5: 1,
+    6: 2,
+    7: 2,
+    8: 2,
+    9: 3,
+    10: 3,
+    11: 4,
+    15: 4,
+    16: 5,
+    20: 5,
+    21: 6,
+    25: 6,
+    26: 7,
+    40: 7,
+}
 
 
 @pytest.mark.parametrize("strength,value", sorted(PRINTED.items()))
@@ -45,7 +65,9 @@ def _worked_example():
         None,
         [],
     )
-    orders, problems = RULES.parse_orders("attack porto-alegre from triunfo with inf-1 inf-2 art-1 cav-1 rounds 1 losses cav-1")
+    orders, problems = RULES.parse_orders(
+        "attack porto-alegre from triunfo with inf-1 inf-2 art-1 cav-1 rounds 1 losses cav-1"
+    )
     assert not problems and not RULES.validate(position, "republic", orders)
     dice = ScriptedDice([(3, 6, "attacker"), (5, 6, "defender")])
     return RULES.resolve(position, {"republic": orders}, dice), dice
@@ -76,7 +98,12 @@ def test_battles_attacker_stops_and_keeps_his_mu_on_their_positions():
 
 def test_battles_default_attacker_loss_flips_the_full_mu_that_costs_least_af():
     position = RULES.position_from_case(
-        {"cities": {"triunfo": {"units": ["inf-1", "art-1"]}, "porto-alegre": {"units": ["inf-13", "inf-14", "inf-15"]}}},
+        {
+            "cities": {
+                "triunfo": {"units": ["inf-1", "art-1"]},
+                "porto-alegre": {"units": ["inf-13", "inf-14", "inf-15"]},
+            }
+        },
         None,
         [],
     )
@@ -87,7 +114,12 @@ def test_battles_default_attacker_loss_flips_the_full_mu_that_costs_least_af():
 
 def test_battles_defender_default_loss_flips_full_mu_before_militia():
     position = RULES.position_from_case(
-        {"cities": {"triunfo": {"units": ["inf-1", "art-1", "cav-1"]}, "porto-alegre": {"units": ["inf-13"], "militia": 1}}},
+        {
+            "cities": {
+                "triunfo": {"units": ["inf-1", "art-1", "cav-1"]},
+                "porto-alegre": {"units": ["inf-13"], "militia": 1},
+            }
+        },
         None,
         [],
     )

@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from pbem.rules.farrapos.board import BoardError, board_from_data, load_board
 
 RULEBOOK_CITIES = ["porto-alegre", "rio-grande", "lages", "triunfo", "pelotas", "bage", "piratini", "rio-pardo"]

@@ -5,6 +5,7 @@ steps (full, reduced), MF, AF, DF, a setup city and an arrival phase."""
 from collections import Counter
 
 import pytest
+
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDES, load_counters, sheet_from_data
 
@@ -50,7 +51,9 @@ def test_battles_worked_example_factors_exist_on_the_counters():
 
 def test_counter_sheet_rejects_a_counter_with_an_unknown_setup_city():
     data = {
-        "types": {"inf": {"name": "Infantry", "full": {"mf": 2, "af": 2, "df": 3}, "reduced": {"mf": 2, "af": 1, "df": 2}}},
+        "types": {
+            "inf": {"name": "Infantry", "full": {"mf": 2, "af": 2, "df": 3}, "reduced": {"mf": 2, "af": 1, "df": 2}}
+        },
         "militia": {"per_side": 4, "df": 1},
         "counter": [{"id": "inf-1", "side": "republic", "type": "inf", "setup": "atlantis", "arrival": 1835}],
     }

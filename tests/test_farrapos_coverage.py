@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS
 from pbem.rules.dice import ScriptedDice

@@ -32,7 +32,9 @@ def test_final_objective_most_vp_at_the_end_of_turn_4_of_1845_and_a_tie_is_a_dra
 
 
 def test_final_objective_game_over_position_has_no_side_due_and_keeps_the_last_label():
-    position = RULES.position_from_case({"phase": 1845, "turn": 4, "cities": {"lages": {"units": ["inf-20"]}}}, None, [])
+    position = RULES.position_from_case(
+        {"phase": 1845, "turn": 4, "cities": {"lages": {"units": ["inf-20"]}}}, None, []
+    )
     final = RULES.resolve(position, {"empire": NO_ORDERS}, ScriptedDice([])).position
     assert RULES.due(final) == ()
     assert RULES.outcome(final).winner == "empire"

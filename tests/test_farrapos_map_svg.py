@@ -3,6 +3,7 @@
 import xml.etree.ElementTree as ET
 
 import cairosvg
+
 from pbem.rules import find_ruleset
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.farrapos.board import load_board

@@ -20,7 +20,9 @@ def test_militia_four_per_side_and_no_more():
 
 
 def test_militia_eliminated_militia_do_not_come_back():
-    position = RULES.position_from_case({"cities": {"bage": {"units": ["inf-5"]}}, "militia_lost": {"republic": 4}}, None, [])
+    position = RULES.position_from_case(
+        {"cities": {"bage": {"units": ["inf-5"]}}, "militia_lost": {"republic": 4}}, None, []
+    )
     assert View(position).militia_available("republic") == 0
 
 
@@ -28,7 +30,9 @@ def test_militia_have_no_movement_factor_so_they_cannot_move_or_attack():
     position = RULES.position_from_case({"cities": {"bage": {"owner": "republic", "militia": 2}}}, None, [])
     orders, problems = RULES.parse_orders("move militia from bage to piratini")
     problems = problems or RULES.validate(position, "republic", orders)
-    assert problems and problems[0].message.startswith("Militia have no MF: a Militia counter stays in the city it was deployed in")
+    assert problems and problems[0].message.startswith(
+        "Militia have no MF: a Militia counter stays in the city it was deployed in"
+    )
 
 
 def test_militia_deploys_after_the_mu_leave_and_the_city_keeps_its_vp():

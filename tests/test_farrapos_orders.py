@@ -4,6 +4,7 @@ round-trip; errors name the line and say what would be legal."""
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from pbem.rules import find_ruleset
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos.board import load_board
@@ -85,7 +86,10 @@ def test_order_syntax_every_order_value_round_trips(order):
         ("move inf-1 to triunfo", "has no 'from'"),
         ("march inf-1 to triunfo", "is not an order"),
         ("place pelotas inf-7", "the MU come first, then the city: 'place inf-7 pelotas'"),
-        ("attack rio-grande from pelotas with inf-3 rounds zero", "'rounds' needs a number of 1 or more after it \\(e.g. 'rounds 2'\\), not 'zero'"),
+        (
+            "attack rio-grande from pelotas with inf-3 rounds zero",
+            "'rounds' needs a number of 1 or more after it \\(e.g. 'rounds 2'\\), not 'zero'",
+        ),
         ("attack rio-grande from pelotas with inf-3 rounds 2 until-won", "gives 'decision' twice"),
     ],
 )
@@ -110,7 +114,10 @@ def test_order_template_lists_forms_and_what_each_city_can_do():
     assert "#     move cav-1 inf-1 inf-2 (MF 2): cachoeira encruzilhada\n#       santo-antonio\n" in template
     assert max(len(line) for line in template.splitlines()) <= 72, "mail clients wrap longer lines"
     unwrapped = template.replace("\n#       ", " ")
-    assert "move cav-3 cav-4 inf-5 inf-6 (all together, MF 2): cachoeira cangucu encruzilhada jaguarao livramento pelotas sao-gabriel" in unwrapped
+    assert (
+        "move cav-3 cav-4 inf-5 inf-6 (all together, MF 2): cachoeira cangucu encruzilhada jaguarao livramento pelotas sao-gabriel"
+        in unwrapped
+    )
     assert "move art-1" not in template
     parsed, problems = RULES.parse_orders(template)
     assert len(parsed) == 0 and not problems

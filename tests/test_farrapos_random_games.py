@@ -9,19 +9,20 @@ import random
 from collections import Counter
 from collections.abc import Callable
 
+from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos.counters import load_counters
 from pbem.rules.farrapos.position import View
 from pbem.rules.farrapos.victory_points import count_vp
-
-from pbem.dice import DiceStream
 from pbem.turnfiles.canonical import position_hash
 
 RULES = find_ruleset("farrapos")
 SHEET = load_counters()
 
 
-def play_game(seed: int, bots: dict[str, str], options: tuple[str, ...] = (), after_turn: Callable | None = None) -> dict:
+def play_game(
+    seed: int, bots: dict[str, str], options: tuple[str, ...] = (), after_turn: Callable | None = None
+) -> dict:
     """One game to its end; ``after_turn(before, after, side, events)`` after each turn."""
     position = RULES.setup(None, list(options))
     rng = random.Random(seed)

@@ -4,6 +4,7 @@ set up and VP are computed at the end of each turn; in 1836 the Republic include
 MU in any city of his possession; one turn file per player turn."""
 
 import pytest
+
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS
 from pbem.rules.dice import ScriptedDice
@@ -64,7 +65,9 @@ def test_turn_sequence_1836_republic_includes_4_mu_in_cities_of_his_possession()
     assert {load_counters().counters[u].arrival for u in arrived} == {1836}
     view = View(resolution.position)
     assert all(view.owner(view.location[u]) == "republic" for u in arrived)
-    assert [e["unit"] for e in resolution.events if e["type"] == "arrival"] == sorted(arrived, key=list(load_counters().counters).index)
+    assert [e["unit"] for e in resolution.events if e["type"] == "arrival"] == sorted(
+        arrived, key=list(load_counters().counters).index
+    )
 
 
 def test_turn_sequence_arrivals_happen_in_the_phase_on_the_counter():
@@ -76,15 +79,19 @@ def test_turn_sequence_arrivals_happen_in_the_phase_on_the_counter():
         position = RULES.resolve(position, {side: NO_ORDERS}, ScriptedDice([])).position
         on_board = set(View(position).location)
         for counter in sheet.counters.values():
-            arrived_by_now = counter.arrival == 1835 or counter.arrival < phase or (
-                counter.arrival == phase and turn >= (1 if counter.side == "republic" else 2)
+            arrived_by_now = (
+                counter.arrival == 1835
+                or counter.arrival < phase
+                or (counter.arrival == phase and turn >= (1 if counter.side == "republic" else 2))
             )
             assert (counter.id in on_board) == arrived_by_now, (counter.id, phase, turn)
 
 
 def test_turn_sequence_new_units_placed_by_order_in_the_turn_file():
     position = RULES.position_from_case(
-        {"phase": 1838, "turn": 2, "cities": {"lages": {"units": ["inf-20"]}, "rio-grande": {"units": ["inf-16"]}}}, None, []
+        {"phase": 1838, "turn": 2, "cities": {"lages": {"units": ["inf-20"]}, "rio-grande": {"units": ["inf-16"]}}},
+        None,
+        [],
     )
     orders, problems = RULES.parse_orders("place inf-26 lages\nplace inf-27 rio-grande\n")
     assert not problems and not RULES.validate(position, "empire", orders)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pbem.rules.furor_barbarus.combat import declare, terrain_modifiers
-
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice
 
 
@@ -35,16 +34,32 @@ def test_9_4_r_and_t_have_no_effect_on_baggage() -> None:
     attack(field, "lothaire", "baggage-c", ["bourgogne"])  # 2:1 die 1 -> D1R: eliminated (one step)
     assert not field.exists("baggage-c")
     field = battlefield({"baggage-c": "0404", "bourgogne": "0403"}, game_map=blank_map(), script=dice(2))
-    attack(field, "lothaire", "baggage-c", ["bourgogne"], )  # 2:1 die 2 -> D1 -> pillaged
-    field = battlefield({"baggage-c": "0404", "bowmen": "0403"}, game_map=blank_map(), script=dice(2),
-                        changes={"bowmen": {"type": __import__("pbem.rules.furor_barbarus.counters", fromlist=["UnitType"]).UnitType.INFANTRY}})
+    attack(
+        field,
+        "lothaire",
+        "baggage-c",
+        ["bourgogne"],
+    )  # 2:1 die 2 -> D1 -> pillaged
+    field = battlefield(
+        {"baggage-c": "0404", "bowmen": "0403"},
+        game_map=blank_map(),
+        script=dice(2),
+        changes={
+            "bowmen": {
+                "type": __import__("pbem.rules.furor_barbarus.counters", fromlist=["UnitType"]).UnitType.INFANTRY
+            }
+        },
+    )
     attack(field, "lothaire", "baggage-c", ["bowmen"])  # 1:1 die 2 -> DT: no effect
     assert field.hex_of("baggage-c") == "0404"
 
 
 def test_9_4_stacked_unit_adds_strength_ignores_r_and_takes_steps() -> None:
-    field = battlefield({"baggage-c": "0404", "neustrie": "0404", "austrasie": "0403", "bourgogne": "0304",
-                         "aquitaine": "0504"}, game_map=blank_map(), script=dice(1))
+    field = battlefield(
+        {"baggage-c": "0404", "neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504"},
+        game_map=blank_map(),
+        script=dice(1),
+    )
     problems, combat = declare(field, "lothaire", "neustrie", ["austrasie", "bourgogne", "aquitaine"], None)
     assert combat is not None and combat.defence_strength == 3 + 1  # 8:4 = 2/1, die 1 -> D1R
     attack(field, "lothaire", "neustrie", ["austrasie", "bourgogne", "aquitaine"])

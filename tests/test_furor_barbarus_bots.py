@@ -8,24 +8,34 @@ import json
 import random
 
 import pytest
+
+from pbem.dice import DiceStream
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, morale_points
 from pbem.rules.furor_barbarus.bots import legal_attacks, legal_moves
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import check_move
 from pbem.rules.furor_barbarus.stacking import stack_is_legal
-
-from pbem.dice import DiceStream
 from pbem.turnfiles.canonical import position_hash
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, battlefield
 
 
 def test_legal_moves_and_attacks_pass_the_checker() -> None:
-    field = battlefield({"provence": "0708", "neustrie": "0611", "austrasie": "0807", "bourgogne": "0707",
-                         "bowmen": "0607", "aquitaine": "0711"})
+    field = battlefield(
+        {
+            "provence": "0708",
+            "neustrie": "0611",
+            "austrasie": "0807",
+            "bourgogne": "0707",
+            "bowmen": "0607",
+            "aquitaine": "0711",
+        }
+    )
     moves = legal_moves(field, "lothaire")
     assert moves and all(check_move(field, m.unit, m.path, "lothaire").legal for m in moves)
     attacks = legal_attacks(field, "lothaire")
-    assert attacks and all(not declare(field, "lothaire", a.target, list(a.all_attackers), a.charge)[0] for a in attacks)
+    assert attacks and all(
+        not declare(field, "lothaire", a.target, list(a.all_attackers), a.charge)[0] for a in attacks
+    )
     assert {a.target for a in attacks} == {"0708", "0611"}
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import apply_move
-
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
 
 # austrasie (cavalry 3) charges straight up column 04 at neustrie (infantry 3) in 0402
@@ -33,8 +33,15 @@ def test_9_2_missile_cavalry_and_infantry_cannot_charge() -> None:
 
 
 def test_9_2_a_charge_mark_gives_the_right() -> None:
-    field = battlefield({"neustrie": "0402", "horse-archers": "0404"}, game_map=blank_map(),
-                        changes={"horse-archers": {"marks": frozenset({__import__("pbem.rules.furor_barbarus.counters", fromlist=["Mark"]).Mark.CHARGE})}})
+    field = battlefield(
+        {"neustrie": "0402", "horse-archers": "0404"},
+        game_map=blank_map(),
+        changes={
+            "horse-archers": {
+                "marks": frozenset({__import__("pbem.rules.furor_barbarus.counters", fromlist=["Mark"]).Mark.CHARGE})
+            }
+        },
+    )
     apply_move(field, "horse-archers", ["0403"])
     assert charge_problem(field, "horse-archers", "0402") is None
 

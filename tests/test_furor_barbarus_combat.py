@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from pbem.rules.furor_barbarus.combat import (
     COLUMNS,
     CombatResult,
@@ -13,7 +14,6 @@ from pbem.rules.furor_barbarus.combat import (
     standard_crt,
     terrain_modifiers,
 )
-
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
 
 PRINTED = {  # the rulebook's Combat Result Table, rows 1-3
@@ -39,8 +39,14 @@ def test_9_7_designed_rows_never_favour_the_attacker_more_than_the_row_above() -
     crt = standard_crt()
 
     def badness(r: CombatResult) -> int:  # higher = worse for the attacker
-        return r.attacker.steps * 3 + r.attacker.morale * 2 + r.attacker.retreat - r.defender.steps * 3 \
-            - r.defender.morale * 2 - r.defender.retreat
+        return (
+            r.attacker.steps * 3
+            + r.attacker.morale * 2
+            + r.attacker.retreat
+            - r.defender.steps * 3
+            - r.defender.morale * 2
+            - r.defender.retreat
+        )
 
     for row in (4, 5, 6):
         for col in range(7):
@@ -64,10 +70,23 @@ def test_9_7_a_referee_may_replace_the_whole_table() -> None:
         CombatResultsTable.from_dict({"columns": list(COLUMNS), "rows": {"1": ["DR"] * 7}})
 
 
-@pytest.mark.parametrize("attack,defence,column", [
-    (5, 2, "2/1"), (3, 2, "3/2"), (7, 5, "1/1"), (1, 3, "1/2"), (1, 2, "1/2"), (2, 3, "2/3"),
-    (5, 3, "3/2"), (11, 2, "4/1"), (20, 1, "4/1"), (6, 2, "3/1"), (3, 4, "2/3"), (4, 3, "1/1"),
-])
+@pytest.mark.parametrize(
+    "attack,defence,column",
+    [
+        (5, 2, "2/1"),
+        (3, 2, "3/2"),
+        (7, 5, "1/1"),
+        (1, 3, "1/2"),
+        (1, 2, "1/2"),
+        (2, 3, "2/3"),
+        (5, 3, "3/2"),
+        (11, 2, "4/1"),
+        (20, 1, "4/1"),
+        (6, 2, "3/1"),
+        (3, 4, "2/3"),
+        (4, 3, "1/1"),
+    ],
+)
 def test_9_5_odds_rounded_in_the_defenders_favour(attack: int, defence: int, column: str) -> None:
     assert COLUMNS[odds_column(attack, defence)] == column
 
@@ -93,8 +112,9 @@ def test_9_1_several_attackers_one_defender_one_roll() -> None:
 
 
 def test_9_1_each_unit_attacks_and_is_attacked_once_per_phase() -> None:
-    field = battlefield({"neustrie": "0505", "provence": "0705", "austrasie": "0604", "bourgogne": "0506"},
-                        script=dice(4, 4))
+    field = battlefield(
+        {"neustrie": "0505", "provence": "0705", "austrasie": "0604", "bourgogne": "0506"}, script=dice(4, 4)
+    )
     attack(field, "lothaire", "neustrie", ["austrasie"])  # 3:3 1/1 die 4 -> AR? row 4 col 1/1
     problems, _ = declare(field, "lothaire", "neustrie", ["bourgogne"], None)
     assert any("already been attacked" in p for p in problems)
@@ -144,10 +164,13 @@ def test_9_6_bridge_adds_one_unless_a_unit_fires() -> None:
 
 
 def test_9_6_stream_bonus_cancelled_by_an_attacker_on_the_same_side_or_by_fire() -> None:
-    gm = blank_map(hexside=[{"hexes": ["0404", "0403"], "feature": "stream"},
-                            {"hexes": ["0404", "0504"], "feature": "stream"}])
-    field = battlefield({"neustrie": "0404", "bourgogne": "0403", "austrasie": "0504", "aquitaine": "0405",
-                         "bowmen": "0402"}, game_map=gm)
+    gm = blank_map(
+        hexside=[{"hexes": ["0404", "0403"], "feature": "stream"}, {"hexes": ["0404", "0504"], "feature": "stream"}]
+    )
+    field = battlefield(
+        {"neustrie": "0404", "bourgogne": "0403", "austrasie": "0504", "aquitaine": "0405", "bowmen": "0402"},
+        game_map=gm,
+    )
     _, across = declare(field, "lothaire", "0404", ["bourgogne", "austrasie"], None)
     assert across is not None
     terrain_modifiers(field, across)
@@ -170,8 +193,9 @@ def test_9_6_no_hand_to_hand_across_an_unbridged_river() -> None:
 
 
 def test_9_7_defender_step_and_retreat_applied_immediately() -> None:
-    field = battlefield({"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504"},
-                        script=dice(1))  # 8:3 = 2/1, die 1 -> D1R
+    field = battlefield(
+        {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504"}, script=dice(1)
+    )  # 8:3 = 2/1, die 1 -> D1R
     attack(field, "lothaire", "neustrie", ["austrasie", "bourgogne", "aquitaine"])
     assert field.is_reduced("neustrie") and field.hex_of("neustrie") != "0404"
 

@@ -25,15 +25,23 @@ def dice(*script: int | tuple[int, str]) -> ScriptedDice:
     return ScriptedDice([(v, 6, None) if isinstance(v, int) else (v[0], 6, v[1]) for v in script])
 
 
-def position(units: Mapping[str, str], *, options: Iterable[str] = (), player: str = "lothaire",
-             **extra: Any) -> dict[str, Any]:
+def position(
+    units: Mapping[str, str], *, options: Iterable[str] = (), player: str = "lothaire", **extra: Any
+) -> dict[str, Any]:
     data = {"units": dict(units), "player": player, **extra}
     return RULES.position_from_case(data, SCENARIO, list(options))
 
 
-def battlefield(units: Mapping[str, str], *, options: Iterable[str] = (), player: str = "lothaire",
-                script: ScriptedDice | None = None, game_map: Mapping[str, Any] | None = None,
-                changes: Mapping[str, Mapping[str, Any]] | None = None, **extra: Any) -> Battlefield:
+def battlefield(
+    units: Mapping[str, str],
+    *,
+    options: Iterable[str] = (),
+    player: str = "lothaire",
+    script: ScriptedDice | None = None,
+    game_map: Mapping[str, Any] | None = None,
+    changes: Mapping[str, Mapping[str, Any]] | None = None,
+    **extra: Any,
+) -> Battlefield:
     """A battlefield in play with only ``units`` (id -> hex, suffix r = reduced) on the
     test map, or on a map given as a dict; ``changes`` alters counter values."""
     field = RULES.field(position(units, options=options, player=player, **extra), script or dice(), copy=False)
@@ -47,8 +55,15 @@ def battlefield(units: Mapping[str, str], *, options: Iterable[str] = (), player
     return Battlefield(field.position, scenario, gm, NO_SPECIAL_RULES, field.dice)
 
 
-def attack(field: Battlefield, side: str, target: str, attackers: list[str], charger: str | None = None,
-           losses: Iterable[str] = (), advance: str | None = None) -> None:
+def attack(
+    field: Battlefield,
+    side: str,
+    target: str,
+    attackers: list[str],
+    charger: str | None = None,
+    losses: Iterable[str] = (),
+    advance: str | None = None,
+) -> None:
     problems, combat = declare(field, side, target, attackers, charger)
     assert not problems and combat is not None, problems
     resolve_attack(field, combat, list(losses), advance, standard_crt())

@@ -10,14 +10,23 @@ import hashlib
 import random
 
 import pytest
+
+from pbem.dice import DiceStream
 from pbem.rules.furor_barbarus.combat import allocate_steps, declare
 from pbem.rules.furor_barbarus.counters import UnitType
 from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
 from pbem.rules.furor_barbarus.morale import morale_value
-
-from pbem.dice import DiceStream
-from tests.test_furor_barbarus_core_support import RULES, SCENARIO, attack, battlefield, blank_map, dice, events, position
+from tests.test_furor_barbarus_core_support import (
+    RULES,
+    SCENARIO,
+    attack,
+    battlefield,
+    blank_map,
+    dice,
+    events,
+    position,
+)
 
 
 def test_1_players_supply_a_six_sided_die() -> None:
@@ -50,10 +59,10 @@ def test_2_a_white_background_shows_that_the_unit_has_lost_a_step() -> None:
     """2: the counter shows its army's colour, strength, MP and range; "a white background shows
     that the unit has lost a step"."""
     svg = RULES.map_svg(position({"neustrie": "0404r", "archers-c": "0405"}, player="charles"))
-    reduced = svg[svg.index("(neustrie)"):].split("</g>")[0]
-    full = svg[svg.index("(archers-c)"):].split("</g>")[0]
-    assert 'fill="#ffffff"' in reduced and ">2-3<" in reduced          # reduced strength 2, 3 MP
-    assert 'fill="#ffffff"' not in full.split("<text")[0] and ">2-3-2<" in full   # strength 2, 3 MP, range 2
+    reduced = svg[svg.index("(neustrie)") :].split("</g>")[0]
+    full = svg[svg.index("(archers-c)") :].split("</g>")[0]
+    assert 'fill="#ffffff"' in reduced and ">2-3<" in reduced  # reduced strength 2, 3 MP
+    assert 'fill="#ffffff"' not in full.split("<text")[0] and ">2-3-2<" in full  # strength 2, 3 MP, range 2
 
 
 def test_9_3_the_hand_to_hand_penalty_only_applies_to_combat_not_to_morale_checks() -> None:
@@ -71,7 +80,7 @@ def test_9_3_example_the_bowmen_alone_can_at_best_make_provence_retreat(die: int
     assert not adjacent("0606", "0708")
     attack(field, "lothaire", "provence", ["bowmen"])
     (combat,) = events(field, "combat")
-    assert (combat["odds"], combat["modifier"]) == ("1/2", 1)          # village +1 only
+    assert (combat["odds"], combat["modifier"]) == ("1/2", 1)  # village +1 only
     assert field.exists("provence") and not field.is_reduced("provence") and field.exists("bowmen")
 
 
@@ -79,7 +88,7 @@ def test_9_8_an_r_result_retreats_all_the_affected_units() -> None:
     """9.8: "A R result leads to a retreat of one hex of all the affected units" (AR: every attacker)."""
     units = {"neustrie": "0404", "bourgogne": "0403", "austrasie": "0305"}
     field = battlefield(units, game_map=blank_map(), script=dice(3), changes={"neustrie": {"strength": 6}})
-    attack(field, "lothaire", "neustrie", ["bourgogne", "austrasie"])      # 5:6 = 2/3, die 3: AR
+    attack(field, "lothaire", "neustrie", ["bourgogne", "austrasie"])  # 5:6 = 2/3, die 3: AR
     assert events(field, "combat")[0]["result"] == "AR"
     assert {e["unit"] for e in events(field, "retreat")} == {"bourgogne", "austrasie"}
     assert field.hex_of("bourgogne") != "0403" and field.hex_of("austrasie") != "0305"
@@ -92,14 +101,15 @@ def test_9_9_example_a2_on_one_full_and_one_reduced_unit() -> None:
     both = ["austrasie", "bourgogne"]
     assert allocate_steps(field, both, 2, ["austrasie", "bourgogne"]) == ["austrasie", "bourgogne"]
     assert allocate_steps(field, both, 2, ["austrasie", "austrasie"]) == ["austrasie", "austrasie"]
-    assert allocate_steps(field, both, 2, []) == ["austrasie", "austrasie"]            # the default
+    assert allocate_steps(field, both, 2, []) == ["austrasie", "austrasie"]  # the default
 
 
 def test_2_the_range_is_shown_only_on_missile_units() -> None:
     """2: "the range in hexes (if missile fire is possible)"."""
     sc = RULES.load(SCENARIO)
-    assert all((c.range > 0) == (c.type in (UnitType.MISSILE_INFANTRY, UnitType.MISSILE_CAVALRY))
-               for c in sc.counters.values())
+    assert all(
+        (c.range > 0) == (c.type in (UnitType.MISSILE_INFANTRY, UnitType.MISSILE_CAVALRY)) for c in sc.counters.values()
+    )
 
 
 def test_the_coverage_table_names_only_existing_tests_and_rule_cases() -> None:
@@ -112,7 +122,10 @@ def test_the_coverage_table_names_only_existing_tests_and_rule_cases() -> None:
     tests = re.findall(r"`([a-z_0-9]+)::(test_[a-z_0-9]+)`", text)
     cases = re.findall(r"`case:([a-z0-9-]+)`", text)
     assert len(tests) > 100 and len(cases) > 20
-    missing = [f"{f}::{t}" for f, t in tests
-               if not re.search(rf"^def {t}\(", (root / "tests" / f"test_furor_barbarus_{f}.py").read_text(), re.M)]
+    missing = [
+        f"{f}::{t}"
+        for f, t in tests
+        if not re.search(rf"^def {t}\(", (root / "tests" / f"test_furor_barbarus_{f}.py").read_text(), re.M)
+    ]
     missing += [c for c in cases if not (root / "tests" / "cases" / "furor-barbarus" / f"{c}.toml").is_file()]
     assert missing == []

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+
 from pbem.rules.furor_barbarus.counters import CounterError, Mark, UnitType, counter_from_dict
 from pbem.rules.furor_barbarus.hexgrid import Hex, HexError, hex_distance, straight_line
 from pbem.rules.furor_barbarus.maps import MapDataError, map_from_dict
 from pbem.rules.furor_barbarus.scenarios import ScenarioError, expand_area
 from pbem.rules.furor_barbarus.terrain import Crossing, Feature, Terrain
-
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, blank_map
 
 
@@ -73,8 +73,13 @@ def test_1_map_terrain_hexsides_and_edges() -> None:
 
 def test_1_scenario_overlay_terrain_hexsides_and_ignore() -> None:
     gm = map_from_dict(blank_map(terrain={"woods": ["0202"], "village": ["0303"]}))
-    over = gm.with_overlay({"terrain": {"hill": ["0404"]}, "hexside": [{"hexes": ["0101", "0102"], "feature": "river"}],
-                            "ignore": {"hexes": ["0303"]}})
+    over = gm.with_overlay(
+        {
+            "terrain": {"hill": ["0404"]},
+            "hexside": [{"hexes": ["0101", "0102"], "feature": "river"}],
+            "ignore": {"hexes": ["0303"]},
+        }
+    )
     assert over.terrain("0404") is Terrain.HILL and over.terrain("0303") is Terrain.CLEAR
     assert over.terrain("0202") is Terrain.WOODS and over.river_between("0101", "0102")
 
@@ -100,8 +105,9 @@ def test_3_deployment_areas_are_limited_to_the_map() -> None:
         expand_area("line:13", columns=12, rows=14)
     # the loader knows the map: test-fontenoy (12 x 14) deploys charles on line:05,line:06
     (area,) = [d for d in RULES.load(SCENARIO).deployments if "neustrie" in d.units]
-    assert len(area.hexes) == 2 * 14 and all(RULES.field(RULES.setup(SCENARIO, [])).game_map.on_map(h)
-                                              for h in area.hexes)
+    assert len(area.hexes) == 2 * 14 and all(
+        RULES.field(RULES.setup(SCENARIO, [])).game_map.on_map(h) for h in area.hexes
+    )
     # so a refused placement lists real hexes, never 0499
     position = RULES.setup(SCENARIO, [])
     orders, _ = RULES.parse_orders("place neustrie 0915\n")

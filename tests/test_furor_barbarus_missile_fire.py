@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pbem.rules.furor_barbarus.combat import declare
-
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice
 
 
 def test_9_3_hand_to_hand_at_minus_one_minimum_one() -> None:
-    field = battlefield({"neustrie": "0404", "horse-archers": "0403", "bourgogne": "0304"}, game_map=blank_map(),
-                        changes={"horse-archers": {"marks": frozenset()}})
+    field = battlefield(
+        {"neustrie": "0404", "horse-archers": "0403", "bourgogne": "0304"},
+        game_map=blank_map(),
+        changes={"horse-archers": {"marks": frozenset()}},
+    )
     _, combat = declare(field, "lothaire", "neustrie", ["horse-archers", "bourgogne"], None)
     assert combat is not None and combat.attack_strength == (2 - 1) + 2
     field = battlefield({"neustrie": "0404", "bowmen": "0403", "bourgogne": "0304"}, game_map=blank_map())
@@ -24,8 +26,11 @@ def test_9_3_defending_missile_unit_also_at_minus_one() -> None:
 
 
 def test_9_3_no_penalty_against_enemy_missile_units_or_with_the_mark() -> None:
-    field = battlefield({"archers-c": "0404", "horse-archers": "0403"}, game_map=blank_map(),
-                        changes={"horse-archers": {"marks": frozenset()}, "archers-c": {"strength": 1}})
+    field = battlefield(
+        {"archers-c": "0404", "horse-archers": "0403"},
+        game_map=blank_map(),
+        changes={"horse-archers": {"marks": frozenset()}, "archers-c": {"strength": 1}},
+    )
     _, combat = declare(field, "lothaire", "archers-c", ["horse-archers"], None)
     assert combat is not None and (combat.attack_strength, combat.defence_strength) == (2, 1)
     field = battlefield({"neustrie": "0404", "horse-archers": "0403", "bourgogne": "0304"}, game_map=blank_map())

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.movement import apply_move, check_move, reachable
 from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
-
 from tests.test_furor_barbarus_core_support import RULES, battlefield, blank_map, position
 
 COLUMN_4 = [f"04{r:02d}" for r in range(1, 13)]
@@ -50,8 +49,12 @@ def test_7_minimum_move_of_one_hex_whatever_the_cost() -> None:
 
 
 def test_7_river_is_impassable_ford_costs_two() -> None:
-    gm = blank_map(hexside=[{"hexes": ["0401", "0402"], "feature": "river"},
-                            {"hexes": ["0501", "0502"], "feature": "river", "crossing": "ford"}])
+    gm = blank_map(
+        hexside=[
+            {"hexes": ["0401", "0402"], "feature": "river"},
+            {"hexes": ["0501", "0502"], "feature": "river", "crossing": "ford"},
+        ]
+    )
     field = battlefield({"bourgogne": "0401", "bowmen": "0501"}, game_map=gm)
     check = check_move(field, "bourgogne", ["0402"], "lothaire")
     assert not check.legal and "impassable" in (check.problem or "")
@@ -90,7 +93,9 @@ def test_7_the_checker_names_the_illegal_step_and_the_line() -> None:
     pos = position({"bourgogne": "0901", "neustrie": "0214"})
     orders, _ = RULES.parse_orders("# my turn\nmove bourgogne 0902 0904\n")
     problems = RULES.validate(pos, "lothaire", orders)
-    assert len(problems) == 1 and problems[0].line == 2 and "step 2 to 0904: not adjacent to 0902" in problems[0].message
+    assert (
+        len(problems) == 1 and problems[0].line == 2 and "step 2 to 0904: not adjacent to 0902" in problems[0].message
+    )
 
 
 def test_7_reachable_hexes_are_all_legal_moves() -> None:
@@ -123,7 +128,7 @@ def test_7_a_path_set_by_before_move_is_checked_again() -> None:
 
 def test_8_a_path_set_by_before_move_that_breaks_a_zoc_stop_is_refused() -> None:
     field = battlefield({"bourgogne": "0401", "provence": "0404"}, game_map=blank_map())
-    field.special = _Redirect(("0402", "0403", "0302"))         # 0403 is in provence's ZOC: must stop
+    field.special = _Redirect(("0402", "0403", "0302"))  # 0403 is in provence's ZOC: must stop
     check = apply_move(field, "bourgogne", ["0501"])
     assert not check.legal and "zone of control" in (check.problem or "")
     assert field.hex_of("bourgogne") == "0401" and "bourgogne" in field.moved

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, Order
-
 from tests.test_furor_barbarus_core_support import RULES, position
 
 LINES = [
@@ -33,10 +33,16 @@ def test_orders_values() -> None:
     assert isinstance(a, AttackOrder) and a.all_attackers == ("austrasie", "aquitaine")
 
 
-@pytest.mark.parametrize("line,words", [
-    ("move aquitaine 710", "'710'"), ("attack provence austrasie", "with"), ("fly clovis 0101", "unknown order"),
-    ("standing advance maybe", "yes or no"), ("place clovis", "place UNIT HEX"),
-])
+@pytest.mark.parametrize(
+    "line,words",
+    [
+        ("move aquitaine 710", "'710'"),
+        ("attack provence austrasie", "with"),
+        ("fly clovis 0101", "unknown order"),
+        ("standing advance maybe", "yes or no"),
+        ("place clovis", "place UNIT HEX"),
+    ],
+)
 def test_order_syntax_errors_quote_the_input(line: str, words: str) -> None:
     with pytest.raises(OrderSyntaxError, match=words):
         Order.parse(line)
@@ -58,11 +64,13 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st
 
 IDS = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True).filter(
-    lambda s: s not in ("with", "charge", "losses", "advance"))
+    lambda s: s not in ("with", "charge", "losses", "advance")
+)
 
 
 @given(IDS, st.lists(IDS, min_size=1, max_size=4), st.none() | IDS, st.lists(IDS, max_size=3), st.none() | IDS)
-def test_attack_orders_round_trip(target: str, units: list[str], charge: str | None, losses: list[str],
-                                  advance: str | None) -> None:
+def test_attack_orders_round_trip(
+    target: str, units: list[str], charge: str | None, losses: list[str], advance: str | None
+) -> None:
     order = AttackOrder(target, tuple(units), charge, tuple(losses), advance)
     assert Order.parse(str(order)) == order

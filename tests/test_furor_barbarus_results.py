@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pbem.rules.furor_barbarus.combat import allocate_steps
 from pbem.rules.furor_barbarus.morale import morale_check, retreat
-
 from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
 
 
@@ -20,8 +19,15 @@ def test_9_8_retreat_prefers_a_free_hex_without_friend_or_zoc() -> None:
 
 def test_9_8_retreat_into_a_friend_displaces_it_with_a_morale_check() -> None:
     # neustrie 0404 is boxed in: enemies north, friends everywhere else but one ZOC-free friend hex 0405
-    units = {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504",
-             "provence": "0405", "aquitaine-c": "0305", "archers-c": "0505"}
+    units = {
+        "neustrie": "0404",
+        "austrasie": "0403",
+        "bourgogne": "0304",
+        "aquitaine": "0504",
+        "provence": "0405",
+        "aquitaine-c": "0305",
+        "archers-c": "0505",
+    }
     field = battlefield(units, game_map=blank_map(), script=dice((1, "morale check of provence")))
     retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0405"
@@ -32,8 +38,16 @@ def test_9_8_retreat_into_a_friend_displaces_it_with_a_morale_check() -> None:
 def test_9_8_chains_of_displacement() -> None:
     # neustrie (0402) can only go to 0403 (provence, in an enemy ZOC: priority 3); provence
     # can only go to 0404 (aquitaine-c, free of ZOC: priority 2); aquitaine-c has free hexes.
-    units = {"neustrie": "0402", "provence": "0403", "aquitaine-c": "0404", "austrasie": "0401",
-             "bourgogne": "0302", "aquitaine": "0502", "bowmen": "0303", "horse-archers": "0503"}
+    units = {
+        "neustrie": "0402",
+        "provence": "0403",
+        "aquitaine-c": "0404",
+        "austrasie": "0401",
+        "bourgogne": "0302",
+        "aquitaine": "0502",
+        "bowmen": "0303",
+        "horse-archers": "0503",
+    }
     field = battlefield(units, game_map=blank_map(), script=dice(1, 1))
     retreat(field, "neustrie", ["austrasie"])
     assert (field.hex_of("neustrie"), field.hex_of("provence")) == ("0403", "0404")
@@ -42,8 +56,15 @@ def test_9_8_chains_of_displacement() -> None:
 
 
 def test_9_8_unable_to_retreat_costs_a_step() -> None:
-    units = {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0304", "aquitaine": "0504",
-             "bowmen": "0305", "horse-archers": "0505", "lothaire": "0405"}
+    units = {
+        "neustrie": "0404",
+        "austrasie": "0403",
+        "bourgogne": "0304",
+        "aquitaine": "0504",
+        "bowmen": "0305",
+        "horse-archers": "0505",
+        "lothaire": "0405",
+    }
     field = battlefield(units, game_map=blank_map())
     retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0404" and field.is_reduced("neustrie")
@@ -67,7 +88,10 @@ def test_9_8_no_retreat_across_an_unbridged_river() -> None:
 
 def test_9_9_losses_split_as_the_attacker_orders() -> None:
     field = battlefield({"austrasie": "0403", "bourgogne": "0304r"}, game_map=blank_map())
-    assert allocate_steps(field, ["austrasie", "bourgogne"], 2, ["austrasie", "austrasie"]) == ["austrasie", "austrasie"]
+    assert allocate_steps(field, ["austrasie", "bourgogne"], 2, ["austrasie", "austrasie"]) == [
+        "austrasie",
+        "austrasie",
+    ]
     assert allocate_steps(field, ["austrasie", "bourgogne"], 2, ["bourgogne"]) == ["bourgogne", "austrasie"]
 
 
@@ -134,8 +158,12 @@ def test_9_11_no_advance_unless_asked() -> None:
 
 def test_9_11_defender_advances_after_an_attacker_retreat_by_standing_order() -> None:
     for standing, where in [(True, "0403"), (False, "0404")]:
-        field = battlefield({"neustrie": "0404", "bourgogne": "0403"}, game_map=blank_map(), script=dice(3),
-                            standing={"charles": {"advance": standing}})
+        field = battlefield(
+            {"neustrie": "0404", "bourgogne": "0403"},
+            game_map=blank_map(),
+            script=dice(3),
+            standing={"charles": {"advance": standing}},
+        )
         attack(field, "lothaire", "neustrie", ["bourgogne"])  # 2:3 = 2/3, die 3 -> AR
         assert field.hex_of("neustrie") == where
 

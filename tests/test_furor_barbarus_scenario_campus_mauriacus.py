@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
+
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.furor_barbarus.charge import can_charge
 from pbem.rules.furor_barbarus.combat import declare
@@ -18,7 +20,6 @@ from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import (
     feigned_flight,
     feigned_flight_problem,
 )
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 CM = "campus-mauriacus"
 
@@ -26,28 +27,37 @@ CM = "campus-mauriacus"
 # --- special rule 1: only units with the charge mark charge -------------------------
 def test_special_rule_1_only_marked_units_charge() -> None:
     field = battlefield(CM, {"visigoth-1": "1005", "visigoth-3": "1006", "hun-1": "1009", "hun-2": "1010"})
-    assert can_charge(field, "visigoth-1")          # cavalry with the mark
+    assert can_charge(field, "visigoth-1")  # cavalry with the mark
     assert can_charge(field, "hun-1")
-    assert not can_charge(field, "visigoth-3")      # cavalry without the mark: the core would let it charge
-    assert not can_charge(field, "hun-2")           # missile cavalry
+    assert not can_charge(field, "visigoth-3")  # cavalry without the mark: the core would let it charge
+    assert not can_charge(field, "hun-2")  # missile cavalry
 
 
 # --- special rule 2: no hand-to-hand penalty for marked missile units --------------
 def test_special_rule_2_no_melee_penalty_mark() -> None:
     field = battlefield(CM, {"hun-2": "1008", "hun-7": "1108", "visigoth-5": "1007"})
-    assert melee_strength(field, "hun-2", 4, ["visigoth-5"]) == 4     # marked: no penalty
-    assert melee_strength(field, "hun-7", 2, ["visigoth-5"]) == 1     # unmarked: -1 (9.3)
+    assert melee_strength(field, "hun-2", 4, ["visigoth-5"]) == 4  # marked: no penalty
+    assert melee_strength(field, "hun-7", 2, ["visigoth-5"]) == 1  # unmarked: -1 (9.3)
 
 
 # --- special rule 3: feigned flight -------------------------------------------------------
 def test_special_rule_3_feigned_flight_who_may_be_targeted() -> None:
-    field = battlefield(CM, {"hun-2": "1008", "visigoth-1": "1005", "visigoth-5": "1204", "roman-1": "1504",
-                             "visigoth-6": "0904", "ostrogoth-3": "1109"})
+    field = battlefield(
+        CM,
+        {
+            "hun-2": "1008",
+            "visigoth-1": "1005",
+            "visigoth-5": "1204",
+            "roman-1": "1504",
+            "visigoth-6": "0904",
+            "ostrogoth-3": "1109",
+        },
+    )
     assert feigned_flight_problem(field, "huns", "hun-2", "visigoth-1") is None
     assert "more than 3" in feigned_flight_problem(field, "huns", "hun-2", "roman-1")
     assert "no feigned flight mark" in feigned_flight_problem(field, "huns", "ostrogoth-3", "visigoth-1")
     assert "not a unit of huns" in feigned_flight_problem(field, "huns", "visigoth-1", "hun-2")
-    field.place("visigoth-6", "1004")              # now next to visigoth-1
+    field.place("visigoth-6", "1004")  # now next to visigoth-1
     assert "adjacent to visigoth-6" in feigned_flight_problem(field, "huns", "hun-2", "visigoth-1")
     field.place("visigoth-6", "0904")
     field.moved.add("hun-2")
@@ -65,8 +75,8 @@ def test_special_rule_3_feigned_flight_draws_the_target_two_hexes() -> None:
     assert hex_distance("1007", "1008") == 1
     (event,) = events(field, "feigned_flight")
     assert event["drawn"] and event["modifier"] == 1 and event["against"] == 4
-    assert field.hex_of("hun-2") == "1008"           # the activated unit then moves as it likes
-    assert rules.check_special(field, "huns", words) is not None   # once per phase
+    assert field.hex_of("hun-2") == "1008"  # the activated unit then moves as it likes
+    assert rules.check_special(field, "huns", words) is not None  # once per phase
 
 
 def test_special_rule_3_feigned_flight_target_holds_below_its_strength() -> None:
@@ -99,10 +109,12 @@ def test_special_rule_3_feigned_flight_minus_one_against_feigned_flight_units() 
 def test_special_rule_3_feigned_flight_with_chosen_hexes() -> None:
     # hun-3 at 1207, three hexes from visigoth-1: the opponent may bring it by 1106 and 1206
     field = battlefield(CM, {"hun-3": "1207", "visigoth-1": "1005"}, script=dice(6))
-    assert "not nearer" in field.special.check_special(field, "huns", ("feigned-flight", "hun-3", "visigoth-1",
-                                                                        "1004", "1005"))
-    assert "not a free hex" in field.special.check_special(field, "huns", ("feigned-flight", "hun-3", "visigoth-1",
-                                                                            "1106", "1207"))
+    assert "not nearer" in field.special.check_special(
+        field, "huns", ("feigned-flight", "hun-3", "visigoth-1", "1004", "1005")
+    )
+    assert "not a free hex" in field.special.check_special(
+        field, "huns", ("feigned-flight", "hun-3", "visigoth-1", "1106", "1207")
+    )
     words = ("feigned-flight", "hun-3", "visigoth-1", "1106", "1206")
     assert field.special.check_special(field, "huns", words) is None
     field.special.apply_special(field, "huns", words)
@@ -117,10 +129,10 @@ def test_special_rule_3_feigned_flight_with_chosen_hexes() -> None:
 def test_special_rule_4_alans_defect_and_do_not_count() -> None:
     field = battlefield(CM, {"alan-1": "1006", "alan-2": "1305", "alan-3": "1204"}, script=dice((1, "defection")))
     field.units["alan-1"]["reduced"] = True
-    field.lose_step("alan-1", "test")                 # a reduced Alan lost: 1d6, 1 <= 1 lost
+    field.lose_step("alan-1", "test")  # a reduced Alan lost: 1d6, 1 <= 1 lost
     assert field.units["alan-1"]["status"] == "eliminated"
     assert field.units["alan-2"]["status"] == "removed" and field.units["alan-3"]["status"] == "removed"
-    assert field.losses("romans") == 3               # alan-1 only; the removed Alans do not count
+    assert field.losses("romans") == 3  # alan-1 only; the removed Alans do not count
     assert events(field, "alans_defection")[0]["defect"]
 
 
@@ -134,14 +146,16 @@ def test_special_rule_4_alans_stay_on_a_higher_roll() -> None:
 
 def test_special_rule_4_a_full_alan_unit_eliminated_rolls_2d6() -> None:
     # 4 + 4 + 3 = 11 against 3 (no melee penalty for the Alans): 3/1, die 1: D2 eliminates the full unit
-    field = battlefield(CM, {"alan-1": "1006", "alan-2": "1305", "hun-1": "1007", "ostrogoth-1": "0907",
-                             "ostrogoth-2": "1107"},
-                        script=dice((1, "combat"), (1, "defection"), (1, "defection")))
+    field = battlefield(
+        CM,
+        {"alan-1": "1006", "alan-2": "1305", "hun-1": "1007", "ostrogoth-1": "0907", "ostrogoth-2": "1107"},
+        script=dice((1, "combat"), (1, "defection"), (1, "defection")),
+    )
     attack(field, "huns", "alan-1", ["hun-1", "ostrogoth-1", "ostrogoth-2"])
     assert field.units["alan-1"]["status"] == "eliminated"
     (event,) = events(field, "alans_defection")
     assert len(event["dice"]) == 2 and event["total"] == 2 and event["lost"] == 1
-    assert field.exists("alan-2")                    # 2 > 1 lost: they stay
+    assert field.exists("alan-2")  # 2 > 1 lost: they stay
     # the second Alan lost, reduced: one die, 2 <= 2 lost: the rest leave
     field.units["alan-2"]["reduced"] = True
     field.dice = dice(2)
@@ -154,7 +168,7 @@ def test_special_rule_4_a_full_alan_unit_eliminated_rolls_2d6() -> None:
 def test_special_rule_5_commander_affects_only_his_band() -> None:
     units = {"theodoric": "1005", "visigoth-5": "1006", "alan-1": "1105"}
     field = battlefield(CM, units)
-    assert commander_bonus(field, "alan-1") == 1               # without the option: any friend
+    assert commander_bonus(field, "alan-1") == 1  # without the option: any friend
     field = battlefield(CM, units, options=[COMMANDERS_ROLE])
     assert commander_bonus(field, "alan-1") == 0
     assert commander_bonus(field, "visigoth-5") == 1
@@ -169,36 +183,57 @@ def test_special_rule_5_stacked_commander_adds_strength_to_his_band_only() -> No
         problems, combat = declare(field, "huns", "alan-1", ["hun-1"], None)
         assert not problems and combat is not None
         assert combat.defence_strength == defence
-        assert field.special.strength_modifier(field, "aetius", "defence") == 0     # no workaround left
+        assert field.special.strength_modifier(field, "aetius", "defence") == 0  # no workaround left
     field = battlefield(CM, units, options=[COMMANDERS_ROLE], player=1)
     problems, combat = declare(field, "romans", "hun-1", ["visigoth-5"], None)
     assert not problems and combat is not None and combat.commanders == ["theodoric"]
     assert combat.attack_strength == 3 + 2
     problems, combat = declare(field, "romans", "hun-1", ["alan-1", "visigoth-5"], None)
     assert not problems and combat is not None and sorted(combat.commanders) == ["aetius", "theodoric"]
-    assert combat.attack_strength == 3 + 3 + 2                                  # Aetius adds nothing
+    assert combat.attack_strength == 3 + 3 + 2  # Aetius adds nothing
 
 
 def test_special_rule_5_feigned_flight_commander_of_another_band_adds_nothing() -> None:
-    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005", "theodoric": "1005"},
-                        options=[COMMANDERS_ROLE], player=2, script=dice(4))
-    assert feigned_flight(field, "hun-2", "visigoth-5") is False          # 4 < 3 + 2: Theodoric helps his own
-    field = battlefield(CM, {"hun-2": "1008", "visigoth-5": "1005", "aetius": "1005"},
-                        options=[COMMANDERS_ROLE], player=2, script=dice(4))
-    assert feigned_flight(field, "hun-2", "visigoth-5") is True           # 4 >= 3: Aetius does not (blue band)
+    field = battlefield(
+        CM,
+        {"hun-2": "1008", "visigoth-5": "1005", "theodoric": "1005"},
+        options=[COMMANDERS_ROLE],
+        player=2,
+        script=dice(4),
+    )
+    assert feigned_flight(field, "hun-2", "visigoth-5") is False  # 4 < 3 + 2: Theodoric helps his own
+    field = battlefield(
+        CM,
+        {"hun-2": "1008", "visigoth-5": "1005", "aetius": "1005"},
+        options=[COMMANDERS_ROLE],
+        player=2,
+        script=dice(4),
+    )
+    assert feigned_flight(field, "hun-2", "visigoth-5") is True  # 4 >= 3: Aetius does not (blue band)
     assert field.hex_of("aetius") == field.hex_of("visigoth-5") != "1005"  # but he goes with it
 
 
-@pytest.mark.parametrize(("die", "unit", "expected"), [
-    (1, "visigoth-5", -1), (2, "visigoth-1", -1), (4, "visigoth-5", 0), (6, "visigoth-5", 1),
-    (1, "visigoth-8", 0),            # strength 1 never goes below 1
-])
+@pytest.mark.parametrize(
+    ("die", "unit", "expected"),
+    [
+        (1, "visigoth-5", -1),
+        (2, "visigoth-1", -1),
+        (4, "visigoth-5", 0),
+        (6, "visigoth-5", 1),
+        (1, "visigoth-8", 0),  # strength 1 never goes below 1
+    ],
+)
 def test_special_rule_5_death_roll(die: int, unit: str, expected: int) -> None:
-    field = battlefield(CM, {"theodoric": "1005", "visigoth-5": "1006", "visigoth-1": "0905", "visigoth-8": "0805"},
-                        options=[COMMANDERS_ROLE], turn=4, script=dice((die, "death of Theodoric")))
+    field = battlefield(
+        CM,
+        {"theodoric": "1005", "visigoth-5": "1006", "visigoth-1": "0905", "visigoth-8": "0805"},
+        options=[COMMANDERS_ROLE],
+        turn=4,
+        script=dice((die, "death of Theodoric")),
+    )
     field.eliminate("theodoric", "test")
     assert field.losses("romans") == 2 + 4
-    assert field.special.strength_modifier(field, unit, "attack") == 0            # not this turn
+    assert field.special.strength_modifier(field, unit, "attack") == 0  # not this turn
     field.position["turn"] = 5
     assert field.special.strength_modifier(field, unit, "attack") == expected
     assert field.special.morale_modifier(field, unit) == expected
@@ -206,10 +241,13 @@ def test_special_rule_5_death_roll(die: int, unit: str, expected: int) -> None:
     assert field.special.morale_modifier(field, unit) == 0
 
 
-@pytest.mark.parametrize(("commander", "limited", "others"), [
-    ("aetius", ["roman-1", "roman-3"], ["burgundians", "saxons"]),
-    ("ardaric", ["gepid-1", "gepid-2"], ["hunnic-franks", "hunnic-burgundians"]),
-])
+@pytest.mark.parametrize(
+    ("commander", "limited", "others"),
+    [
+        ("aetius", ["roman-1", "roman-3"], ["burgundians", "saxons"]),
+        ("ardaric", ["gepid-1", "gepid-2"], ["hunnic-franks", "hunnic-burgundians"]),
+    ],
+)
 def test_special_rule_5_aetius_and_ardaric_limits(commander: str, limited: list[str], others: list[str]) -> None:
     field = battlefield(CM, {commander: "1005"}, options=[COMMANDERS_ROLE], turn=2, script=dice(6))
     field.eliminate(commander, "test")
@@ -227,10 +265,15 @@ def test_special_rule_5_no_roll_without_the_option() -> None:
 # --- special rule 6: impetuousness (optional) -----------------------------------------------
 def test_special_rule_6_impetuous_unit_rushes_on_5_or_6() -> None:
     # visigoth-1 (impetuous, 7 MP) wants to move to 1006, within 2 hexes of hun-3 at 1008: rolls 5
-    field = battlefield(CM, {"visigoth-1": "1004", "hun-3": "1008", "hun-4": "1410"}, options=[IMPETUOUSNESS],
-                        player=1, script=dice((5, "impetuousness")))
+    field = battlefield(
+        CM,
+        {"visigoth-1": "1004", "hun-3": "1008", "hun-4": "1410"},
+        options=[IMPETUOUSNESS],
+        player=1,
+        script=dice((5, "impetuousness")),
+    )
     apply_move(field, "visigoth-1", ("1005", "1006"))
-    assert hex_distance(field.hex_of("visigoth-1"), "1008") == 1        # it ran at the closest enemy
+    assert hex_distance(field.hex_of("visigoth-1"), "1008") == 1  # it ran at the closest enemy
     assert events(field, "impetuous")[0]["target"] == "hun-3"
 
 
@@ -240,11 +283,14 @@ def test_special_rule_6_impetuous_unit_keeps_its_head_on_1_to_4() -> None:
     assert field.hex_of("visigoth-1") == "1006"
 
 
-@pytest.mark.parametrize(("units", "path"), [
-    ({"visigoth-1": "1004", "hun-3": "1010"}, ("1005",)),       # stays 3 or more hexes away: no roll
-    ({"visigoth-1": "1004", "hun-3": "1005"}, ("0904",)),       # already next to an enemy: no roll
-    ({"visigoth-5": "1004", "hun-3": "1008"}, ("1005", "1006")),  # not impetuous: no roll
-])
+@pytest.mark.parametrize(
+    ("units", "path"),
+    [
+        ({"visigoth-1": "1004", "hun-3": "1010"}, ("1005",)),  # stays 3 or more hexes away: no roll
+        ({"visigoth-1": "1004", "hun-3": "1005"}, ("0904",)),  # already next to an enemy: no roll
+        ({"visigoth-5": "1004", "hun-3": "1008"}, ("1005", "1006")),  # not impetuous: no roll
+    ],
+)
 def test_special_rule_6_when_no_roll_is_made(units: dict[str, str], path: tuple[str, ...]) -> None:
     field = battlefield(CM, units, options=[IMPETUOUSNESS], script=dice())
     uid = next(iter(units))
@@ -261,8 +307,13 @@ def test_special_rule_6_needs_the_option() -> None:
 
 def test_special_rule_6_fire_from_a_distance() -> None:
     # hun-7 (2) fires at visigoth-1 (4) two hexes away: 1/2, die 3: AR, which a firer ignores; then the roll
-    field = battlefield(CM, {"visigoth-1": "1004", "hun-7": "1006", "hun-3": "1208"}, options=[IMPETUOUSNESS],
-                        player=2, script=dice((3, "combat"), (6, "impetuousness")))
+    field = battlefield(
+        CM,
+        {"visigoth-1": "1004", "hun-7": "1006", "hun-3": "1208"},
+        options=[IMPETUOUSNESS],
+        player=2,
+        script=dice((3, "combat"), (6, "impetuousness")),
+    )
     attack(field, "huns", "visigoth-1", ["hun-7"])
     assert events(field, "impetuous")[0]["rushes"]
     assert hex_distance(field.hex_of("visigoth-1"), "1006") == 1
@@ -283,8 +334,13 @@ def test_special_rule_6_opponents_choice_between_equally_close_enemies() -> None
 
 def test_special_rule_6_the_rush_enters_only_hexes_nearer_to_the_closest_enemy() -> None:
     # two hexes from hun-3, visigoth-1 once went 0907-0807-0808-0809-0910-1009 round it; toward is 1007 and stop (ZOC)
-    field = battlefield(CM, {"visigoth-1": "1006", "hun-3": "1008"}, options=[IMPETUOUSNESS],
-                        player=1, script=dice((5, "impetuousness")))
+    field = battlefield(
+        CM,
+        {"visigoth-1": "1006", "hun-3": "1008"},
+        options=[IMPETUOUSNESS],
+        player=1,
+        script=dice((5, "impetuousness")),
+    )
     apply_move(field, "visigoth-1", ("0907",))
     assert field.paths["visigoth-1"] == ["1006", "1007"]
     assert events(field, "impetuous")[0]["path"] == ["1007"]
@@ -296,7 +352,7 @@ def test_special_rule_6_every_rush_path_steps_nearer_and_goes_on_until_it_must_s
 
     field = battlefield(CM, {"visigoth-1": "0604", "hun-3": "1008"}, options=[IMPETUOUSNESS], player=1)
     paths = impetuous_paths(field, "visigoth-1", "hun-3")
-    assert len(paths) > 1                                    # several ways toward it: the opponent's choice
+    assert len(paths) > 1  # several ways toward it: the opponent's choice
     for path in paths:
         hexes = ["0604", *path]
         assert all(hex_distance(b, "1008") < hex_distance(a, "1008") for a, b in zip(hexes, hexes[1:]))
@@ -305,15 +361,18 @@ def test_special_rule_6_every_rush_path_steps_nearer_and_goes_on_until_it_must_s
         # it stops only where it must: in the enemy's ZOC, or no nearer hex it could enter
         assert check.stops or not any(
             check_move(field, "visigoth-1", (*path, n), "romans").legal
-            for n in field.game_map.neighbours(path[-1]) if hex_distance(n, "1008") < hex_distance(path[-1], "1008"))
+            for n in field.game_map.neighbours(path[-1])
+            if hex_distance(n, "1008") < hex_distance(path[-1], "1008")
+        )
     # the default: the path ending nearest, then the lowest hex ids, hex by hex
     assert impetuous_path(field, "visigoth-1", "hun-3") == min(paths, key=lambda p: (hex_distance(p[-1], "1008"), p))
 
 
 def test_special_rule_6_no_roll_next_to_an_enemy_commander() -> None:
     # Attila alone next to visigoth-1: it is adjacent to an enemy unit (section 2: commanders are units)
-    field = battlefield(CM, {"visigoth-1": "1006", "attila": "1106", "hun-3": "1008"}, options=[IMPETUOUSNESS],
-                        player=1, script=dice())
+    field = battlefield(
+        CM, {"visigoth-1": "1006", "attila": "1106", "hun-3": "1008"}, options=[IMPETUOUSNESS], player=1, script=dice()
+    )
     apply_move(field, "visigoth-1", ("0907",))
     assert field.hex_of("visigoth-1") == "0907"
     assert not events(field, "impetuous")
@@ -321,16 +380,26 @@ def test_special_rule_6_no_roll_next_to_an_enemy_commander() -> None:
 
 # --- set-up: commanders with their troops (core hook setup_problems) ----------------------------
 def test_setup_ardaric_stands_with_a_gepid() -> None:
-    field = battlefield(CM, {"ardaric": "2212", "hunnic-burgundians": "2212", "gepid-1": "2011", "gepid-2": "1811",
-                             "hunnic-franks": "1711"})
+    field = battlefield(
+        CM,
+        {
+            "ardaric": "2212",
+            "hunnic-burgundians": "2212",
+            "gepid-1": "2011",
+            "gepid-2": "1811",
+            "hunnic-franks": "1711",
+        },
+    )
     ((uid, problem),) = commander_setup_problems(field, "huns")
     assert uid == "ardaric" and "Ardaric" in problem and "gepid-1, gepid-2" in problem
-    assert field.hex_of("ardaric") == "2212"                       # the check changes nothing
+    assert field.hex_of("ardaric") == "2212"  # the check changes nothing
     field.place("ardaric", "1811")
     assert commander_setup_problems(field, "huns") == []
 
 
-def hunnic_units_set_up(rules: FurorBarbarus, text: str = "place gepid-1 2011\nplace hunnic-burgundians 2212\n") -> dict:
+def hunnic_units_set_up(
+    rules: FurorBarbarus, text: str = "place gepid-1 2011\nplace hunnic-burgundians 2212\n"
+) -> dict:
     """The position after the first set-up step (the Huns' units; scenario 1 set-up)."""
     position = rules.setup(CM, [])
     orders, _ = rules.parse_orders(text)
@@ -382,10 +451,12 @@ def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
     from pbem.rules.furor_barbarus.victory import check_victory
 
     field = battlefield(CM, {"aetius": "1705", "attila": "1511"}, turn=12)
-    for losses, expected in (({"romans": 20, "huns": 25}, ("minor_victory", "romans")),
-                             ({"romans": 22, "huns": 21}, ("minor_victory", "huns")),
-                             ({"romans": 22, "huns": 22}, ("draw", None)),
-                             ({"romans": 30, "huns": 22}, ("major_victory", "huns"))):
+    for losses, expected in (
+        ({"romans": 20, "huns": 25}, ("minor_victory", "romans")),
+        ({"romans": 22, "huns": 21}, ("minor_victory", "huns")),
+        ({"romans": 22, "huns": 22}, ("draw", None)),
+        ({"romans": 30, "huns": 22}, ("major_victory", "huns")),
+    ):
         field.position["losses"] = losses
         outcome = check_victory(field, last_turn=True)
         assert outcome is not None and (outcome.kind.value, outcome.winner) == expected

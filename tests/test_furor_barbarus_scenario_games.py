@@ -14,10 +14,10 @@ import random
 from collections import Counter
 
 import pytest
-from pbem.rules.base import Position
-from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 from pbem.dice import DiceStream
+from pbem.rules.base import Position
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
 SCENARIOS = ("campus-mauriacus", "soissons", "tolbiac", "vouille")
 # options played on every other seed: each scenario's own, and the core's optional rules
@@ -31,15 +31,16 @@ OPTIONS = {
 
 # who is due at each set-up resolution, in the printed order (3 and each scenario's set-up)
 SETUP_DUE = {
-    "campus-mauriacus": [("huns",), ("huns", "romans")],     # the Huns, then the Romans + the Huns' commanders
+    "campus-mauriacus": [("huns",), ("huns", "romans")],  # the Huns, then the Romans + the Huns' commanders
     "soissons": [("gallo-romans",), ("franks",)],
     "tolbiac": [("franks",), ("alemanni",)],
-    "vouille": [("franks", "visigoths")],                  # no order printed: both at once
+    "vouille": [("franks", "visigoths")],  # no order printed: both at once
 }
 
 
-def expected_result(scenario_id: str, losses: dict[str, int], thresholds: dict[str, int],
-                    last_turn: bool) -> tuple[str, str | None] | None:
+def expected_result(
+    scenario_id: str, losses: dict[str, int], thresholds: dict[str, int], last_turn: bool
+) -> tuple[str, str | None] | None:
     """(kind, winner) by section 10 and the scenario's victory conditions."""
     over = {s: losses[s] - thresholds[s] for s in losses if losses[s] >= thresholds[s]}
     sides = sorted(losses)

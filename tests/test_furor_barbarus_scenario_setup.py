@@ -69,16 +69,20 @@ OSTROGOTHS = ("0512", "0411", "0312", "0311", "0211")
 
 SETUP: dict[str, list[Line]] = {
     "campus-mauriacus": [
-        ("romans", (("Aetius", 1, None),), RED, False),                      # with a red unit
-        ("romans", (("Burgundians", 1, None), ("Franks", 1, None), ("Armoricans", 1, None), ("Saxons", 1, None)),
-         ("1705", "1804", "1905", "2005"), False),
+        ("romans", (("Aetius", 1, None),), RED, False),  # with a red unit
+        (
+            "romans",
+            (("Burgundians", 1, None), ("Franks", 1, None), ("Armoricans", 1, None), ("Saxons", 1, None)),
+            ("1705", "1804", "1905", "2005"),
+            False,
+        ),
         ("romans", (("Romans", 3, None),), ("1604", "1505", "1504"), False),
         ("romans", (("Sangiban", 1, None),), ("1404", "1305", "1204"), False),  # with an Alan unit
         ("romans", (("Alans", 3, None),), ("1404", "1305", "1204"), False),
-        ("romans", (("Theodoric", 1, None),), RIGHT_WING, False),            # with a right-wing Visigoth
+        ("romans", (("Theodoric", 1, None),), RIGHT_WING, False),  # with a right-wing Visigoth
         ("romans", (("Visigoths", 8, None),), RIGHT_WING, False),
         ("romans", (("Visigoths", 2, None),), ("2309", "2410"), False),
-        ("huns", (("Ardaric", 1, None),), GEPID_LINE, False),                # with a Gepid unit
+        ("huns", (("Ardaric", 1, None),), GEPID_LINE, False),  # with a Gepid unit
         ("huns", (("Burgundians", 1, 2), ("Franks", 1, 2), ("Gepids", 2, 3)), GEPID_LINE, False),
         ("huns", (("Attila", 1, None),), HUNS, False),
         ("huns", (("Huns", 9, None),), HUNS, False),
@@ -91,27 +95,66 @@ SETUP: dict[str, list[Line]] = {
         ("gallo-romans", (("Roman cavalry", 1, None), ("Foederati", 2, None)), ("0511", "0512", "0513"), False),
         ("gallo-romans", (("Militia", 3, None),), ("0502", "0503", "0504"), False),
         ("gallo-romans", (("Archers", 3, None),), "line:04", False),
-        ("franks", (("Clovis", 1, None), ("Salian Franks", 2, 4), ("Salian Franks", 4, 3),
-                    ("Light infantry", 1, 2), ("Light infantry", 1, 1)), "range:0806-0814", False),
+        (
+            "franks",
+            (
+                ("Clovis", 1, None),
+                ("Salian Franks", 2, 4),
+                ("Salian Franks", 4, 3),
+                ("Light infantry", 1, 2),
+                ("Light infantry", 1, 1),
+            ),
+            "range:0806-0814",
+            False,
+        ),
         ("franks", (("Archers", 1, 1),), "range:0907-0912", False),
-        ("neutral", (("Salian Franks", 1, 3), ("Salian Franks", 1, 2), ("Light infantry", 1, 1)),
-         ("0703", "0702", "0803"), True),
+        (
+            "neutral",
+            (("Salian Franks", 1, 3), ("Salian Franks", 1, 2), ("Light infantry", 1, 1)),
+            ("0703", "0702", "0803"),
+            True,
+        ),
     ],
     "tolbiac": [
-        ("franks", (("Clovis", 1, None), ("Salian Franks", 2, 4), ("Salian Franks", 4, 3), ("Light infantry", 1, 1),
-                    ("Ripuarian Franks", 1, 3), ("Ripuarian Franks", 1, 2), ("Archers", 2, 1)),
-         "line:09,line:10", False),
-        ("alemanni", (("Gibuld", 1, None), ("Suevi warriors", 2, None), ("Hermunduri warriors", 4, None),
-                      ("Juthungi warriors", 2, None), ("Armalausi warriors", 2, None), ("Archers", 3, 1)),
-         "line:03,line:04", False),
+        (
+            "franks",
+            (
+                ("Clovis", 1, None),
+                ("Salian Franks", 2, 4),
+                ("Salian Franks", 4, 3),
+                ("Light infantry", 1, 1),
+                ("Ripuarian Franks", 1, 3),
+                ("Ripuarian Franks", 1, 2),
+                ("Archers", 2, 1),
+            ),
+            "line:09,line:10",
+            False,
+        ),
+        (
+            "alemanni",
+            (
+                ("Gibuld", 1, None),
+                ("Suevi warriors", 2, None),
+                ("Hermunduri warriors", 4, None),
+                ("Juthungi warriors", 2, None),
+                ("Armalausi warriors", 2, None),
+                ("Archers", 3, 1),
+            ),
+            "line:03,line:04",
+            False,
+        ),
     ],
     "vouille": [
         ("franks", (("Clovis", 1, None),), ("0907",), True),
         ("franks", (("Bretons", 1, None),), ("0903",), True),
         ("franks", (("Alans", 1, None),), ("0902",), True),
         ("franks", (("Aquitaines", 2, None),), ("0913", "0914"), False),
-        ("franks", (("Salian Franks", 1, 4), ("Salian Franks", 2, 3), ("Salian Franks", 1, 2)),
-         ("0906", "0907", "0908", "0909"), False),
+        (
+            "franks",
+            (("Salian Franks", 1, 4), ("Salian Franks", 2, 3), ("Salian Franks", 1, 2)),
+            ("0906", "0907", "0908", "0909"),
+            False,
+        ),
         ("franks", (("Ripuarian Franks", 1, 3),), ("0910",), True),
         ("franks", (("Light infantry", 1, 1),), ("0911",), True),
         ("franks", (("Archers", 3, None),), ("1007", "1009", "1013"), False),
@@ -127,20 +170,43 @@ SETUP: dict[str, list[Line]] = {
 
 # --- what the rulebook prints for each scenario -----------------------------------
 PRINTED = {
-    "campus-mauriacus": dict(sides=["huns", "romans"], turns=12, first_player="roll", roll_ties="romans",
-                             setup_first="huns", thresholds={"romans": 30, "huns": 29}),
-    "soissons": dict(sides=["franks", "gallo-romans"], turns=6, first_player="franks", setup_first="gallo-romans",
-                     thresholds={"franks": 13, "gallo-romans": 14}),
-    "tolbiac": dict(sides=["alemanni", "franks"], turns=8, first_player="franks", setup_first="franks",
-                    thresholds={"franks": 15, "alemanni": 14}),
-    "vouille": dict(sides=["franks", "visigoths"], turns=6, first_player="visigoths",
-                    thresholds={"franks": 15, "visigoths": 15}),
+    "campus-mauriacus": dict(
+        sides=["huns", "romans"],
+        turns=12,
+        first_player="roll",
+        roll_ties="romans",
+        setup_first="huns",
+        thresholds={"romans": 30, "huns": 29},
+    ),
+    "soissons": dict(
+        sides=["franks", "gallo-romans"],
+        turns=6,
+        first_player="franks",
+        setup_first="gallo-romans",
+        thresholds={"franks": 13, "gallo-romans": 14},
+    ),
+    "tolbiac": dict(
+        sides=["alemanni", "franks"],
+        turns=8,
+        first_player="franks",
+        setup_first="franks",
+        thresholds={"franks": 15, "alemanni": 14},
+    ),
+    "vouille": dict(
+        sides=["franks", "visigoths"], turns=6, first_player="visigoths", thresholds={"franks": 15, "visigoths": 15}
+    ),
 }
 
 # colour bands of the commanders (Campus Mauriacus names them; the others: "(blue units)" ...)
 BANDS = {
-    "campus-mauriacus": {"Aetius": "red", "Sangiban": "brown", "Theodoric": "blue",
-                         "Ardaric": "blue", "Attila": "yellow", "Valamir": "green"},
+    "campus-mauriacus": {
+        "Aetius": "red",
+        "Sangiban": "brown",
+        "Theodoric": "blue",
+        "Ardaric": "blue",
+        "Attila": "yellow",
+        "Valamir": "green",
+    },
     "soissons": {"Syagrius": "red", "Clovis": "blue"},
     "tolbiac": {"Clovis": "blue", "Gibuld": "brown"},
     "vouille": {"Clovis": "brown", "Alaric II": "red"},
@@ -191,7 +257,8 @@ def test_section_3_setup_hex_by_hex(sid: str) -> None:
                     names[(name, strength)] += n
             printed_ok = all(
                 sum(1 for u in got if u["name"] == name and u["strength"] == strength) == n
-                for (name, strength), n in expected_units.items() if strength is not None
+                for (name, strength), n in expected_units.items()
+                if strength is not None
             )
             if +names == expected_units and printed_ok:
                 matches.append(i)
@@ -205,13 +272,20 @@ def test_section_3_setup_hex_by_hex(sid: str) -> None:
             # fixed: units[i] -> hexes[i] in the rulebook's own order
             by_unit = dict(zip(entry["units"], entry["hexes"]))
             for (name, _n, strength), h in zip(wanted, where):
-                u = next(u for u in entry["units"] if units[u]["name"] == name
-                         and (strength is None or units[u]["strength"] == strength) and by_unit[u] == h)
+                u = next(
+                    u
+                    for u in entry["units"]
+                    if units[u]["name"] == name
+                    and (strength is None or units[u]["strength"] == strength)
+                    and by_unit[u] == h
+                )
                 assert by_unit[u] == h
         # enough room: one hex for each combat unit (commanders stack, section 5)
         combat = [u for u in entry["units"] if units[u]["type"] != "commander"]
         assert len(combat) <= len(expected_hexes)
-    assert used == set(range(len(entries))), f"{sid}: deploy entries not in the rulebook: {set(range(len(entries))) - used}"
+    assert used == set(range(len(entries))), (
+        f"{sid}: deploy entries not in the rulebook: {set(range(len(entries))) - used}"
+    )
     deployed = [u for e in entries for u in e["units"]]
     assert sorted(deployed) == sorted(units), f"{sid}: units deployed twice or never"
 
@@ -276,8 +350,14 @@ def test_scenario_1_commanders_stand_where_their_troops_do() -> None:
     Ostrogoth: each commander's hexes are among his companions' hexes."""
     s = load("scenarios", "campus-mauriacus")
     units = units_by_id(s)
-    companions = {"aetius": "red", "sangiban": "Alans", "theodoric": "right wing", "ardaric": "Gepids",
-                  "attila": "Huns", "valamir": "Ostrogoths"}
+    companions = {
+        "aetius": "red",
+        "sangiban": "Alans",
+        "theodoric": "right wing",
+        "ardaric": "Gepids",
+        "attila": "Huns",
+        "valamir": "Ostrogoths",
+    }
     for entry in s["deploy"]:
         if len(entry["units"]) != 1 or units[entry["units"][0]]["type"] != "commander":
             continue
@@ -338,7 +418,10 @@ def test_scenario_2_chararic_is_neutral_and_free_placement_option() -> None:
     game_map = load("maps", "soissons")
     chararic = [u for u in s["unit"] if u["side"] == "neutral"]
     assert sorted((u["name"], u["strength"]) for u in chararic) == [
-        ("Light infantry", 1), ("Salian Franks", 2), ("Salian Franks", 3)]
+        ("Light infantry", 1),
+        ("Salian Franks", 2),
+        ("Salian Franks", 3),
+    ]
     (option,) = [o for o in s["option"] if o["id"] == "free-placement"]
     gallo, frankish = option["deploy"]
     units = units_by_id(s)
@@ -347,7 +430,7 @@ def test_scenario_2_chararic_is_neutral_and_free_placement_option() -> None:
     assert sorted(frankish["units"]) == sorted(u for u in units if units[u]["side"] == "franks")
     allowed = area_hexes(frankish["area"], game_map)
     assert allowed <= area_hexes("line:08,line:09", game_map)
-    assert min(int(h[2:]) for h in allowed) == 5          # "not after XX05", read as rows 05 on
+    assert min(int(h[2:]) for h in allowed) == 5  # "not after XX05", read as rows 05 on
     assert not allowed & {"0702", "0703", "0803"}
 
 

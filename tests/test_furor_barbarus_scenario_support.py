@@ -25,8 +25,15 @@ def dice(*script: int | tuple[int, str]) -> ScriptedDice:
     return ScriptedDice([(v, 6, None) if isinstance(v, int) else (v[0], 6, v[1]) for v in script])
 
 
-def battlefield(scenario_id: str, units: Mapping[str, str], *, options: Iterable[str] = (), turn: int = 1,
-                player: int = 1, script: ScriptedDice | None = None) -> Battlefield:
+def battlefield(
+    scenario_id: str,
+    units: Mapping[str, str],
+    *,
+    options: Iterable[str] = (),
+    turn: int = 1,
+    player: int = 1,
+    script: ScriptedDice | None = None,
+) -> Battlefield:
     """A battlefield in play, turn ``turn``, with only ``units`` (id -> hex) on the map."""
     lib = DataLibrary()
     chosen = sorted(options)

@@ -4,31 +4,36 @@ exception and the elite variation."""
 from __future__ import annotations
 
 import pytest
+from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 from pbem.rules.furor_barbarus.charge import can_charge
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
 from pbem.rules.furor_barbarus.scenarios import DataLibrary
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 VO = "vouille"
 
 
 def test_special_rule_1_bretons_evade_on_5_or_6() -> None:
-    field = battlefield(VO, {"bretons": "0806", "visigoth-cavalry-1": "0706", "visigoth-cavalry-2": "0807"},
-                        player=1, script=dice((5, "evasion")))
+    field = battlefield(
+        VO,
+        {"bretons": "0806", "visigoth-cavalry-1": "0706", "visigoth-cavalry-2": "0807"},
+        player=1,
+        script=dice((5, "evasion")),
+    )
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1", "visigoth-cavalry-2"])
     to = field.hex_of("bretons")
     assert to != "0806" and 1 <= hex_distance("0806", to) <= 2
     assert events(field, "breton_evasion")[0]["evaded"]
-    assert not [e for e in field.events if e["type"] == "combat" and "die" in e]       # no combat die
+    assert not [e for e in field.events if e["type"] == "combat" and "die" in e]  # no combat die
     assert {"visigoth-cavalry-1", "visigoth-cavalry-2"} <= field.has_attacked
-    assert field.hex_of("visigoth-cavalry-1") == "0706"                                # no advance
+    assert field.hex_of("visigoth-cavalry-1") == "0706"  # no advance
 
 
 def test_special_rule_1_bretons_stand_on_1_to_4() -> None:
-    field = battlefield(VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"},
-                        script=dice((4, "evasion"), (3, "combat"), (1, "morale")))   # 4 against 2: 2/1, DT
+    field = battlefield(
+        VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"}, script=dice((4, "evasion"), (3, "combat"), (1, "morale"))
+    )  # 4 against 2: 2/1, DT
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert not events(field, "breton_evasion")[0]["evaded"]
     assert [e for e in field.events if e["type"] == "combat"]
@@ -36,16 +41,27 @@ def test_special_rule_1_bretons_stand_on_1_to_4() -> None:
 
 def test_special_rule_1_evasion_goes_through_enemy_zoc() -> None:
     # every free neighbour of 0806 is in the ZOC of the attackers: still it goes up to 2 hexes
-    units = {"bretons": "0806", "visigoth-cavalry-1": "0706", "visigoth-cavalry-2": "0807",
-             "visigoth-cavalry-3": "0905", "visigoth-infantry-1": "0805"}
+    units = {
+        "bretons": "0806",
+        "visigoth-cavalry-1": "0706",
+        "visigoth-cavalry-2": "0807",
+        "visigoth-cavalry-3": "0905",
+        "visigoth-infantry-1": "0805",
+    }
     field = battlefield(VO, units, script=dice(6))
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert field.hex_of("bretons") not in (None, "0806")
 
 
 def test_special_rule_1_no_roll_when_surrounded() -> None:
-    ring = {"0805": "visigoth-cavalry-1", "0807": "visigoth-cavalry-2", "0706": "visigoth-cavalry-3",
-            "0707": "visigoth-cavalry-4", "0906": "visigoth-cavalry-5", "0907": "visigoth-infantry-1"}
+    ring = {
+        "0805": "visigoth-cavalry-1",
+        "0807": "visigoth-cavalry-2",
+        "0706": "visigoth-cavalry-3",
+        "0707": "visigoth-cavalry-4",
+        "0906": "visigoth-cavalry-5",
+        "0907": "visigoth-infantry-1",
+    }
     field = battlefield(VO, {"bretons": "0806", **{u: h for h, u in ring.items()}}, script=dice((2, "combat")))
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert not events(field, "breton_evasion")
@@ -67,7 +83,7 @@ def test_special_rule_1_evading_off_the_map_eliminates() -> None:
 @pytest.mark.parametrize("standing", [None, "yes"])
 def test_special_rule_1_no_roll_when_the_only_way_out_is_off_the_map(standing: str | None) -> None:
     # both "may" are the owner's: neither the default nor "yes" chooses an evasion that can only leave the map
-    field = battlefield(VO, EDGE, script=dice((2, "combat")))        # 4 against 2: 2/1, D1
+    field = battlefield(VO, EDGE, script=dice((2, "combat")))  # 4 against 2: 2/1, D1
     if standing:
         field.position["standing"]["franks"]["breton-evasion"] = standing
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
@@ -76,7 +92,9 @@ def test_special_rule_1_no_roll_when_the_only_way_out_is_off_the_map(standing: s
 
 
 def test_special_rule_1_standing_order_not_to_evade() -> None:
-    field = battlefield(VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"}, script=dice((3, "combat"), (1, "morale")))
+    field = battlefield(
+        VO, {"bretons": "0806", "visigoth-cavalry-1": "0706"}, script=dice((3, "combat"), (1, "morale"))
+    )
     field.position["standing"]["franks"]["breton-evasion"] = "no"
     attack(field, "visigoths", "bretons", ["visigoth-cavalry-1"])
     assert not events(field, "breton_evasion")
@@ -84,9 +102,9 @@ def test_special_rule_1_standing_order_not_to_evade() -> None:
 
 def test_special_rule_2_alan_cavalry_exception() -> None:
     field = battlefield(VO, {"alans": "0902", "bretons": "0903", "laeti": "0802", "frankish-archers-1": "0803"})
-    assert can_charge(field, "alans")                         # a mounted shooter that may charge (11.2 = 9.2)
+    assert can_charge(field, "alans")  # a mounted shooter that may charge (11.2 = 9.2)
     assert melee_strength(field, "alans", 3, ["laeti"]) == 3  # no hand-to-hand penalty (11.3 = 9.3)
-    assert melee_strength(field, "frankish-archers-1", 1, ["laeti"]) == 1   # the rule's minimum of 1 (9.3)
+    assert melee_strength(field, "frankish-archers-1", 1, ["laeti"]) == 1  # the rule's minimum of 1 (9.3)
 
 
 def test_the_bretons_are_light_cavalry_as_printed() -> None:
@@ -110,10 +128,12 @@ def test_victory_at_the_end_of_turn_6_lesser_losses_else_a_tie() -> None:
     from pbem.rules.furor_barbarus.victory import check_victory
 
     field = battlefield(VO, {"clovis": "0907", "alaric": "0407"}, turn=6)
-    for losses, expected in (({"franks": 5, "visigoths": 9}, ("minor_victory", "franks")),
-                             ({"franks": 9, "visigoths": 5}, ("minor_victory", "visigoths")),
-                             ({"franks": 7, "visigoths": 7}, ("draw", None)),
-                             ({"franks": 15, "visigoths": 16}, ("minor_victory", "franks"))):
+    for losses, expected in (
+        ({"franks": 5, "visigoths": 9}, ("minor_victory", "franks")),
+        ({"franks": 9, "visigoths": 5}, ("minor_victory", "visigoths")),
+        ({"franks": 7, "visigoths": 7}, ("draw", None)),
+        ({"franks": 15, "visigoths": 16}, ("minor_victory", "franks")),
+    ):
         field.position["losses"] = losses
         outcome = check_victory(field, last_turn=True)
         assert outcome is not None and (outcome.kind.value, outcome.winner) == expected

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from tests.test_furor_barbarus_core_support import RULES, SCENARIO, dice, position
 
 
@@ -22,8 +22,9 @@ def test_3_setup_places_units_and_fills_defaults() -> None:
     res = RULES.resolve(pos, {"charles": orders}, dice())
     case = RULES.position_to_case(res.position)
     assert case["units"]["neustrie"] == "0610" and case["units"]["charles"] == "0610"
-    assert all(h[:2] in ("09", "10") for u, h in case["units"].items()
-               if res.position["units"][u]["side"] == "lothaire")
+    assert all(
+        h[:2] in ("09", "10") for u, h in case["units"].items() if res.position["units"][u]["side"] == "lothaire"
+    )
     assert RULES.due(res.position) == ("lothaire",)
 
 
@@ -43,7 +44,9 @@ def test_3_first_player_roll_with_ties(tmp_path) -> None:  # type: ignore[no-unt
     shutil.copytree(src, tmp_path / "fb")
     sc = tmp_path / "fb" / "scenarios" / "test-fontenoy.toml"
     text = sc.read_text().replace('first_player = "lothaire"', 'first_player = "roll"')
-    (tmp_path / "fb" / "scenarios" / "test-roll.toml").write_text(text.replace('id = "test-fontenoy"', 'id = "test-roll"'))
+    (tmp_path / "fb" / "scenarios" / "test-roll.toml").write_text(
+        text.replace('id = "test-fontenoy"', 'id = "test-roll"')
+    )
     rules = FurorBarbarus(data_dirs=[tmp_path / "fb"])
     pos = rules.setup("test-roll", [])
     assert pos["players"] == []
@@ -79,8 +82,10 @@ def test_4_a_second_attack_on_the_same_defender_is_refused_by_the_checker() -> N
 def test_4_each_attack_applied_before_the_next_one_made_illegal_is_skipped() -> None:
     # bourgogne's attack ends in AR and neustrie advances (standing order) next to the bowmen,
     # who may then no longer fire at provence (9.3): that attack is skipped with the reason.
-    pos = position({"neustrie": "0404", "provence": "0703", "bourgogne": "0403", "bowmen": "0503"},
-                   standing={"charles": {"advance": True}})
+    pos = position(
+        {"neustrie": "0404", "provence": "0703", "bourgogne": "0403", "bowmen": "0503"},
+        standing={"charles": {"advance": True}},
+    )
     orders, _ = RULES.parse_orders("attack neustrie with bourgogne\nattack provence with bowmen\n")
     assert not RULES.validate(pos, "lothaire", orders)
     res = RULES.resolve(pos, {"lothaire": orders}, dice((3, "combat at 0404")))  # 2:3, die 3 -> AR
@@ -104,7 +109,9 @@ def test_4_only_the_due_side_may_send_orders() -> None:
 
 def test_4_standing_orders_are_kept_in_the_position() -> None:
     pos = position({"neustrie": "0404", "bourgogne": "0901"})
-    orders, _ = RULES.parse_orders("standing advance yes\nstanding losses bourgogne,austrasie\nstanding retreat 0405,0406\n")
+    orders, _ = RULES.parse_orders(
+        "standing advance yes\nstanding losses bourgogne,austrasie\nstanding retreat 0405,0406\n"
+    )
     assert not RULES.validate(pos, "lothaire", orders)
     st = RULES.resolve(pos, {"lothaire": orders}, dice()).position["standing"]["lothaire"]
     assert st == {"advance": True, "losses": ["bourgogne", "austrasie"], "retreat": ["0405", "0406"]}
@@ -113,12 +120,20 @@ def test_4_standing_orders_are_kept_in_the_position() -> None:
 def test_4_a_standing_key_or_value_the_scenario_does_not_have_is_refused() -> None:
     """Stored with no effect, or read as yes when the player wrote maybe: refused."""
     pos = position({"neustrie": "0404", "bourgogne": "0901"})
-    orders, _ = RULES.parse_orders("standing advanc yes\nstanding breton-evasion no\nstanding losses bourgogne,austrasi\n")
+    orders, _ = RULES.parse_orders(
+        "standing advanc yes\nstanding breton-evasion no\nstanding losses bourgogne,austrasi\n"
+    )
     assert [(p.line, p.message) for p in RULES.validate(pos, "lothaire", orders)] == [
-        (1, "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean advance?)"),
+        (
+            1,
+            "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean advance?)",
+        ),
         (2, "unknown standing order 'breton-evasion'; the standing orders are: advance, losses, retreat"),
-        (3, "unknown unit 'austrasi' in 'standing losses'; your units are: aquitaine, austrasie, bourgogne, bowmen, "
-            "horse-archers, lothaire (did you mean austrasie?)"),
+        (
+            3,
+            "unknown unit 'austrasi' in 'standing losses'; your units are: aquitaine, austrasie, bourgogne, bowmen, "
+            "horse-archers, lothaire (did you mean austrasie?)",
+        ),
     ]
 
 

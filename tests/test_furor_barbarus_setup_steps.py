@@ -8,11 +8,11 @@ import json
 import random
 
 import pytest
+
 from pbem.rules.base import NO_ORDERS
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.furor_barbarus.setup import SetupPart, setup_steps
-
 from tests.conftest import Table
 
 RULES = FurorBarbarus()
@@ -20,12 +20,15 @@ CM = "campus-mauriacus"
 FIRST_PLAYER_DICE = [(6, 6, "first player"), (1, 6, "first player")]
 
 
-@pytest.mark.parametrize(("scenario", "steps"), [
-    (CM, [[("huns", SetupPart.UNITS)], [("huns", SetupPart.COMMANDERS), ("romans", SetupPart.ALL)]]),
-    ("soissons", [[("gallo-romans", SetupPart.ALL)], [("franks", SetupPart.ALL)]]),
-    ("tolbiac", [[("franks", SetupPart.ALL)], [("alemanni", SetupPart.ALL)]]),
-    ("vouille", [[("franks", SetupPart.ALL), ("visigoths", SetupPart.ALL)]]),
-])
+@pytest.mark.parametrize(
+    ("scenario", "steps"),
+    [
+        (CM, [[("huns", SetupPart.UNITS)], [("huns", SetupPart.COMMANDERS), ("romans", SetupPart.ALL)]]),
+        ("soissons", [[("gallo-romans", SetupPart.ALL)], [("franks", SetupPart.ALL)]]),
+        ("tolbiac", [[("franks", SetupPart.ALL)], [("alemanni", SetupPart.ALL)]]),
+        ("vouille", [[("franks", SetupPart.ALL), ("visigoths", SetupPart.ALL)]]),
+    ],
+)
 def test_3_set_up_steps_in_the_printed_order(scenario: str, steps: list) -> None:
     """The Huns first at Campus Mauriacus, the Gallo-Romans at Soissons, the Franks
     at Tolbiac; Vouille prints no order: both at once."""
@@ -48,7 +51,7 @@ def test_3_the_second_side_sees_the_first_sides_set_up() -> None:
     field = RULES.field(after)
     assert field.hex_of("archers-1") == "0401"
     assert all(field.exists(u) for u in field.units if field.counter(u).side == "gallo-romans")
-    assert not [u for u in field.on_map("franks")]              # the Franks have placed nothing yet
+    assert not [u for u in field.on_map("franks")]  # the Franks have placed nothing yet
     template = RULES.order_template(after, "franks")
     assert "gallo-romans have set up" in template and "place UNIT HEX" in template
     # the Gallo-Romans may not change their set-up now: they are not due
@@ -67,7 +70,9 @@ def test_scenario_1_the_huns_place_their_units_then_note_their_commanders_with_t
     field = RULES.field(after)
     # nothing of the Hunnic commanders is in the position the Romans set up against
     assert not [u for u in field.on_map() if field.counter(u).is_commander]
-    assert all(field.exists(u) for u in field.units if field.counter(u).side == "huns" and not field.counter(u).is_commander)
+    assert all(
+        field.exists(u) for u in field.units if field.counter(u).side == "huns" and not field.counter(u).is_commander
+    )
     assert RULES.due(after) == ("huns", "romans")
     huns_template = RULES.order_template(after, "huns")
     assert "attila" in huns_template and "hun-1 " not in huns_template
@@ -80,7 +85,9 @@ def test_scenario_1_the_huns_place_their_units_then_note_their_commanders_with_t
     assert RULES.validate(after, "huns", notes) == []
     final = RULES.resolve(after, {"huns": notes, "romans": NO_ORDERS}, ScriptedDice(FIRST_PLAYER_DICE))
     revealed = [e for e in final.events if e["type"] == "commanders_revealed"]
-    assert len(revealed) == 1 and revealed[0]["commanders"]["attila"] == "1211" and "aetius" in revealed[0]["commanders"]
+    assert (
+        len(revealed) == 1 and revealed[0]["commanders"]["attila"] == "1211" and "aetius" in revealed[0]["commanders"]
+    )
     types = [e["type"] for e in final.events]
     assert types.index("commanders_revealed") < types.index("first_player")
     assert final.position["phase"] == "play" and final.position["units"]["hun-1"]["hex"] == "1211"
@@ -117,8 +124,18 @@ def test_3_set_up_order_through_the_referee(table: Table) -> None:
     t = table
     _, huns = t.key("huns")
     _, romans = t.key("romans")
-    r = t.run("new", "cm", "--rules", "furor-barbarus", "--scenario", CM,
-              "--player", f"huns={huns}", "--player", f"romans={romans}")
+    r = t.run(
+        "new",
+        "cm",
+        "--rules",
+        "furor-barbarus",
+        "--scenario",
+        CM,
+        "--player",
+        f"huns={huns}",
+        "--player",
+        f"romans={romans}",
+    )
     assert r.exit_code == 0, r.stderr
 
     def status() -> dict:

@@ -6,13 +6,15 @@ from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.morale import morale_check, morale_value, retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.stacking import stacking_problem
-
 from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice
 
 
 def test_5_one_unit_per_hex_except_commander_and_one_baggage() -> None:
-    field = battlefield({"neustrie": "0404", "provence": "0504", "charles": "0304", "baggage-c": "0204"},
-                        player="charles", game_map=blank_map())
+    field = battlefield(
+        {"neustrie": "0404", "provence": "0504", "charles": "0304", "baggage-c": "0204"},
+        player="charles",
+        game_map=blank_map(),
+    )
     assert stacking_problem(field, "provence", "0404", "charles")
     assert stacking_problem(field, "charles", "0404", "charles") is None
     assert stacking_problem(field, "baggage-c", "0404", "charles") is None
@@ -27,26 +29,32 @@ def test_5_never_in_an_enemy_hex() -> None:
 
 
 def test_6_commander_adds_his_strength_in_hand_to_hand_attack_and_defence() -> None:
-    field = battlefield({"neustrie": "0404", "charles": "0404", "austrasie": "0403", "lothaire": "0403"},
-                        game_map=blank_map())
+    field = battlefield(
+        {"neustrie": "0404", "charles": "0404", "austrasie": "0403", "lothaire": "0403"}, game_map=blank_map()
+    )
     _, combat = declare(field, "lothaire", "neustrie", ["austrasie"], None)
     assert combat is not None and combat.commanders == ["lothaire"]
     assert (combat.attack_strength, combat.defence_strength) == (3 + 1, 3 + 1)
 
 
 def test_6_commander_adds_nothing_against_fire_only() -> None:
-    field = battlefield({"neustrie": "0404", "charles": "0404", "bowmen": "0402"}, game_map=blank_map(),
-                        changes={"bowmen": {"strength": 4}})
+    field = battlefield(
+        {"neustrie": "0404", "charles": "0404", "bowmen": "0402"},
+        game_map=blank_map(),
+        changes={"bowmen": {"strength": 4}},
+    )
     _, combat = declare(field, "lothaire", "neustrie", ["bowmen"], None)
     assert combat is not None and combat.defence_strength == 3
 
 
 def test_6_commander_gives_plus_one_morale_stacked_or_adjacent() -> None:
-    field = battlefield({"neustrie": "0404", "provence": "0604", "charles": "0504"}, player="charles",
-                        game_map=blank_map())
+    field = battlefield(
+        {"neustrie": "0404", "provence": "0604", "charles": "0504"}, player="charles", game_map=blank_map()
+    )
     assert morale_value(field, "neustrie") == 4 and morale_value(field, "provence") == 3
-    field = battlefield({"neustrie": "0404", "provence": "0704", "charles": "0404"}, player="charles",
-                        game_map=blank_map())
+    field = battlefield(
+        {"neustrie": "0404", "provence": "0704", "charles": "0404"}, player="charles", game_map=blank_map()
+    )
     assert morale_value(field, "neustrie") == 4 and morale_value(field, "provence") == 2
 
 

@@ -8,9 +8,21 @@ from tests.test_furor_barbarus_core_support import RULES, dice, position
 
 
 def test_svg_is_standalone_and_draws_the_last_resolution() -> None:
-    pos = position({"provence": "0708", "austrasie": "0807", "bourgogne": "0707", "bowmen": "0607",
-                    "aquitaine": "0711", "lothaire": "0711", "baggage-c": "0708", "provence": "0708"})
-    orders, _ = RULES.parse_orders("move aquitaine 0710 0709\nattack provence with austrasie bourgogne bowmen charge aquitaine\n")
+    pos = position(
+        {
+            "provence": "0708",
+            "austrasie": "0807",
+            "bourgogne": "0707",
+            "bowmen": "0607",
+            "aquitaine": "0711",
+            "lothaire": "0711",
+            "baggage-c": "0708",
+            "provence": "0708",
+        }
+    )
+    orders, _ = RULES.parse_orders(
+        "move aquitaine 0710 0709\nattack provence with austrasie bourgogne bowmen charge aquitaine\n"
+    )
     res = RULES.resolve(pos, {"lothaire": orders}, dice(4))
     svg = RULES.map_svg(res.position, res.events)
     root = ET.fromstring(svg)

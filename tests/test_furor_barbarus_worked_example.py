@@ -4,15 +4,18 @@ map with the printed hex numbers."""
 from __future__ import annotations
 
 import pytest
+
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import COLUMNS, declare
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
-
 from tests.test_furor_barbarus_core_support import RULES, battlefield, dice, position
 
 ARMIES = {
-    "provence": "0708", "neustrie": "0611",                      # Charles the Bald
-    "austrasie": "0807", "bourgogne": "0707", "bowmen": "0607",  # Lothaire
+    "provence": "0708",
+    "neustrie": "0611",  # Charles the Bald
+    "austrasie": "0807",
+    "bourgogne": "0707",
+    "bowmen": "0607",  # Lothaire
     "aquitaine": "0711",
 }
 
@@ -41,7 +44,9 @@ def test_9_3_example_aquitaine_charge_along_0710_0709_is_11_against_2_at_4_to_1(
     field = battlefield(ARMIES)
     assert apply_move(field, "aquitaine", ["0710", "0709"]).legal
     assert charge_problem(field, "aquitaine", "0708") is None
-    problems, combat = declare(field, "lothaire", "provence", ["austrasie", "bourgogne", "bowmen", "aquitaine"], "aquitaine")
+    problems, combat = declare(
+        field, "lothaire", "provence", ["austrasie", "bourgogne", "bowmen", "aquitaine"], "aquitaine"
+    )
     assert not problems and combat is not None
     terrain_modifiers(field, combat)
     assert (combat.attack_strength, combat.defence_strength, COLUMNS[combat.odds]) == (11, 2, "4/1")
@@ -69,8 +74,7 @@ def test_9_3_example_moving_0811_then_back_against_neustrie_0611_is_not_a_charge
 def test_9_3_example_whole_turn_file_charge_eliminates_provence_and_aquitaine_advances() -> None:
     pos = position(ARMIES)
     orders, problems = RULES.parse_orders(
-        "move aquitaine 0710 0709\n"
-        "attack provence with austrasie bourgogne bowmen charge aquitaine\n"
+        "move aquitaine 0710 0709\nattack provence with austrasie bourgogne bowmen charge aquitaine\n"
     )
     assert not problems and not RULES.validate(pos, "lothaire", orders)
     script = dice((1, "combat at 0708"))  # 1 + village 1 = 2: row 2, column 4/1 = D2

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from pbem.rules.furor_barbarus.morale import retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
-
 from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice, events
 
 
@@ -42,8 +42,11 @@ def test_8_baggage_has_no_zoc() -> None:
 
 def test_8_no_retreat_into_an_enemy_zoc() -> None:
     # neustrie in 0404 must retreat; every free neighbour is in the ZOC of a Lothaire unit
-    field = battlefield({"neustrie": "0404", "austrasie": "0403", "bourgogne": "0405", "aquitaine": "0306",
-                         "bowmen": "0602"}, game_map=blank_map(), script=dice(5))
+    field = battlefield(
+        {"neustrie": "0404", "austrasie": "0403", "bourgogne": "0405", "aquitaine": "0306", "bowmen": "0602"},
+        game_map=blank_map(),
+        script=dice(5),
+    )
     retreat(field, "neustrie", ["austrasie"])
     assert field.hex_of("neustrie") == "0404" and field.is_reduced("neustrie")
 
@@ -51,8 +54,12 @@ def test_8_no_retreat_into_an_enemy_zoc() -> None:
 @pytest.mark.parametrize("die,where,reduced", [(2, "0504", False), (3, "0403", False), (5, "0403", True)])
 def test_10_1_zoc_to_zoc_with_a_morale_test(die: int, where: str, reduced: bool) -> None:
     # austrasie (morale 3): lower passes, equal stays, higher loses a step and stays
-    field = battlefield({"neustrie": "0404", "austrasie": "0403"}, game_map=blank_map(),
-                        options=["zoc-to-zoc"], script=dice((die, "ZOC to ZOC")))
+    field = battlefield(
+        {"neustrie": "0404", "austrasie": "0403"},
+        game_map=blank_map(),
+        options=["zoc-to-zoc"],
+        script=dice((die, "ZOC to ZOC")),
+    )
     assert check_move(field, "austrasie", ["0504"], "lothaire").zoc_tests == (1,)
     apply_move(field, "austrasie", ["0504"])
     assert field.hex_of("austrasie") == where and field.is_reduced("austrasie") == reduced

@@ -32,7 +32,9 @@ def _variant(t: Table, path: Path, name: str, note: str) -> Path:
 def _queued(t: Table, game: str) -> list[tuple[str, str]]:
     con = sqlite3.connect(t.db)
     try:
-        return con.execute("SELECT side, digest FROM submission WHERE game_id = ? AND status = 'QUEUED'", (game,)).fetchall()
+        return con.execute(
+            "SELECT side, digest FROM submission WHERE game_id = ? AND status = 'QUEUED'", (game,)
+        ).fetchall()
     finally:
         con.close()
 
@@ -78,7 +80,9 @@ def test_1_a_file_set_aside_by_a_rollback_cannot_come_back(new_farrapos) -> None
 # --- 2. game ids can be paths
 
 
-@pytest.mark.parametrize("game_id", ["../x", "a/b", ".", "..", "/tmp/abs", ".hidden", "", "a" * 65, "a b", "g\\h", "ünï"])
+@pytest.mark.parametrize(
+    "game_id", ["../x", "a/b", ".", "..", "/tmp/abs", ".hidden", "", "a" * 65, "a b", "g\\h", "ünï"]
+)
 def test_2_a_game_id_that_is_not_a_slug_is_refused(table: Table, game_id: str) -> None:
     _, rep = table.key("republic")
     _, emp = table.key("empire")
@@ -145,9 +149,23 @@ def _play(t: Table, game: str, name: str) -> dict:
 def test_5_chain_length_1_is_refused_cleanly(table: Table) -> None:
     _, rep = table.key("republic")
     _, emp = table.key("empire")
-    r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}", "--chain-length", "1")
+    r = table.run(
+        "new",
+        "g1",
+        "--rules",
+        "farrapos",
+        "--player",
+        f"republic={rep}",
+        "--player",
+        f"empire={emp}",
+        "--chain-length",
+        "1",
+    )
     assert r.exit_code == 1
-    assert r.stderr == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)\n"
+    assert (
+        r.stderr
+        == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)\n"
+    )
 
 
 def test_5_an_exhausted_chain_is_refused_at_submit_named_in_status_and_stops_no_other_game(new_farrapos) -> None:
@@ -163,7 +181,9 @@ def test_5_an_exhausted_chain_is_refused_at_submit_named_in_status_and_stops_no_
     side = st["awaiting"][0]
     late = write_orders(t, "short", side, "late.txt")
     sign(t, late, side)
-    _refused(t, late, "game short's dice chain is used up: it serves resolutions up to 2, so resolution 3 cannot be rolled")
+    _refused(
+        t, late, "game short's dice chain is used up: it serves resolutions up to 2, so resolution 3 cannot be rolled"
+    )
     # the other game resolves in the same batch; the used-up game is named, no traceback
     _play(t, "other", "o")
     r = t.run("process", "--all", "--force-nmr")
@@ -192,13 +212,19 @@ def test_5_an_extended_game_plays_on_and_audits(new_farrapos) -> None:
     assert archive["dice"]["extensions"] == [{"first_k": 3, "chain_length": 4, "anchor": anchor}]
     r = t.run("audit", "--archive", str(archive_path))
     assert r.exit_code == 0, r.stderr
-    verifier = subprocess.run([sys.executable, str(ROOT / "tools" / "verify_dice.py"), str(archive_path)], capture_output=True, text=True)
+    verifier = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "verify_dice.py"), str(archive_path)], capture_output=True, text=True
+    )
     assert verifier.returncode == 0 and "dice verified: 5 resolutions" in verifier.stdout, verifier.stderr
     # a forged extension anchor is caught
     archive["dice"]["extensions"][0]["anchor"] = "00" * 32
     archive_path.write_text(json.dumps(archive))
     r = t.run("audit", "--archive", str(archive_path))
-    assert r.exit_code == 1 and "resolution 3: reveal" in r.stderr and "the anchor of the chain extending from 3" in r.stderr
+    assert (
+        r.exit_code == 1
+        and "resolution 3: reveal" in r.stderr
+        and "the anchor of the chain extending from 3" in r.stderr
+    )
 
 
 # --- 3. the database is world-readable
@@ -218,12 +244,23 @@ def test_3_database_wal_shm_and_private_keys_are_0600_whatever_the_umask(tmp_pat
     )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", script, "--db", str(t.db), *args], capture_output=True, text=True, cwd=tmp_path)
+        return subprocess.run(
+            [sys.executable, "-c", script, "--db", str(t.db), *args], capture_output=True, text=True, cwd=tmp_path
+        )
 
     assert run("keygen", "republic", "--dir", str(tmp_path / "k")).returncode == 0
     assert run("keygen", "empire", "--dir", str(tmp_path / "k")).returncode == 0
     assert _mode(tmp_path / "k" / "republic") == 0o600
-    r = run("new", "g1", "--rules", "farrapos", "--player", f"republic={tmp_path / 'k' / 'republic.pub'}", "--player", f"empire={tmp_path / 'k' / 'empire.pub'}")
+    r = run(
+        "new",
+        "g1",
+        "--rules",
+        "farrapos",
+        "--player",
+        f"republic={tmp_path / 'k' / 'republic.pub'}",
+        "--player",
+        f"empire={tmp_path / 'k' / 'empire.pub'}",
+    )
     assert r.returncode == 0, r.stderr
     holder = sqlite3.connect(t.db)  # keeps the WAL and shm files in place
     holder.execute("SELECT COUNT(*) FROM game").fetchone()
@@ -257,7 +294,10 @@ def _weak_rsa_key() -> rsa.RSAPrivateKey:
 
 
 def _weak_line(key: rsa.RSAPrivateKey) -> str:
-    return key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode() + " weak"
+    return (
+        key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH).decode()
+        + " weak"
+    )
 
 
 def _weak_signature(key: rsa.RSAPrivateKey, message: bytes) -> str:
@@ -265,8 +305,13 @@ def _weak_signature(key: rsa.RSAPrivateKey, message: bytes) -> str:
     blob = base64.b64decode(_weak_line(key).split()[1])
     algorithm, raw = sshsig._raw_sign(key, "ssh-rsa", sshsig._signed_data(message, sshsig.NAMESPACE, "sha512"))
     return sshsig.armor(
-        sshsig.MAGIC + struct.pack(">I", sshsig.VERSION) + wire_string(blob) + wire_string(sshsig.NAMESPACE) + wire_string(b"")
-        + wire_string("sha512") + wire_string(wire_string(algorithm) + wire_string(raw))
+        sshsig.MAGIC
+        + struct.pack(">I", sshsig.VERSION)
+        + wire_string(blob)
+        + wire_string(sshsig.NAMESPACE)
+        + wire_string(b"")
+        + wire_string("sha512")
+        + wire_string(wire_string(algorithm) + wire_string(raw))
     )
 
 
@@ -305,8 +350,10 @@ def test_4_two_sides_with_one_key_get_a_warning(table: Table) -> None:
     _, rep = table.key("republic")
     r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={rep}")
     assert r.exit_code == 0
-    assert "pbem: warning: sides empire and republic registered the same key: its holder can sign for both" in r.stderr or \
-        "pbem: warning: sides republic and empire registered the same key: its holder can sign for both" in r.stderr
+    assert (
+        "pbem: warning: sides empire and republic registered the same key: its holder can sign for both" in r.stderr
+        or "pbem: warning: sides republic and empire registered the same key: its holder can sign for both" in r.stderr
+    )
 
 
 # --- 6. the audit trusts the archive's silence
@@ -365,7 +412,7 @@ def test_6_the_verifier_and_the_audit_say_the_same_of_the_published_links(new_fa
 ARCHIVES = sorted((NASTY / "archives").iterdir())
 
 
-def _peak_rss():  # noqa: ANN202
+def _peak_rss():
     from tests.test_resource_limits import PEAK_RSS
 
     return PEAK_RSS
@@ -407,7 +454,9 @@ def test_7_huge_archives_end_in_exit_1_under_the_memory_cap(tmp_path: Path) -> N
     """A real process with its peak memory measured, as the hostile-input tests do:
     each ends with exit 1, one line naming the limit, and a peak RSS under 200 MiB."""
     for what, (path, expected) in _huge_archives(tmp_path).items():
-        code, err, peak = _peak_rss().run_pbem(["--db", str(tmp_path / "none.db"), "audit", "--archive", str(path)], tmp_path, tmp_path, timeout=120)
+        code, err, peak = _peak_rss().run_pbem(
+            ["--db", str(tmp_path / "none.db"), "audit", "--archive", str(path)], tmp_path, tmp_path, timeout=120
+        )
         assert code == 1, (what, err)
         assert err.startswith("pbem: audit failed: ") and err.count("\n") == 1 and expected in err, (what, err)
         assert peak < 200 * 1024 * 1024, f"{what}: peak RSS {peak >> 20} MiB"
@@ -425,7 +474,7 @@ def test_7_a_parse_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatc
     sign(t, path, "republic")
     slow_parse = turnfile.parse_turn_file
 
-    def crawl(data: bytes):  # noqa: ANN202
+    def crawl(data: bytes):
         time.sleep(5)
         return slow_parse(data)
 

@@ -46,7 +46,11 @@ MAX_PROBLEM_CHARS = 1000
 MAX_PROBLEMS = 100
 """More lines than this is a flood, not an answer."""
 BIDI_CONTROLS = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-FUZZ = settings(max_examples=int(os.environ.get("PBEM_FUZZ_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=int(os.environ.get("PBEM_FUZZ_EXAMPLES", "25")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @dataclass
@@ -63,7 +67,12 @@ class Referee:
         mail ledger (a judged message's record and its reply in the outbox)."""
         con = sqlite3.connect(self.db)
         try:
-            kept = ('INSERT INTO "refusal"', 'INSERT INTO "intake"', 'INSERT INTO "intake_part"', 'INSERT INTO "outbox"')
+            kept = (
+                'INSERT INTO "refusal"',
+                'INSERT INTO "intake"',
+                'INSERT INTO "intake_part"',
+                'INSERT INTO "outbox"',
+            )
             return [line for line in con.iterdump() if not line.startswith(kept)]
         finally:
             con.close()
@@ -76,7 +85,11 @@ class Referee:
             con.close()
 
     def fill(self, data: bytes) -> bytes:
-        return data.replace(b"@GAME@", self.game.encode()).replace(b"@STATE_UPPER@", self.state.upper().encode()).replace(b"@STATE@", self.state.encode())
+        return (
+            data.replace(b"@GAME@", self.game.encode())
+            .replace(b"@STATE_UPPER@", self.state.upper().encode())
+            .replace(b"@STATE@", self.state.encode())
+        )
 
     def good_file(self) -> bytes:
         return lifecycle.next_turn_file(self.engine, self.game, "republic", bot="random", seed=1).encode("utf-8")
@@ -169,7 +182,9 @@ def test_nasty_turn_file_is_refused_with_its_reason(referee: Referee, case: dict
     refused, the refusal says why, and only the refusal is stored."""
     data, signature = prepare(referee, case)
     problems = refused(referee, data, signature, short=False)
-    assert any(case["expect"] in p for p in problems), f"expected {case['expect']!r} in {[p[:150] for p in problems[:5]]}"
+    assert any(case["expect"] in p for p in problems), (
+        f"expected {case['expect']!r} in {[p[:150] for p in problems[:5]]}"
+    )
 
 
 @pytest.mark.parametrize("case", corpus_params())
@@ -208,7 +223,12 @@ def test_nasty_turn_file_in_a_real_process(referee: Referee, name: str, tmp_path
     path.write_bytes(data)
     if signature is not None:
         path.with_name("turn.txt.sig").write_text(signature, encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "pbem", "--db", str(referee.db), "submit", str(path)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "pbem", "--db", str(referee.db), "submit", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith("pbem: ") and case["expect"] in r.stderr
@@ -242,7 +262,22 @@ def test_random_bytes_are_refused(referee: Referee, data: bytes, signed: bool) -
 def mutations(draw: st.DrawFn, original: bytes) -> bytes:
     """A good turn file with a few bytes or strings inserted, replaced or deleted."""
     data = bytearray(original)
-    tricks = st.sampled_from([b"\r", b"\r\n", b"\n", b"\x00", "\ufeff".encode(), b"side: empire\n", b"\n\n", b":", b"#", "\u202e".encode(), b"\xff", b"turn: 2\n"])
+    tricks = st.sampled_from(
+        [
+            b"\r",
+            b"\r\n",
+            b"\n",
+            b"\x00",
+            "\ufeff".encode(),
+            b"side: empire\n",
+            b"\n\n",
+            b":",
+            b"#",
+            "\u202e".encode(),
+            b"\xff",
+            b"turn: 2\n",
+        ]
+    )
     for _ in range(draw(st.integers(1, 4))):
         where = draw(st.integers(0, len(data)))
         kind = draw(st.sampled_from(["insert", "replace", "delete", "trick"]))
@@ -274,7 +309,10 @@ def test_a_mutated_signed_file_is_refused(referee: Referee, data: st.DataObject)
 
 
 ORDER_TEXT = st.text(
-    alphabet=st.one_of(st.characters(codec="utf-8", exclude_categories=("Cs",)), st.sampled_from(list("attack invade move pass from to with inf-1 cav-2 porto-alegre triunfo #\n\t "))),
+    alphabet=st.one_of(
+        st.characters(codec="utf-8", exclude_categories=("Cs",)),
+        st.sampled_from(list("attack invade move pass from to with inf-1 cav-2 porto-alegre triunfo #\n\t ")),
+    ),
     max_size=400,
 )
 
@@ -363,11 +401,14 @@ def broken_mime(draw: st.DrawFn) -> bytes:
     charset = draw(st.sampled_from(["utf-8", "x-unknown", "utf-16", "latin-1", ""]))
     body = draw(st.binary(max_size=600))
     parts = [
-        f"--{boundary}\r\nContent-Type: text/plain; charset={charset}\r\nContent-Transfer-Encoding: {encoding}\r\n\r\n".encode() + body
+        f"--{boundary}\r\nContent-Type: text/plain; charset={charset}\r\nContent-Transfer-Encoding: {encoding}\r\n\r\n".encode()
+        + body
         for _ in range(draw(st.integers(0, 4)))
     ]
     depth = draw(st.integers(0, 60))
-    nest = "".join(f'--n{i}\r\nContent-Type: multipart/mixed; boundary="n{i + 1}"\r\n\r\n' for i in range(depth)).encode()
+    nest = "".join(
+        f'--n{i}\r\nContent-Type: multipart/mixed; boundary="n{i + 1}"\r\n\r\n' for i in range(depth)
+    ).encode()
     head = (
         "From: a@example.org\r\nTo: referee@example.org\r\nSubject: orders\r\nMIME-Version: 1.0\r\n"
         f'Content-Type: multipart/mixed; boundary="{boundary}"\r\n\r\n'
@@ -429,7 +470,9 @@ def ingest_corpus_by_cli(ref: Referee, tmp_path: Path):  # type: ignore[no-untyp
     for path in mail_corpus():
         box.add(ref.fill(path.read_bytes()))
     before, count = ref.snapshot(), ref.refusals()
-    result = CliRunner().invoke(app, ["--db", str(ref.db), "ingest", "--maildir", str(tmp_path / "inbox"), "-q"], catch_exceptions=False)
+    result = CliRunner().invoke(
+        app, ["--db", str(ref.db), "ingest", "--maildir", str(tmp_path / "inbox"), "-q"], catch_exceptions=False
+    )
     return result, before, count
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos.tables import BattleTable, shipped_battle_table
-
 from pbem.store import house_tables
 from tests.conftest import ROOT, CliResult, Table
 
@@ -31,7 +31,9 @@ def new_game(t: Table, game: str, rules: str, *extra: str, scenario: str | None 
     return t.run(*args, *extra)
 
 
-def write_table(t: Table, ruleset_id: str, name: str, data: dict[str, Any], scenario: str | None = None, file: str | None = None) -> Path:
+def write_table(
+    t: Table, ruleset_id: str, name: str, data: dict[str, Any], scenario: str | None = None, file: str | None = None
+) -> Path:
     path = t.tmp / (file or f"{name}.toml")
     path.write_text(house_tables.to_toml(find_ruleset(ruleset_id), name, data, scenario), encoding="utf-8")
     return path
@@ -65,7 +67,7 @@ def test_tables_lists_each_replaceable_table_printed_or_designed_and_where_docum
     assert r.stdout == (
         'crt\tprinted in part: rows 1-3 printed; rows 4-6 designed\tdocs/rules/furor-barbarus.md, "9. Combat" (the CRT)\n'
         "counter-values\tdesigned (strengths the rulebook prints are not in the table)\t"
-        "docs/rules/furor-barbarus.md, \"Counter values\" and the scenario's order of battle\n"
+        'docs/rules/furor-barbarus.md, "Counter values" and the scenario\'s order of battle\n'
     )
     for documented in {line.split("\t")[2].split(",")[0] for line in r.stdout.splitlines()}:
         assert (ROOT / documented).is_file()
@@ -84,8 +86,12 @@ ALL_TABLES = [("farrapos", None, "battle-table"), ("farrapos", None, "counter-va
 ]
 
 
-@pytest.mark.parametrize(("rules", "scenario", "name"), ALL_TABLES, ids=[f"{r}-{s or ''}-{n}" for r, s, n in ALL_TABLES])
-def test_table_prints_toml_in_the_form_new_takes_back(table: Table, rules: str, scenario: str | None, name: str) -> None:
+@pytest.mark.parametrize(
+    ("rules", "scenario", "name"), ALL_TABLES, ids=[f"{r}-{s or ''}-{n}" for r, s, n in ALL_TABLES]
+)
+def test_table_prints_toml_in_the_form_new_takes_back(
+    table: Table, rules: str, scenario: str | None, name: str
+) -> None:
     ruleset = find_ruleset(rules)
     r = table.run("table", rules, name, *(["--scenario", scenario] if scenario else []))
     assert r.exit_code == 0, r.stderr
@@ -136,38 +142,106 @@ def _units(edit, scenario: str = "soissons") -> dict[str, Any]:
 
 
 MALFORMED = [
-    ("farrapos", None, "battle-table", _battle(lambda d: d["rows"]["3"].pop()),
-     "row 3 has 13 cells; the battle table has 14 columns (1 to +25)"),
-    ("farrapos", None, "battle-table", _battle(lambda d: d["rows"].pop("5")),
-     "row 5 is missing (rows 1-6, one per die face)"),
-    ("farrapos", None, "battle-table", _battle(lambda d: d["rows"]["4"].__setitem__(10, "x")),
-     "row 4, column 11-15: 'x' is not an index (a whole number 0-99, or \"-\")"),
-    ("farrapos", None, "battle-table", _battle(lambda d: d["rows"]["1"].__setitem__(10, 5)),
-     "row 1, column 11-15: 5, but the rulebook prints 4 (printed cells cannot be replaced)"),
-    ("farrapos", None, "battle-table", _battle(lambda d: d.__setitem__("columns", ["1", "2"])),
-     "columns must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11-15, 16-20, 21-25, +25 (the printed strength columns), not 1, 2"),
-    ("farrapos", None, "counter-values", _counters(lambda d: d["types"]["cav"]["full"].__setitem__("af", "4")),
-     "types.cav.full.af: '4' is not a whole number 0-99"),
-    ("farrapos", None, "counter-values", _counters(lambda d: d["types"].pop("art")),
-     "types.art is missing (every MU type: inf, cav, art)"),
-    ("furor-barbarus", "soissons", "crt", _crt(lambda d: d["rows"]["5"].__setitem__(3, "XX")),
-     "row 5, column 3/2: 'XX' is not a combat result (e.g. DR, AT, D1R, A1, -)"),
-    ("furor-barbarus", "soissons", "crt", _crt(lambda d: d["rows"]["2"].__setitem__(3, "D2")),
-     "row 2, column 3/2: D2, but the rulebook prints D1 (printed cells cannot be replaced)"),
-    ("furor-barbarus", "soissons", "crt", _crt(lambda d: d["rows"].pop("6")),
-     "row 6 is missing (rows 1-6, one per modified die)"),
-    ("furor-barbarus", "soissons", "counter-values", _units(lambda d: d["units"]["salian-1"].__setitem__("strength", 5)),
-     "units.salian-1.strength: printed by the rulebook; it cannot be replaced"),
-    ("furor-barbarus", "soissons", "counter-values", _units(lambda d: d["units"].pop("clovis")),
-     "units.clovis is missing (every counter of soissons is listed)"),
-    ("furor-barbarus", "soissons", "counter-values", _units(lambda d: None, "vouille"),
-     "scenario: these are counter values of 'vouille', the game plays 'soissons'"),
+    (
+        "farrapos",
+        None,
+        "battle-table",
+        _battle(lambda d: d["rows"]["3"].pop()),
+        "row 3 has 13 cells; the battle table has 14 columns (1 to +25)",
+    ),
+    (
+        "farrapos",
+        None,
+        "battle-table",
+        _battle(lambda d: d["rows"].pop("5")),
+        "row 5 is missing (rows 1-6, one per die face)",
+    ),
+    (
+        "farrapos",
+        None,
+        "battle-table",
+        _battle(lambda d: d["rows"]["4"].__setitem__(10, "x")),
+        "row 4, column 11-15: 'x' is not an index (a whole number 0-99, or \"-\")",
+    ),
+    (
+        "farrapos",
+        None,
+        "battle-table",
+        _battle(lambda d: d["rows"]["1"].__setitem__(10, 5)),
+        "row 1, column 11-15: 5, but the rulebook prints 4 (printed cells cannot be replaced)",
+    ),
+    (
+        "farrapos",
+        None,
+        "battle-table",
+        _battle(lambda d: d.__setitem__("columns", ["1", "2"])),
+        "columns must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11-15, 16-20, 21-25, +25 (the printed strength columns), not 1, 2",
+    ),
+    (
+        "farrapos",
+        None,
+        "counter-values",
+        _counters(lambda d: d["types"]["cav"]["full"].__setitem__("af", "4")),
+        "types.cav.full.af: '4' is not a whole number 0-99",
+    ),
+    (
+        "farrapos",
+        None,
+        "counter-values",
+        _counters(lambda d: d["types"].pop("art")),
+        "types.art is missing (every MU type: inf, cav, art)",
+    ),
+    (
+        "furor-barbarus",
+        "soissons",
+        "crt",
+        _crt(lambda d: d["rows"]["5"].__setitem__(3, "XX")),
+        "row 5, column 3/2: 'XX' is not a combat result (e.g. DR, AT, D1R, A1, -)",
+    ),
+    (
+        "furor-barbarus",
+        "soissons",
+        "crt",
+        _crt(lambda d: d["rows"]["2"].__setitem__(3, "D2")),
+        "row 2, column 3/2: D2, but the rulebook prints D1 (printed cells cannot be replaced)",
+    ),
+    (
+        "furor-barbarus",
+        "soissons",
+        "crt",
+        _crt(lambda d: d["rows"].pop("6")),
+        "row 6 is missing (rows 1-6, one per modified die)",
+    ),
+    (
+        "furor-barbarus",
+        "soissons",
+        "counter-values",
+        _units(lambda d: d["units"]["salian-1"].__setitem__("strength", 5)),
+        "units.salian-1.strength: printed by the rulebook; it cannot be replaced",
+    ),
+    (
+        "furor-barbarus",
+        "soissons",
+        "counter-values",
+        _units(lambda d: d["units"].pop("clovis")),
+        "units.clovis is missing (every counter of soissons is listed)",
+    ),
+    (
+        "furor-barbarus",
+        "soissons",
+        "counter-values",
+        _units(lambda d: None, "vouille"),
+        "scenario: these are counter values of 'vouille', the game plays 'soissons'",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("rules", "scenario", "name", "data", "message"), MALFORMED, ids=[m[4][:40] for m in MALFORMED])
-def test_malformed_table_is_refused_at_new_naming_the_cell(table: Table, rules: str, scenario: str | None, name: str,
-                                                           data: dict[str, Any], message: str) -> None:
+@pytest.mark.parametrize(
+    ("rules", "scenario", "name", "data", "message"), MALFORMED, ids=[m[4][:40] for m in MALFORMED]
+)
+def test_malformed_table_is_refused_at_new_naming_the_cell(
+    table: Table, rules: str, scenario: str | None, name: str, data: dict[str, Any], message: str
+) -> None:
     assert new_game(table, "first", "farrapos").exit_code == 0
     before = table.dump()
     path = write_table(table, rules, name, data, scenario)
@@ -182,13 +256,28 @@ def test_unknown_table_and_unreadable_file_are_refused_and_every_problem_named(t
     before = table.dump()
     bad = table.tmp / "bad.toml"
     bad.write_text("rows = [\n", encoding="utf-8")
-    r = new_game(table, "g2", "farrapos", "--table", f"crt={bad}", "--table", f"battle-table={bad}",
-                 "--table", f"counter-values={table.tmp / 'none.toml'}")
+    r = new_game(
+        table,
+        "g2",
+        "farrapos",
+        "--table",
+        f"crt={bad}",
+        "--table",
+        f"battle-table={bad}",
+        "--table",
+        f"counter-values={table.tmp / 'none.toml'}",
+    )
     assert r.exit_code == 1
     lines = r.stderr.splitlines()
-    assert lines[0] == f"pbem: --table crt={bad}: farrapos has no replaceable table 'crt' (tables: battle-table, counter-values)"
+    assert (
+        lines[0]
+        == f"pbem: --table crt={bad}: farrapos has no replaceable table 'crt' (tables: battle-table, counter-values)"
+    )
     assert lines[1].startswith(f"pbem: --table battle-table={bad}: not TOML: ")
-    assert lines[2] == f"pbem: --table counter-values={table.tmp / 'none.toml'}: cannot read the file (No such file or directory)"
+    assert (
+        lines[2]
+        == f"pbem: --table counter-values={table.tmp / 'none.toml'}: cannot read the file (No such file or directory)"
+    )
     assert table.dump() == before
     assert new_game(table, "g3", "farrapos", "--table", "battle-table").exit_code == 2
     twice = new_game(table, "g3", "farrapos", "--table", f"battle-table={bad}", "--table", f"battle-table={bad}")
@@ -240,8 +329,12 @@ def test_game_played_by_a_house_battle_table_reads_it_and_audits_from_its_archiv
     for e in rounds:
         assert e["attacker_index"] == mine.index(e["attack_strength"], e["attacker_die"])
         assert e["defender_index"] == mine.index(e["defence_strength"], e["defender_die"])
-    differing = [e for e in rounds if shipped.index(e["attack_strength"], e["attacker_die"]) != e["attacker_index"]
-                 or shipped.index(e["defence_strength"], e["defender_die"]) != e["defender_index"]]
+    differing = [
+        e
+        for e in rounds
+        if shipped.index(e["attack_strength"], e["attacker_die"]) != e["attacker_index"]
+        or shipped.index(e["defence_strength"], e["defender_die"]) != e["defender_index"]
+    ]
     assert differing, "the house table gave the shipped results: nothing was tested"
 
     r = t.run("audit", "--archive", str(archive_path))
@@ -262,13 +355,17 @@ def test_audit_refuses_an_archive_whose_house_tables_were_removed_or_altered(hou
     t, house, archive_path = house_game
     r = _audit_tampered(t, archive_path, lambda a: a["game"].pop("tables"))
     assert r.exit_code == 1
-    assert "pbem: audit failed: set-up: position hash " in r.stderr and "with the shipped tables, archive says" in r.stderr
+    assert (
+        "pbem: audit failed: set-up: position hash " in r.stderr and "with the shipped tables, archive says" in r.stderr
+    )
     r = _audit_tampered(t, archive_path, lambda a: a["game"]["tables"]["battle-table"]["rows"]["2"].__setitem__(0, 1))
     assert r.exit_code == 1 and "with house tables battle-table, archive says" in r.stderr
     r = _audit_tampered(t, archive_path, lambda a: a["game"]["tables"]["battle-table"]["rows"]["1"].__setitem__(0, 1))
     assert r.exit_code == 1
-    assert r.stderr == ("pbem: audit failed: game.tables: a house table does not fit farrapos: "
-                        "row 1, column 1: 1, but the rulebook prints - (printed cells cannot be replaced)\n")
+    assert r.stderr == (
+        "pbem: audit failed: game.tables: a house table does not fit farrapos: "
+        "row 1, column 1: 1, but the rulebook prints - (printed cells cannot be replaced)\n"
+    )
 
 
 def test_audit_page_shows_the_house_table_and_the_cells_that_differ(house_game) -> None:
@@ -303,9 +400,16 @@ def test_furor_barbarus_game_with_a_house_crt_and_counter_values(table: Table) -
     units = copy.deepcopy(FUROR.shipped_table("counter-values", "soissons"))
     units["units"]["clovis"]["strength"] = 3
     units["units"]["salian-1"]["mp"] = 5
-    r = new_game(table, "fb", "furor-barbarus", "--table", f"crt={write_table(table, 'furor-barbarus', 'crt', crt, 'soissons')}",
-                 "--table", f"counter-values={write_table(table, 'furor-barbarus', 'counter-values', units, 'soissons')}",
-                 scenario="soissons")
+    r = new_game(
+        table,
+        "fb",
+        "furor-barbarus",
+        "--table",
+        f"crt={write_table(table, 'furor-barbarus', 'crt', crt, 'soissons')}",
+        "--table",
+        f"counter-values={write_table(table, 'furor-barbarus', 'counter-values', units, 'soissons')}",
+        scenario="soissons",
+    )
     assert r.exit_code == 0, r.stderr
     assert table.count("house_table") == 2
     for seed in range(1, 4):

@@ -15,10 +15,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "data" / "mail"))
 
-from corpus import EXPECTED, FakePipeline, corpus_files, oversized_message, signed  # noqa: E402
+from corpus import EXPECTED, FakePipeline, corpus_files, oversized_message, signed
 
-from pbem.mail.intake import read_message  # noqa: E402
-from pbem.mail.readers import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox  # noqa: E402
+from pbem.mail.intake import read_message
+from pbem.mail.readers import SEEN_FILE_NAME, Verdict, ingest_dir, ingest_maildir, ingest_mbox
 
 REFEREE = "Referee <referee@pbem.example>"
 PLAYERS = ("bento@republic.example", "caxias@empire.example")  # registered: answered even without a turn file
@@ -59,7 +59,9 @@ def by_name(summary, items: list[tuple[str, bytes]]) -> dict[str, object]:
     result = {}
     for outcome in summary.outcomes:
         got = norm(outcome.raw)
-        name = next((n for n, r in items if norm(r) == got), None) or next((n for n, r in items if len(got) > 1000 and norm(r).startswith(got)), None)
+        name = next((n for n, r in items if norm(r) == got), None) or next(
+            (n for n, r in items if len(got) > 1000 and norm(r).startswith(got)), None
+        )
         assert name is not None, f"unknown message {outcome.source}"
         result[name] = outcome
     return result
@@ -80,7 +82,15 @@ def run(request, tmp_path_factory):
     else:
         box = write_mbox(root, items)
         summary = ingest_mbox(box, pipeline.submit, pipeline.check, outbox, REFEREE, players=PLAYERS)
-    return {"kind": request.param, "box": box, "items": items, "pipeline": pipeline, "summary": summary, "outbox": outbox, "root": root}
+    return {
+        "kind": request.param,
+        "box": box,
+        "items": items,
+        "pipeline": pipeline,
+        "summary": summary,
+        "outbox": outbox,
+        "root": root,
+    }
 
 
 @pytest.mark.parametrize("name", sorted(ALL_EXPECTED))
@@ -223,7 +233,13 @@ def test_read_message_pairs_a_lone_signature_with_a_lone_turn_file_whatever_thei
 
 
 def test_read_message_never_raises_on_garbage():
-    for raw in (b"", b"\x00" * 100, b"From: \xff\xfe\n\n\xff", b"Content-Type: multipart/mixed; boundary=x\n\n--x\n--x--", bytes(range(256))):
+    for raw in (
+        b"",
+        b"\x00" * 100,
+        b"From: \xff\xfe\n\n\xff",
+        b"Content-Type: multipart/mixed; boundary=x\n\n--x\n--x--",
+        bytes(range(256)),
+    ):
         intake = read_message(raw)
         assert intake.candidates == () and intake.problems
 
@@ -284,8 +300,14 @@ def test_ingest_drives_a_progress_bar_and_its_summary_table_lists_every_message(
 
 def test_read_message_finds_a_turn_file_in_html_pre_and_ignores_a_forward_of_nothing():
     message, signature = signed("empire", "move inf-1 from rio-grande to pelotas\n")
-    html = "<html><body><p>My orders:</p><pre>" + (message.decode() + signature).replace("&", "&amp;") + "</pre></body></html>"
-    raw = ("From: c@empire.example\nSubject: orders\nMIME-Version: 1.0\nContent-Type: text/html; charset=utf-8\n\n" + html).encode()
+    html = (
+        "<html><body><p>My orders:</p><pre>"
+        + (message.decode() + signature).replace("&", "&amp;")
+        + "</pre></body></html>"
+    )
+    raw = (
+        "From: c@empire.example\nSubject: orders\nMIME-Version: 1.0\nContent-Type: text/html; charset=utf-8\n\n" + html
+    ).encode()
     (candidate,) = read_message(raw).candidates
     assert candidate == candidate.__class__(message, signature, "inline HTML body")
 
@@ -315,7 +337,12 @@ def test_missing_mailboxes_are_named(tmp_path):
 def test_a_deeply_nested_message_without_message_id_is_refused_and_answered(tmp_path, depth):
     head = "From: Bento <bento@republic.example>\nSubject: orders\nDate: Fri, 06 Nov 2026 10:00:00 -0300\nMIME-Version: 1.0\n"
     parts = [f'Content-Type: multipart/mixed; boundary="n{i}"\n\n--n{i}\n' for i in range(depth)]
-    raw = (head + "".join(parts) + "Content-Type: text/plain\n\nhello\n" + "".join(f"--n{i}--\n" for i in reversed(range(depth)))).encode()
+    raw = (
+        head
+        + "".join(parts)
+        + "Content-Type: text/plain\n\nhello\n"
+        + "".join(f"--n{i}--\n" for i in reversed(range(depth)))
+    ).encode()
     box = write_maildir(tmp_path, [("deep.eml", raw)])
     pipeline = FakePipeline()
     summary = ingest_maildir(box, pipeline.submit, pipeline.check, tmp_path / "outbox", REFEREE, players=PLAYERS)

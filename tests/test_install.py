@@ -25,10 +25,18 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     # Built from a copy: setuptools reuses an in-tree build/ folder, whose leftovers
     # from an older layout would end up in the wheel.
     source = tmp_path_factory.mktemp("source") / "pbem"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "demo", "test-artifacts"))
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "demo", "test-artifacts"
+        ),
+    )
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "-w", str(out), str(source)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert built.returncode == 0, built.stderr[-3000:]
     return next(out.glob("pbem-*.whl")), built.stdout + built.stderr
@@ -43,7 +51,12 @@ def _fresh_venv(where: Path, wheel: Path, deps: bool) -> Path:
 
 
 def _site_packages(python: Path) -> Path:
-    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(out.stdout.strip())
 
 
@@ -52,9 +65,11 @@ def test_wheel_installs_only_the_pbem_name(wheel: tuple[Path, str], tmp_path: Pa
     names = sorted(p.name for p in _site_packages(python).iterdir() if p.name != "__pycache__")
     assert names == ["pbem", "pbem-0.1.0.dist-info"]
     # The rules engines and their data load from the installed package, not the clone.
-    probe = "from pbem.rules import find_ruleset; import pbem.templates as t, pathlib; " \
-            "r = find_ruleset('furor-barbarus'); p = r.setup('vouille', []); " \
-            "print(r.__module__, sorted(q.name for q in pathlib.Path(t.__file__).parent.glob('*.j2'))[0])"
+    probe = (
+        "from pbem.rules import find_ruleset; import pbem.templates as t, pathlib; "
+        "r = find_ruleset('furor-barbarus'); p = r.setup('vouille', []); "
+        "print(r.__module__, sorted(q.name for q in pathlib.Path(t.__file__).parent.glob('*.j2'))[0])"
+    )
     ran = subprocess.run([str(python), "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.split() == ["pbem.rules.furor_barbarus.ruleset", "audit.html.j2"]
@@ -103,8 +118,12 @@ def test_nothing_imports_the_bare_folder_names() -> None:
     """``rules`` and ``templates`` import as ``pbem.rules`` and ``pbem.templates``;
     importing both spellings would load every module twice."""
     bare = re.compile(r"^\s*(from|import)\s+(rules|templates)\b", re.MULTILINE)
-    offenders = [str(p.relative_to(ROOT)) for folder in ("pbem", "rules", "templates", "tests", "bench", "tools")
-                 for p in (ROOT / folder).rglob("*.py") if bare.search(p.read_text(encoding="utf-8"))]
+    offenders = [
+        str(p.relative_to(ROOT))
+        for folder in ("pbem", "rules", "templates", "tests", "bench", "tools")
+        for p in (ROOT / folder).rglob("*.py")
+        if bare.search(p.read_text(encoding="utf-8"))
+    ]
     assert offenders == []
 
 
@@ -114,10 +133,19 @@ def test_wheel_with_its_dependencies_runs_the_cli(wheel: tuple[Path, str], tmp_p
     pbem = python.parent / "pbem"
     subprocess.run([str(pbem), "keygen", "alice"], cwd=tmp_path, check=True, capture_output=True)
     subprocess.run([str(pbem), "keygen", "bob"], cwd=tmp_path, check=True, capture_output=True)
-    made = subprocess.run([str(pbem), "new", "g", "--rules", "farrapos", "--player", "republic=alice.pub", "--player", "empire=bob.pub"],
-                          cwd=tmp_path, capture_output=True, text=True)
+    made = subprocess.run(
+        [str(pbem), "new", "g", "--rules", "farrapos", "--player", "republic=alice.pub", "--player", "empire=bob.pub"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert made.returncode == 0, made.stderr
-    report = subprocess.run([str(pbem), "report", "g", "--side", "republic", "--format", "html", "-o", "r.html"], cwd=tmp_path, capture_output=True, text=True)
+    report = subprocess.run(
+        [str(pbem), "report", "g", "--side", "republic", "--format", "html", "-o", "r.html"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert report.returncode == 0, report.stderr
     assert "<svg" in (tmp_path / "r.html").read_text()
 

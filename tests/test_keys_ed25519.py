@@ -33,7 +33,13 @@ def _pem(body: bytes) -> bytes:
 def _without_check(body: bytes) -> bytes:
     """The file's body with its random check value zeroed (both copies)."""
     reader = WireReader(body[len(keys._SK_MAGIC) :])
-    reader.string(), reader.string(), reader.string(), reader.uint32(), reader.string()  # cipher, kdf, options, count, public key
+    (
+        reader.string(),
+        reader.string(),
+        reader.string(),
+        reader.uint32(),
+        reader.string(),
+    )  # cipher, kdf, options, count, public key
     at = len(body) - len(reader.rest()) + 4  # the private section's length, then its two check values
     return body[:at] + b"\0" * 8 + body[at + 8 :]
 
@@ -41,7 +47,9 @@ def _without_check(body: bytes) -> bytes:
 def test_a_new_key_file_is_the_one_cryptography_writes() -> None:
     key = ed25519.Ed25519PrivateKey.generate()
     ours = keys._ed25519_openssh(key)
-    theirs = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption())
+    theirs = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()
+    )
     assert len(ours) == len(theirs)
     assert _without_check(_body(ours)) == _without_check(_body(theirs))
     assert [len(line) for line in ours.splitlines()] == [len(line) for line in theirs.splitlines()]
@@ -99,7 +107,12 @@ def test_public_blobs_agree_with_cryptography() -> None:
     blob = wire_string("ssh-ed25519") + wire_string(point)
     fast = keys._ed25519_public(blob)
     assert fast is not None and fast.public_bytes_raw() == point
-    for bad in (blob[:-1], blob + b"\0", wire_string("ssh-ed25519") + wire_string(point[:31]), wire_string("ssh-rsa") + wire_string(point)):
+    for bad in (
+        blob[:-1],
+        blob + b"\0",
+        wire_string("ssh-ed25519") + wire_string(point[:31]),
+        wire_string("ssh-rsa") + wire_string(point),
+    ):
         assert keys._ed25519_public(bad) is None
     with pytest.raises(keys.KeyFileError, match="malformed ssh-ed25519 public key"):
         keys.PublicKey("ssh-ed25519", blob[:-1]).to_crypto()

@@ -24,7 +24,7 @@ class Collector:
     def __init__(self) -> None:
         self.messages: list[bytes] = []
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: ANN001, ANN201
+    async def handle_DATA(self, server, session, envelope):
         self.messages.append(envelope.original_content or envelope.content)
         return "250 OK"
 
@@ -51,8 +51,18 @@ def _game_with_mail(table: Table) -> Table:
     _, rep = table.key("republic")
     _, emp = table.key("empire")
     r = table.run(
-        "new", "mail1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}",
-        "--email", "republic=alice@example.org", "--email", "empire=bob@example.org",
+        "new",
+        "mail1",
+        "--rules",
+        "farrapos",
+        "--player",
+        f"republic={rep}",
+        "--player",
+        f"empire={emp}",
+        "--email",
+        "republic=alice@example.org",
+        "--email",
+        "empire=bob@example.org",
     )
     assert r.exit_code == 0, r.stderr
     return table
@@ -98,10 +108,14 @@ def test_send_then_ingest_reply_then_process(table: Table, smtp_server) -> None:
     inbox.add(garbage.as_bytes())
     outbox = t.tmp / "outbox"
 
-    r = t.run("ingest", "--maildir", str(t.tmp / "inbox"), "--outbox", str(outbox), "--sender", "referee@example.org", "-q")
+    r = t.run(
+        "ingest", "--maildir", str(t.tmp / "inbox"), "--outbox", str(outbox), "--sender", "referee@example.org", "-q"
+    )
     assert r.exit_code == 0, r.stderr
     assert "1 accepted, 1 refused" in r.stdout
-    answers = [email.message_from_bytes(m.as_bytes(), policy=email.policy.default) for m in mailbox.Maildir(outbox).values()]
+    answers = [
+        email.message_from_bytes(m.as_bytes(), policy=email.policy.default) for m in mailbox.Maildir(outbox).values()
+    ]
     assert sorted(a["To"] for a in answers) == ["alice@example.org", "bob@example.org"]
     con = sqlite3.connect(t.db)
     kept = con.execute("SELECT data, reason FROM refusal").fetchall()

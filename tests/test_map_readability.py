@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from map_positions import SHIPPED, Drawn, every_map, late
+
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus.svg import short_ids
 from pbem.rules.mapdraw import crop, focus_of
@@ -56,8 +57,10 @@ TOLERANCE = 1.0
 
 
 def _overlap(a: dict, b: dict) -> bool:
-    return (min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"]) > TOLERANCE
-            and min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"]) > TOLERANCE)
+    return (
+        min(a["x"] + a["w"], b["x"] + b["w"]) - max(a["x"], b["x"]) > TOLERANCE
+        and min(a["y"] + a["h"], b["y"] + b["h"]) - max(a["y"], b["y"]) > TOLERANCE
+    )
 
 
 def overlaps(measured: dict) -> list[str]:
@@ -67,7 +70,11 @@ def overlaps(measured: dict) -> list[str]:
     texts = measured["texts"]
     f = measured["frame"]
     for a in texts:
-        if a["x"] < f["x"] - TOLERANCE or a["x"] + a["w"] > f["x"] + f["w"] + TOLERANCE or a["y"] + a["h"] > f["y"] + f["h"] + TOLERANCE:
+        if (
+            a["x"] < f["x"] - TOLERANCE
+            or a["x"] + a["w"] > f["x"] + f["w"] + TOLERANCE
+            or a["y"] + a["h"] > f["y"] + f["h"] + TOLERANCE
+        ):
             found.append(f"label {a['t']!r} runs off the map")
     for i, a in enumerate(texts):
         for b in texts[i + 1 :]:
@@ -84,8 +91,13 @@ def map_page(drawn: list[Drawn]) -> str:
     for d in drawn:
         svg = find_ruleset(d.rules_id).map_svg(d.position, d.events, None)
         parts.append(f'<div class="map" id="{htmlmod.escape(d.name)}">{svg}</div>')
-    return ("<!DOCTYPE html><html><head><meta charset='utf-8'>" + MEASURE + "</head><body style='margin:0'>"
-            + "".join(parts) + "</body></html>")
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        + MEASURE
+        + "</head><body style='margin:0'>"
+        + "".join(parts)
+        + "</body></html>"
+    )
 
 
 def measure(tmp_path: Path, page: str) -> list[dict]:
@@ -104,7 +116,9 @@ def measure(tmp_path: Path, page: str) -> list[dict]:
 def test_no_label_overlaps_another_or_a_counter_on_any_shipped_map(tmp_path):
     drawn = every_map()
     assert len(drawn) == 2 * len(SHIPPED)
-    assert all(d.events for d in drawn if d.name.endswith("-late")), "every late position shows its last resolution's action"
+    assert all(d.events for d in drawn if d.name.endswith("-late")), (
+        "every late position shows its last resolution's action"
+    )
     measured = measure(tmp_path, map_page(drawn))
     assert [m["name"] for m in measured] == [d.name for d in drawn]
     problems = {}
@@ -123,8 +137,11 @@ def test_the_overlap_check_catches_a_label_over_a_counter_and_over_another_label
     m = re.search(r'<rect class="counter-box" x="([\d.]+)" y="([\d.]+)"', svg)
     assert m
     x, y = float(m.group(1)), float(m.group(2))
-    bad = svg.replace("</svg>", f'<text x="{x + 2}" y="{y + 20}" font-size="12">stray label</text>'
-                                f'<text x="{x + 6}" y="{y + 22}" font-size="12">another</text></svg>')
+    bad = svg.replace(
+        "</svg>",
+        f'<text x="{x + 2}" y="{y + 20}" font-size="12">stray label</text>'
+        f'<text x="{x + 6}" y="{y + 22}" font-size="12">another</text></svg>',
+    )
     page = map_page([]).replace("</body>", f'<div class="map" id="bad">{bad}</div></body>')
     (measured,) = measure(tmp_path, page)
     found = overlaps(measured)
@@ -148,9 +165,16 @@ def test_furor_barbarus_short_ids_are_unique_in_every_scenario_and_short():
         assert len(set(short.values())) == len(ids), scenario
         assert all(len(s) <= 9 for s in short.values()), {u: s for u, s in short.items() if len(s) > 10}
     assert short_ids(["visigoth-cavalry-2", "visigoth-cavalry-3", "clovis", "hunnic-burgundians"]) == {
-        "visigoth-cavalry-2": "vis-cav-2", "visigoth-cavalry-3": "vis-cav-3", "clovis": "clovis", "hunnic-burgundians": "hun-bur"}
+        "visigoth-cavalry-2": "vis-cav-2",
+        "visigoth-cavalry-3": "vis-cav-3",
+        "clovis": "clovis",
+        "hunnic-burgundians": "hun-bur",
+    }
     # two ids that would cut the same keep their full ids
-    assert short_ids(["salian-archers-1", "salian-arcani-1"]) == {"salian-archers-1": "salian-archers-1", "salian-arcani-1": "salian-arcani-1"}
+    assert short_ids(["salian-archers-1", "salian-arcani-1"]) == {
+        "salian-archers-1": "salian-archers-1",
+        "salian-arcani-1": "salian-arcani-1",
+    }
     assert short_ids(["burgundians", "theodoric"]) == {"burgundians": "burgund", "theodoric": "theodor"}
 
 
@@ -228,7 +252,11 @@ def test_screenshots_of_late_reports_the_site_index_and_the_audit_page(demo_game
     for r in results:
         side = r.sides[0]
         # the latest resolution with a battle (its table of rounds and its close-up), late in the game
-        fought = [k for k in range(r.last_k, 0, -1) if '<table class="rounds">' in (r.folder / report_filename(k, side)).read_text(encoding="utf-8")]
+        fought = [
+            k
+            for k in range(r.last_k, 0, -1)
+            if '<table class="rounds">' in (r.folder / report_filename(k, side)).read_text(encoding="utf-8")
+        ]
         assert fought, r.game_id
         taken += screenshot(tmp_path, r.folder / report_filename(fought[0], side), f"report-{r.scenario}-late")
     farrapos = next(r for r in results if r.rules == "farrapos")

@@ -23,7 +23,7 @@ def _player(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def _mailed_attachments(t: Table, port: int, handler, folder: Path) -> list[str]:  # noqa: ANN001
+def _mailed_attachments(t: Table, port: int, handler, folder: Path) -> list[str]:
     r = t.run("send", "mail1", "--turn", "0", "--smtp", f"127.0.0.1:{port}", "--sender", "referee@example.org")
     assert r.exit_code == 0, r.stderr
     mails = [email.message_from_bytes(m, policy=email.policy.default) for m in handler.messages]
@@ -38,7 +38,9 @@ def _sign(path: Path, key: Path) -> None:
     path.write_bytes(path.read_bytes() + sshsig.sign(path.read_bytes(), keys.load_private_key(key)).encode())
 
 
-def test_the_mailed_attachments_alone_give_the_referees_verdict(table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+def test_the_mailed_attachments_alone_give_the_referees_verdict(
+    table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch
+) -> None:
     t = _game_with_mail(table)
     handler, port = smtp_server
     player = t.tmp / "player"
@@ -70,7 +72,9 @@ def test_the_mailed_attachments_alone_give_the_referees_verdict(table: Table, sm
     assert not (player / "pbem.db").exists() and sorted(p.suffix for p in player.iterdir()).count(".db") == 0
 
 
-def test_reports_written_by_process_carry_the_position_file_and_the_template(new_farrapos, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reports_written_by_process_carry_the_position_file_and_the_template(
+    new_farrapos, monkeypatch: pytest.MonkeyPatch
+) -> None:
     t = new_farrapos("g1")
     folder = t.tmp / "reports"
     r = t.run("process", "g1", "--force-nmr", "--reports", str(folder))
@@ -85,7 +89,10 @@ def test_reports_written_by_process_carry_the_position_file_and_the_template(new
     monkeypatch.chdir(folder / "g1")
     code, out, err = _player("check", template, "--position", "g1-r1.position.json")
     assert (code, err) == (0, "")
-    assert out == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed (signature not checked)\n"
+    assert (
+        out
+        == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed (signature not checked)\n"
+    )
 
 
 def test_offline_check_messages(new_farrapos, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,12 +104,19 @@ def test_offline_check_messages(new_farrapos, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.delenv("PBEM_DB", raising=False)
     monkeypatch.chdir(folder)
 
-    assert _player("check", "turn.txt") == (1, "", "pbem: no referee's database here: a player checks offline with "
-                                            "'pbem check turn.txt --position G-rK.position.json' (the position file attached to the latest report)\n")
+    assert _player("check", "turn.txt") == (
+        1,
+        "",
+        "pbem: no referee's database here: a player checks offline with "
+        "'pbem check turn.txt --position G-rK.position.json' (the position file attached to the latest report)\n",
+    )
     Path("g1-r0.position.json").write_text('{"format": "pbem-archive/1"}')
     assert _player("check", "turn.txt", "--position", "g1-r0.position.json") == (
-        1, "", "pbem: g1-r0.position.json: not a position file (format 'pbem-archive/1', expected 'pbem-position/1'; "
-               "it is the G-rK.position.json attached to a report)\n")
+        1,
+        "",
+        "pbem: g1-r0.position.json: not a position file (format 'pbem-archive/1', expected 'pbem-position/1'; "
+        "it is the G-rK.position.json attached to a report)\n",
+    )
     assert _player("check", "turn.txt", "--position", "nowhere.json") == (1, "", "pbem: nowhere.json: no such file\n")
 
 
@@ -118,4 +132,7 @@ def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypat
     monkeypatch.chdir(player)
     code, out, err = _player("check", "turn-mail1-1-republic.txt", "--position", kept.name)
     assert (code, out) == (1, "")
-    assert err == f"pbem: mail1-r0.position.json: its position does not hash to its state {data['state']}; the file was changed after the referee wrote it\n"
+    assert (
+        err
+        == f"pbem: mail1-r0.position.json: its position does not hash to its state {data['state']}; the file was changed after the referee wrote it\n"
+    )

@@ -73,7 +73,15 @@ def test_status_json_contract(new_farrapos) -> None:
     st = status(t, "g1")
     for key in ("game", "rules", "turn", "awaiting", "over", "result"):
         assert key in st
-    assert st == {**st, "game": "g1", "rules": "farrapos", "turn": 1, "awaiting": ["republic"], "over": False, "result": None}
+    assert st == {
+        **st,
+        "game": "g1",
+        "rules": "farrapos",
+        "turn": 1,
+        "awaiting": ["republic"],
+        "over": False,
+        "result": None,
+    }
 
 
 def test_new_prints_the_commitment_and_keeps_the_seed_secret(table: Table) -> None:
@@ -93,7 +101,9 @@ def test_ssh_keygen_signed_file_is_accepted(new_farrapos) -> None:
     t = new_farrapos("g1")
     private, _ = t.key("republic")
     path = write_orders(t, "g1", "republic", "turn.txt")
-    subprocess.run([SSH_KEYGEN, "-Y", "sign", "-q", "-f", str(private), "-n", "pbem", str(path)], check=True, capture_output=True)
+    subprocess.run(
+        [SSH_KEYGEN, "-Y", "sign", "-q", "-f", str(private), "-n", "pbem", str(path)], check=True, capture_output=True
+    )
     r = t.run("submit", str(path))
     assert r.exit_code == 0, r.stderr
 
@@ -109,7 +119,9 @@ def test_pbem_signed_file_verifies_with_ssh_keygen(new_farrapos) -> None:
     with path.open("rb") as fh:
         out = subprocess.run(
             [SSH_KEYGEN, "-Y", "verify", "-f", str(allowed), "-I", "republic", "-n", "pbem", "-s", str(path) + ".sig"],
-            stdin=fh, capture_output=True, text=True,
+            stdin=fh,
+            capture_output=True,
+            text=True,
         )
     assert out.returncode == 0, out.stderr
     assert "Good" in out.stdout
@@ -163,7 +175,9 @@ def test_refused_wrong_namespace(new_farrapos) -> None:
     t = new_farrapos("g1")
     private, _ = t.key("republic")
     path = write_orders(t, "g1", "republic", "turn.txt")
-    subprocess.run([SSH_KEYGEN, "-Y", "sign", "-q", "-f", str(private), "-n", "git", str(path)], check=True, capture_output=True)
+    subprocess.run(
+        [SSH_KEYGEN, "-Y", "sign", "-q", "-f", str(private), "-n", "git", str(path)], check=True, capture_output=True
+    )
     _refused(t, path, "namespace")
 
 
@@ -189,7 +203,11 @@ def test_refused_stale_turn_and_replay(new_farrapos) -> None:
     stale = t.tmp / "stale.txt"
     stale.write_text(first.read_text().replace("# ", "#  ", 1) + "\n")
     sign(t, stale, "republic")
-    _refused(t, stale, "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, turn 2 (Empire))")
+    _refused(
+        t,
+        stale,
+        "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, turn 2 (Empire))",
+    )
 
 
 def test_refused_wrong_state_and_not_your_turn(new_farrapos) -> None:
@@ -322,7 +340,10 @@ def test_rollback_sets_aside_and_audit_shows_it(new_farrapos) -> None:
     r = t.run("audit", "--archive", str(archive))
     assert r.exit_code == 0, r.stderr
     assert "2 set aside by 1 rollback" in r.stdout
-    assert "rollback:             to resolution 1 at" in r.stdout and "set aside 2 (1835, turn 2 (Empire)), 3 (1835, turn 3 (Republic))" in r.stdout
+    assert (
+        "rollback:             to resolution 1 at" in r.stdout
+        and "set aside 2 (1835, turn 2 (Empire)), 3 (1835, turn 3 (Republic))" in r.stdout
+    )
 
 
 def test_store_opens_by_url(tmp_path: Path) -> None:
@@ -334,13 +355,52 @@ def test_store_opens_by_url(tmp_path: Path) -> None:
 def test_new_takes_game_and_scenario_options_and_refuses_unknown_ones(table: Table) -> None:
     _, a = table.key("a")
     _, b = table.key("b")
-    r = table.run("new", "f1", "--rules", "farrapos", "--option", "siege", "--option", "port-transport", "--player", f"republic={a}", "--player", f"empire={b}")
+    r = table.run(
+        "new",
+        "f1",
+        "--rules",
+        "farrapos",
+        "--option",
+        "siege",
+        "--option",
+        "port-transport",
+        "--player",
+        f"republic={a}",
+        "--player",
+        f"empire={b}",
+    )
     assert r.exit_code == 0, r.stderr
-    r = table.run("new", "v1", "--rules", "furor-barbarus", "--scenario", "vouille", "--option", "elite", "--option", "zoc-to-zoc",
-                  "--player", f"franks={a}", "--player", f"visigoths={b}")
+    r = table.run(
+        "new",
+        "v1",
+        "--rules",
+        "furor-barbarus",
+        "--scenario",
+        "vouille",
+        "--option",
+        "elite",
+        "--option",
+        "zoc-to-zoc",
+        "--player",
+        f"franks={a}",
+        "--player",
+        f"visigoths={b}",
+    )
     assert r.exit_code == 0, r.stderr
-    r = table.run("new", "v2", "--rules", "furor-barbarus", "--scenario", "soissons", "--option", "elite",
-                  "--player", f"franks={a}", "--player", f"gallo-romans={b}")
+    r = table.run(
+        "new",
+        "v2",
+        "--rules",
+        "furor-barbarus",
+        "--scenario",
+        "soissons",
+        "--option",
+        "elite",
+        "--player",
+        f"franks={a}",
+        "--player",
+        f"gallo-romans={b}",
+    )
     assert r.exit_code == 1 and "unknown option 'elite'" in r.stderr and "free-placement" in r.stderr
     r = table.run("new", "v3", "--rules", "furor-barbarus", "--scenario", "nowhere", "--player", f"franks={a}")
     assert r.exit_code == 1 and "unknown scenario 'nowhere'" in r.stderr

@@ -32,8 +32,20 @@ def desk(table: Table) -> Table:
     (Campus Mauriacus, set-up)."""
     _, a = table.key("alice")
     _, b = table.key("bob")
-    for args in (["g1", "--rules", "farrapos", "--player", f"republic={a}", "--player", f"empire={b}"],
-                 ["cm", "--rules", "furor-barbarus", "--scenario", "campus-mauriacus", "--player", f"romans={a}", "--player", f"huns={b}"]):
+    for args in (
+        ["g1", "--rules", "farrapos", "--player", f"republic={a}", "--player", f"empire={b}"],
+        [
+            "cm",
+            "--rules",
+            "furor-barbarus",
+            "--scenario",
+            "campus-mauriacus",
+            "--player",
+            f"romans={a}",
+            "--player",
+            f"huns={b}",
+        ],
+    ):
         r = table.run("new", *args)
         assert r.exit_code == 0, r.stderr
     return table
@@ -182,9 +194,25 @@ def test_furor_barbarus_messages(desk: Table, body: str, message: str) -> None:
 def test_a_standing_value_of_vouille_is_yes_no_or_off_map(desk: Table) -> None:
     _, a = desk.key("alice")
     _, b = desk.key("bob")
-    assert desk.run("new", "v1", "--rules", "furor-barbarus", "--scenario", "vouille", "--player", f"franks={a}", "--player", f"visigoths={b}").exit_code == 0
+    assert (
+        desk.run(
+            "new",
+            "v1",
+            "--rules",
+            "furor-barbarus",
+            "--scenario",
+            "vouille",
+            "--player",
+            f"franks={a}",
+            "--player",
+            f"visigoths={b}",
+        ).exit_code
+        == 0
+    )
     assert check(desk, "v1", "franks", "standing breton-evasion maybe") == (
-        1, "pbem: line 7: 'standing breton-evasion maybe': 'standing breton-evasion' takes yes or no or off-map, not 'maybe'\n")
+        1,
+        "pbem: line 7: 'standing breton-evasion maybe': 'standing breton-evasion' takes yes or no or off-map, not 'maybe'\n",
+    )
     assert check(desk, "v1", "franks", "standing breton-evasion no")[0] == 0
     assert check(desk, "v1", "franks", "standing breton-evasion off-map")[0] == 0
 
@@ -193,7 +221,10 @@ def test_advance_names_a_hand_to_hand_attacker_not_one_firing_at_range() -> None
     pos = fontenoy({"neustrie": "0404", "bowmen": "0402", "bourgogne": "0403"})
     orders, _ = FONTENOY.parse_orders("attack neustrie with bourgogne bowmen advance bowmen")
     assert [(p.line, p.message) for p in FONTENOY.validate(pos, "lothaire", orders)] == [
-        (1, "bowmen fires at range, and only a hand-to-hand attacker advances after combat (9.11); the hand-to-hand attackers are: bourgogne"),
+        (
+            1,
+            "bowmen fires at range, and only a hand-to-hand attacker advances after combat (9.11); the hand-to-hand attackers are: bourgogne",
+        ),
     ]
     orders, _ = FONTENOY.parse_orders("attack neustrie with bourgogne bowmen advance bourgogne")
     assert FONTENOY.validate(pos, "lothaire", orders) == []
@@ -229,32 +260,41 @@ NEW = [
 @pytest.mark.parametrize("args,message", NEW)
 def test_new_messages(table: Table, args: list[str], message: str) -> None:
     _, a = table.key("alice")
-    r = table.run("new", "x", *args, "--player", f"romans={a}", "--player", f"huns={a}") if "farrapos" not in args else \
-        table.run("new", "x", *args, "--player", f"republic={a}", "--player", f"empire={a}")
+    r = (
+        table.run("new", "x", *args, "--player", f"romans={a}", "--player", f"huns={a}")
+        if "farrapos" not in args
+        else table.run("new", "x", *args, "--player", f"republic={a}", "--player", f"empire={a}")
+    )
     assert (r.exit_code, r.stderr) == (1, message + "\n")
     assert not table.db.exists() or table.count("game") == 0
 
 
 # ------------------------------------------------------------------- keys
 
+
 def test_a_public_key_given_to_sign_is_named_as_such(desk: Table) -> None:
     _, public = desk.key("alice")
     path = turn_file(desk, "g1", "republic", "pass")
     r = desk.run("sign", str(path), "--key", str(public))
     assert (r.exit_code, r.stderr) == (
-        1, f"pbem: key file '{public}' is a public key, not a private one: sign with your private key file "
-           f"'{str(public)[:-4]}' (the same name without .pub)\n")
+        1,
+        f"pbem: key file '{public}' is a public key, not a private one: sign with your private key file "
+        f"'{str(public)[:-4]}' (the same name without .pub)\n",
+    )
 
 
 def test_a_private_key_given_as_a_player_key_is_named_as_such(table: Table) -> None:
     private, public = table.key("alice")
     r = table.run("new", "g1", "--rules", "farrapos", "--player", f"republic={private}", "--player", f"empire={public}")
     assert (r.exit_code, r.stderr) == (
-        1, "pbem: public key for republic: this is a private key, not a public one: give its .pub file "
-           "(and keep the private key to yourself)\n")
+        1,
+        "pbem: public key for republic: this is a private key, not a public one: give its .pub file "
+        "(and keep the private key to yourself)\n",
+    )
 
 
 # --------------------------------------------------------- signatures
+
 
 def test_a_rewrapped_inline_signed_file_is_named_as_rewrapped(desk: Table) -> None:
     """The template pasted into a mail, signed, then wrapped by the mail client."""
@@ -266,16 +306,19 @@ def test_a_rewrapped_inline_signed_file_is_named_as_rewrapped(desk: Table) -> No
     signed = path.read_text()
     cut = signed.index(long_comment) + 72
     cut = signed.rindex(" ", 0, cut)
-    path.write_text(signed[:cut] + "\n" + signed[cut + 1:])  # the client breaks the line at a space
+    path.write_text(signed[:cut] + "\n" + signed[cut + 1 :])  # the client breaks the line at a space
     wrapped_line = signed[:cut].count("\n") + 2
     r = desk.run("submit", str(path))
     assert (r.exit_code, r.stderr) == (
-        1, f"pbem: signature refused: signature does not match the file, and the file looks re-wrapped by a mail client "
-           f"(line {wrapped_line} continues the line before it); send the turn file as an attachment with its .sig, "
-           f"or sign it again and paste it with no line over 72 columns\n")
+        1,
+        f"pbem: signature refused: signature does not match the file, and the file looks re-wrapped by a mail client "
+        f"(line {wrapped_line} continues the line before it); send the turn file as an attachment with its .sig, "
+        f"or sign it again and paste it with no line over 72 columns\n",
+    )
 
 
 # ------------------------------------------------------------ templates
+
 
 @pytest.mark.parametrize("game,side", [("g1", "republic"), ("cm", "romans"), ("cm", "huns")])
 def test_templates_fit_in_72_columns(desk: Table, game: str, side: str) -> None:
@@ -289,9 +332,16 @@ def test_templates_fit_in_72_columns(desk: Table, game: str, side: str) -> None:
 def test_furor_barbarus_set_up_template_gives_strengths_and_every_standing_order(desk: Table) -> None:
     huns_set_up(desk)
     text = desk.run("orders", "cm", "--side", "romans").stdout
-    assert "#   burgundians (infantry 3, 4 MP), franks (infantry 3, 4 MP),\n#     armoricans (infantry 3, 4 MP), saxons (infantry 2, 4 MP) -> 1705\n" in text
-    for form in ("standing advance yes|no", "standing losses UNIT,UNIT,...", "standing retreat HEX,HEX,...",
-                 "standing impetuous-target strongest|weakest"):
+    assert (
+        "#   burgundians (infantry 3, 4 MP), franks (infantry 3, 4 MP),\n#     armoricans (infantry 3, 4 MP), saxons (infantry 2, 4 MP) -> 1705\n"
+        in text
+    )
+    for form in (
+        "standing advance yes|no",
+        "standing losses UNIT,UNIT,...",
+        "standing retreat HEX,HEX,...",
+        "standing impetuous-target strongest|weakest",
+    ):
         assert f"#   {form}\n" in text
 
 
@@ -315,11 +365,21 @@ def test_furor_barbarus_play_template_lists_the_special_orders(desk: Table) -> N
 
 # -------------------------------------------------- unknown games, process
 
-@pytest.mark.parametrize("args", [
-    ["status", "nosuch"], ["orders", "nosuch", "--side", "republic"], ["dice", "nosuch"],
-    ["export", "nosuch", "-o", "x.json"], ["audit", "nosuch"], ["rollback", "nosuch", "--to", "0"],
-    ["report", "nosuch", "-o", "x.html"], ["process", "nosuch"], ["process", "g1", "nosuch"],
-])
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status", "nosuch"],
+        ["orders", "nosuch", "--side", "republic"],
+        ["dice", "nosuch"],
+        ["export", "nosuch", "-o", "x.json"],
+        ["audit", "nosuch"],
+        ["rollback", "nosuch", "--to", "0"],
+        ["report", "nosuch", "-o", "x.html"],
+        ["process", "nosuch"],
+        ["process", "g1", "nosuch"],
+    ],
+)
 def test_an_unknown_game_is_named_with_the_games_there(desk: Table, args: list[str]) -> None:
     before = desk.dump()
     r = desk.run(*args)
@@ -330,58 +390,104 @@ def test_an_unknown_game_is_named_with_the_games_there(desk: Table, args: list[s
 def test_process_counts_finished_games_apart(desk: Table) -> None:
     con = sqlite3.connect(desk.db)
     with con:
-        con.execute("UPDATE game SET over = 1, result = ? WHERE id = 'cm'",
-                    (json.dumps({"kind": "major_victory", "winner": "romans", "reason": "Huns' losses 37 against a threshold of 29 (rule 10)"}),))
+        con.execute(
+            "UPDATE game SET over = 1, result = ? WHERE id = 'cm'",
+            (
+                json.dumps(
+                    {
+                        "kind": "major_victory",
+                        "winner": "romans",
+                        "reason": "Huns' losses 37 against a threshold of 29 (rule 10)",
+                    }
+                ),
+            ),
+        )
     con.close()
     r = desk.run("process", "--all")
     assert (r.exit_code, r.stdout) == (0, "g1: awaiting republic\n0 resolution(s) made, 1 game(s) waiting\n")
     r = desk.run("process", "cm", "g1")
-    assert (r.exit_code, r.stdout) == (0, "cm: game over\ng1: awaiting republic\n0 resolution(s) made, 1 game(s) waiting, 1 game(s) over\n")
+    assert (r.exit_code, r.stdout) == (
+        0,
+        "cm: game over\ng1: awaiting republic\n0 resolution(s) made, 1 game(s) waiting, 1 game(s) over\n",
+    )
 
 
 # ---------------------------------------------------- outcomes and scores
 
+
 def test_outcome_and_score_in_plain_words(desk: Table) -> None:
     r = desk.run("status", "cm")
-    assert r.stdout.splitlines()[1:3] == ["  huns: losses 0 against a threshold of 29", "  romans: losses 0 against a threshold of 30"]
+    assert r.stdout.splitlines()[1:3] == [
+        "  huns: losses 0 against a threshold of 29",
+        "  romans: losses 0 against a threshold of 30",
+    ]
     report = desk.tmp / "r.txt"
     assert desk.run("report", "cm", "--side", "romans", "--format", "text", "-o", str(report)).exit_code == 0
     assert "\nSCORE (losses (lower is better))\n" in report.read_text()
     con = sqlite3.connect(desk.db)
     with con:
-        con.execute("UPDATE game SET over = 1, result = ? WHERE id = 'cm'",
-                    (json.dumps({"kind": "major_victory", "winner": "romans", "reason": "Huns' losses 37 against a threshold of 29 (rule 10)"}),))
+        con.execute(
+            "UPDATE game SET over = 1, result = ? WHERE id = 'cm'",
+            (
+                json.dumps(
+                    {
+                        "kind": "major_victory",
+                        "winner": "romans",
+                        "reason": "Huns' losses 37 against a threshold of 29 (rule 10)",
+                    }
+                ),
+            ),
+        )
     con.close()
     r = desk.run("status", "cm")
-    assert r.stdout.splitlines()[-1] == "  game over: Romans win a major victory: Huns' losses 37 against a threshold of 29 (rule 10)"
-    assert json.loads(desk.run("status", "cm", "--json").stdout)["outcome"] == \
-        "Romans win a major victory: Huns' losses 37 against a threshold of 29 (rule 10)"
+    assert (
+        r.stdout.splitlines()[-1]
+        == "  game over: Romans win a major victory: Huns' losses 37 against a threshold of 29 (rule 10)"
+    )
+    assert (
+        json.loads(desk.run("status", "cm", "--json").stdout)["outcome"]
+        == "Romans win a major victory: Huns' losses 37 against a threshold of 29 (rule 10)"
+    )
 
 
 def test_a_major_victory_is_written_in_plain_words() -> None:
     from pbem.rules.furor_barbarus.victory import core_outcome
-
     from tests.test_furor_barbarus_core_support import battlefield
 
     outcome = core_outcome(battlefield({}, losses={"charles": 10, "lothaire": 3}), last_turn=False)
     assert outcome is not None
-    assert FONTENOY.outcome_text(outcome) == "Lothaire win a major victory: Charles' losses 10 against a threshold of 10 (rule 10)"
+    assert (
+        FONTENOY.outcome_text(outcome)
+        == "Lothaire win a major victory: Charles' losses 10 against a threshold of 10 (rule 10)"
+    )
 
 
 # ------------------------------------------------------------- receipts
+
 
 def test_a_receipt_gives_the_order_count_once(desk: Table) -> None:
     path = turn_file(desk, "g1", "republic", "pass")
     signed = path.read_bytes() + sshsig.sign(path.read_bytes(), keys.load_private_key(desk.key("alice")[0])).encode()
     mail = EmailMessage()
-    mail["From"], mail["To"], mail["Subject"], mail["Message-ID"] = "alice@example.org", "referee@example.org", "orders", "<o1@example.org>"
+    mail["From"], mail["To"], mail["Subject"], mail["Message-ID"] = (
+        "alice@example.org",
+        "referee@example.org",
+        "orders",
+        "<o1@example.org>",
+    )
     mail.set_content(signed.decode())
     mailbox.Maildir(desk.tmp / "inbox", create=True).add(mail.as_bytes())
     r = desk.run("ingest", "--maildir", str(desk.tmp / "inbox"), "--outbox", str(desk.tmp / "outbox"), "-q")
     assert r.exit_code == 0, r.stderr
-    (answer,) = [email.message_from_bytes(m.as_bytes(), policy=email.policy.default) for m in mailbox.Maildir(desk.tmp / "outbox").values()]
+    (answer,) = [
+        email.message_from_bytes(m.as_bytes(), policy=email.policy.default)
+        for m in mailbox.Maildir(desk.tmp / "outbox").values()
+    ]
     body = answer.get_content()
-    assert "Orders as understood:\n  g1, republic, resolution 1 - 1835, turn 1 (Republic): 1 order\n  line 7: pass\n" in body
+    assert (
+        "Orders as understood:\n  g1, republic, resolution 1 - 1835, turn 1 (Republic): 1 order\n  line 7: pass\n"
+        in body
+    )
     assert body.count("as understood") == 1
 
 
@@ -390,21 +496,36 @@ def test_a_file_that_is_no_key_at_all_is_named_without_library_advice(desk: Tabl
     notakey = desk.tmp / "notakey"
     notakey.write_text("hello\n")
     r = desk.run("sign", str(path), "--key", str(notakey))
-    assert (r.exit_code, r.stderr) == (1, f"pbem: cannot load private key '{notakey}': it is not an OpenSSH or PEM private key file\n")
+    assert (r.exit_code, r.stderr) == (
+        1,
+        f"pbem: cannot load private key '{notakey}': it is not an OpenSSH or PEM private key file\n",
+    )
 
 
-@pytest.mark.parametrize("game,side,body,message", [
-    ("g1", "republic", "atack porto-alegre from triunfo with inf-1",
-     "pbem: line 7: 'atack porto-alegre from triunfo with inf-1' is not an order (did you mean attack?); the orders are: "
-     "attack CITY from CITY with MU... [until-won | rounds N | stop-after N] [losses MU...] [occupy MU...|all|none]; "
-     "invade CITY from CITY with MU...; move MU... from CITY to CITY; pass; carry MU... from PORT to PORT; "
-     "place MU... CITY; militia CITY; losses MU|militia ...; defend CITY losses MU|militia ..."),
-    ("cm", "romans", "Plase aetius 1705",
-     "pbem: line 7: 'Plase aetius 1705': unknown order 'Plase' (orders: place, move, attack, standing, special) (did you mean place?)"),
-    ("cm", "romans", "place aetius",
-     "pbem: line 7: 'place aetius': expected 'place UNIT HEX'"),
-])
-def test_syntax_errors_quote_the_line_first_in_both_rulesets(desk: Table, game: str, side: str, body: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "game,side,body,message",
+    [
+        (
+            "g1",
+            "republic",
+            "atack porto-alegre from triunfo with inf-1",
+            "pbem: line 7: 'atack porto-alegre from triunfo with inf-1' is not an order (did you mean attack?); the orders are: "
+            "attack CITY from CITY with MU... [until-won | rounds N | stop-after N] [losses MU...] [occupy MU...|all|none]; "
+            "invade CITY from CITY with MU...; move MU... from CITY to CITY; pass; carry MU... from PORT to PORT; "
+            "place MU... CITY; militia CITY; losses MU|militia ...; defend CITY losses MU|militia ...",
+        ),
+        (
+            "cm",
+            "romans",
+            "Plase aetius 1705",
+            "pbem: line 7: 'Plase aetius 1705': unknown order 'Plase' (orders: place, move, attack, standing, special) (did you mean place?)",
+        ),
+        ("cm", "romans", "place aetius", "pbem: line 7: 'place aetius': expected 'place UNIT HEX'"),
+    ],
+)
+def test_syntax_errors_quote_the_line_first_in_both_rulesets(
+    desk: Table, game: str, side: str, body: str, message: str
+) -> None:
     if game == "cm":
         huns_set_up(desk)
     assert check(desk, game, side, body) == (1, message + "\n")

@@ -30,7 +30,9 @@ pytestmark = pytest.mark.postgres
 
 
 def pbem(url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pbem", "--db", url, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pbem", "--db", url, *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def passes(url: str, cwd: Path) -> Callable[..., str]:
@@ -56,7 +58,9 @@ def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path)
         ok("process", "--all")
     replay = pbem(postgres_url, tmp_path, "submit", "t1.txt")
     assert replay.returncode == 1 and "already resolved in resolution 1" in replay.stderr
-    wrong_key = pbem(postgres_url, tmp_path, "sign", "t1.txt", "--key", "k/emp")  # overwrite t1.txt.sig with the other key
+    wrong_key = pbem(
+        postgres_url, tmp_path, "sign", "t1.txt", "--key", "k/emp"
+    )  # overwrite t1.txt.sig with the other key
     assert wrong_key.returncode == 0
     refused = pbem(postgres_url, tmp_path, "submit", "t1.txt")
     assert refused.returncode == 1 and "signature is by the empire side's key" in refused.stderr
@@ -140,7 +144,6 @@ def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
     assert "hunter2" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-
 def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url: str, tmp_path: Path) -> None:
     """Issue 14: on PostgreSQL the plain-SQL commands (``check``, ``submit``,
     ``process``, with workers too, ``status``) go through psycopg alone
@@ -154,7 +157,13 @@ def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url
         ok("new", game, "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
         ok("orders", game, "--side", "republic", "--bot", "random", "-o", f"{game}.txt")
         ok("sign", f"{game}.txt", "--key", "k/rep")
-    for args in (["check", "g1.txt"], ["submit", "g1.txt"], ["submit", "g2.txt"], ["process", "--all", "--jobs", "2"], ["status", "g1", "--json"]):
+    for args in (
+        ["check", "g1.txt"],
+        ["submit", "g1.txt"],
+        ["submit", "g2.txt"],
+        ["process", "--all", "--jobs", "2"],
+        ["status", "g1", "--json"],
+    ):
         result, modules = imports_of(args, tmp_path, postgres_url)  # type: ignore[arg-type]
         assert result.returncode == 0, (args, result.stderr[-2000:])
         assert offending(modules, ("sqlalchemy", "sqlmodel", "pydantic", "pbem.store.orm")) == [], args

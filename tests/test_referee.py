@@ -29,8 +29,19 @@ def game(table: Table, name: str = "g1", *extra: str) -> Table:
     _, rep = table.key("republic")
     _, emp = table.key("empire")
     r = table.run(
-        "new", name, "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}",
-        "--email", f"republic={REP}", "--email", f"empire={EMP}", *extra,
+        "new",
+        name,
+        "--rules",
+        "farrapos",
+        "--player",
+        f"republic={rep}",
+        "--player",
+        f"empire={emp}",
+        "--email",
+        f"republic={REP}",
+        "--email",
+        f"empire={EMP}",
+        *extra,
     )
     assert r.exit_code == 0, r.stderr
     return table
@@ -52,7 +63,10 @@ def outbox(table: Table) -> list[dict]:
 
 def turn_file(table: Table, name: str, side: str, seed: int = 0) -> bytes:
     path = table.tmp / f"{name}-{side}.txt"
-    assert table.run("orders", name, "--side", side, "--bot", "random", "--seed", str(seed), "-o", str(path)).exit_code == 0
+    assert (
+        table.run("orders", name, "--side", side, "--bot", "random", "--seed", str(seed), "-o", str(path)).exit_code
+        == 0
+    )
     return path.read_bytes()
 
 
@@ -66,7 +80,10 @@ def inbox(table: Table) -> mailbox.Maildir:
 def test_new_game_queues_each_side_its_report_and_tick_delivers_it_once(table: Table, smtp: SmtpServer) -> None:
     game(table)
     owed = outbox(table)
-    assert sorted((o["kind"], o["to"], o["state"]) for o in owed) == [("report", EMP, "pending"), ("report", REP, "pending")]
+    assert sorted((o["kind"], o["to"], o["state"]) for o in owed) == [
+        ("report", EMP, "pending"),
+        ("report", REP, "pending"),
+    ]
     r = table.run("tick", "--smtp", smtp.address, "--sender", REFEREE)
     assert r.exit_code == 0, r.stderr
     assert "2 sent" in r.stdout
@@ -94,7 +111,9 @@ def test_smtp_down_then_up_queues_then_delivers_once(table: Table, smtp: SmtpSer
     assert table.run("tick", "--smtp", smtp.address, "--sender", REFEREE).exit_code == 0
     assert len(smtp.handler.messages) == 2
     assert [(o["state"], o["attempts"]) for o in outbox(table)] == [("sent", 2), ("sent", 2)]
-    assert sorted(m["Message-ID"] for m in smtp.handler.parsed()) == sorted(o["message_id"] for o in owed), "the retry reuses each row's Message-ID"
+    assert sorted(m["Message-ID"] for m in smtp.handler.parsed()) == sorted(o["message_id"] for o in owed), (
+        "the retry reuses each row's Message-ID"
+    )
 
 
 def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, smtp: SmtpServer) -> None:
@@ -103,13 +122,13 @@ def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, sm
             self.refuse = True
             self.messages: list[bytes] = []
 
-        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):  # noqa: ANN001, ANN201
+        async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
             if self.refuse and address == EMP:
                 return "550 no such user"
             envelope.rcpt_tos.append(address)
             return "250 OK"
 
-        async def handle_DATA(self, server, session, envelope):  # noqa: ANN001, ANN201
+        async def handle_DATA(self, server, session, envelope):
             self.messages.append(envelope.content)
             return "250 OK"
 
@@ -142,7 +161,9 @@ def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, sm
 # ------------------------------------------------------------------ intake
 
 
-def test_receipt_goes_to_sender_and_registered_address_spam_is_not_answered_poison_is_passed_by(table: Table, smtp: SmtpServer) -> None:
+def test_receipt_goes_to_sender_and_registered_address_spam_is_not_answered_poison_is_passed_by(
+    table: Table, smtp: SmtpServer
+) -> None:
     game(table)
     box = inbox(table)
     private, _ = table.key("republic")
@@ -152,11 +173,25 @@ def test_receipt_goes_to_sender_and_registered_address_spam_is_not_answered_pois
     )
     box.add(poison)
     box.add(plain_mail("buy@spam.example", REFEREE, "Buy now", "cheap watches", "<spam@spam.example>"))
-    box.add(signed_reply(turn_file(table, "g1", "republic"), private, "Alice <alice.home@example.net>", REFEREE, "my orders", "<orders-1@example.net>", time.time() + 5))
+    box.add(
+        signed_reply(
+            turn_file(table, "g1", "republic"),
+            private,
+            "Alice <alice.home@example.net>",
+            REFEREE,
+            "my orders",
+            "<orders-1@example.net>",
+            time.time() + 5,
+        )
+    )
     r = table.run("tick", "--maildir", str(table.tmp / "inbox"), "--smtp", smtp.address, "--sender", REFEREE)
     assert r.exit_code == 0, r.stderr
     verdicts = dict(rows(table, "SELECT message_id, verdict FROM intake"))
-    assert verdicts == {"<poison@example.net>": "refused", "<spam@spam.example>": "refused", "<orders-1@example.net>": "accepted"}
+    assert verdicts == {
+        "<poison@example.net>": "refused",
+        "<spam@spam.example>": "refused",
+        "<orders-1@example.net>": "accepted",
+    }
     assert len(rows(table, "SELECT id FROM refusal")) == 2, "spam and poison are kept as refusals with their bytes"
     assert any(b"Buy now" in bytes(d) for (d,) in rows(table, "SELECT data FROM refusal"))
     mails = smtp.handler.parsed()
@@ -189,10 +224,16 @@ def test_durations_and_clock_settings_are_checked_and_nothing_is_stored(table: T
     _, emp = table.key("empire")
     base = ["new", "g1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}"]
     for extra, message in (
-        (["--deadline", "3x"], "--deadline: bad duration '3x': write a whole number and a unit, like 90s, 45m, 72h or 3d"),
+        (
+            ["--deadline", "3x"],
+            "--deadline: bad duration '3x': write a whole number and a unit, like 90s, 45m, 72h or 3d",
+        ),
         (["--deadline", "1h", "--remind", "2h"], "must come after the turn starts"),
         (["--grace", "1h"], "grace, remind and wait need a deadline"),
-        (["--email", "republic=alice@example.org\nBcc: x@y.org"], "--email republic: 'alice@example.org\\nBcc: x@y.org' is not an email address: it contains a line break"),
+        (
+            ["--email", "republic=alice@example.org\nBcc: x@y.org"],
+            "--email republic: 'alice@example.org\\nBcc: x@y.org' is not an email address: it contains a line break",
+        ),
         (["--email", "republic=a@b.org, c@d.org"], "is not one email address"),
         (["--email", "republic=not an address"], "is not a valid email address"),
     ):
@@ -293,7 +334,9 @@ def test_games_lists_every_game(table: Table) -> None:
     listed = json.loads(table.run("games", "--json").stdout)
     assert [g["game"] for g in listed] == ["a1", "b2"]
     a1 = listed[0]
-    assert a1["rules"] == "farrapos" and a1["resolution"] == 0 and a1["awaiting"] == ["republic"] and a1["outcome"] is None
+    assert (
+        a1["rules"] == "farrapos" and a1["resolution"] == 0 and a1["awaiting"] == ["republic"] and a1["outcome"] is None
+    )
     assert a1["deadline"] and listed[1]["deadline"] is None
     r = table.run("games")
     assert r.exit_code == 0 and "a1: farrapos/campaign, resolution 0" in r.stdout and "2 game(s)" in r.stdout
@@ -357,7 +400,9 @@ def test_rollback_queues_a_notice_naming_the_resolution_awaited(table: Table) ->
 # ------------------------------------------------------------------ bad input
 
 
-def test_bad_service_options_are_named_and_change_nothing(table: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_service_options_are_named_and_change_nothing(
+    table: Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     game(table)
     before = table.dump()
     monkeypatch.delenv("PBEM_IMAP_PASSWORD", raising=False)
@@ -383,8 +428,24 @@ def test_bad_service_options_are_named_and_change_nothing(table: Table, tmp_path
 def test_serve_stops_on_sigterm_after_finishing_its_step(table: Table, smtp: SmtpServer) -> None:
     game(table)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pbem", "--db", str(table.db), "serve", "--every", "0.3", "--smtp", smtp.address, "--sender", REFEREE],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=table.tmp,
+        [
+            sys.executable,
+            "-m",
+            "pbem",
+            "--db",
+            str(table.db),
+            "serve",
+            "--every",
+            "0.3",
+            "--smtp",
+            smtp.address,
+            "--sender",
+            REFEREE,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=table.tmp,
     )
     deadline = time.monotonic() + 60
     while len(smtp.handler.messages) < 2 and time.monotonic() < deadline:
@@ -415,7 +476,11 @@ def test_two_ticks_at_once_judge_each_message_once(table: Table) -> None:
     private, _ = table.key("republic")
     box = inbox(table)
     for name in ("c1", "c2", "c3", "c4"):
-        box.add(signed_reply(turn_file(table, name, "republic"), private, REP, REFEREE, f"orders {name}", f"<{name}@example.org>"))
+        box.add(
+            signed_reply(
+                turn_file(table, name, "republic"), private, REP, REFEREE, f"orders {name}", f"<{name}@example.org>"
+            )
+        )
         box.add(plain_mail(f"x{name}@spam.example", REFEREE, "Buy now", "cheap", f"<spam-{name}@spam.example>"))
     command = [sys.executable, "-m", "pbem", "--db", str(table.db), "tick", "--maildir", str(table.tmp / "inbox")]
     procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
@@ -429,20 +494,33 @@ def test_two_ticks_at_once_judge_each_message_once(table: Table) -> None:
 
 
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
-def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 
     from tests.imap_server import free_port
     from tests.mailkit import Collector
 
-    def authenticator(server, session, envelope, mechanism, auth_data):  # noqa: ANN001, ANN201
-        ok = isinstance(auth_data, LoginPassword) and auth_data.login == b"referee" and auth_data.password == b"right horse"
+    def authenticator(server, session, envelope, mechanism, auth_data):
+        ok = (
+            isinstance(auth_data, LoginPassword)
+            and auth_data.login == b"referee"
+            and auth_data.password == b"right horse"
+        )
         return AuthResult(success=ok, handled=False)
 
     handler = Collector()
     port = free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port, authenticator=authenticator, auth_require_tls=False, auth_required=True)
+    controller = Controller(
+        handler,
+        hostname="127.0.0.1",
+        port=port,
+        authenticator=authenticator,
+        auth_require_tls=False,
+        auth_required=True,
+    )
     controller.start()
     try:
         game(table)
@@ -454,7 +532,9 @@ def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(t
         assert r.exit_code == 1
         assert f"SMTP server 127.0.0.1:{port} refused the login of 'referee'" in r.stderr
         assert "battery" not in r.stderr + r.stdout
-        assert {(o["state"], o["attempts"]) for o in outbox(table)} == {("pending", 0)}, "a refused login is not a message's attempt"
+        assert {(o["state"], o["attempts"]) for o in outbox(table)} == {("pending", 0)}, (
+            "a refused login is not a message's attempt"
+        )
         r = table.run(*args)
         assert r.exit_code == 1 and "no SMTP password for 'referee'" in r.stderr
         monkeypatch.setenv("PBEM_SMTP_PASSWORD", "right horse")
@@ -521,8 +601,24 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
 
     _, rep = t.key("republic")
     _, emp = t.key("empire")
-    r = run("new", "pg1", "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}",
-            "--email", f"republic={REP}", "--email", f"empire={EMP}", "--deadline", "1s", "--remind", "0s")
+    r = run(
+        "new",
+        "pg1",
+        "--rules",
+        "farrapos",
+        "--player",
+        f"republic={rep}",
+        "--player",
+        f"empire={emp}",
+        "--email",
+        f"republic={REP}",
+        "--email",
+        f"empire={EMP}",
+        "--deadline",
+        "1s",
+        "--remind",
+        "0s",
+    )
     assert r.returncode == 0, r.stderr
     private, _ = t.key("republic")
     orders = tmp_path / "o.txt"
@@ -538,7 +634,9 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
     r = run(*args)
     assert r.returncode == 0 and "0 message(s) judged" in r.stdout, r.stdout
     assert "late notice, empire missed the deadline" in r.stdout
-    assert "resolution 2 (1835, turn 2 (Empire)), no moves received from empire (deadline passed)" in r.stdout, "no grace: NMR at the deadline"
+    assert "resolution 2 (1835, turn 2 (Empire)), no moves received from empire (deadline passed)" in r.stdout, (
+        "no grace: NMR at the deadline"
+    )
     assert run("player", "pg1", "empire", "--email", "emp2@example.org").returncode == 0
     assert run("game", "set", "pg1", "deadline=none").returncode == 0
     assert run("tick", "--smtp", smtp.address, "--sender", REFEREE).returncode == 0
@@ -555,7 +653,9 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
 def test_ingest_with_smtp_delivers_the_outbox_and_a_rerun_answers_nobody_twice(table: Table, smtp: SmtpServer) -> None:
     game(table)
     private, _ = table.key("republic")
-    inbox(table).add(signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<ingest-smtp@example.org>"))
+    inbox(table).add(
+        signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<ingest-smtp@example.org>")
+    )
     args = ("ingest", "--maildir", str(table.tmp / "inbox"), "--smtp", smtp.address, "--sender", REFEREE, "-q")
     r = table.run(*args)
     assert r.exit_code == 0, r.stderr

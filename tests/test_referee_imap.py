@@ -22,18 +22,33 @@ def trusted(dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch) -> Dovecot:
     return dovecot
 
 
-def test_imap_intake_marks_seen_after_commit_and_never_judges_twice(table: Table, trusted: Dovecot, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_imap_intake_marks_seen_after_commit_and_never_judges_twice(
+    table: Table, trusted: Dovecot, smtp: SmtpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dovecot = trusted
     game(table)
     private, _ = table.key("republic")
     dovecot.deliver("referee", plain_mail("buy@spam.example", REFEREE, "Buy now", "cheap", "<spam-imap@spam.example>"))
-    dovecot.deliver("referee", signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<imap-orders@example.org>", time.time() + 1))
+    dovecot.deliver(
+        "referee",
+        signed_reply(
+            turn_file(table, "g1", "republic"),
+            private,
+            REP,
+            REFEREE,
+            "orders",
+            "<imap-orders@example.org>",
+            time.time() + 1,
+        ),
+    )
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", password("referee"))
     args = ("tick", "--imap", dovecot.url("referee"), "--smtp", smtp.address, "--sender", REFEREE)
     r = table.run(*args)
     assert r.exit_code == 0, r.stderr
     assert "accepted: imap referee@127.0.0.1" in r.stdout and "refused: imap referee@127.0.0.1" in r.stdout
-    assert all(seen for _uid, _raw, seen in dovecot.fetch_all("referee")), "\\Seen is set once the judgement is committed"
+    assert all(seen for _uid, _raw, seen in dovecot.fetch_all("referee")), (
+        "\\Seen is set once the judgement is committed"
+    )
     con = sqlite3.connect(table.db)
     intake = con.execute("SELECT uid, uidvalidity, verdict, message_id FROM intake ORDER BY uid").fetchall()
     con.close()
@@ -51,10 +66,14 @@ def test_imap_intake_marks_seen_after_commit_and_never_judges_twice(table: Table
     assert con.execute("SELECT COUNT(*) FROM submission").fetchone()[0] == 1
     con.close()
     status = json.loads(table.run("status", "g1", "--json").stdout)
-    assert status["turn"] == 2 and status["awaiting"] == ["empire"], "the republic alone was due: its file resolved turn 1"
+    assert status["turn"] == 2 and status["awaiting"] == ["empire"], (
+        "the republic alone was due: its file resolved turn 1"
+    )
 
 
-def test_a_wrong_imap_password_is_named_without_the_password(table: Table, trusted: Dovecot, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wrong_imap_password_is_named_without_the_password(
+    table: Table, trusted: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
     dovecot = trusted
     game(table)
     before = table.dump()
@@ -71,12 +90,19 @@ def test_a_wrong_imap_password_is_named_without_the_password(table: Table, trust
 
 
 @pytest.mark.parametrize("scheme", ["imap", "imaps"])
-def test_imap_over_starttls_and_tls_checks_the_certificate(table: Table, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, scheme: str) -> None:
+def test_imap_over_starttls_and_tls_checks_the_certificate(
+    table: Table, dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch, scheme: str
+) -> None:
     """The IMAP port offers STARTTLS (taken) and IMAPS is TLS from the start; both
     verify the server's certificate, so an untrusted one is refused."""
     game(table)
     private, _ = table.key("republic")
-    dovecot.deliver("empire", signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", f"<tls-{scheme}@example.org>"))
+    dovecot.deliver(
+        "empire",
+        signed_reply(
+            turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", f"<tls-{scheme}@example.org>"
+        ),
+    )
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", password("empire"))
     monkeypatch.setenv("SSL_CERT_FILE", str(table.tmp / "no-such-ca.pem"))
     r = table.run("tick", "--imap", dovecot.url("empire", scheme=scheme))
@@ -85,15 +111,22 @@ def test_imap_over_starttls_and_tls_checks_the_certificate(table: Table, dovecot
     monkeypatch.setenv("SSL_CERT_FILE", str(dovecot.ca_file))
     r = table.run("tick", "--imap", dovecot.url("empire", scheme=scheme))
     assert r.exit_code == 0, r.stderr
-    assert f"accepted: imap empire@127.0.0.1:{dovecot.tls_port if scheme == 'imaps' else dovecot.port}/INBOX" in r.stdout
+    assert (
+        f"accepted: imap empire@127.0.0.1:{dovecot.tls_port if scheme == 'imaps' else dovecot.port}/INBOX" in r.stdout
+    )
 
 
-def test_a_loopback_imap_server_without_starttls_is_read_in_the_clear(table: Table, dovecot_plain: Dovecot, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_loopback_imap_server_without_starttls_is_read_in_the_clear(
+    table: Table, dovecot_plain: Dovecot, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """imap:// to 127.0.0.1 when the server offers no STARTTLS (a local dovecot):
     read in the clear; to any other host this is refused (docs/formats.md)."""
     game(table)
     private, _ = table.key("republic")
-    dovecot_plain.deliver("referee", signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<plain@example.org>"))
+    dovecot_plain.deliver(
+        "referee",
+        signed_reply(turn_file(table, "g1", "republic"), private, REP, REFEREE, "orders", "<plain@example.org>"),
+    )
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", password("referee"))
     r = table.run("tick", "--imap", dovecot_plain.url("referee"))
     assert r.exit_code == 0, r.stderr

@@ -43,8 +43,19 @@ def new_game(table: Table, name: str, *extra: str) -> None:
     _, rep = table.key("republic")
     _, emp = table.key("empire")
     r = table.run(
-        "new", name, "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}",
-        "--email", f"republic={address('republic')}", "--email", f"empire={address('empire')}", *extra,
+        "new",
+        name,
+        "--rules",
+        "farrapos",
+        "--player",
+        f"republic={rep}",
+        "--player",
+        f"empire={emp}",
+        "--email",
+        f"republic={address('republic')}",
+        "--email",
+        f"empire={address('empire')}",
+        *extra,
     )
     assert r.exit_code == 0, r.stderr
 
@@ -87,12 +98,19 @@ class Player(threading.Thread):
                     msg = email.message_from_bytes(raw, policy=email.policy.default)
                     if not str(msg["Subject"] or "").endswith("your move"):
                         continue
-                    template = next(p for p in msg.iter_attachments() if (p.get_filename() or "").endswith(".txt")).get_content()
-                    turn = int(next(line.split(":", 1)[1] for line in template.splitlines() if line.startswith("turn:")))
+                    template = next(
+                        p for p in msg.iter_attachments() if (p.get_filename() or "").endswith(".txt")
+                    ).get_content()
+                    turn = int(
+                        next(line.split(":", 1)[1] for line in template.splitlines() if line.startswith("turn:"))
+                    )
                     if turn == self.skip_turn:
                         continue
                     orders = lifecycle.next_turn_file(engine, "mail-game", self.side, bot="random", seed=turn).encode()
-                    assert f"\nturn: {turn}\n".encode() in orders and template.split("state:")[1].split()[0].encode() in orders
+                    assert (
+                        f"\nturn: {turn}\n".encode() in orders
+                        and template.split("state:")[1].split()[0].encode() in orders
+                    )
                     mid = f"<{self.side}-{turn}@example.org>"
                     mail = signed_reply(orders, private, address(self.side), REFEREE, "Re: " + str(msg["Subject"]), mid)
                     with smtplib.SMTP("127.0.0.1", self.smtp_port, timeout=10) as client:
@@ -112,11 +130,27 @@ def test_serve_runs_a_whole_farrapos_game_by_mail(table: Table, dovecot: Dovecot
     smtp = SmtpServer(Collector(forward), free_port())
     smtp.start()
     new_game(table, "mail-game", "--deadline", "25s", "--grace", "2s", "--remind", "20s")
-    players = [Player("republic", dovecot, smtp.port, table, None), Player("empire", dovecot, smtp.port, table, skip_turn=2)]
+    players = [
+        Player("republic", dovecot, smtp.port, table, None),
+        Player("empire", dovecot, smtp.port, table, skip_turn=2),
+    ]
     env = {**os.environ, "PBEM_IMAP_PASSWORD": password("referee"), "SSL_CERT_FILE": str(dovecot.ca_file)}
     proc = subprocess.Popen(
-        serve_command(table, "--imap", dovecot.url("referee"), "--smtp", f"127.0.0.1:{smtp.port}", "--sender", REFEREE, "--every", "0.3"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        serve_command(
+            table,
+            "--imap",
+            dovecot.url("referee"),
+            "--smtp",
+            f"127.0.0.1:{smtp.port}",
+            "--sender",
+            REFEREE,
+            "--every",
+            "0.3",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     for p in players:
         p.start()
@@ -169,7 +203,9 @@ def _outbox(table: Table):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------ SIGKILL
 
 
-def _drop_next_turns(table: Table, engine, box: mailbox.Maildir, dropped: dict[tuple[int, str], str], rng: random.Random) -> None:  # type: ignore[no-untyped-def]
+def _drop_next_turns(
+    table: Table, engine, box: mailbox.Maildir, dropped: dict[tuple[int, str], str], rng: random.Random
+) -> None:  # type: ignore[no-untyped-def]
     st = lifecycle.status(engine, "crash")
     for side in st.awaiting:
         if (st.turn, side) in dropped:
@@ -182,23 +218,33 @@ def _drop_next_turns(table: Table, engine, box: mailbox.Maildir, dropped: dict[t
         if rng.random() < 0.3:
             box.add(raw)  # delivered twice
         if rng.random() < 0.3:
-            box.add(plain_mail(f"spam{st.turn}@spam.example", REFEREE, "Buy now", "cheap", f"<spam-{st.turn}-{side}@spam.example>"))
+            box.add(
+                plain_mail(
+                    f"spam{st.turn}@spam.example", REFEREE, "Buy now", "cheap", f"<spam-{st.turn}-{side}@spam.example>"
+                )
+            )
         dropped[(st.turn, side)] = mid
 
 
 def _assert_nothing_judged_twice_and_no_reply_lost(db: Path, dropped: dict[tuple[int, str], str]) -> None:
     digests = db_rows(db, "SELECT digest, COUNT(*) FROM intake GROUP BY digest HAVING COUNT(*) > 1")
     assert not digests, f"a message judged twice: {digests}"
-    mids = db_rows(db, "SELECT message_id, COUNT(*) FROM intake WHERE message_id IS NOT NULL GROUP BY message_id HAVING COUNT(*) > 1")
+    mids = db_rows(
+        db,
+        "SELECT message_id, COUNT(*) FROM intake WHERE message_id IS NOT NULL GROUP BY message_id HAVING COUNT(*) > 1",
+    )
     assert not mids, f"a Message-ID judged twice: {mids}"
     player_mail = db_rows(db, "SELECT digest, message_id FROM intake WHERE message_id LIKE '<crash-%'")
     owed = {d for (d,) in db_rows(db, "SELECT dedupe FROM outbox")}
     for digest, mid in player_mail:
         assert f"reply:{digest}" in owed, f"the reply to {mid} is lost"
-    for k, in db_rows(db, "SELECT k FROM resolution"):
+    for (k,) in db_rows(db, "SELECT k FROM resolution"):
         for side in SIDES:
             assert f"report:crash:{k}:{side}" in owed, f"the {side} report of resolution {k} is lost"
-    subs = db_rows(db, "SELECT turn, side, COUNT(*) FROM submission WHERE status IN ('QUEUED', 'RESOLVED') GROUP BY turn, side HAVING COUNT(*) > 1")
+    subs = db_rows(
+        db,
+        "SELECT turn, side, COUNT(*) FROM submission WHERE status IN ('QUEUED', 'RESOLVED') GROUP BY turn, side HAVING COUNT(*) > 1",
+    )
     assert not subs, f"a turn file queued twice: {subs}"
 
 
@@ -211,12 +257,28 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
     engine = store.open_engine(table.db, create=False)
     box = mailbox.Maildir(table.tmp / "inbox", create=True)
     dropped: dict[tuple[int, str], str] = {}
-    args = ("--maildir", str(table.tmp / "inbox"), "--smtp", f"127.0.0.1:{smtp.port}", "--sender", REFEREE, "--every", "0.2", "--backoff", "0")
+    args = (
+        "--maildir",
+        str(table.tmp / "inbox"),
+        "--smtp",
+        f"127.0.0.1:{smtp.port}",
+        "--sender",
+        REFEREE,
+        "--every",
+        "0.2",
+        "--backoff",
+        "0",
+    )
     kills = 0
     busy = 0  # kills of a serve that had already done something (not one still starting up)
 
     def progress() -> tuple:
-        return tuple(db_rows(table.db, "SELECT (SELECT COUNT(*) FROM intake), (SELECT COUNT(*) FROM intake_part), (SELECT COUNT(*) FROM resolution), (SELECT COUNT(*) FROM outbox WHERE state = 'sent')")[0])
+        return tuple(
+            db_rows(
+                table.db,
+                "SELECT (SELECT COUNT(*) FROM intake), (SELECT COUNT(*) FROM intake_part), (SELECT COUNT(*) FROM resolution), (SELECT COUNT(*) FROM outbox WHERE state = 'sent')",
+            )[0]
+        )
 
     try:
         while kills < 30:
@@ -224,7 +286,11 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
                 _drop_next_turns(table, engine, box, dropped, rng)
             before = progress()
             proc = subprocess.Popen(
-                serve_command(table, *args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+                serve_command(table, *args),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
             )
             ready, _w, _x = select.select([proc.stdout], [], [], 60)  # its first line, once started
             assert ready and "serving:" in proc.stdout.readline()  # type: ignore[union-attr]

@@ -12,11 +12,28 @@ from dataclasses import replace
 
 import pytest
 from markupsafe import escape
-from pbem.rules.base import ScoreLine
-from test_report_data import EVIL, SMALL_SVG, assert_svg_parses_with_viewbox, chain, played_report, real_ruleset_report, report_data, svg_elements
+from test_report_data import (
+    EVIL,
+    SMALL_SVG,
+    assert_svg_parses_with_viewbox,
+    chain,
+    played_report,
+    real_ruleset_report,
+    report_data,
+    svg_elements,
+)
 
 from pbem.reports import charts
-from pbem.reports.render import RollLine, render_audit_page, render_html, render_text, report_filename, svg_to_png, verify_command
+from pbem.reports.render import (
+    RollLine,
+    render_audit_page,
+    render_html,
+    render_text,
+    report_filename,
+    svg_to_png,
+    verify_command,
+)
+from pbem.rules.base import ScoreLine
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -76,7 +93,7 @@ def test_header_shows_game_rules_turn_whose_move_and_score():
 def test_game_over_shows_the_result():
     data = report_data(over=True, awaiting=())
     html, text = render_html(data), render_text(data)
-    assert "<p class=\"banner over\">Game over: Republic wins: 24 VP.</p>" in html
+    assert '<p class="banner over">Game over: Republic wins: 24 VP.</p>' in html
     assert "GAME OVER: Republic wins: 24 VP." in text
 
 
@@ -103,7 +120,10 @@ def test_the_dice_proof_command_really_verifies_the_reveal_against_the_anchor():
     assert out.strip() == "True"
     assert hashlib.sha256(bytes.fromhex(data.reveal)).hexdigest() == data.previous_reveal
     wrong = verify_command(chain(2)[0], None, data.anchor, 3).split('-c "', 1)[1].rstrip('"')
-    assert subprocess.run([sys.executable, "-c", wrong], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", wrong], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 def test_before_any_resolution_there_is_no_reveal_only_the_anchor():
@@ -159,7 +179,9 @@ def test_reports_of_the_real_rulesets_embed_their_map(rules_id):
         assert_svg_parses_with_viewbox(one)
     assert len(svg) > 1000
     # the enlarged view of the action, when there is one, draws the whole map's board again
-    assert all(f'<use href="#{board}"/>' in one for one in detail for board in [svg.split('data-board="')[1].split('"')[0]])
+    assert all(
+        f'<use href="#{board}"/>' in one for one in detail for board in [svg.split('data-board="')[1].split('"')[0]]
+    )
     text = render_text(data)
     assert "<svg" not in text
 
@@ -168,8 +190,14 @@ def test_reports_of_the_real_rulesets_embed_their_map(rules_id):
 
 
 def audit_inputs():
-    rolls = [(k, RollLine(i, sides, (i * 7 + k) % sides + 1, f"roll {i} of {k}")) for k in (1, 2, 3) for i, sides in enumerate((6, 6, 6, 10, 10))]
-    score = [(k, [ScoreLine("republic", 2 * k, f"{2 * k} VP"), ScoreLine("empire", 9 - k, f"{9 - k} VP")]) for k in (1, 2, 3)]
+    rolls = [
+        (k, RollLine(i, sides, (i * 7 + k) % sides + 1, f"roll {i} of {k}"))
+        for k in (1, 2, 3)
+        for i, sides in enumerate((6, 6, 6, 10, 10))
+    ]
+    score = [
+        (k, [ScoreLine("republic", 2 * k, f"{2 * k} VP"), ScoreLine("empire", 9 - k, f"{9 - k} VP")]) for k in (1, 2, 3)
+    ]
     resolutions = [(k, f"turn {k}", f"{k:02d}" * 32) for k in (1, 2, 3)]
     return resolutions, rolls, score
 
@@ -260,17 +288,37 @@ def test_a_played_resolution_shows_every_event_and_every_die(rules_id):
 
 
 def _round(n: int, city: str = "triunfo", winner: str = "empire") -> dict:
-    return {"type": "battle_round", "text": f"Battle of {city}, round {n}: ...", "city": city, "origin": "porto-alegre", "round": n,
-            "attacker": "empire", "defender": "republic", "attack_strength": 21 - n, "defence_strength": 11 - n, "extra_defence": 1,
-            "siege": False, "attacker_die": n, "defender_die": 7 - n, "attacker_index": 9, "defender_index": 6, "winner": winner,
-            "losses": [{"side": "republic", "counter": f"inf-{n}", "result": "reduced"}]}
+    return {
+        "type": "battle_round",
+        "text": f"Battle of {city}, round {n}: ...",
+        "city": city,
+        "origin": "porto-alegre",
+        "round": n,
+        "attacker": "empire",
+        "defender": "republic",
+        "attack_strength": 21 - n,
+        "defence_strength": 11 - n,
+        "extra_defence": 1,
+        "siege": False,
+        "attacker_die": n,
+        "defender_die": 7 - n,
+        "attacker_index": 9,
+        "defender_index": 6,
+        "winner": winner,
+        "losses": [{"side": "republic", "counter": f"inf-{n}", "result": "reduced"}],
+    }
 
 
 def test_consecutive_rounds_of_one_battle_are_one_table_with_the_detail_folded_away():
     from dataclasses import replace
 
-    events = (_round(1), _round(2), _round(3, winner="tie"), {"type": "battle", "text": "Battle of Triunfo (3 rounds): ..."},
-              _round(1, city="bage"))
+    events = (
+        _round(1),
+        _round(2),
+        _round(3, winner="tie"),
+        {"type": "battle", "text": "Battle of Triunfo (3 rounds): ..."},
+        _round(1, city="bage"),
+    )
     data = replace(report_data(), events=events)
     html = render_html(data)
     assert html.count('<table class="rounds">') == 2
@@ -281,7 +329,9 @@ def test_consecutive_rounds_of_one_battle_are_one_table_with_the_detail_folded_a
     assert "Every detail and die of these 3 rounds</summary>" in html and "<details" in html
     text = render_text(data)
     assert "Battle of triunfo: empire attacks from porto-alegre, republic defends" in text
-    assert all(len(line) <= 72 for line in text.split("WHAT HAPPENED")[1].split("PROBLEMS")[0].split("DICE")[0].splitlines())
+    assert all(
+        len(line) <= 72 for line in text.split("WHAT HAPPENED")[1].split("PROBLEMS")[0].split("DICE")[0].splitlines()
+    )
     assert "losses: republic inf-3 reduced" in text
 
 

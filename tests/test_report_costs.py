@@ -25,13 +25,13 @@ from typing import Any
 
 import jinja2
 import pytest
-from pbem.rules import find_ruleset
 
 from pbem import paths, store
 from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import template_cache
+from pbem.rules import find_ruleset
 from tests.test_crash import new_games, open_desk, queue_next_turns
 
 
@@ -47,7 +47,9 @@ def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, calls: dic
     monkeypatch.setattr(owner, name, counted)
 
 
-def test_a_resolutions_reports_write_what_every_side_sees_alike_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_resolutions_reports_write_what_every_side_sees_alike_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each side's HTML and text report rendered its template whole: the events
     (with their battle tables and wrapped text), the dice and their proof, twice
     over.  Now each part is rendered once per resolution (a macro of
@@ -71,7 +73,9 @@ def test_a_resolutions_reports_write_what_every_side_sees_alike_once(tmp_path: P
     _counting(monkeypatch, Path, "resolve", calls)
     folder = tmp_path / "reports"
     written = reporting.write_resolution_reports(store.open_database(desk.db), game, 3, folder)
-    assert {p.suffix for p in written} == {".html", ".txt", ".json"} and len([p for p in written if p.suffix == ".html"]) == 2
+    assert {p.suffix for p in written} == {".html", ".txt", ".json"} and len(
+        [p for p in written if p.suffix == ".html"]
+    ) == 2
     # once for both sides' HTML reports and once for their text reports
     assert calls == {"events": 2, "dice": 2, "footer": 1, "history": 1, "Path.resolve": 0}, calls
 
@@ -85,7 +89,7 @@ def test_writing_a_report_file_refuses_what_inside_refuses(tmp_path: Path) -> No
     with pytest.raises(paths.UnsafePath, match="symbolic link"):
         paths.write_inside(tmp_path, "report-k1-republic.html", "overwritten")
     assert (tmp_path / "elsewhere.txt").read_text(encoding="utf-8") == "kept"
-    assert paths.write_inside(tmp_path, "report-k2-empire.txt", "é\n").read_bytes() == "é\n".encode("utf-8")
+    assert paths.write_inside(tmp_path, "report-k2-empire.txt", "é\n").read_bytes() == "é\n".encode()
 
 
 def test_the_farrapos_map_draws_only_what_moves(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,7 +173,9 @@ def _compiles(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return calls
 
 
-def test_an_edited_template_is_never_served_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
+def test_an_edited_template_is_never_served_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None
+) -> None:
     """A new process's environment over the same templates loads them from the
     cache (no compile); after an edit, the cache's checksum no longer matches and
     the edited template is what renders."""
@@ -214,7 +220,9 @@ def test_a_second_process_loads_the_reports_templates_from_the_cache(tmp_path: P
 
     def run() -> int:
         env = {**os.environ, "PBEM_CACHE_DIR": str(cache)}
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=root, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=root, check=True
+        )
         return int(done.stdout)
 
     assert run() == 5  # the HTML page, its parts, the stylesheet, the text page, its parts
@@ -222,7 +230,9 @@ def test_a_second_process_loads_the_reports_templates_from_the_cache(tmp_path: P
     assert run() == 0
 
 
-def test_a_cache_folder_that_cannot_be_used_means_no_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
+def test_a_cache_folder_that_cannot_be_used_means_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None
+) -> None:
     """A cache folder that cannot be made, or that others can write into, is not
     used: the report is rendered all the same."""
     (tmp_path / "file").write_text("not a folder", encoding="utf-8")

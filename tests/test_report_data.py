@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
+from pbem.reports.render import ProblemLine, ReportData, RollLine
 from pbem.rules import find_ruleset
 from pbem.rules.base import ScoreLine
-
-from pbem.reports.render import ProblemLine, ReportData, RollLine
 
 EVIL = "<script>alert(1)</script>"
 
@@ -60,7 +59,9 @@ def report_data(
         score=(ScoreLine(side_name, 9, "9 VP"), ScoreLine("empire", 7, "7 VP")),
         over=over,
         result={"kind": "win", "winner": side_name, "reason": "24 VP"} if over else None,
-        result_text=find_ruleset("farrapos").outcome_text({"kind": "win", "winner": side_name, "reason": "24 VP"}) if over else "",
+        result_text=find_ruleset("farrapos").outcome_text({"kind": "win", "winner": side_name, "reason": "24 VP"})
+        if over
+        else "",
         events=(
             {"type": "move", "text": f"{unit_name} moves from Triunfo to Porto Alegre."},
             {
@@ -160,7 +161,11 @@ def real_ruleset_report(rules_id: str, side: str | None = None) -> ReportData:
         events=(),
         problems=(),
         state_hash=position_hash(position),
-        next_turn_file=(f"game: g1\nrules: {rules_id}\nside: {side}\nturn: 1\nstate: {position_hash(position)}\n\n" + template) if side else None,
+        next_turn_file=(
+            f"game: g1\nrules: {rules_id}\nside: {side}\nturn: 1\nstate: {position_hash(position)}\n\n" + template
+        )
+        if side
+        else None,
     )
 
 
@@ -202,7 +207,10 @@ def played_report(rules_id: str, resolutions: int = 4, side: str | None = None, 
             due = ruleset.due(position)
             if not due:
                 break
-            orders = {s: ruleset.parse_orders(ruleset.bot_orders(position, s, "random", random.Random(seed * 100 + k)))[0] for s in due}
+            orders = {
+                s: ruleset.parse_orders(ruleset.bot_orders(position, s, "random", random.Random(seed * 100 + k)))[0]
+                for s in due
+            }
             dice = DiceStream(hashlib.sha256(f"test-{seed}-{k}".encode()).digest())
             previous_hash = position_hash(position)
             result = ruleset.resolve(position, orders, dice)

@@ -32,7 +32,9 @@ from pbem.turnfiles import keys
 ROOT = Path(__file__).resolve().parent.parent
 BIG = 100 * 1024 * 1024
 MiB = 1024 * 1024
-HEADER = b"From: republic@example.org\r\nTo: referee@example.org\r\nSubject: orders\r\nMessage-ID: <big@example.org>\r\n\r\n"
+HEADER = (
+    b"From: republic@example.org\r\nTo: referee@example.org\r\nSubject: orders\r\nMessage-ID: <big@example.org>\r\n\r\n"
+)
 
 
 def sparse_file(path: Path, size: int = BIG, head: bytes = b"") -> Path:
@@ -52,8 +54,10 @@ def peak_traced(call: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
-def _peak_rss_module():  # noqa: ANN202
-    spec = importlib.util.spec_from_file_location("peak_rss", Path(__file__).resolve().parent.parent / "bench" / "peak_rss.py")
+def _peak_rss_module():
+    spec = importlib.util.spec_from_file_location(
+        "peak_rss", Path(__file__).resolve().parent.parent / "bench" / "peak_rss.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -99,7 +103,9 @@ def test_a_100_mb_turn_file_is_refused_unread(referee: tuple[Path, Any], tmp_pat
     assert code == 1, err
     assert "Traceback" not in err
     assert err.startswith("pbem: ") and "limit" in err, err
-    assert rss_big < rss_small + 30 * MiB, f"peak RSS {rss_big // MiB} MiB refusing 100 MB, {rss_small // MiB} MiB refusing a small file"
+    assert rss_big < rss_small + 30 * MiB, (
+        f"peak RSS {rss_big // MiB} MiB refusing 100 MB, {rss_small // MiB} MiB refusing a small file"
+    )
 
 
 def test_an_oversized_turn_file_is_not_kept_whole(referee: tuple[Path, Any]) -> None:
@@ -223,7 +229,9 @@ def test_ingest_maildir_refuses_a_100_mb_message_unread(referee: tuple[Path, Any
     key = box.add(HEADER + b"small\r\n")
     sparse_file(tmp_path / "inbox" / "new" / f"{key}.big", head=HEADER.replace(b"<big@", b"<big2@"))
     submit, check = callables(engine, ingest)
-    summary, peak = peak_traced(lambda: ingest.ingest_maildir(tmp_path / "inbox", submit, check, None, "referee@example.org"))
+    summary, peak = peak_traced(
+        lambda: ingest.ingest_maildir(tmp_path / "inbox", submit, check, None, "referee@example.org")
+    )
     assert len(summary.outcomes) == 2
     assert all(o.verdict is ingest.Verdict.REFUSED for o in summary.outcomes)
     assert any("over the limit" in line for o in summary.outcomes for line in o.lines)
@@ -251,7 +259,9 @@ def test_ingest_mbox_refuses_a_100_mb_message_unread(referee: tuple[Path, Any], 
 
 
 @pytest.mark.slow
-def test_ingest_of_a_zip_bomb_maildir_through_the_cli(referee: tuple[Path, Any], tmp_path: Path, bombs: dict[str, bytes]) -> None:
+def test_ingest_of_a_zip_bomb_maildir_through_the_cli(
+    referee: tuple[Path, Any], tmp_path: Path, bombs: dict[str, bytes]
+) -> None:
     """``pbem ingest --maildir`` (once wired into the CLI) on the bombs: exit 0 or 1,
     no traceback, peak RSS far below what inflating would take."""
     from pbem.cli.application import app

@@ -65,7 +65,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -110,15 +110,29 @@ def test_no_import_cycle_in_rules() -> None:
 def test_the_battlefield_is_a_core_that_imports_no_rule_step() -> None:
     graph = import_graph()
     core = graph["pbem.rules.furor_barbarus.battlefield"]
-    steps = {"retreat", "morale", "combat", "movement", "advance", "charge", "missile_fire", "sequence", "bots", "ruleset"}
+    steps = {
+        "retreat",
+        "morale",
+        "combat",
+        "movement",
+        "advance",
+        "charge",
+        "missile_fire",
+        "sequence",
+        "bots",
+        "ruleset",
+    }
     assert not {m.rpartition(".")[2] for m in core} & steps, core
 
 
-@pytest.mark.parametrize("graph, expected", [
-    ({"a": {"b"}, "b": {"c"}, "c": set()}, None),
-    ({"a": {"b"}, "b": {"c"}, "c": {"a"}}, ["a", "b", "c", "a"]),
-    ({"a": {"a2"}, "a2": {"b"}, "b": {"a2"}}, ["a2", "b", "a2"]),
-])
+@pytest.mark.parametrize(
+    "graph, expected",
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, None),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}}, ["a", "b", "c", "a"]),
+        ({"a": {"a2"}, "a2": {"b"}, "b": {"a2"}}, ["a2", "b", "a2"]),
+    ],
+)
 def test_the_cycle_finder_itself(graph: dict[str, set[str]], expected: list[str] | None) -> None:
     assert find_cycle(graph) == expected
 
@@ -127,7 +141,10 @@ def test_lazy_and_type_only_imports_count() -> None:
     graph = import_graph()
     modules = known_modules()
     assert type_only_imports(modules[HOOK_INTERFACE], modules) == {
-        "pbem.rules.furor_barbarus.battlefield", "pbem.rules.furor_barbarus.combat", "pbem.rules.base"}
+        "pbem.rules.furor_barbarus.battlefield",
+        "pbem.rules.furor_barbarus.combat",
+        "pbem.rules.base",
+    }
     # campus_mauriacus imports movement inside a function; vouille names Combat only for types
     assert "pbem.rules.furor_barbarus.movement" in graph["pbem.rules.furor_barbarus.special_rules.campus_mauriacus"]
     assert "pbem.rules.furor_barbarus.combat" in graph["pbem.rules.furor_barbarus.special_rules.vouille"]

@@ -36,7 +36,9 @@ def _orm_statements() -> list[str]:
 def test_the_schema_text_is_what_the_orm_creates() -> None:
     ours, theirs = set(schema.SQLITE), set(_orm_statements())
     missing = "\n".join(sorted(theirs - ours))
-    assert not theirs - ours, f"pbem/store/schema.py lacks (or words otherwise) these statements of pbem/store/orm.py's tables:\n{missing}"
+    assert not theirs - ours, (
+        f"pbem/store/schema.py lacks (or words otherwise) these statements of pbem/store/orm.py's tables:\n{missing}"
+    )
     assert not ours - theirs, f"pbem/store/schema.py has statements the ORM no longer makes: {sorted(ours - theirs)}"
     assert len(schema.SQLITE) == len(ours)
 

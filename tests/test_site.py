@@ -52,7 +52,9 @@ def data_uri_decodes(ref: str) -> bool:
     if not sep:
         return False
     try:
-        (base64.b64decode(payload, validate=True) if head.endswith(";base64") else unquote(payload).encode()).decode("utf-8")
+        (base64.b64decode(payload, validate=True) if head.endswith(";base64") else unquote(payload).encode()).decode(
+            "utf-8"
+        )
     except (ValueError, UnicodeDecodeError):
         return False
     return True
@@ -130,7 +132,9 @@ def test_a_file_written_before_a_rollback_is_refused_saying_so_and_the_rollback_
     (line,) = r.stderr.splitlines()
     assert re.fullmatch(
         r"pbem: the turn file is for resolution 3, which was set aside by a rollback on \d{4}-\d\d-\d\d \d\d:\d\d UTC "
-        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\)", line), line
+        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\)",
+        line,
+    ), line
     assert t.dump() == before
     assert status(t, "g1")["turn"] == 6
     # a file the game had received and then set aside says the same
@@ -139,7 +143,8 @@ def test_a_file_written_before_a_rollback_is_refused_saying_so_and_the_rollback_
     assert re.fullmatch(
         r"pbem: this turn file \(received .* UTC, for resolution 3\) was set aside by a rollback on \d{4}-\d\d-\d\d \d\d:\d\d UTC "
         r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\); write and sign new orders against the latest report",
-        r.stderr.strip()), r.stderr
+        r.stderr.strip(),
+    ), r.stderr
     assert t.dump() == before
     # both sides are told, in the report of the position the game went back to
     engine = store.open_engine(t.db)
@@ -236,12 +241,12 @@ def test_mailed_reports_name_only_what_they_attach_until_a_site_url_is_set(rolle
                 elif ref.startswith("data:"):
                     assert data_uri_decodes(ref), ref[:60]
                 else:
-                    assert ref.startswith(URL) and (site / ref[len(URL):]).is_file(), ref
+                    assert ref.startswith(URL) and (site / ref[len(URL) :]).is_file(), ref
             for url in re.findall(r"https?://\S+", text):
-                assert url.startswith(URL) and (site / url[len(URL):]).is_file(), url
+                assert url.startswith(URL) and (site / url[len(URL) :]).is_file(), url
     assert t.run("report", "g1", "--format", "audit", "-o", str(alone)).exit_code == 0
     published = [ref for ref in links_of(alone.read_text()).refs if not ref.startswith("#")]
-    assert published and all(ref.startswith(URL) and (site / ref[len(URL):]).is_file() for ref in published)
+    assert published and all(ref.startswith(URL) and (site / ref[len(URL) :]).is_file() for ref in published)
     engine.dispose()
 
 
@@ -269,7 +274,9 @@ def test_site_again_after_a_rollback_drops_the_pages_of_the_set_aside_resolution
     assert t.run("site", "g1", "-o", str(out)).exit_code == 0
     reports = sorted(p.name for p in out.glob("report-*.html"))
     assert reports == [f"report-k{k}-{side}.html" for k in (0, 1) for side in ("empire", "republic")]
-    assert sorted(p.name for p in out.glob("map-*.svg")) == [f"map-k{k}-{side}.svg" for k in (0, 1) for side in ("empire", "republic")]
+    assert sorted(p.name for p in out.glob("map-*.svg")) == [
+        f"map-k{k}-{side}.svg" for k in (0, 1) for side in ("empire", "republic")
+    ]
     assert (out / "notes.txt").is_file()
     assert broken_links_in_folder(out) == []
 
@@ -279,4 +286,6 @@ def test_the_site_index_shows_the_deadline_where_the_game_has_one(new_farrapos, 
     out = tmp_path / "site"
     assert t.run("site", "g1", "-o", str(out)).exit_code == 0
     index = (out / "index.html").read_text()
-    assert re.search(r"Orders are due from republic, by \d{4}-\d\d-\d\d \d\d:\d\d UTC\.", index), index.split("banner")[1][:300]
+    assert re.search(r"Orders are due from republic, by \d{4}-\d\d-\d\d \d\d:\d\d UTC\.", index), index.split("banner")[
+        1
+    ][:300]

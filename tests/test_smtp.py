@@ -29,7 +29,7 @@ class Collector:
     def __init__(self) -> None:
         self.envelopes = []
 
-    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd hook name)
+    async def handle_DATA(self, server, session, envelope):
         self.envelopes.append(envelope)
         return "250 Message accepted for delivery"
 
@@ -62,7 +62,9 @@ def test_send_delivers_each_side_its_report_with_both_parts_the_png_the_turn_fil
     assert send(side_reports(), controller.hostname, controller.port) == 2
     assert [env.rcpt_tos for env in collector.envelopes] == [["rep@example.org"], ["emp@example.org"]]
     assert all(env.mail_from == "referee@pbem.example" for env in collector.envelopes)
-    rep, emp = (email.message_from_bytes(env.original_content, policy=email.policy.default) for env in collector.envelopes)
+    rep, emp = (
+        email.message_from_bytes(env.original_content, policy=email.policy.default) for env in collector.envelopes
+    )
 
     assert rep["Subject"] == "[pbem g1] resolution 4 - 1837, turn 3: your move"
     assert rep["Message-ID"] == "<pbem.g1.k3.republic@pbem.invalid>"
@@ -91,15 +93,35 @@ def test_send_with_auth(tmp_path):
         return AuthResult(success=auth_data.login == b"referee" and auth_data.password == b"s3cret", handled=False)
 
     controller = Controller(
-        collector, hostname="127.0.0.1", port=free_port(), authenticator=authenticator, auth_required=True, auth_require_tls=False
+        collector,
+        hostname="127.0.0.1",
+        port=free_port(),
+        authenticator=authenticator,
+        auth_required=True,
+        auth_require_tls=False,
     )
     controller.start()
     try:
-        sent = send(side_reports()[:1], controller.hostname, controller.port, username="referee", password="s3cret", allow_plain_auth=True)
+        sent = send(
+            side_reports()[:1],
+            controller.hostname,
+            controller.port,
+            username="referee",
+            password="s3cret",
+            allow_plain_auth=True,
+        )
         assert sent == 1 and len(collector.envelopes) == 1
         assert seen and seen[0][1:] == (b"referee", b"s3cret")
         with pytest.raises(SendError, match="535|Authentication"):
-            send(side_reports()[:1], controller.hostname, controller.port, username="referee", password="wrong", allow_plain_auth=True, timeout=10)
+            send(
+                side_reports()[:1],
+                controller.hostname,
+                controller.port,
+                username="referee",
+                password="wrong",
+                allow_plain_auth=True,
+                timeout=10,
+            )
         with pytest.raises(SendError, match="unencrypted"):
             send(side_reports()[:1], controller.hostname, controller.port, username="referee", password="s3cret")
     finally:
@@ -129,7 +151,15 @@ def test_send_with_starttls_and_auth(tmp_path):
     controller.start()
     try:
         client_context = ssl.create_default_context(cafile=str(cert_path))
-        sent = send(side_reports(), controller.hostname, controller.port, starttls=True, username="referee", password="pw", ssl_context=client_context)
+        sent = send(
+            side_reports(),
+            controller.hostname,
+            controller.port,
+            starttls=True,
+            username="referee",
+            password="pw",
+            ssl_context=client_context,
+        )
         assert sent == 2 and len(collector.envelopes) == 2 and logins == [b"referee"]
         with pytest.raises(SendError):
             send(side_reports(), controller.hostname, controller.port)  # the server requires STARTTLS

@@ -15,7 +15,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbem.turnfiles.keys import PublicKey, generate_ed25519, load_private_key, wire_string
-from pbem.turnfiles.sshsig import BEGIN, END, NAMESPACE, SignatureError, armor, dearmor, normalise, sign, sign_file, split_inline, verify
+from pbem.turnfiles.sshsig import (
+    BEGIN,
+    END,
+    NAMESPACE,
+    SignatureError,
+    armor,
+    dearmor,
+    normalise,
+    sign,
+    sign_file,
+    split_inline,
+    verify,
+)
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 needs_ssh_keygen = pytest.mark.skipif(SSH_KEYGEN is None, reason="OpenSSH ssh-keygen is not installed")
@@ -43,8 +55,18 @@ def ssh_keygen_verifies(public: PublicKey, message: bytes, armored: str, tmp_pat
     sig = tmp_path / "check.sig"
     sig.write_text(armored)
     done = run_ssh_keygen(
-        "-Y", "verify", "-f", str(allowed), "-I", "player", "-n", NAMESPACE, "-s", str(sig),
-        stdin=message, check=False,
+        "-Y",
+        "verify",
+        "-f",
+        str(allowed),
+        "-I",
+        "player",
+        "-n",
+        NAMESPACE,
+        "-s",
+        str(sig),
+        stdin=message,
+        check=False,
     )
     return done.returncode == 0
 
@@ -200,11 +222,18 @@ def test_ssh_keygen_signature_in_another_namespace_is_refused(keys, tmp_path):
         verify(ORDERS, armored)
 
 
-def sshsig_blob(key_blob: bytes, algorithm: str, raw: bytes, namespace: str = NAMESPACE, hash_alg: str = "sha512") -> bytes:
+def sshsig_blob(
+    key_blob: bytes, algorithm: str, raw: bytes, namespace: str = NAMESPACE, hash_alg: str = "sha512"
+) -> bytes:
     """An SSHSIG blob built by hand from the spec, for signatures ssh-keygen does not make."""
     return (
-        b"SSHSIG" + struct.pack(">I", 1) + wire_string(key_blob) + wire_string(namespace)
-        + wire_string(b"") + wire_string(hash_alg) + wire_string(wire_string(algorithm) + wire_string(raw))
+        b"SSHSIG"
+        + struct.pack(">I", 1)
+        + wire_string(key_blob)
+        + wire_string(namespace)
+        + wire_string(b"")
+        + wire_string(hash_alg)
+        + wire_string(wire_string(algorithm) + wire_string(raw))
     )
 
 

@@ -43,7 +43,14 @@ PLAIN_SQL = HEAVY
 """What the hot commands (a player's, a referee's cron) must not import either:
 they open an SQLite file with the standard library."""
 ASYMMETRIC = "cryptography.hazmat.primitives.asymmetric"
-SSH_MODULE = ("cryptography.hazmat.primitives.serialization", "bcrypt", f"{ASYMMETRIC}.rsa", f"{ASYMMETRIC}.ec", f"{ASYMMETRIC}.padding", f"{ASYMMETRIC}.dsa")
+SSH_MODULE = (
+    "cryptography.hazmat.primitives.serialization",
+    "bcrypt",
+    f"{ASYMMETRIC}.rsa",
+    f"{ASYMMETRIC}.ec",
+    f"{ASYMMETRIC}.padding",
+    f"{ASYMMETRIC}.dsa",
+)
 """cryptography's SSH key module and the other key types' modules: an Ed25519 key
 (``pbem keygen``'s) is read, written, signed and checked without them (pbem/turnfiles/keys.py,
 pbem/turnfiles/sshsig.py)."""
@@ -76,9 +83,21 @@ def _give_an_address(world: Path) -> None:
 
 
 RUNS: dict[str, list[Run] | str] = {
-    "keygen": [Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))],
-    "sign": [Run(lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))],
-    "case": [Run(lambda w: ["case", str(ROOT / "tests" / "cases" / "farrapos" / "actions-invade-empty-city.toml")], NO_DATABASE)],
+    "keygen": [
+        Run(lambda w: ["keygen", "k3", "--dir", str(w / "more-keys")], (*NO_DATABASE, "pbem.rules", *SSH_MODULE))
+    ],
+    "sign": [
+        Run(
+            lambda w: ["sign", str(w / "turn.txt"), "--key", str(w / "keys" / "empire")],
+            (*NO_DATABASE, "pbem.rules", *SSH_MODULE),
+        )
+    ],
+    "case": [
+        Run(
+            lambda w: ["case", str(ROOT / "tests" / "cases" / "farrapos" / "actions-invade-empty-city.toml")],
+            NO_DATABASE,
+        )
+    ],
     "audit": [
         Run(lambda w: ["audit", "--archive", str(w / "g1.json")], NO_DATABASE),
         Run(lambda w: ["audit", "g1"], PLAIN_SQL),
@@ -91,19 +110,55 @@ RUNS: dict[str, list[Run] | str] = {
     "orders": [Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL)],
     "check": [
         Run(lambda w: ["check", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE)),
-        Run(lambda w: ["check", str(w / "turn.txt"), "--position", str(next((w / "reports-1").glob("*.position.json")))], (*NO_DATABASE, *SSH_MODULE)),
+        Run(
+            lambda w: [
+                "check",
+                str(w / "turn.txt"),
+                "--position",
+                str(next((w / "reports-1").glob("*.position.json"))),
+            ],
+            (*NO_DATABASE, *SSH_MODULE),
+        ),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
         # --reports writes each side's report: read in plain SQL, rendered from the Jinja templates (compiled ones from the cache)
-        Run(lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (*ORM, "rich"), prepare=_submit_turn),
+        Run(
+            lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (*ORM, "rich"), prepare=_submit_turn
+        ),
     ],
     "export": [Run(lambda w: ["export", "g1", "-o", str(w / "out.json")], PLAIN_SQL)],
     "new": [
-        Run(lambda w: ["new", "g2", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*PLAIN_SQL, *SSH_MODULE)),
-        Run(lambda w: ["--db", str(w / "new.db"), "new", "g1", "--rules", "farrapos", "--player", f"republic={w / 'keys' / 'republic.pub'}", "--player", f"empire={w / 'keys' / 'empire.pub'}"], (*PLAIN_SQL, *SSH_MODULE)),
+        Run(
+            lambda w: [
+                "new",
+                "g2",
+                "--rules",
+                "farrapos",
+                "--player",
+                f"republic={w / 'keys' / 'republic.pub'}",
+                "--player",
+                f"empire={w / 'keys' / 'empire.pub'}",
+            ],
+            (*PLAIN_SQL, *SSH_MODULE),
+        ),
+        Run(
+            lambda w: [
+                "--db",
+                str(w / "new.db"),
+                "new",
+                "g1",
+                "--rules",
+                "farrapos",
+                "--player",
+                f"republic={w / 'keys' / 'republic.pub'}",
+                "--player",
+                f"empire={w / 'keys' / 'empire.pub'}",
+            ],
+            (*PLAIN_SQL, *SSH_MODULE),
+        ),
     ],
     "rollback": [Run(lambda w: ["rollback", "g1", "--to", "0"], PLAIN_SQL)],
     "extend": [Run(lambda w: ["extend", "g1", "--chain-length", "16"], PLAIN_SQL)],
@@ -121,9 +176,18 @@ RUNS: dict[str, list[Run] | str] = {
     "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
     "outbox": [Run(lambda w: ["outbox", "--json"], PLAIN_SQL), Run(lambda w: ["outbox", "retry"], PLAIN_SQL)],
     "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], PLAIN_SQL)],
-    "site": [Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))],
+    "site": [
+        Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))
+    ],
     # renders the report of the side with an address, then finds no SMTP server there (exit 1): the report stack and the mail builder
-    "send": [Run(lambda w: ["send", "g1", "--smtp", "127.0.0.1:1", "--sender", "referee@example.org"], (*ORM, "rich"), exit_code=1, prepare=_give_an_address)],
+    "send": [
+        Run(
+            lambda w: ["send", "g1", "--smtp", "127.0.0.1:1", "--sender", "referee@example.org"],
+            (*ORM, "rich"),
+            exit_code=1,
+            prepare=_give_an_address,
+        )
+    ],
     "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
 }
 
@@ -163,8 +227,17 @@ def imports_of(args: list[str], cwd: Path, db: Path | None = None) -> tuple[subp
     """Run ``pbem ARGS`` in a new interpreter; its result and every module it imported."""
     env = {k: v for k, v in os.environ.items() if k != "PBEM_DB"}
     db_args = ["--db", str(db)] if db is not None else []
-    result = subprocess.run([sys.executable, "-X", "importtime", "-m", "pbem", *db_args, *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
-    modules = {line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")}
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "pbem", *db_args, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=120,
+    )
+    modules = {
+        line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
+    }
     return result, modules
 
 
@@ -173,7 +246,9 @@ def offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
 
 
 def test_every_command_has_an_import_check() -> None:
-    assert set(RUNS) >= set(COMMANDS), f"add to RUNS what these commands may import: {sorted(set(COMMANDS) - set(RUNS))}"
+    assert set(RUNS) >= set(COMMANDS), (
+        f"add to RUNS what these commands may import: {sorted(set(COMMANDS) - set(RUNS))}"
+    )
 
 
 CASES = [(name, i) for name in COMMANDS if isinstance(RUNS.get(name), list) for i in range(len(RUNS[name]))]  # type: ignore[arg-type]
@@ -213,7 +288,9 @@ def test_help_and_version_import_nothing_heavy(tmp_path: Path) -> None:
     """``pbem --help``, ``--version`` and every command's ``--help``, in one
     process: none imports the database, the reports, pydantic, cryptography or
     the rules."""
-    result = subprocess.run([sys.executable, "-c", HELP_DRIVER], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", HELP_DRIVER], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     modules = set(result.stdout.split("--- modules ---", 1)[1].split())
     assert "pbem.cli" in modules
@@ -252,7 +329,9 @@ def test_the_light_store_refuses_what_the_orm_refuses(tmp_path: Path) -> None:
         store.open_database(tmp_path / "missing.db")
 
 
-def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_command_line_builds_only_its_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Typer builds each registered command before it runs one; ``pbem`` builds
     the one the command line names (the whole application for ``--help`` and for a
     name it does not know, whose error lists the others)."""
@@ -280,7 +359,9 @@ def test_a_command_line_builds_only_its_command(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(sys, "argv", ["pbem", "sgin"])
     with pytest.raises(SystemExit):
         cli_app.main()
-    assert len(built) == len(cli_app.app.registered_commands) + sum(len(g.typer_instance.registered_commands) for g in cli_app.app.registered_groups)  # type: ignore[union-attr]
+    assert len(built) == len(cli_app.app.registered_commands) + sum(
+        len(g.typer_instance.registered_commands) for g in cli_app.app.registered_groups
+    )  # type: ignore[union-attr]
     assert "Did you mean 'sign'?" in capsys.readouterr().err
 
 
@@ -288,6 +369,8 @@ def test_a_float_option_is_converted_and_refused_without_pydantic(tmp_path: Path
     """``tick --backoff`` is a float: converted by pbem.cli.values too (Typer's own
     conversion imported pydantic), and a bad value refused the way Typer words it."""
     (tmp_path / "inbox").mkdir()
-    result, modules = imports_of(["tick", "--dir", str(tmp_path / "inbox"), "--backoff", "abc"], tmp_path, tmp_path / "none.db")
+    result, modules = imports_of(
+        ["tick", "--dir", str(tmp_path / "inbox"), "--backoff", "abc"], tmp_path, tmp_path / "none.db"
+    )
     assert result.returncode == 2 and "Invalid value for '--backoff': 'abc' is not a valid float." in result.stderr
     assert offending(modules, ("pydantic",)) == []

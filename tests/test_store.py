@@ -44,7 +44,9 @@ def test_new_database_gets_the_schema_version(table: Table) -> None:
         ("postgresql+psycopg://referee:hunter2@/pbem?host=/nonexistent-socket-dir", "cannot open database"),
     ],
 )
-def test_a_database_url_that_cannot_be_opened_is_named_without_its_password(table: Table, db: str, message: str) -> None:
+def test_a_database_url_that_cannot_be_opened_is_named_without_its_password(
+    table: Table, db: str, message: str
+) -> None:
     result = table.run_subprocess("--db", db, "status", "g1")  # the last --db given wins
     assert result.returncode == 1, result.stderr
     assert message in result.stderr and "Traceback" not in result.stderr

@@ -8,6 +8,7 @@ import textwrap
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from pbem.rules import template_text
 from pbem.rules.template_text import fit_comments
 
@@ -22,12 +23,28 @@ def _textwrap(text: str, width: int) -> str:
         if len(line) <= width or not line.startswith("#"):
             out.append(line)
             continue
-        out.extend(textwrap.wrap(line[len(lead):], width=width, initial_indent=lead, subsequent_indent=lead + "  ", break_long_words=False, break_on_hyphens=False))
+        out.extend(
+            textwrap.wrap(
+                line[len(lead) :],
+                width=width,
+                initial_indent=lead,
+                subsequent_indent=lead + "  ",
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+        )
     return "\n".join(out)
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["#", "# ", "#   ", "#     "]), st.lists(WORD, min_size=1, max_size=30)), min_size=1, max_size=6), st.sampled_from([30, 72]))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["#", "# ", "#   ", "#     "]), st.lists(WORD, min_size=1, max_size=30)),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from([30, 72]),
+)
 def test_plain_comment_lines_wrap_as_textwrap_wraps_them(lines: list[tuple[str, list[str]]], width: int) -> None:
     text = "\n".join(lead + " ".join(words) for lead, words in lines)
     assert fit_comments(text, width) == _textwrap(text, width)

@@ -67,11 +67,19 @@ def _play_desk(tmp_path: Path, database: Path | str, runner: str) -> Iterator[De
 
 
 @pytest.fixture(
-    params=[*RUNNERS, pytest.param("psycopg", marks=pytest.mark.postgres), pytest.param("postgresql-sqlalchemy", marks=pytest.mark.postgres)]
+    params=[
+        *RUNNERS,
+        pytest.param("psycopg", marks=pytest.mark.postgres),
+        pytest.param("postgresql-sqlalchemy", marks=pytest.mark.postgres),
+    ]
 )
 def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk]:
     """Every runner: both SQLite ones, and both PostgreSQL ones (see tests/pg_server.py)."""
-    database = request.getfixturevalue("postgres_url") if request.param in ("psycopg", "postgresql-sqlalchemy") else tmp_path / "referee.db"
+    database = (
+        request.getfixturevalue("postgres_url")
+        if request.param in ("psycopg", "postgresql-sqlalchemy")
+        else tmp_path / "referee.db"
+    )
     yield from _play_desk(tmp_path, database, request.param)
 
 
@@ -132,8 +140,12 @@ def test_rows_are_stored_in_the_forms_the_orm_writes(sqlite_desk: Desk, tmp_path
             (value, kind) = con.execute(f"SELECT {column}, typeof({column}) FROM {table}").fetchone()
             assert kind == "text" and stamp.match(value), (table, value)
         assert con.execute("SELECT status FROM submission").fetchall() == [("RESOLVED",)]
-        assert con.execute("SELECT active, typeof(active), rollback_id FROM resolution").fetchall() == [(1, "integer", None)]
-        assert con.execute("SELECT over, typeof(over), current_k, next_k FROM game").fetchall() == [(0, "integer", 1, 2)]
+        assert con.execute("SELECT active, typeof(active), rollback_id FROM resolution").fetchall() == [
+            (1, "integer", None)
+        ]
+        assert con.execute("SELECT over, typeof(over), current_k, next_k FROM game").fetchall() == [
+            (0, "integer", 1, 2)
+        ]
     finally:
         con.close()
 
@@ -188,7 +200,12 @@ def test_statements_are_rewritten_once_for_psycopg() -> None:
     from pbem.store import pg
 
     sql = "SELECT position::text FROM game WHERE id = :game AND label LIKE '50%' AND k >= :k_1"
-    assert pg.pyformat(sql) == "SELECT position::text FROM game WHERE id = %(game)s AND label LIKE '50%%' AND k >= %(k_1)s"
+    assert (
+        pg.pyformat(sql) == "SELECT position::text FROM game WHERE id = %(game)s AND label LIKE '50%%' AND k >= %(k_1)s"
+    )
     assert pg.pyformat(sql) is pg.pyformat(sql)
     assert pg.libpq_url("postgresql+psycopg://u@/db?host=/tmp/x") == "postgresql://u@/db?host=/tmp/x"
-    assert [pg.is_postgres_url(u) for u in ("postgresql://h/db", "postgres://h/db", "postgresql+psycopg://h/db", "sqlite:///x.db", "mysql://h/db")] == [True, True, True, False, False]
+    assert [
+        pg.is_postgres_url(u)
+        for u in ("postgresql://h/db", "postgres://h/db", "postgresql+psycopg://h/db", "sqlite:///x.db", "mysql://h/db")
+    ] == [True, True, True, False, False]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ ARCHIVE_FORMAT = "pbem-archive/1"
 
 def _iso(when: datetime | str) -> str:
     when = store.as_datetime(when)
-    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat().replace("+00:00", "Z")
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).isoformat().replace("+00:00", "Z")
 
 
 def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
@@ -55,7 +55,9 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     if game is None:
         raise store.unknown_game(game_id, store.known_game_ids(tx))
     gid, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result = game
-    players = tx.all("SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})
+    players = tx.all(
+        "SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
+    )
     resolutions = tx.all(
         "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
         {"game": game_id},
@@ -63,18 +65,32 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
     for turn, status, side, message, signature in tx.all(
         "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
-        {"game": game_id, "resolved": store.SubmissionStatus.RESOLVED.name, "set_aside": store.SubmissionStatus.SET_ASIDE.name},
+        {
+            "game": game_id,
+            "resolved": store.SubmissionStatus.RESOLVED.name,
+            "set_aside": store.SubmissionStatus.SET_ASIDE.name,
+        },
     ):
-        files[(turn, status)].append({"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature})
+        files[(turn, status)].append(
+            {"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature}
+        )
     rolls: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for k, idx, sides, value, purpose in tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}):
+    for k, idx, sides, value, purpose in tx.all(
+        "SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}
+    ):
         rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
     rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
     extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
     late = {
-        k: {"deadline": _iso(deadline), "grace_until": _iso(grace_until), "resolved_at": _iso(resolved_at), "sides": json.loads(sides)}
+        k: {
+            "deadline": _iso(deadline),
+            "grace_until": _iso(grace_until),
+            "resolved_at": _iso(resolved_at),
+            "sides": json.loads(sides),
+        }
         for k, deadline, grace_until, resolved_at, sides in tx.all(
-            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game", {"game": game_id}
+            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game",
+            {"game": game_id},
         )
     }
     changes = tx.all(
@@ -106,7 +122,12 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             "scenario": scenario,
             "options": list(json.loads(options)),
             "created": store.as_datetime(created).isoformat(),
-            "tables": {name: json.loads(data) for name, data in tx.all("SELECT name, data FROM house_table WHERE game_id = :game ORDER BY name", {"game": game_id})},
+            "tables": {
+                name: json.loads(data)
+                for name, data in tx.all(
+                    "SELECT name, data FROM house_table WHERE game_id = :game ORDER BY name", {"game": game_id}
+                )
+            },
         },
         "players": [{"side": side, "public_key": key, "email": email} for side, key, email in players],
         "dice": {
@@ -131,7 +152,11 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
                 "from_k": from_k,
                 "at": _iso(at),
                 **({"email": email, "previous_email": previous_email} if email is not None else {}),
-                **({"public_key": public_key, "previous_public_key": previous_public_key} if public_key is not None else {}),
+                **(
+                    {"public_key": public_key, "previous_public_key": previous_public_key}
+                    if public_key is not None
+                    else {}
+                ),
             }
             for side, from_k, at, email, previous_email, public_key, previous_public_key in changes
         ],
@@ -139,7 +164,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     }
 
 
-def export(engine: "Database", game_id: str, path: Path) -> dict[str, Any]:
+def export(engine: Database, game_id: str, path: Path) -> dict[str, Any]:
     archive = build_archive(engine, game_id)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(archive, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -185,7 +210,11 @@ def load(path: Path) -> dict[str, Any]:
         raise ValueError(f"cannot read archive {path}: {exc}") from None
     resolutions = archive.get("resolutions") if isinstance(archive, dict) else None
     if isinstance(resolutions, list) and len(resolutions) > MAX_ARCHIVE_RESOLUTIONS:
-        raise ValueError(f"archive {path} holds {len(resolutions)} resolutions, over the limit of {MAX_ARCHIVE_RESOLUTIONS}")
+        raise ValueError(
+            f"archive {path} holds {len(resolutions)} resolutions, over the limit of {MAX_ARCHIVE_RESOLUTIONS}"
+        )
     if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
-        raise ValueError(f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})")
+        raise ValueError(
+            f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})"
+        )
     return archive

@@ -100,7 +100,9 @@ def write_site(db: Database, game_id: str, folder: Path, site_url: str | None = 
     return SiteWritten(folder, tuple(written), url)
 
 
-def _write_reports(db: Database, game_id: str, put: Callable[[str, str], None]) -> tuple[report.ReportData, list[int], list[str]]:
+def _write_reports(
+    db: Database, game_id: str, put: Callable[[str, str], None]
+) -> tuple[report.ReportData, list[int], list[str]]:
     """Every active resolution's report for each side (and its whole map on its
     own); returns the latest report's data, the resolutions and the sides."""
     with transaction(db, write=False) as tx:
@@ -126,7 +128,9 @@ def _drop_set_aside_pages(folder: Path, ks: list[int], sides: list[str]) -> None
     aside since (only files named as this module names them)."""
     keep = {name(k, side) for k in ks for side in sides for name in (report.report_filename, report.map_filename)}
     for old in [*folder.glob("report-k*.html"), *folder.glob("map-k*.svg")]:
-        ours = re.fullmatch(r"(report|map)-k\d+-.+\.(html|svg)", old.name) and any(old.name.endswith(f"-{side}{old.suffix}") for side in sides)
+        ours = re.fullmatch(r"(report|map)-k\d+-.+\.(html|svg)", old.name) and any(
+            old.name.endswith(f"-{side}{old.suffix}") for side in sides
+        )
         if ours and old.name not in keep:
             old.unlink()
 
@@ -137,24 +141,43 @@ def _write_dice(db: Database, game_id: str, put: Callable[[str, str], None]) -> 
         game = report_reads.game(tx, game_id)
         active = {r.k: r.active for r in report_reads.resolutions(tx, game_id)}
         rows = [
-            {"resolution": r.k, "index": r.idx, "sides": r.sides, "value": r.value, "purpose": r.purpose, "set_aside": not active.get(r.k, True)}
+            {
+                "resolution": r.k,
+                "index": r.idx,
+                "sides": r.sides,
+                "value": r.value,
+                "purpose": r.purpose,
+                "set_aside": not active.get(r.k, True),
+            }
             for r in report_reads.rolls(tx, game_id)
         ]
-    put("dice.json", json.dumps({"game": game_id, "anchor": game.anchor, "rolls": rows}, indent=1, ensure_ascii=False) + "\n")
-    put("dice.html", report.environment().get_template("dice.html.j2").render(game_id=game_id, anchor=game.anchor, rolls=rows))
+    put(
+        "dice.json",
+        json.dumps({"game": game_id, "anchor": game.anchor, "rolls": rows}, indent=1, ensure_ascii=False) + "\n",
+    )
+    put(
+        "dice.html",
+        report.environment().get_template("dice.html.j2").render(game_id=game_id, anchor=game.anchor, rolls=rows),
+    )
 
 
-def _index_page(db: Database, game_id: str, latest: report.ReportData, sides: list[str], archive_file: str, url: str | None) -> str:
+def _index_page(
+    db: Database, game_id: str, latest: report.ReportData, sides: list[str], archive_file: str, url: str | None
+) -> str:
     """The site's front page: the game, players, whose move, deadline, score chart,
     every resolution with its reports, rollbacks, and the audit, dice and archive."""
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         actives = [r for r in report_reads.resolutions(tx, game_id) if r.active]
         players = [(p.side, _key_words(p.public_key)) for p in report_reads.players(tx, game_id)]
-        rollbacks = [(f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, rb.discarded) for rb in report_reads.rollbacks(tx, game_id)]
+        rollbacks = [
+            (f"{rb.at:%Y-%m-%d %H:%M} UTC", rb.to_k, rb.discarded) for rb in report_reads.rollbacks(tx, game_id)
+        ]
         clock = deadlines.timing(tx, game_id)  # None once the game is over
     ruleset = find_ruleset(game.rules)
-    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [
+        (r.k, ruleset.score(json.loads(r.position))) for r in actives
+    ]
     url = url or game.site_url
     resolutions = [(0, "the game as set up", game.initial_state_hash)] + [(r.k, r.label, r.state_hash) for r in actives]
     deadline = clock.deadline if clock else None  # a game without --deadline waits forever
@@ -163,16 +186,20 @@ def _index_page(db: Database, game_id: str, latest: report.ReportData, sides: li
         for line in lines:
             series.setdefault(line.side, []).append((k, line.value))
     chart = Markup(charts.line_chart_svg(series, title="Score by resolution", x_label="resolution")) if series else None
-    return report.environment().get_template("site_index.html.j2").render(
-        d=latest,
-        sides=sides,
-        players=players,
-        resolutions=resolutions,
-        rollbacks=rollbacks,
-        deadline=f"{deadline:%Y-%m-%d %H:%M} UTC" if deadline else None,
-        chart=chart,
-        archive=archive_file,
-        site_url=url,
+    return (
+        report.environment()
+        .get_template("site_index.html.j2")
+        .render(
+            d=latest,
+            sides=sides,
+            players=players,
+            resolutions=resolutions,
+            rollbacks=rollbacks,
+            deadline=f"{deadline:%Y-%m-%d %H:%M} UTC" if deadline else None,
+            chart=chart,
+            archive=archive_file,
+            site_url=url,
+        )
     )
 
 

@@ -110,7 +110,9 @@ def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain
         if isinstance(value, dict):
             for key, item in value.items():
                 if key in SECRET_FIELDS and item:
-                    found.append(f"{_spelt(where)}.{key}: a field named {key!r} (an archive carries no seed or checkpoint)")
+                    found.append(
+                        f"{_spelt(where)}.{key}: a field named {key!r} (an archive carries no seed or checkpoint)"
+                    )
                 if _may_hold_hex(item):
                     stack.append(((where, key), item))
         elif isinstance(value, list):
@@ -122,13 +124,17 @@ def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain
                     if chunk not in public:
                         candidates.setdefault(chunk, where)
             if len(candidates) > MAX_UNEXPLAINED_VALUES:
-                raise AuditFailure(f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {_spelt(next(iter(candidates.values())))}); an archive from pbem carries none")
+                raise AuditFailure(
+                    f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {_spelt(next(iter(candidates.values())))}); an archive from pbem carries none"
+                )
     for chunk, where in candidates.items():
         value = bytes.fromhex(chunk)
         for steps in range(1, longest + 1):
             value = dicev1.H(value)
             if value in frontier:
-                found.append(f"{_spelt(where)}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice")
+                found.append(
+                    f"{_spelt(where)}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice"
+                )
                 break
     return found
 
@@ -159,14 +165,18 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     game_id = game["id"]
     leaks = leaked_secrets(archive, archive_chains(archive))
     if leaks:
-        raise AuditFailure(f"archive leaks a secret: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""))
+        raise AuditFailure(
+            f"archive leaks a secret: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else "")
+        )
     key_at = _keys_by_resolution(archive)
     keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
     resolutions = _all_resolutions(archive)
     ks = [r["k"] for r, _ in resolutions]
     if ks != list(range(1, len(ks) + 1)):
         missing = sorted(set(range(1, (max(ks) if ks else 0) + 1)) - set(ks))
-        raise AuditFailure(f"resolutions are not numbered 1..{len(ks)} without gaps: missing {missing or 'none'}, found {ks}")
+        raise AuditFailure(
+            f"resolutions are not numbered 1..{len(ks)} without gaps: missing {missing or 'none'}, found {ks}"
+        )
 
     # 1. signatures
     files = 0
@@ -182,7 +192,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 raise AuditFailure(f"{where}: signature does not verify: {exc}") from None
             expected = key_at(sub["side"], res["k"])
             if not signer.same_key(expected):
-                raise AuditFailure(f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {expected.fingerprint()}")
+                raise AuditFailure(
+                    f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {expected.fingerprint()}"
+                )
             files += 1
 
     # 2. headers against the chain of positions
@@ -194,7 +206,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         prev = res.get("previous_state_hash", expected_prev if active else None)
         if active:
             if prev != expected_prev:
-                raise AuditFailure(f"resolution {res['k']}: follows position {prev}, expected {expected_prev} (the chain of positions is broken)")
+                raise AuditFailure(
+                    f"resolution {res['k']}: follows position {prev}, expected {expected_prev} (the chain of positions is broken)"
+                )
             expected_prev = res["state_hash"]
         elif prev not in known_hashes:
             raise AuditFailure(f"set-aside resolution {res['k']}: follows unknown position {prev}")
@@ -207,7 +221,13 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 tf = turn_files[res["k"], sub["side"]] = parse_turn_file(sub["turn_file"].encode("utf-8"))
             except TurnFileError as exc:
                 raise AuditFailure(f"{where}: unreadable header: {exc}") from None
-            for name, want, got in (("game", game_id, tf.game), ("rules", game["rules"], tf.rules), ("side", sub["side"], tf.side), ("turn", res["k"], tf.turn), ("state", prev, tf.state)):
+            for name, want, got in (
+                ("game", game_id, tf.game),
+                ("rules", game["rules"], tf.rules),
+                ("side", sub["side"], tf.side),
+                ("turn", res["k"], tf.turn),
+                ("state", prev, tf.state),
+            ):
                 if want != got:
                     raise AuditFailure(f"{where}: header {name} is {got!r}, expected {want!r}")
 
@@ -217,14 +237,24 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     for res, _ in resolutions:
         chain = dice_chains.chain_for(chains, res["k"])
         if chain is None or res["k"] > chain.last_k:
-            raise AuditFailure(f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to {dice_chains.last_served(chains)})")
+            raise AuditFailure(
+                f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to {dice_chains.last_served(chains)})"
+            )
         starts = res["k"] == chain.first_k
         if starts:
             previous = bytes.fromhex(chain.anchor)
         reveal = bytes.fromhex(res["reveal"])
         if not dicev1.reveal_follows(reveal, previous):
-            what = "the anchor" if res["k"] == 1 else f"the anchor of the chain extending from {chain.first_k}" if starts else "the previous reveal"
-            raise AuditFailure(f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} ({what})")
+            what = (
+                "the anchor"
+                if res["k"] == 1
+                else f"the anchor of the chain extending from {chain.first_k}"
+                if starts
+                else "the previous reveal"
+            )
+            raise AuditFailure(
+                f"resolution {res['k']}: reveal {res['reveal']} does not hash to {previous.hex()} ({what})"
+            )
         previous = reveal
 
     # 4. every roll recomputed
@@ -237,7 +267,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                 raise AuditFailure(f"resolution {res['k']}: roll numbered {roll['index']}, expected {i}")
             value = stream.roll(roll["sides"], roll["purpose"])
             if value != roll["value"]:
-                raise AuditFailure(f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to {value}, archive says {roll['value']}")
+                raise AuditFailure(
+                    f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to {value}, archive says {roll['value']}"
+                )
             rolls += 1
 
     # 5. full replay
@@ -251,7 +283,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             raise AuditFailure(f"game.tables: a house table does not fit {game['rules']}: {exc}") from None
         if sorted(house_tables.of_position(position)) != sorted(tables):
             same = sorted(set(tables) - set(house_tables.of_position(position)))
-            raise AuditFailure(f"game.tables: {', '.join(same)} equal the shipped table (an archive lists only tables that differ)")
+            raise AuditFailure(
+                f"game.tables: {', '.join(same)} equal the shipped table (an archive lists only tables that differ)"
+            )
     if position_hash(position) != initial:
         played = f" with house tables {', '.join(sorted(tables))}" if tables else " with the shipped tables"
         raise AuditFailure(f"set-up: position hash {position_hash(position)}{played}, archive says {initial}")
@@ -266,7 +300,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         for sub in res["submissions"]:
             tf = turn_files[res["k"], sub["side"]]
             if tf.side not in orders:
-                raise AuditFailure(f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})")
+                raise AuditFailure(
+                    f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})"
+                )
             parsed, problems = ruleset.parse_orders(tf.body)
             problems = problems or ruleset.validate(start, tf.side, parsed)
             if problems:
@@ -277,7 +313,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
         recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
         if replayed != recorded:
-            first = next((i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded)))
+            first = next(
+                (i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded))
+            )
             raise AuditFailure(
                 f"resolution {res['k']}, roll {first}: replay asks for {replayed[first] if first < len(replayed) else 'no roll'}, archive has {recorded[first] if first < len(recorded) else 'no roll'}"
             )
@@ -285,7 +323,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
         new_hash = position_hash(result.position)
         if new_hash != res["state_hash"]:
-            raise AuditFailure(f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}")
+            raise AuditFailure(
+                f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}"
+            )
         positions[new_hash] = result.position
         if active:
             last_active = new_hash
@@ -294,7 +334,9 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     outcome = ruleset.outcome(final_position)
     final = archive["final"]
     want = outcome.to_json() if outcome else None
-    if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(want, sort_keys=True):
+    if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(
+        want, sort_keys=True
+    ):
         raise AuditFailure(f"final result: replay gives {want}, archive says {final['result']} (over={final['over']})")
     return AuditSummary(
         game=game_id,
@@ -357,13 +399,21 @@ def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> tuple[str, ...
         record = res.get("deadline")
         if record is not None:
             if sorted(record.get("sides", [])) != sorted(nmr):
-                raise AuditFailure(f"resolution {res['k']}: the deadline record names {record.get('sides')}, the resolution's no-moves sides are {nmr}")
+                raise AuditFailure(
+                    f"resolution {res['k']}: the deadline record names {record.get('sides')}, the resolution's no-moves sides are {nmr}"
+                )
             sent = {s["side"] for s in res["submissions"]} & set(nmr)
             if sent:
-                raise AuditFailure(f"resolution {res['k']}: {', '.join(sorted(sent))} resolved with no orders but has a turn file in it")
+                raise AuditFailure(
+                    f"resolution {res['k']}: {', '.join(sorted(sent))} resolved with no orders but has a turn file in it"
+                )
             if not (record["deadline"] <= record["grace_until"] <= record["resolved_at"]):
-                raise AuditFailure(f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace {record['grace_until']} (deadline {record['deadline']})")
-            notes.append(f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until {record['grace_until']}, resolved {record['resolved_at']})")
+                raise AuditFailure(
+                    f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace {record['grace_until']} (deadline {record['deadline']})"
+                )
+            notes.append(
+                f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until {record['grace_until']}, resolved {record['resolved_at']})"
+            )
         elif nmr:
             notes.append(f"resolution {res['k']}: {', '.join(nmr)} (resolved with no orders by the referee)")
     return tuple(notes)
@@ -377,7 +427,9 @@ def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:
     for ext in dice.get("extensions", []):
         chain = dice_chains.PublicChain(int(ext["first_k"]), int(ext["chain_length"]), str(ext["anchor"]))
         if chain.first_k != chains[-1].last_k + 1 or chain.chain_length < 2:
-            raise AuditFailure(f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where the chain before it ends, with a length of at least 2")
+            raise AuditFailure(
+                f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where the chain before it ends, with a length of at least 2"
+            )
         chains.append(chain)
     return chains
 

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     import click
 
 
-
 GLOBAL_OPTIONS = ("--db",)
 """Options of ``pbem`` itself that take a value and may also come after the
 command (``pbem status g1 --db referee.db``), as in git, ssh-keygen and sqlite-utils."""
@@ -128,8 +127,18 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _main(
-    db: Annotated[Optional[str], typer.Option("--db", metavar="PATH|URL", help="Database: a file path or an SQLAlchemy URL (default $PBEM_DB, else ./pbem.db).", envvar="PBEM_DB")] = None,
-    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print pbem's version and exit.")] = False,
+    db: Annotated[
+        Optional[str],
+        typer.Option(
+            "--db",
+            metavar="PATH|URL",
+            help="Database: a file path or an SQLAlchemy URL (default $PBEM_DB, else ./pbem.db).",
+            envvar="PBEM_DB",
+        ),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print pbem's version and exit.")
+    ] = False,
 ) -> None:
     _state["db"] = db
 
@@ -160,11 +169,32 @@ def main() -> None:
     app_for(sys.argv[1:])()
 
 
-
-
 HELP_ORDER = (
-    "keygen", "new", "status", "orders", "check", "sign", "submit", "process", "dice", "export", "audit", "extend",
-    "rollback", "case", "report", "demo", "ingest", "send", "tick", "serve", "games", "player", "site", "tables", "table",
+    "keygen",
+    "new",
+    "status",
+    "orders",
+    "check",
+    "sign",
+    "submit",
+    "process",
+    "dice",
+    "export",
+    "audit",
+    "extend",
+    "rollback",
+    "case",
+    "report",
+    "demo",
+    "ingest",
+    "send",
+    "tick",
+    "serve",
+    "games",
+    "player",
+    "site",
+    "tables",
+    "table",
 )
 """The order ``pbem --help`` lists the commands in (the modules of pbem.cli register
 them by who runs them); a command not named here comes after these."""
@@ -172,6 +202,7 @@ them by who runs them); a command not named here comes after these."""
 
 def in_help_order() -> None:
     """Order the registered commands as :data:`HELP_ORDER` says."""
+
     def key(command: typer.models.CommandInfo) -> int:
         name = _name(command)
         return HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER)

@@ -13,7 +13,6 @@ import typer.main
 import typer.models
 
 if TYPE_CHECKING:
-
     from pbem.store.database import Database
 from pbem.cli.application import _state
 
@@ -29,7 +28,12 @@ def fail(problems: list[str] | str) -> NoReturn:
     raise typer.Exit(1)
 
 
-DOMAIN_ERRORS = (("pbem.store", "StoreError"), ("pbem.turnfiles.keys", "KeyFileError"), ("pbem.turnfiles.sshsig", "SignatureError"), ("pbem.paths", "UnsafePath"))
+DOMAIN_ERRORS = (
+    ("pbem.store", "StoreError"),
+    ("pbem.turnfiles.keys", "KeyFileError"),
+    ("pbem.turnfiles.sshsig", "SignatureError"),
+    ("pbem.paths", "UnsafePath"),
+)
 """Errors whose message is the whole story (module, class): printed as one line.
 Looked up only in modules already imported: an error of a module the command
 never imported cannot have been raised, and importing it to check would cost

@@ -40,9 +40,19 @@ def _smtp_server(smtp: str | None, starttls: bool, ssl_on: bool, user: str | Non
 
 
 def _referee_options(
-    dir: Optional[Path], maildir: Optional[Path], mbox: Optional[Path], imap: Optional[str], imap_password_file: Optional[Path],
-    smtp: Optional[str], sender: str, starttls: bool, ssl_on: bool, smtp_user: Optional[str], smtp_password_file: Optional[Path],
-    backoff: float, jobs: int,
+    dir: Optional[Path],
+    maildir: Optional[Path],
+    mbox: Optional[Path],
+    imap: Optional[str],
+    imap_password_file: Optional[Path],
+    smtp: Optional[str],
+    sender: str,
+    starttls: bool,
+    ssl_on: bool,
+    smtp_user: Optional[str],
+    smtp_password_file: Optional[Path],
+    backoff: float,
+    jobs: int,
 ) -> Any:
     from pbem.mail import imap as imap_mail
     from pbem.referee import service as referee
@@ -75,10 +85,16 @@ _MAILDIR = typer.Option("--maildir", metavar="MAILDIR", help="A Maildir of playe
 _MBOX = typer.Option("--mbox", metavar="FILE", help="An mbox file of player mail.")
 
 
-_IMAP = typer.Option("--imap", metavar="URL", help="imaps://USER@HOST[:PORT]/MAILBOX (or imap:// with STARTTLS); never with a password.")
+_IMAP = typer.Option(
+    "--imap", metavar="URL", help="imaps://USER@HOST[:PORT]/MAILBOX (or imap:// with STARTTLS); never with a password."
+)
 
 
-_IMAP_PW = typer.Option("--imap-password-file", metavar="FILE", help="File whose first line is the IMAP password (else $PBEM_IMAP_PASSWORD).")
+_IMAP_PW = typer.Option(
+    "--imap-password-file",
+    metavar="FILE",
+    help="File whose first line is the IMAP password (else $PBEM_IMAP_PASSWORD).",
+)
 
 
 _SMTP = typer.Option("--smtp", metavar="HOST:PORT", help="The SMTP server to deliver the outbox through.")
@@ -93,10 +109,16 @@ _STARTTLS = typer.Option("--starttls", help="Upgrade the SMTP connection with ST
 _SSL = typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")
 
 
-_SMTP_USER = typer.Option("--smtp-user", metavar="USER", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")
+_SMTP_USER = typer.Option(
+    "--smtp-user", metavar="USER", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD)."
+)
 
 
 _SMTP_PW = typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password.")
 
 
-_BACKOFF = typer.Option("--backoff", metavar="SECONDS", help="Seconds before the first retry of a deferred message (doubling, at most an hour).")
+_BACKOFF = typer.Option(
+    "--backoff",
+    metavar="SECONDS",
+    help="Seconds before the first retry of a deferred message (doubling, at most an hour).",
+)

@@ -17,8 +17,12 @@ from pbem.cli.common import _read, _signature_for, database, example, fail, refu
 
 @app.command(epilog=example("pbem keygen alice --dir keys"))
 def keygen(
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Key name: writes NAME (private, mode 0600) and NAME.pub.")],
-    dir: Annotated[Path, typer.Option("--dir", metavar="DIR", help="Folder for the key files (default: here).")] = Path("."),
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="Key name: writes NAME (private, mode 0600) and NAME.pub.")
+    ],
+    dir: Annotated[Path, typer.Option("--dir", metavar="DIR", help="Folder for the key files (default: here).")] = Path(
+        "."
+    ),
 ) -> None:
     """Make a new Ed25519 key pair in OpenSSH format."""
     from pbem.turnfiles import keys
@@ -43,7 +47,9 @@ def status(
         st = lifecycle.status(database(), game)
     exposed = store.readable_by_others(store.database_url(_state["db"]))
     if exposed:
-        typer.echo(f"pbem: warning: others can read {', '.join(exposed)}, which hold the dice seed: chmod 600 them", err=True)
+        typer.echo(
+            f"pbem: warning: others can read {', '.join(exposed)}, which hold the dice seed: chmod 600 them", err=True
+        )
     if as_json:
         typer.echo(json.dumps(st.to_json(), indent=2, ensure_ascii=False))
         return
@@ -65,9 +71,13 @@ def status(
 def orders(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     side: Annotated[str, typer.Option("--side", metavar="SIDE", help="The side to write orders for.")],
-    bot: Annotated[Optional[str], typer.Option("--bot", metavar="NAME", help="Fill with a bot's legal orders (random, greedy).")] = None,
+    bot: Annotated[
+        Optional[str], typer.Option("--bot", metavar="NAME", help="Fill with a bot's legal orders (random, greedy).")
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Bot seed.")] = 0,
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", metavar="FILE", help="Write here instead of stdout.")] = None,
+    output: Annotated[
+        Optional[Path], typer.Option("-o", "--output", metavar="FILE", help="Write here instead of stdout.")
+    ] = None,
 ) -> None:
     """Write the next turn file for a side (template, or a bot's orders)."""
     from pbem.referee import lifecycle
@@ -84,8 +94,18 @@ def orders(
 @app.command(epilog=example("pbem check turn.txt"))
 def check(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="Turn file.")],
-    sig: Annotated[Optional[Path], typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig if present).")] = None,
-    position: Annotated[Optional[Path], typer.Option("--position", metavar="POSFILE", help="Check offline against this position file (G-rK.position.json, attached to every report); no database.")] = None,
+    sig: Annotated[
+        Optional[Path],
+        typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig if present)."),
+    ] = None,
+    position: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--position",
+            metavar="POSFILE",
+            help="Check offline against this position file (G-rK.position.json, attached to every report); no database.",
+        ),
+    ] = None,
 ) -> None:
     """Parse and validate a turn file against the game's current position; stores nothing."""
     from pbem import store
@@ -106,10 +126,14 @@ def check(
             try:
                 db = database()
             except store.NoDatabase:
-                fail(f"no referee's database here: a player checks offline with 'pbem check {file} --position G-rK.position.json' (the position file attached to the latest report)")
+                fail(
+                    f"no referee's database here: a player checks offline with 'pbem check {file} --position G-rK.position.json' (the position file attached to the latest report)"
+                )
             checked = verdict.check(db, data, _signature_for(file, sig))
     signed = "signature verified" if checked.signature else "not signed (signature not checked)"
-    typer.echo(f"{file}: OK: {checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}; {len(checked.orders)} order(s); {signed}")
+    typer.echo(
+        f"{file}: OK: {checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}; {len(checked.orders)} order(s); {signed}"
+    )
 
 
 @app.command(epilog=example("pbem sign turn.txt --key ~/.ssh/id_ed25519"))
@@ -135,7 +159,9 @@ def sign(
 @app.command(epilog=example("pbem submit turn.txt"))
 def submit(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="Signed turn file.")],
-    sig: Annotated[Optional[Path], typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig).")] = None,
+    sig: Annotated[
+        Optional[Path], typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig).")
+    ] = None,
 ) -> None:
     """Verify and queue a turn file."""
     from pbem.referee import intake

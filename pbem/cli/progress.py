@@ -21,7 +21,15 @@ from rich.table import Table
 
 T = TypeVar("T")
 
-VERDICT_STYLES = {"accepted": "green", "checked": "cyan", "refused": "red", "skipped": "dim", "sent": "green", "resolved": "green", "failed": "red"}
+VERDICT_STYLES = {
+    "accepted": "green",
+    "checked": "cyan",
+    "refused": "red",
+    "skipped": "dim",
+    "sent": "green",
+    "resolved": "green",
+    "failed": "red",
+}
 
 
 def stderr_console() -> Console:
@@ -40,10 +48,14 @@ def _progress(console: Console | None) -> Progress:
     )
 
 
-def track(items: Sequence[T] | Iterable[T], description: str, total: int | None = None, console: Console | None = None) -> Iterator[T]:
+def track(
+    items: Sequence[T] | Iterable[T], description: str, total: int | None = None, console: Console | None = None
+) -> Iterator[T]:
     """Iterate with a progress bar (hidden when stderr is not a terminal)."""
     with _progress(console) as progress:
-        task = progress.add_task(description, total=total if total is not None else (len(items) if isinstance(items, Sequence) else None))
+        task = progress.add_task(
+            description, total=total if total is not None else (len(items) if isinstance(items, Sequence) else None)
+        )
         for item in items:
             yield item
             progress.advance(task)

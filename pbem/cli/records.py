@@ -19,9 +19,16 @@ from pbem.cli.common import _ruleset_or_usage, database, example, fail, refusals
 @app.command(epilog=example("pbem dice g1 --stats", "pbem dice --archive g1.json --json"))
 def dice(
     game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Game in the database.")] = None,
-    archive_file: Annotated[Optional[Path], typer.Option("--archive", metavar="FILE", help="Read the dice from an exported archive (no database).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output: the anchor and every roll (and --stats).")] = False,
-    stats: Annotated[bool, typer.Option("--stats", help="Counts per face and a chi-square figure per die size.")] = False,
+    archive_file: Annotated[
+        Optional[Path],
+        typer.Option("--archive", metavar="FILE", help="Read the dice from an exported archive (no database)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Machine-readable output: the anchor and every roll (and --stats).")
+    ] = False,
+    stats: Annotated[
+        bool, typer.Option("--stats", help="Counts per face and a chi-square figure per die size.")
+    ] = False,
 ) -> None:
     """The dice history: resolution, index, die, value, purpose."""
     from pbem.dice import history as dice_history
@@ -46,16 +53,27 @@ def dice(
     summary = None
     if stats:
         summary = {
-            str(sides): {"faces": {str(f): c for f, c in sorted(counts.items())}, "chi_square": dice_stats.chi_square(rows)[sides]}
+            str(sides): {
+                "faces": {str(f): c for f, c in sorted(counts.items())},
+                "chi_square": dice_stats.chi_square(rows)[sides],
+            }
             for sides, counts in sorted(dice_stats.face_counts(rows).items())
         }
     if as_json:
-        typer.echo(json.dumps({"game": game, "anchor": found.anchor, "rolls": history, **({"stats": summary} if stats else {})}, indent=1, ensure_ascii=False))
+        typer.echo(
+            json.dumps(
+                {"game": game, "anchor": found.anchor, "rolls": history, **({"stats": summary} if stats else {})},
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
         return
     typer.echo(f"dice of {game} (anchor {found.anchor}): {len(history)} roll(s)")
     for h in history:
         mark = "  [set aside]" if h["set_aside"] else ""
-        typer.echo(f"  k={h['resolution']:<4} #{h['index']:<3} d{h['sides']:<3} = {h['value']:<3}  {h['purpose']}{mark}")
+        typer.echo(
+            f"  k={h['resolution']:<4} #{h['index']:<3} d{h['sides']:<3} = {h['value']:<3}  {h['purpose']}{mark}"
+        )
     if summary:
         for sides, s in summary.items():
             stat, dof, p = s["chi_square"]
@@ -79,7 +97,9 @@ def export(
 @app.command(epilog=example("pbem audit --archive g1.json", "pbem audit g1"))
 def audit(
     game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Game in the database.")] = None,
-    archive_file: Annotated[Optional[Path], typer.Option("--archive", metavar="FILE", help="Audit an exported archive (no database).")] = None,
+    archive_file: Annotated[
+        Optional[Path], typer.Option("--archive", metavar="FILE", help="Audit an exported archive (no database).")
+    ] = None,
 ) -> None:
     """Re-verify signatures, headers, the dice chain, every roll and every position."""
     from pbem.audit import archive
@@ -116,9 +136,16 @@ def case(files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Rule 
 def report(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="File to write.")],
-    turn: Annotated[Optional[int], typer.Option("--turn", metavar="K", help="Resolution k (default: the latest; 0: the game as created).")] = None,
-    side: Annotated[Optional[str], typer.Option("--side", metavar="SIDE", help="The side's view (default: the referee's).")] = None,
-    fmt: Annotated[str, typer.Option("--format", metavar="FORMAT", help="html, text, eml, or audit (the whole game's audit page).")] = "html",
+    turn: Annotated[
+        Optional[int],
+        typer.Option("--turn", metavar="K", help="Resolution k (default: the latest; 0: the game as created)."),
+    ] = None,
+    side: Annotated[
+        Optional[str], typer.Option("--side", metavar="SIDE", help="The side's view (default: the referee's).")
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="html, text, eml, or audit (the whole game's audit page).")
+    ] = "html",
 ) -> None:
     """Write one report (or the game's audit page)."""
     from pbem.reports import assemble as reporting
@@ -138,7 +165,9 @@ def report(
 @app.command(epilog=example("pbem demo --rules farrapos --out demo"))
 def demo(
     rules: Annotated[Optional[str], typer.Option("--rules", metavar="RULES", help="Only this ruleset.")] = None,
-    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Only this scenario.")] = None,
+    scenario: Annotated[
+        Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Only this scenario.")
+    ] = None,
     out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Output folder.")] = Path("demo"),
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Bot seed.")] = 1,
 ) -> None:
@@ -152,7 +181,13 @@ def demo(
         if sys.stderr.isatty():
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            with Progress(SpinnerColumn(), TextColumn("{task.description}"), TextColumn("{task.completed} resolutions"), TimeElapsedColumn()) as bar:
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                TextColumn("{task.completed} resolutions"),
+                TimeElapsedColumn(),
+            ) as bar:
+
                 def progress(name: str) -> Callable[[], None]:
                     task = bar.add_task(name, total=None)
                     return lambda: bar.advance(task)
@@ -164,15 +199,26 @@ def demo(
 
     for r in results:
         outcome = find_ruleset(r.rules).outcome_text(r.result) if r.result else "not over"
-        typer.echo(f"{r.game_id}: {outcome}; {r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls verified by audit")
+        typer.echo(
+            f"{r.game_id}: {outcome}; {r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls verified by audit"
+        )
     typer.echo(f"open {out / 'index.html'}")
 
 
 @app.command(epilog=example("pbem site g1 -o site/g1 --site-url https://example.org/pbem/g1"))
 def site(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
-    output: Annotated[Path, typer.Option("-o", "--output", metavar="DIR", help="The folder to write (created if needed).")],
-    site_url: Annotated[Optional[str], typer.Option("--site-url", metavar="URL", help="Where the folder is published (http/https); recorded with the game, mailed reports link to it.")] = None,
+    output: Annotated[
+        Path, typer.Option("-o", "--output", metavar="DIR", help="The folder to write (created if needed).")
+    ],
+    site_url: Annotated[
+        Optional[str],
+        typer.Option(
+            "--site-url",
+            metavar="URL",
+            help="Where the folder is published (http/https); recorded with the game, mailed reports link to it.",
+        ),
+    ] = None,
 ) -> None:
     """Write the game's site: index, every report, audit page, dice, archive; every link resolves."""
     from pbem.audit import site as game_site
@@ -182,13 +228,19 @@ def site(
             written = game_site.write_site(database(), game, output, site_url)
     except game_site.SiteError as exc:
         fail(str(exc))
-    typer.echo(f"wrote {len(written.files)} files to {written.folder}" + (f"; reports now link to {written.site_url}" if written.site_url else ""))
+    typer.echo(
+        f"wrote {len(written.files)} files to {written.folder}"
+        + (f"; reports now link to {written.site_url}" if written.site_url else "")
+    )
 
 
 @app.command("tables", epilog=example("pbem tables furor-barbarus --scenario soissons"))
 def tables_command(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
-    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario).")] = None,
+    scenario: Annotated[
+        Optional[str],
+        typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario)."),
+    ] = None,
 ) -> None:
     """List the tables a game may replace: name, printed or designed, where documented."""
     ruleset = _ruleset_or_usage(rules, scenario)
@@ -204,7 +256,10 @@ def tables_command(
 def table_command(
     rules: Annotated[str, typer.Argument(metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
     name: Annotated[str, typer.Argument(metavar="NAME", help="Table name (see 'pbem tables RULES').")],
-    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario).")] = None,
+    scenario: Annotated[
+        Optional[str],
+        typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario)."),
+    ] = None,
 ) -> None:
     """Print one shipped table as TOML, in the form 'pbem new ... --table NAME=FILE' takes."""
     from pbem.rules.base import TableError

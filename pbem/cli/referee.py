@@ -16,23 +16,75 @@ if TYPE_CHECKING:
 
 from pbem.cli.application import _Pbem, _state, app
 from pbem.cli.common import _host_port, _log_line, _pairs, _read, _with_progress, database, example, fail, refusals
-from pbem.cli.options import _BACKOFF, _DIR, _IMAP, _IMAP_PW, _MAILDIR, _MBOX, _SENDER, _SMTP, _SMTP_PW, _SMTP_USER, _SSL, _STARTTLS, _referee_options, _smtp_server
+from pbem.cli.options import (
+    _BACKOFF,
+    _DIR,
+    _IMAP,
+    _IMAP_PW,
+    _MAILDIR,
+    _MBOX,
+    _SENDER,
+    _SMTP,
+    _SMTP_PW,
+    _SMTP_USER,
+    _SSL,
+    _STARTTLS,
+    _referee_options,
+    _smtp_server,
+)
 
 
 @app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
 def new(
-    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'.")],
+    game: Annotated[
+        str,
+        typer.Argument(
+            metavar="GAME", help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'."
+        ),
+    ],
     rules: Annotated[str, typer.Option("--rules", metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
-    player: Annotated[list[str], typer.Option("--player", metavar="SIDE=PUBKEY_FILE", help="A side's public key file, once per side.")],
-    scenario: Annotated[Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (see docs/rules/).")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", metavar="NAME", help="Optional rule to switch on (repeatable).")] = None,
-    email: Annotated[Optional[list[str]], typer.Option("--email", metavar="SIDE=ADDRESS", help="A side's mail address (repeatable).")] = None,
-    chain_length: Annotated[int, typer.Option("--chain-length", metavar="N", help="Length N of the dice hash chain.")] = 4096,
-    deadline: Annotated[Optional[str], typer.Option("--deadline", metavar="DUR", help="Time from the last resolution to the next deadline: 90s, 45m, 72h, 3d.")] = None,
-    grace: Annotated[Optional[str], typer.Option("--grace", metavar="DUR", help="After the deadline, how long a missing side may still send (then NMR).")] = None,
-    remind: Annotated[Optional[str], typer.Option("--remind", metavar="DUR", help="How long before the deadline a late side is reminded.")] = None,
-    wait: Annotated[bool, typer.Option("--wait", help="Hold the turn until the deadline even when every file is in.")] = False,
-    table: Annotated[Optional[list[str]], typer.Option("--table", metavar="NAME=FILE", help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').")] = None,
+    player: Annotated[
+        list[str], typer.Option("--player", metavar="SIDE=PUBKEY_FILE", help="A side's public key file, once per side.")
+    ],
+    scenario: Annotated[
+        Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (see docs/rules/).")
+    ] = None,
+    option: Annotated[
+        Optional[list[str]], typer.Option("--option", metavar="NAME", help="Optional rule to switch on (repeatable).")
+    ] = None,
+    email: Annotated[
+        Optional[list[str]], typer.Option("--email", metavar="SIDE=ADDRESS", help="A side's mail address (repeatable).")
+    ] = None,
+    chain_length: Annotated[
+        int, typer.Option("--chain-length", metavar="N", help="Length N of the dice hash chain.")
+    ] = 4096,
+    deadline: Annotated[
+        Optional[str],
+        typer.Option(
+            "--deadline", metavar="DUR", help="Time from the last resolution to the next deadline: 90s, 45m, 72h, 3d."
+        ),
+    ] = None,
+    grace: Annotated[
+        Optional[str],
+        typer.Option(
+            "--grace", metavar="DUR", help="After the deadline, how long a missing side may still send (then NMR)."
+        ),
+    ] = None,
+    remind: Annotated[
+        Optional[str],
+        typer.Option("--remind", metavar="DUR", help="How long before the deadline a late side is reminded."),
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option("--wait", help="Hold the turn until the deadline even when every file is in.")
+    ] = False,
+    table: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--table",
+            metavar="NAME=FILE",
+            help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').",
+        ),
+    ] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
@@ -47,7 +99,16 @@ def new(
         clock = deadlines.clock_from_options(deadline, grace, remind, wait)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = lifecycle.new_game(
-            store.create_database(_state["db"]), game, rules, scenario, option or [], keylines, _pairs(email or [], "--email"), chain_length, tables, clock=clock
+            store.create_database(_state["db"]),
+            game,
+            rules,
+            scenario,
+            option or [],
+            keylines,
+            _pairs(email or [], "--email"),
+            chain_length,
+            tables,
+            clock=clock,
         )
     for warning in lifecycle.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
@@ -68,11 +129,28 @@ def new(
 
 @app.command(epilog=example("pbem process --all --jobs 2", "pbem process g1 g2 --reports reports"))
 def process(
-    games: Annotated[Optional[list[str]], typer.Argument(metavar="GAME", help="Games to process (default with --all: every game).")] = None,
+    games: Annotated[
+        Optional[list[str]], typer.Argument(metavar="GAME", help="Games to process (default with --all: every game).")
+    ] = None,
     all_games: Annotated[bool, typer.Option("--all", help="Every game not over.")] = False,
-    force_nmr: Annotated[bool, typer.Option("--force-nmr", help="Resolve with missing sides taking no action.")] = False,
-    reports: Annotated[Optional[Path], typer.Option("--reports", metavar="DIR", help="Also write each side's HTML and text report here.")] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, max=256, help="Worker processes that claim ready games (default 1); on SQLite one of them writes at a time.")] = 1,
+    force_nmr: Annotated[
+        bool, typer.Option("--force-nmr", help="Resolve with missing sides taking no action.")
+    ] = False,
+    reports: Annotated[
+        Optional[Path],
+        typer.Option("--reports", metavar="DIR", help="Also write each side's HTML and text report here."),
+    ] = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            metavar="N",
+            min=1,
+            max=256,
+            help="Worker processes that claim ready games (default 1); on SQLite one of them writes at a time.",
+        ),
+    ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,
 ) -> None:
     """Resolve every game whose due sides have all submitted."""
@@ -87,9 +165,19 @@ def process(
         if jobs > 1:
             from pbem.referee import workers
 
-            outcomes = _with_progress("processing", targets, lambda tick: workers.process(_state["db"], targets, jobs, force_nmr, on_resolved=lambda _o: tick()), quiet)
+            outcomes = _with_progress(
+                "processing",
+                targets,
+                lambda tick: workers.process(_state["db"], targets, jobs, force_nmr, on_resolved=lambda _o: tick()),
+                quiet,
+            )
         else:
-            outcomes = _with_progress("processing", targets, lambda tick: resolve.process(db, targets, force_nmr, on_resolved=lambda _o: tick()), quiet)
+            outcomes = _with_progress(
+                "processing",
+                targets,
+                lambda tick: resolve.process(db, targets, force_nmr, on_resolved=lambda _o: tick()),
+                quiet,
+            )
         if reports is not None:
             from pbem import paths
             from pbem.reports import assemble as reporting
@@ -152,7 +240,10 @@ def _note(o: "ProcessOutcome") -> str:
 @app.command(epilog=example("pbem extend g1 --chain-length 4096"))
 def extend(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
-    chain_length: Annotated[int, typer.Option("--chain-length", metavar="N", help="Length N of the new chain (it serves N-1 more resolutions).")] = 4096,
+    chain_length: Annotated[
+        int,
+        typer.Option("--chain-length", metavar="N", help="Length N of the new chain (it serves N-1 more resolutions)."),
+    ] = 4096,
 ) -> None:
     """Commit a new dice chain that takes over where the game's chain ends; prints its anchor."""
     from pbem.referee import lifecycle
@@ -177,22 +268,55 @@ def rollback(
         record = lifecycle.rollback(db, game, to)
         st = lifecycle.status(db, game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
-    typer.echo(f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)")
+    typer.echo(
+        f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)"
+    )
 
 
 @app.command(epilog=example("pbem ingest --maildir ~/Maildir --outbox outbox"))
 def ingest(
-    dir: Annotated[Optional[Path], typer.Option("--dir", metavar="DIR", help="A folder of turn files (FILE.txt with FILE.txt.sig or inline signatures).")] = None,
-    maildir: Annotated[Optional[Path], typer.Option("--maildir", metavar="MAILDIR", help="A Maildir of player mail.")] = None,
+    dir: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--dir", metavar="DIR", help="A folder of turn files (FILE.txt with FILE.txt.sig or inline signatures)."
+        ),
+    ] = None,
+    maildir: Annotated[
+        Optional[Path], typer.Option("--maildir", metavar="MAILDIR", help="A Maildir of player mail.")
+    ] = None,
     mbox: Annotated[Optional[Path], typer.Option("--mbox", metavar="FILE", help="An mbox file of player mail.")] = None,
-    outbox: Annotated[Optional[Path], typer.Option("--outbox", metavar="MAILDIR", help="Maildir to write a copy of each receipt and refusal to.")] = None,
-    sender: Annotated[str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address (From of receipts).")] = "referee@pbem.invalid",
-    smtp: Annotated[Optional[str], typer.Option("--smtp", metavar="HOST:PORT", help="Deliver the outbox (receipts, refusals, reports) through this SMTP server.")] = None,
+    outbox: Annotated[
+        Optional[Path],
+        typer.Option("--outbox", metavar="MAILDIR", help="Maildir to write a copy of each receipt and refusal to."),
+    ] = None,
+    sender: Annotated[
+        str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address (From of receipts).")
+    ] = "referee@pbem.invalid",
+    smtp: Annotated[
+        Optional[str],
+        typer.Option(
+            "--smtp",
+            metavar="HOST:PORT",
+            help="Deliver the outbox (receipts, refusals, reports) through this SMTP server.",
+        ),
+    ] = None,
     starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")] = False,
     ssl_on: Annotated[bool, typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")] = False,
-    smtp_user: Annotated[Optional[str], typer.Option("--smtp-user", metavar="USER", help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).")] = None,
-    smtp_password_file: Annotated[Optional[Path], typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")] = False,
+    smtp_user: Annotated[
+        Optional[str],
+        typer.Option(
+            "--smtp-user",
+            metavar="USER",
+            help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).",
+        ),
+    ] = None,
+    smtp_password_file: Annotated[
+        Optional[Path],
+        typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password."),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")
+    ] = False,
 ) -> None:
     """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
     from pbem import store
@@ -209,12 +333,25 @@ def ingest(
         try:
             db = database()
             with BatchProgress("ingest") as bar:
-                summary = mailroom.run_ingest(db, directory=dir, maildir=maildir, mbox=mbox, outbox=outbox, sender=sender, progress=bar if not quiet else None)
+                summary = mailroom.run_ingest(
+                    db,
+                    directory=dir,
+                    maildir=maildir,
+                    mbox=mbox,
+                    outbox=outbox,
+                    sender=sender,
+                    progress=bar if not quiet else None,
+                )
         except IngestError as exc:
             fail(str(exc))
         if server is not None:
             try:
-                referee.deliver(db, referee.Options(smtp=server, sender=sender), store.utcnow(), lambda line: typer.echo(line, err=True))
+                referee.deliver(
+                    db,
+                    referee.Options(smtp=server, sender=sender),
+                    store.utcnow(),
+                    lambda line: typer.echo(line, err=True),
+                )
             except referee.PassError as exc:
                 fail(str(exc))
     if not quiet:
@@ -222,7 +359,9 @@ def ingest(
     for o in summary.outcomes:
         first = o.lines[0].splitlines()[0] if o.lines else ""
         typer.echo(f"{o.verdict.value}: {o.source}: {first}")
-    typer.echo(f"{summary.accepted} accepted, {summary.refused} refused, {summary.checked} checked, {summary.skipped} skipped")
+    typer.echo(
+        f"{summary.accepted} accepted, {summary.refused} refused, {summary.checked} checked, {summary.skipped} skipped"
+    )
     if summary.refused and not summary.accepted and not summary.checked:
         raise typer.Exit(1)  # everything that came in was refused (each refusal is recorded and listed above)
 
@@ -232,9 +371,19 @@ def send(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     smtp: Annotated[str, typer.Option("--smtp", metavar="HOST:PORT", help="The SMTP server.")],
     sender: Annotated[str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address.")],
-    turn: Annotated[Optional[int], typer.Option("--turn", metavar="K", help="Resolution k (default: the latest).")] = None,
+    turn: Annotated[
+        Optional[int], typer.Option("--turn", metavar="K", help="Resolution k (default: the latest).")
+    ] = None,
     starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the connection with STARTTLS.")] = False,
-    user: Annotated[Optional[str], typer.Option("--user", metavar="USER", help="SMTP AUTH user (password from $PBEM_SMTP_PASSWORD).", envvar="PBEM_SMTP_USER")] = None,
+    user: Annotated[
+        Optional[str],
+        typer.Option(
+            "--user",
+            metavar="USER",
+            help="SMTP AUTH user (password from $PBEM_SMTP_PASSWORD).",
+            envvar="PBEM_SMTP_USER",
+        ),
+    ] = None,
 ) -> None:
     """Email each side its report."""
     import os
@@ -243,12 +392,16 @@ def send(
 
     host, port = _host_port(smtp)
     with refusals():
-        sent = mailroom.send_reports(database(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD"))
+        sent = mailroom.send_reports(
+            database(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD")
+        )
     for message in sent:
         typer.echo(f"sent to {message['To']}: {message['Subject']}")
 
 
-@app.command(epilog=example("pbem tick --maildir ~/Maildir --smtp mail.example.org:587 --starttls --sender referee@example.org"))
+@app.command(
+    epilog=example("pbem tick --maildir ~/Maildir --smtp mail.example.org:587 --starttls --sender referee@example.org")
+)
 def tick(
     dir: Annotated[Optional[Path], _DIR] = None,
     maildir: Annotated[Optional[Path], _MAILDIR] = None,
@@ -267,7 +420,21 @@ def tick(
     """One pass: intake, deadlines and reminders, resolution, delivery of the outbox (exit 0 even when deliveries stay queued)."""
     from pbem.referee import service as referee
 
-    options = _referee_options(dir, maildir, mbox, imap, imap_password_file, smtp, sender, starttls, ssl_on, smtp_user, smtp_password_file, backoff, jobs)
+    options = _referee_options(
+        dir,
+        maildir,
+        mbox,
+        imap,
+        imap_password_file,
+        smtp,
+        sender,
+        starttls,
+        ssl_on,
+        smtp_user,
+        smtp_password_file,
+        backoff,
+        jobs,
+    )
     with refusals():
         try:
             report = referee.tick(database(), options, _log_line)
@@ -276,10 +443,16 @@ def tick(
     made = sum(1 for o in report.resolutions if o.resolved is not None)
     d = report.delivery
     sent = f", {len(d.sent)} sent, {len(d.deferred)} deferred, {len(d.failed)} failed" if d else ""
-    typer.echo(f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}")
+    typer.echo(
+        f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}"
+    )
 
 
-@app.command(epilog=example("pbem serve --imap imaps://referee@mail.example.org/INBOX --smtp mail.example.org:465 --ssl --every 60 --jobs 2"))
+@app.command(
+    epilog=example(
+        "pbem serve --imap imaps://referee@mail.example.org/INBOX --smtp mail.example.org:465 --ssl --every 60 --jobs 2"
+    )
+)
 def serve(
     dir: Annotated[Optional[Path], _DIR] = None,
     maildir: Annotated[Optional[Path], _MAILDIR] = None,
@@ -293,7 +466,9 @@ def serve(
     smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
     smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
     backoff: Annotated[float, _BACKOFF] = 60.0,
-    every: Annotated[float, typer.Option("--every", metavar="SECONDS", help="Seconds from the start of one pass to the next.")] = 60.0,
+    every: Annotated[
+        float, typer.Option("--every", metavar="SECONDS", help="Seconds from the start of one pass to the next.")
+    ] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
 ) -> None:
     """Passes (as pbem tick) every --every seconds until SIGTERM or SIGINT, finishing the current step."""
@@ -302,7 +477,21 @@ def serve(
     if every <= 0:
         typer.echo("pbem: --every must be more than 0 seconds", err=True)
         raise typer.Exit(2)
-    options = _referee_options(dir, maildir, mbox, imap, imap_password_file, smtp, sender, starttls, ssl_on, smtp_user, smtp_password_file, backoff, jobs)
+    options = _referee_options(
+        dir,
+        maildir,
+        mbox,
+        imap,
+        imap_password_file,
+        smtp,
+        sender,
+        starttls,
+        ssl_on,
+        smtp_user,
+        smtp_password_file,
+        backoff,
+        jobs,
+    )
     with refusals():
         try:
             referee.serve(database(), options, every, _log_line)
@@ -310,7 +499,12 @@ def serve(
             fail(str(exc))
 
 
-outbox_app = typer.Typer(cls=_Pbem, help="What the referee owes and has sent.", no_args_is_help=False, epilog=example("pbem outbox --json", "pbem outbox retry 12"))
+outbox_app = typer.Typer(
+    cls=_Pbem,
+    help="What the referee owes and has sent.",
+    no_args_is_help=False,
+    epilog=example("pbem outbox --json", "pbem outbox retry 12"),
+)
 
 
 app.add_typer(outbox_app, name="outbox")
@@ -335,11 +529,17 @@ def outbox_list(
         error = f"  [{r.last_error}]" if r.last_error else ""
         typer.echo(f"{r.id:>5} {r.state:<7} {r.attempts:>2}x {r.kind:<9} {r.to:<30} {r.subject}{error}")
     counts = {state: sum(1 for r in rows if r.state == state) for state in (owed.PENDING, owed.SENT, owed.FAILED)}
-    typer.echo(f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, {counts[owed.FAILED]} failed")
+    typer.echo(
+        f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, {counts[owed.FAILED]} failed"
+    )
 
 
 @outbox_app.command("retry", epilog=example("pbem outbox retry 12"))
-def outbox_retry(row: Annotated[Optional[int], typer.Argument(metavar="ID", help="The row to re-arm (default: every failed row).")] = None) -> None:
+def outbox_retry(
+    row: Annotated[
+        Optional[int], typer.Argument(metavar="ID", help="The row to re-arm (default: every failed row).")
+    ] = None,
+) -> None:
     """Re-arm failed rows (pending again, due now); pending rows are made due now too."""
     from pbem.mail import outbox as owed
 
@@ -373,7 +573,9 @@ def player(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     side: Annotated[str, typer.Argument(metavar="SIDE", help="The side whose player changes.")],
     email: Annotated[Optional[str], typer.Option("--email", metavar="ADDRESS", help="The side's new address.")] = None,
-    key: Annotated[Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")] = None,
+    key: Annotated[
+        Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")
+    ] = None,
 ) -> None:
     """Change a player's address or key; recorded in the archive, both sides told."""
     from pbem.referee import players
@@ -384,7 +586,12 @@ def player(
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 
-game_app = typer.Typer(cls=_Pbem, help="Change a game's settings.", no_args_is_help=True, epilog=example("pbem game set g1 deadline=48h grace=12h"))
+game_app = typer.Typer(
+    cls=_Pbem,
+    help="Change a game's settings.",
+    no_args_is_help=True,
+    epilog=example("pbem game set g1 deadline=48h grace=12h"),
+)
 
 
 app.add_typer(game_app, name="game")
@@ -393,7 +600,13 @@ app.add_typer(game_app, name="game")
 @game_app.command("set", epilog=example("pbem game set g1 deadline=48h grace=12h"))
 def game_set(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
-    settings: Annotated[list[str], typer.Argument(metavar="KEY=VALUE", help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).")],
+    settings: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="KEY=VALUE",
+            help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).",
+        ),
+    ],
 ) -> None:
     """Change a game's deadline, grace, reminder or wait."""
     from pbem.referee import deadlines

@@ -73,7 +73,11 @@ def _convert(kind: type, value: Any, param: Any, ctx: Any) -> Any:
         raise TypeError(kind)
     low, high = getattr(param, "min", None), getattr(param, "max", None)
     if kind in (int, float) and ((low is not None and converted < low) or (high is not None and converted > high)):
-        bounds = f"{low}<=x<={high}" if low is not None and high is not None else (f"x>={low}" if low is not None else f"x<={high}")
+        bounds = (
+            f"{low}<=x<={high}"
+            if low is not None and high is not None
+            else (f"x>={low}" if low is not None else f"x<={high}")
+        )
         raise typer.BadParameter(f"{converted} is not in the range {bounds}.", ctx=ctx, param=param)
     return converted
 

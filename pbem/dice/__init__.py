@@ -158,7 +158,7 @@ class Commitment:
     kept: bytes = field(default=b"", repr=False)  # checkpoints(seed, N): as secret as the seed
 
     @classmethod
-    def new(cls, chain_length: int = DEFAULT_CHAIN_LENGTH, seed: bytes | None = None) -> "Commitment":
+    def new(cls, chain_length: int = DEFAULT_CHAIN_LENGTH, seed: bytes | None = None) -> Commitment:
         if chain_length < 2:
             # N = 0 would publish the seed as the anchor; N = 1 leaves no resolution
             raise ValueError(f"dice chain length {chain_length} is too short (at least 2)")
@@ -169,4 +169,3 @@ class Commitment:
 
     def reveal(self, k: int) -> bytes:
         return reveal(self.seed, self.chain_length, k, self.kept)
-

@@ -48,7 +48,9 @@ class _Game(Protocol):
 
 def public_chains(game: _Game, extensions: Iterable[_Chain]) -> list[PublicChain]:
     """Every chain of a game (stored rows), the one committed at ``pbem new`` first."""
-    return [PublicChain(1, game.chain_length, game.anchor)] + [PublicChain(e.first_k, e.chain_length, e.anchor) for e in extensions]
+    return [PublicChain(1, game.chain_length, game.anchor)] + [
+        PublicChain(e.first_k, e.chain_length, e.anchor) for e in extensions
+    ]
 
 
 def chain_for(chains: list[PublicChain], k: int) -> PublicChain | None:

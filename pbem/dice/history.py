@@ -35,7 +35,14 @@ def from_store(db: Database, game_id: str) -> DiceHistory:
             {"game": game_id},
         )
     rolls = [
-        {"resolution": k, "index": idx, "sides": sides, "value": value, "purpose": purpose, "set_aside": active is not None and not active}
+        {
+            "resolution": k,
+            "index": idx,
+            "sides": sides,
+            "value": value,
+            "purpose": purpose,
+            "set_aside": active is not None and not active,
+        }
         for k, idx, sides, value, purpose, active in rows
     ]
     return DiceHistory(game[0], game[1], rolls)
@@ -47,7 +54,14 @@ def from_archive(archive: dict[str, Any]) -> DiceHistory:
         resolutions = [(r, False) for r in archive["resolutions"]]
         resolutions += [(r, True) for group in archive.get("set_aside", []) for r in group["resolutions"]]
         rolls = [
-            {"resolution": r["k"], "index": roll["index"], "sides": roll["sides"], "value": roll["value"], "purpose": roll["purpose"], "set_aside": aside}
+            {
+                "resolution": r["k"],
+                "index": roll["index"],
+                "sides": roll["sides"],
+                "value": roll["value"],
+                "purpose": roll["purpose"],
+                "set_aside": aside,
+            }
             for r, aside in sorted(resolutions, key=lambda item: item[0]["k"])
             for roll in r["rolls"]
         ]

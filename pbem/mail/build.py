@@ -50,7 +50,11 @@ def receipt_email(
     message never gets two different receipts."""
     original_id = header_line(original, "Message-ID")
     subject = plain_subject(original) or "your orders"
-    verdict = ("checked: valid" if accepted else "checked: problems") if check_only else ("accepted" if accepted else "refused")
+    verdict = (
+        ("checked: valid" if accepted else "checked: problems")
+        if check_only
+        else ("accepted" if accepted else "refused")
+    )
     msg = EmailMessage()
     msg["From"] = sender
     to = recipient or reply_address(original)
@@ -62,7 +66,9 @@ def receipt_email(
     # Without a Message-ID, the header lines identify the message (never str(original):
     # flattening a deeply nested message recurses without bound).
     seed = original_id or "\n".join(f"{name}: {value}" for name, value in _header_items(original))
-    msg["Message-ID"] = f"<pbem.receipt.{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:24]}@{MESSAGE_ID_DOMAIN}>"
+    msg["Message-ID"] = (
+        f"<pbem.receipt.{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:24]}@{MESSAGE_ID_DOMAIN}>"
+    )
     if original_id:
         msg["In-Reply-To"] = original_id
         refs = header_line(original, "References")
@@ -71,12 +77,16 @@ def receipt_email(
     msg["X-Pbem-Verdict"] = verdict
     from pbem.reports.render import environment  # Jinja, only when a receipt is written
 
-    body = environment().get_template("receipt.txt.j2").render(
-        accepted=accepted,
-        check_only=check_only,
-        lines=list(lines),
-        original_id=original_id,
-        original_subject=subject,
+    body = (
+        environment()
+        .get_template("receipt.txt.j2")
+        .render(
+            accepted=accepted,
+            check_only=check_only,
+            lines=list(lines),
+            original_id=original_id,
+            original_subject=subject,
+        )
     )
     msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
     return msg
@@ -107,7 +117,16 @@ def plain_subject(original: email.message.Message) -> str | None:
     return text[:200] or None
 
 
-def notice_email(sender: str, to: list[str], subject: str, body: str, message_id: str, game_id: str | None, side: str | None = None, kind: str = "notice") -> EmailMessage:
+def notice_email(
+    sender: str,
+    to: list[str],
+    subject: str,
+    body: str,
+    message_id: str,
+    game_id: str | None,
+    side: str | None = None,
+    kind: str = "notice",
+) -> EmailMessage:
     """A plain-text notice from the referee (reminder, late notice, rollback,
     player change), threaded under the side's game reports when a side is named."""
     msg = EmailMessage()

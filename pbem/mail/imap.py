@@ -23,7 +23,6 @@ import imaplib
 import io
 import ipaddress
 import re
-import socket
 import ssl
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -68,16 +67,29 @@ def parse_url(url: str, password: str | None) -> ImapSource:
     except ValueError:
         raise ImapError("--imap is not a URL of the form imaps://USER@HOST[:PORT]/MAILBOX") from None
     if parts.scheme not in ("imap", "imaps"):
-        raise ImapError(f"--imap must start with imaps:// or imap://, not {parts.scheme + '://' if parts.scheme else 'nothing'}")
+        raise ImapError(
+            f"--imap must start with imaps:// or imap://, not {parts.scheme + '://' if parts.scheme else 'nothing'}"
+        )
     if parts.password is not None:
-        raise ImapError(f"--imap URL for {parts.hostname} carries a password: give it in --imap-password-file or ${PASSWORD_ENV}, never on the command line")
+        raise ImapError(
+            f"--imap URL for {parts.hostname} carries a password: give it in --imap-password-file or ${PASSWORD_ENV}, never on the command line"
+        )
     if not parts.username or not parts.hostname:
         raise ImapError("--imap needs a user and a host: imaps://USER@HOST[:PORT]/MAILBOX")
     if password is None:
-        raise ImapError(f"no IMAP password for {unquote(parts.username)}@{parts.hostname}: give --imap-password-file FILE or set ${PASSWORD_ENV}")
+        raise ImapError(
+            f"no IMAP password for {unquote(parts.username)}@{parts.hostname}: give --imap-password-file FILE or set ${PASSWORD_ENV}"
+        )
     mailbox = unquote(parts.path.lstrip("/")) or "INBOX"
     secure = parts.scheme == "imaps"
-    return ImapSource(parts.hostname, port or (993 if secure else 143), unquote(parts.username), mailbox, "ssl" if secure else "starttls", password)
+    return ImapSource(
+        parts.hostname,
+        port or (993 if secure else 143),
+        unquote(parts.username),
+        mailbox,
+        "ssl" if secure else "starttls",
+        password,
+    )
 
 
 def read_password(file: Path | None) -> str | None:
@@ -153,10 +165,12 @@ def open_mailbox(source: ImapSource) -> Iterator[Mailbox]:
     context = source.ssl_context or ssl.create_default_context()
     try:
         if source.security == "ssl":
-            client: imaplib.IMAP4 = imaplib.IMAP4_SSL(source.host, source.port, ssl_context=context, timeout=source.timeout)
+            client: imaplib.IMAP4 = imaplib.IMAP4_SSL(
+                source.host, source.port, ssl_context=context, timeout=source.timeout
+            )
         else:
             client = imaplib.IMAP4(source.host, source.port, timeout=source.timeout)
-    except (OSError, imaplib.IMAP4.error, socket.timeout) as exc:
+    except (TimeoutError, OSError, imaplib.IMAP4.error) as exc:
         raise ImapError(f"cannot reach IMAP server {where}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
         try:
@@ -164,11 +178,15 @@ def open_mailbox(source: ImapSource) -> Iterator[Mailbox]:
                 if "STARTTLS" in client.capabilities:
                     client.starttls(ssl_context=context)
                 elif not _loopback(source.host):
-                    raise ImapError(f"IMAP server {where} offers no STARTTLS: use imaps:// (the password is not sent in the clear)")
+                    raise ImapError(
+                        f"IMAP server {where} offers no STARTTLS: use imaps:// (the password is not sent in the clear)"
+                    )
             try:
                 client.login(source.user, source.password)
             except imaplib.IMAP4.error:
-                raise ImapError(f"IMAP server {where} refused the login of {source.user!r}: check the user and the password") from None
+                raise ImapError(
+                    f"IMAP server {where} refused the login of {source.user!r}: check the user and the password"
+                ) from None
             status, data = client.select(_quoted(source.mailbox))
             if status != "OK":
                 raise ImapError(f"IMAP server {where} has no mailbox {source.mailbox!r} for {source.user!r}")

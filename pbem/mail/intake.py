@@ -34,7 +34,7 @@ import email.policy
 import email.utils
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import Message
 from email.parser import BytesHeaderParser
 from html import unescape
@@ -53,7 +53,9 @@ _HEADER_LINE = re.compile(r"^(game|rules|side|turn|state)[ \t]*:", re.IGNORECASE
 _HEADERISH = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*[ \t]*:")
 _CHECK_WORD = re.compile(r"(?<![A-Za-z0-9])check(?![A-Za-z0-9])", re.IGNORECASE)
 _RULE = re.compile(r"^\s*[-=_*]{5,}\s*$")
-_ATTRIBUTION = re.compile(r"^(On .{0,200} wrote:|-{2,}\s*Original Message\s*-{2,}|-{5,} ?Forwarded message ?-{5,})\s*$", re.IGNORECASE)
+_ATTRIBUTION = re.compile(
+    r"^(On .{0,200} wrote:|-{2,}\s*Original Message\s*-{2,}|-{5,} ?Forwarded message ?-{5,})\s*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -106,14 +108,23 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
             sender=_sender(headers),
             sent=_date(headers),
             message_id=header_line(headers, "Message-ID"),
-            problems=(f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",),
+            problems=(
+                f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",
+            ),
         )
     try:
         with limits.time_limit(limits.MAIL_PARSE_SECONDS, "the message"):
             msg = email.message_from_bytes(raw, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; this is a last resort
         headers = read_headers(raw)
-        return Intake((), False, _sender(headers), _date(headers), header_line(headers, "Message-ID"), (f"message cannot be parsed: {exc}",))
+        return Intake(
+            (),
+            False,
+            _sender(headers),
+            _date(headers),
+            header_line(headers, "Message-ID"),
+            (f"message cannot be parsed: {exc}",),
+        )
     try:
         with limits.time_limit(limits.MAIL_PARSE_SECONDS, "the message's parts"):
             candidates, found_problems = _find_candidates(msg)
@@ -177,8 +188,8 @@ def _date(msg: Message) -> datetime | None:
     if when is None:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return when.astimezone(timezone.utc)
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC)
 
 
 # --- parts ---------------------------------------------------------------------
@@ -209,7 +220,11 @@ def _find_candidates(msg: Message) -> tuple[list[Candidate], list[str]]:
             lower = name.lower()
             if lower.endswith(".sig") or lower.endswith(".asc"):
                 sigs[name] = payload.decode("ascii", errors="replace")
-            elif ctype.startswith("text/") or ctype == "application/octet-stream" or lower.endswith(TURN_FILE_SUFFIXES[:-1]):
+            elif (
+                ctype.startswith("text/")
+                or ctype == "application/octet-stream"
+                or lower.endswith(TURN_FILE_SUFFIXES[:-1])
+            ):
                 files.append((name, payload))
             continue
         if ctype == "text/plain":
@@ -348,9 +363,17 @@ def _inline_candidates(text: str, where: str) -> list[Candidate]:
                 if block_end < len(lines):
                     signature = "\n".join(line.strip() for line in lines[end : block_end + 1] if line.strip()) + "\n"
                 break
-            if lines[end].startswith(">") or lines[end] == "-- " or _RULE.match(lines[end]) or _ATTRIBUTION.match(stripped) or (
-                _HEADER_LINE.match(lines[end]) and end > j and lines[end - 1].strip() == ""
-                and _looks_like_turn_file("\n".join(lines[end : end + 8]))
+            if (
+                lines[end].startswith(">")
+                or lines[end] == "-- "
+                or _RULE.match(lines[end])
+                or _ATTRIBUTION.match(stripped)
+                or (
+                    _HEADER_LINE.match(lines[end])
+                    and end > j
+                    and lines[end - 1].strip() == ""
+                    and _looks_like_turn_file("\n".join(lines[end : end + 8]))
+                )
             ):
                 break
             end += 1
@@ -367,8 +390,29 @@ def _inline_candidates(text: str, where: str) -> list[Candidate]:
 # --- HTML ------------------------------------------------------------------------
 
 _BLOCK_TAGS = {
-    "p", "div", "pre", "tr", "li", "ul", "ol", "table", "h1", "h2", "h3", "h4", "h5", "h6",
-    "section", "article", "header", "footer", "hr", "dl", "dt", "dd", "address",
+    "p",
+    "div",
+    "pre",
+    "tr",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "article",
+    "header",
+    "footer",
+    "hr",
+    "dl",
+    "dt",
+    "dd",
+    "address",
 }
 _SKIP_TAGS = {"style", "script", "head", "title", "blockquote"}
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from pbem import store
@@ -63,7 +63,7 @@ def addresses(to: Sequence[str | None]) -> list[str]:
 
 
 _INSERT = (
-    "INSERT INTO outbox (kind, game_id, side, k, \"to\", subject, message_id, dedupe, body, state, attempts, next_attempt, created)"
+    'INSERT INTO outbox (kind, game_id, side, k, "to", subject, message_id, dedupe, body, state, attempts, next_attempt, created)'
     " VALUES (:kind, :game, :side, :k, :to, :subject, :message_id, :dedupe, :body, :state, 0, :now, :now)"
     " ON CONFLICT (dedupe) DO NOTHING"
 )
@@ -85,30 +85,52 @@ def queue(
     ``dedupe`` key is already there (nothing is written then)."""
     if not to:
         return False
-    return tx.run(
-        _INSERT,
-        {
-            "kind": kind,
-            "game": game_id,
-            "side": side,
-            "k": k,
-            "to": ", ".join(to),
-            "subject": subject,
-            "message_id": message_id,
-            "dedupe": dedupe,
-            "body": body,
-            "state": PENDING,
-            "now": store.utcnow(),
-        },
-    ) > 0
+    return (
+        tx.run(
+            _INSERT,
+            {
+                "kind": kind,
+                "game": game_id,
+                "side": side,
+                "k": k,
+                "to": ", ".join(to),
+                "subject": subject,
+                "message_id": message_id,
+                "dedupe": dedupe,
+                "body": body,
+                "state": PENDING,
+                "now": store.utcnow(),
+            },
+        )
+        > 0
+    )
 
 
-def queue_message(tx: Tx, kind: str, message: "EmailMessage", dedupe: str, game_id: str | None = None, side: str | None = None, k: int | None = None) -> bool:
+def queue_message(
+    tx: Tx,
+    kind: str,
+    message: EmailMessage,
+    dedupe: str,
+    game_id: str | None = None,
+    side: str | None = None,
+    k: int | None = None,
+) -> bool:
     """A built message as a row (its To, Subject and Message-ID are the row's)."""
     import email.utils
 
     to = addresses([a for _n, a in email.utils.getaddresses([str(v) for v in message.get_all("To", [])])])
-    return queue(tx, kind, to, str(message["Subject"] or ""), str(message["Message-ID"]), dedupe, message.as_bytes(), game_id, side, k)
+    return queue(
+        tx,
+        kind,
+        to,
+        str(message["Subject"] or ""),
+        str(message["Message-ID"]),
+        dedupe,
+        message.as_bytes(),
+        game_id,
+        side,
+        k,
+    )
 
 
 def queue_report(tx: Tx, game_id: str, k: int, side: str, to: str, subject: str, over: bool) -> bool:
@@ -117,7 +139,18 @@ def queue_report(tx: Tx, game_id: str, k: int, side: str, to: str, subject: str,
     from pbem.reports.message import report_message_id
 
     kind = "game-over" if over else "report"
-    return queue(tx, kind, [to], subject, report_message_id(game_id, k, side), f"report:{game_id}:{k}:{side}", None, game_id, side, k)
+    return queue(
+        tx,
+        kind,
+        [to],
+        subject,
+        report_message_id(game_id, k, side),
+        f"report:{game_id}:{k}:{side}",
+        None,
+        game_id,
+        side,
+        k,
+    )
 
 
 # ------------------------------------------------------------------ listing
@@ -165,10 +198,12 @@ def _iso(when: datetime) -> str:
 
 def _aware(when: datetime | str) -> datetime:
     when = when if isinstance(when, datetime) else datetime.fromisoformat(when)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-_COLUMNS = "id, kind, game_id, side, k, \"to\", subject, message_id, state, attempts, last_error, next_attempt, created, sent"
+_COLUMNS = (
+    'id, kind, game_id, side, k, "to", subject, message_id, state, attempts, last_error, next_attempt, created, sent'
+)
 
 
 def _row(values: Sequence) -> Row:  # type: ignore[type-arg]
@@ -180,7 +215,9 @@ def rows(engine: Database, state: str | None = None) -> list[Row]:
     with transaction(engine, write=False) as tx:
         if state is None:
             return [_row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox ORDER BY id", {})]
-        return [_row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox WHERE state = :state ORDER BY id", {"state": state})]
+        return [
+            _row(r) for r in tx.all(f"SELECT {_COLUMNS} FROM outbox WHERE state = :state ORDER BY id", {"state": state})
+        ]
 
 
 def retry(engine: Database, row_id: int | None = None) -> int:
@@ -194,8 +231,14 @@ def retry(engine: Database, row_id: int | None = None) -> int:
                 raise LookupError(f"no outbox row {row_id}")
             if found[0] == SENT:
                 raise LookupError(f"outbox row {row_id} was sent already; nothing to retry")
-            return tx.run("UPDATE outbox SET state = :pending, next_attempt = :now WHERE id = :id", {"pending": PENDING, "now": now, "id": row_id})
-        return tx.run("UPDATE outbox SET state = :pending, next_attempt = :now WHERE state <> :sent", {"pending": PENDING, "now": now, "sent": SENT})
+            return tx.run(
+                "UPDATE outbox SET state = :pending, next_attempt = :now WHERE id = :id",
+                {"pending": PENDING, "now": now, "id": row_id},
+            )
+        return tx.run(
+            "UPDATE outbox SET state = :pending, next_attempt = :now WHERE state <> :sent",
+            {"pending": PENDING, "now": now, "sent": SENT},
+        )
 
 
 # ------------------------------------------------------------------ delivery
@@ -221,7 +264,10 @@ def due_rows(engine: Database, now: datetime) -> list[Row]:
     with transaction(engine, write=False) as tx:
         return [
             _row(r)
-            for r in tx.all(f"SELECT {_COLUMNS} FROM outbox WHERE state = :pending AND next_attempt <= :now ORDER BY id", {"pending": PENDING, "now": now})
+            for r in tx.all(
+                f"SELECT {_COLUMNS} FROM outbox WHERE state = :pending AND next_attempt <= :now ORDER BY id",
+                {"pending": PENDING, "now": now},
+            )
         ]
 
 
@@ -249,7 +295,7 @@ def _mark_refused(engine: Database, row: Row, now: datetime, error: str, permane
         )
 
 
-def message_of(engine: Database, row: Row, sender: str) -> "EmailMessage":
+def message_of(engine: Database, row: Row, sender: str) -> EmailMessage:
     """The message a row stands for, From the referee's address: its stored bytes,
     or a report rendered from the store now (with the row's Message-ID)."""
     with transaction(engine, write=False) as tx:
@@ -279,11 +325,11 @@ def message_of(engine: Database, row: Row, sender: str) -> "EmailMessage":
 class Sending(Protocol):
     """One open SMTP session (``pbem.mail.smtp.Connection``)."""
 
-    def __enter__(self) -> "Sending": ...
+    def __enter__(self) -> Sending: ...
 
     def __exit__(self, *exc: object) -> None: ...
 
-    def send(self, msg: "EmailMessage") -> None: ...
+    def send(self, msg: EmailMessage) -> None: ...
 
 
 class Server(Protocol):
@@ -349,4 +395,3 @@ def deliver(
     finally:
         connection.__exit__(None, None, None)
     return result
-

@@ -158,7 +158,7 @@ class Ledger(Protocol):
 
     def seen(self, raw_sha256: str, message_id: str | None) -> bool: ...
 
-    def begin(self, incoming: "Incoming", raw_sha256: str) -> None:
+    def begin(self, incoming: Incoming, raw_sha256: str) -> None:
         """A message is about to be judged (its turn files go to ``submit`` next)."""
         ...
 
@@ -166,7 +166,7 @@ class Ledger(Protocol):
         """True for a registered player's address (answered even without a turn file)."""
         ...
 
-    def done(self, incoming: "Incoming", outcome: MessageOutcome, reply: EmailMessage | None) -> None:
+    def done(self, incoming: Incoming, outcome: MessageOutcome, reply: EmailMessage | None) -> None:
         """The message is judged: remember it and keep its reply, together."""
         ...
 
@@ -181,7 +181,9 @@ class SeenStore:
         self.outbox = outbox
         self.players = {a.lower() for a in players}
         if self.path.exists():
-            self.entries = {line.strip() for line in self.path.read_text("utf-8", errors="replace").splitlines() if line.strip()}
+            self.entries = {
+                line.strip() for line in self.path.read_text("utf-8", errors="replace").splitlines() if line.strip()
+            }
 
     @staticmethod
     def _keys(raw_sha256: str, message_id: str | None) -> list[str]:
@@ -193,13 +195,13 @@ class SeenStore:
     def seen(self, raw_sha256: str, message_id: str | None) -> bool:
         return any(key in self.entries for key in self._keys(raw_sha256, message_id))
 
-    def begin(self, incoming: "Incoming", raw_sha256: str) -> None:
+    def begin(self, incoming: Incoming, raw_sha256: str) -> None:
         return None
 
     def may_answer(self, address: str) -> bool:
         return address.lower() in self.players
 
-    def done(self, incoming: "Incoming", outcome: MessageOutcome, reply: EmailMessage | None) -> None:
+    def done(self, incoming: Incoming, outcome: MessageOutcome, reply: EmailMessage | None) -> None:
         if reply is not None and self.outbox is not None:
             mailbox.Maildir(self.outbox, create=True).add(reply.as_bytes())
         self.add(outcome.raw_sha256, outcome.message_id)
@@ -250,7 +252,10 @@ def maildir_messages(path: Path | str, known: Callable[[str], bool] = lambda _it
         keyed.append((key, subdir))
     keyed.sort(key=lambda item: item[0])
     name = f"maildir {path}"
-    return [Incoming(f"{name}: {subdir}/{key}", partial(box.get_file, key), name, key, known=known(key)) for key, subdir in keyed]
+    return [
+        Incoming(f"{name}: {subdir}/{key}", partial(box.get_file, key), name, key, known=known(key))
+        for key, subdir in keyed
+    ]
 
 
 def ingest_maildir(
@@ -275,7 +280,10 @@ def ingest_maildir(
 
 def mbox_messages(box: mailbox.mbox, path: Path) -> list[Incoming]:
     name = f"mbox {path}"
-    return [Incoming(f"{name}: message {n}", partial(box.get_file, key), name, str(n)) for n, key in enumerate(box.keys(), start=1)]
+    return [
+        Incoming(f"{name}: message {n}", partial(box.get_file, key), name, str(n))
+        for n, key in enumerate(box.keys(), start=1)
+    ]
 
 
 def ingest_mbox(
@@ -328,7 +336,7 @@ def _read_limited(open_message: Opener, max_bytes: int) -> _Read:
                 kept += chunk
                 if len(kept) > max_bytes:
                     over = True
-                    del kept[min(HEAD_BYTES, max_bytes):]
+                    del kept[min(HEAD_BYTES, max_bytes) :]
     finally:
         f.close()
     return _Read(bytes(kept), size, digest.hexdigest())
@@ -348,7 +356,9 @@ def ingest_messages(
     is asked between messages (``pbem serve`` finishing on SIGTERM)."""
     # First pass: when each was sent (keeps only the small Intake of each message).
     dated = []
-    skipped = [MessageOutcome(i.source, Verdict.SKIPPED, ("already processed (seen before)",)) for i in messages if i.known]
+    skipped = [
+        MessageOutcome(i.source, Verdict.SKIPPED, ("already processed (seen before)",)) for i in messages if i.known
+    ]
     for n, incoming in enumerate(m for m in messages if not m.known):
         first = _read_limited(incoming.open, max_bytes)
         dated.append((n, incoming, read_message(first.raw, max_bytes, size=first.size).sent))
@@ -368,7 +378,9 @@ def ingest_messages(
     return IngestSummary(tuple(outcomes))
 
 
-def _one_message(incoming: Incoming, submit: Submit, check: Check, sender: str, ledger: Ledger, max_bytes: int) -> MessageOutcome:
+def _one_message(
+    incoming: Incoming, submit: Submit, check: Check, sender: str, ledger: Ledger, max_bytes: int
+) -> MessageOutcome:
     source = incoming.source
     read = _read_limited(incoming.open, max_bytes)
     raw, digest = read.raw, read.sha256
@@ -423,7 +435,9 @@ def _judge(
         try:
             result = call(candidate.message, candidate.signature, f"{source} ({candidate.where})")
         except Exception as exc:  # one bad file must not stop the batch; retried next run
-            result = SubmitOutcome(False, (f"could not be processed ({type(exc).__name__}: {exc}); it will be retried",))
+            result = SubmitOutcome(
+                False, (f"could not be processed ({type(exc).__name__}: {exc}); it will be retried",)
+            )
             failed = True
         results.append((candidate, result))
     ok = any(r.accepted for _c, r in results)
@@ -431,7 +445,8 @@ def _judge(
         lines = tuple(results[0][1].lines)
     else:
         lines = tuple(
-            f"{c.where}: {'accepted' if r.accepted else 'refused'}" + "".join(f"\n    {line}" for line in r.lines) for c, r in results
+            f"{c.where}: {'accepted' if r.accepted else 'refused'}" + "".join(f"\n    {line}" for line in r.lines)
+            for c, r in results
         )
     lines += tuple(problems)
     if check_only:
@@ -508,9 +523,15 @@ def ingest_dir(
                 if signature is None and sig_path.is_file():
                     signature = sig_path.read_text("ascii", errors="replace").replace("\r\n", "\n")
             raw_sha256 = hashlib.sha256(raw).hexdigest()
-            seen_key = raw_sha256 if inline is not None or signature is None else hashlib.sha256(raw + b"\0" + signature.encode()).hexdigest()
+            seen_key = (
+                raw_sha256
+                if inline is not None or signature is None
+                else hashlib.sha256(raw + b"\0" + signature.encode()).hexdigest()
+            )
             if seen is not None and seen.seen(seen_key, None):
-                outcome = MessageOutcome(source, Verdict.SKIPPED, ("already processed (seen before)",), raw_sha256=raw_sha256)
+                outcome = MessageOutcome(
+                    source, Verdict.SKIPPED, ("already processed (seen before)",), raw_sha256=raw_sha256
+                )
             else:
                 candidate = Candidate(message, signature, f"file {file.name}")
                 verdict, lines, valid, failed = _judge([candidate], (), check_only, submit, check, source)

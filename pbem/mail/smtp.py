@@ -34,7 +34,9 @@ class LoginError(SendError):
     """The server refused the login (the referee's configuration, not a message)."""
 
 
-def read_password(file: Path | None, env: str, error: type[Exception] = SendError, what: str = "password file") -> str | None:
+def read_password(
+    file: Path | None, env: str, error: type[Exception] = SendError, what: str = "password file"
+) -> str | None:
     """A password from a file (its first line) or, failing that, an environment
     variable; never from the command line.  An unreadable file raises ``error``."""
     if file is not None:
@@ -63,7 +65,7 @@ class SmtpServer:
     def name(self) -> str:
         return f"{self.host}:{self.port}"
 
-    def connect(self) -> "Connection":
+    def connect(self) -> Connection:
         return Connection(self)
 
 
@@ -74,7 +76,7 @@ class Connection:
         self.server = server
         self.client: smtplib.SMTP | None = None
 
-    def __enter__(self) -> "Connection":
+    def __enter__(self) -> Connection:
         s = self.server
         context = s.ssl_context or ssl.create_default_context()
         try:
@@ -92,11 +94,15 @@ class Connection:
                 client.ehlo()
             if s.username is not None:
                 if s.security == "plain" and not s.allow_plain_auth:
-                    raise LoginError(f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS or TLS)")
+                    raise LoginError(
+                        f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS or TLS)"
+                    )
                 try:
                     client.login(s.username, s.password or "")
                 except smtplib.SMTPAuthenticationError as exc:
-                    raise LoginError(f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the user and the password") from None
+                    raise LoginError(
+                        f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the user and the password"
+                    ) from None
         except SendError:
             self._close()
             raise
@@ -114,13 +120,21 @@ class Connection:
             refused = self.client.send_message(msg)
         except smtplib.SMTPRecipientsRefused as exc:
             codes = [code for code, _text in exc.recipients.values()]
-            raise SendError(f"{what}: recipients refused: {_refusals(exc.recipients)}", permanent=all(c >= 500 for c in codes)) from None
+            raise SendError(
+                f"{what}: recipients refused: {_refusals(exc.recipients)}", permanent=all(c >= 500 for c in codes)
+            ) from None
         except (smtplib.SMTPDataError, smtplib.SMTPSenderRefused) as exc:
-            raise SendError(f"{what} not sent: {exc.smtp_code} {_text(exc.smtp_error)}", permanent=exc.smtp_code >= 500 and isinstance(exc, smtplib.SMTPDataError)) from None
+            raise SendError(
+                f"{what} not sent: {exc.smtp_code} {_text(exc.smtp_error)}",
+                permanent=exc.smtp_code >= 500 and isinstance(exc, smtplib.SMTPDataError),
+            ) from None
         except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"{what} not sent: {exc}") from None
         if refused:
-            raise SendError(f"{what}: recipients refused: {_refusals(refused)}", permanent=all(code >= 500 for code, _t in refused.values()))
+            raise SendError(
+                f"{what}: recipients refused: {_refusals(refused)}",
+                permanent=all(code >= 500 for code, _t in refused.values()),
+            )
 
     def _close(self) -> None:
         if self.client is not None:
@@ -130,7 +144,9 @@ class Connection:
                 self.client.close()
             self.client = None
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self._close()
 
 

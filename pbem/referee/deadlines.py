@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem import store
@@ -96,7 +96,9 @@ def check_clock(clock: Clock) -> Clock:
     if clock.deadline is not None and clock.deadline <= 0:
         problems.append("the deadline must be longer than 0s")
     if clock.deadline is not None and clock.remind >= clock.deadline:
-        problems.append(f"the reminder ({format_duration(clock.remind)} before the deadline) must come after the turn starts (deadline {format_duration(clock.deadline)})")
+        problems.append(
+            f"the reminder ({format_duration(clock.remind)} before the deadline) must come after the turn starts (deadline {format_duration(clock.deadline)})"
+        )
     if problems:
         raise verdict.Refused(problems)
     return clock
@@ -153,10 +155,21 @@ def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Cloc
             raise verdict.Refused(problems)
         if fields["deadline"] is None and "deadline" in settings:
             fields.update(grace=0, remind=0, wait=False)
-        new = check_clock(Clock(fields["deadline"], int(fields["grace"] or 0), int(fields["remind"] or 0), bool(fields["wait"])))  # type: ignore[arg-type]
+        new = check_clock(
+            Clock(fields["deadline"], int(fields["grace"] or 0), int(fields["remind"] or 0), bool(fields["wait"]))
+        )  # type: ignore[arg-type]
         params = {"game": game_id, "deadline": new.deadline, "grace": new.grace, "remind": new.remind, "wait": new.wait}
-        if tx.run("UPDATE game_clock SET deadline = :deadline, grace = :grace, remind = :remind, wait = :wait WHERE game_id = :game", params) == 0:
-            tx.run("INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)", params)
+        if (
+            tx.run(
+                "UPDATE game_clock SET deadline = :deadline, grace = :grace, remind = :remind, wait = :wait WHERE game_id = :game",
+                params,
+            )
+            == 0
+        ):
+            tx.run(
+                "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
+                params,
+            )
         return new
 
 
@@ -191,7 +204,7 @@ def _aware(value: datetime | str | None) -> datetime | None:
     if value is None:
         return None
     when = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def last_activity(tx: Tx, game_id: str) -> datetime:
@@ -214,7 +227,14 @@ def timing(tx: Tx, game_id: str) -> Timing | None:
     ruleset = find_ruleset(game.rules)
     queued = {f.side for f in store.queued_files(tx, game_id, game.next_k)}
     awaiting = tuple(side for side in ruleset.due(game.position) if side not in queued)
-    return Timing(game_id, game.next_k, ruleset.turn_label(game.position), read_clock(tx, game_id), last_activity(tx, game_id), awaiting)
+    return Timing(
+        game_id,
+        game.next_k,
+        ruleset.turn_label(game.position),
+        read_clock(tx, game_id),
+        last_activity(tx, game_id),
+        awaiting,
+    )
 
 
 # ------------------------------------------------------------------ steps
@@ -243,7 +263,9 @@ def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, ga
             if now >= t.deadline and t.grace_until is not None:
                 if notices.queue_late_notice(tx, game_id, t.k, t.awaiting, t.label, t.deadline, t.grace_until):
                     made += 1
-                    log(f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline {_when(t.deadline)} (grace until {_when(t.grace_until)})")
+                    log(
+                        f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline {_when(t.deadline)} (grace until {_when(t.grace_until)})"
+                    )
     return made
 
 
@@ -263,13 +285,22 @@ def _record_late(t: Timing, now: datetime) -> Callable[[Tx, resolve.ProcessOutco
             return
         tx.run(
             "INSERT INTO late_turn (game_id, k, deadline, grace_until, resolved_at, sides) VALUES (:game, :k, :deadline, :grace, :at, :sides)",
-            {"game": t.game_id, "k": t.k, "deadline": t.deadline, "grace": t.grace_until, "at": now.replace(microsecond=0), "sides": json.dumps(list(made.nmr))},
+            {
+                "game": t.game_id,
+                "k": t.k,
+                "deadline": t.deadline,
+                "grace": t.grace_until,
+                "at": now.replace(microsecond=0),
+                "sides": json.dumps(list(made.nmr)),
+            },
         )
 
     return record
 
 
-def resolution_step(engine: Engine, now: datetime, log: Log = lambda _line: None, games: list[str] | None = None) -> list[resolve.ProcessOutcome]:
+def resolution_step(
+    engine: Engine, now: datetime, log: Log = lambda _line: None, games: list[str] | None = None
+) -> list[resolve.ProcessOutcome]:
     """Resolve every game that is ready (every due file in, and not held by
     ``wait`` before its deadline) or whose grace has ended (NMR)."""
     outcomes = []
@@ -280,7 +311,9 @@ def resolution_step(engine: Engine, now: datetime, log: Log = lambda _line: None
         outcomes.append(outcome)
         if outcome.resolved is not None:
             nmr = f", no moves received from {', '.join(outcome.nmr)} (deadline passed)" if outcome.nmr else ""
-            log(f"{game_id}: resolution {outcome.resolved} ({outcome.label}){nmr}{', game over' if outcome.over else ''}")
+            log(
+                f"{game_id}: resolution {outcome.resolved} ({outcome.label}){nmr}{', game over' if outcome.over else ''}"
+            )
         for problem in outcome.problems:
             log(f"{problem}")
     return outcomes
@@ -305,10 +338,18 @@ def resolve_if_due(engine: Engine, game_id: str, now: datetime) -> resolve.Proce
 
 def late_turns(session_or_tx: Tx, game_id: str) -> dict[int, dict[str, str | list[str]]]:
     """The archive's record of each resolution made at the end of grace."""
-    rows = session_or_tx.all("SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game ORDER BY k", {"game": game_id})
+    rows = session_or_tx.all(
+        "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game ORDER BY k",
+        {"game": game_id},
+    )
     out: dict[int, dict[str, str | list[str]]] = {}
     for k, deadline, grace, at, sides in rows:
-        out[k] = {"deadline": _iso(deadline), "grace_until": _iso(grace), "resolved_at": _iso(at), "sides": json.loads(sides)}
+        out[k] = {
+            "deadline": _iso(deadline),
+            "grace_until": _iso(grace),
+            "resolved_at": _iso(at),
+            "sides": json.loads(sides),
+        }
     return out
 
 

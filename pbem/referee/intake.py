@@ -31,7 +31,9 @@ records its refusal (``None``, the problems): the mail intake writes its
 judgement and reply there, so they commit with the decision or not at all."""
 
 
-def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "", within: Within | None = None) -> Submitted:
+def submit(
+    engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "", within: Within | None = None
+) -> Submitted:
     """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
     reason) and raised as :class:`Refused`; nothing else changes."""
     if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
@@ -43,7 +45,9 @@ def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, so
         with transaction(engine) as tx:
             checked = inspect_turn_file(tx, message, armored)
             digest = hashlib.sha256(message).hexdigest()
-            superseded = store.queue_submission(tx, checked.game_id, checked.side, checked.turn, message, armored or "", digest, source)
+            superseded = store.queue_submission(
+                tx, checked.game_id, checked.side, checked.turn, message, armored or "", digest, source
+            )
             if within is not None:
                 within(tx, checked, ())
             return Submitted(checked, superseded)
@@ -52,7 +56,14 @@ def submit(engine: Engine, data: bytes, signature: str | bytes | None = None, so
         raise
 
 
-def record_refusal(engine: Engine, data: bytes, signature: str | None, problems: Sequence[str], source: str = "", within: Within | None = None) -> None:
+def record_refusal(
+    engine: Engine,
+    data: bytes,
+    signature: str | None,
+    problems: Sequence[str],
+    source: str = "",
+    within: Within | None = None,
+) -> None:
     """Keep what a player sent, with why it was refused."""
     game_id = side = None
     turn = None

@@ -48,7 +48,7 @@ def new_game(
     emails: Mapping[str, str] | None = None,
     chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
     table_files: Mapping[str, os.PathLike[str] | str] | None = None,
-    clock: "ClockSettings | None" = None,
+    clock: ClockSettings | None = None,
 ) -> store.GameState:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
@@ -62,17 +62,23 @@ def new_game(
         ruleset = find_ruleset(rules_id)
         if scenario is None and len(ruleset.scenarios()) > 1:
             known = ", ".join(s.id for s in ruleset.scenarios())
-            raise ValueError(f"{rules_id} has {len(ruleset.scenarios())} scenarios: choose one with --scenario ({known})")
+            raise ValueError(
+                f"{rules_id} has {len(ruleset.scenarios())} scenarios: choose one with --scenario ({known})"
+            )
         info = ruleset.scenario(scenario)
     except ValueError as exc:
         raise Refused([str(exc)]) from None
     known_options = {o.id for o in (*ruleset.options(), *ruleset.scenario_options(info.id))}
     for option in options:
         if option not in known_options:
-            problems.append(f"unknown option {option!r} for {rules_id} (options: {', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}")
+            problems.append(
+                f"unknown option {option!r} for {rules_id} (options: {', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}"
+            )
     for side in player_keys:
         if side not in info.sides:
-            problems.append(f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)}){did_you_mean(side, info.sides)}")
+            problems.append(
+                f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)}){did_you_mean(side, info.sides)}"
+            )
     for side in info.sides:
         if side not in player_keys:
             problems.append(f"no --player {side}=PUBKEY_FILE given")
@@ -90,12 +96,16 @@ def new_game(
         except ValueError as exc:
             problems.append(f"--email {side}: {exc}")
     if not 2 <= chain_length <= 1_000_000:
-        problems.append(f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)")
+        problems.append(
+            f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"
+        )
     from pathlib import Path
 
     from pbem.store import house_tables
 
-    tables, table_problems = house_tables.read_files(ruleset, {n: Path(f) for n, f in (table_files or {}).items()}, info.id)
+    tables, table_problems = house_tables.read_files(
+        ruleset, {n: Path(f) for n, f in (table_files or {}).items()}, info.id
+    )
     problems.extend(table_problems)
     if problems:
         raise Refused(problems)
@@ -135,9 +145,17 @@ def new_game(
         if clock is not None:
             tx.run(
                 "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
-                {"game": game_id, "deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
+                {
+                    "game": game_id,
+                    "deadline": clock.deadline,
+                    "grace": clock.grace,
+                    "remind": clock.remind,
+                    "wait": clock.wait,
+                },
             )
-        notices.queue_reports(tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False)
+        notices.queue_reports(
+            tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False
+        )
     return game
 
 
@@ -178,9 +196,11 @@ def shared_keys(player_keys: Mapping[str, str]) -> list[str]:
             by_blob.setdefault(keys.PublicKey.from_openssh(line).blob, []).append(side)
         except keys.KeyFileError:
             continue
-    return [f"warning: sides {' and '.join(sides)} registered the same key: its holder can sign for both" for sides in by_blob.values() if len(sides) > 1]
-
-
+    return [
+        f"warning: sides {' and '.join(sides)} registered the same key: its holder can sign for both"
+        for sides in by_blob.values()
+        if len(sides) > 1
+    ]
 
 
 def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH) -> store.ChainAnchor:
@@ -188,11 +208,17 @@ def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT
     (docs/dice.md, "Extending a game's dice").  Its anchor is published like the
     first one: in the archive (``dice.extensions``), reports and ``pbem status``."""
     if not 2 <= chain_length <= 1_000_000:
-        raise Refused([f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"])
+        raise Refused(
+            [
+                f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"
+            ]
+        )
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
         if game.over:
-            raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)}); its dice need no extension"])
+            raise Refused(
+                [f"game {game_id} is over ({result_text(game.result, game.rules)}); its dice need no extension"]
+            )
         chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
         commitment = dicev1.Commitment.new(chain_length)
         chain = store.ChainAnchor(dice_chains.last_served(chains) + 1, chain_length, commitment.anchor.hex())
@@ -219,19 +245,33 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
         params = {"game": game_id, "to_k": to_k}
-        known = [0] + [r[0] for r in tx.all("SELECT k FROM resolution WHERE game_id = :game AND active = :active ORDER BY k", {**params, "active": True})]
+        known = [0] + [
+            r[0]
+            for r in tx.all(
+                "SELECT k FROM resolution WHERE game_id = :game AND active = :active ORDER BY k",
+                {**params, "active": True},
+            )
+        ]
         if to_k not in known:
             raise Refused([f"game {game_id} has no active resolution {to_k} (active: {', '.join(map(str, known))})"])
         discarded = [k for k in known if k > to_k]
         if not discarded:
             raise Refused([f"game {game_id} is already at resolution {to_k}; nothing to roll back"])
-        tx.run('INSERT INTO "rollback" (game_id, to_k, at, discarded) VALUES (:game, :to_k, :at, :discarded)', {**params, "at": store.utcnow(), "discarded": json.dumps(discarded)})
-        record = store.RolledBack(tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)[0], to_k, discarded)  # type: ignore[index]
+        tx.run(
+            'INSERT INTO "rollback" (game_id, to_k, at, discarded) VALUES (:game, :to_k, :at, :discarded)',
+            {**params, "at": store.utcnow(), "discarded": json.dumps(discarded)},
+        )
+        record = store.RolledBack(
+            tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)[0], to_k, discarded
+        )  # type: ignore[index]
         tx.run(
             "UPDATE resolution SET active = :inactive, rollback_id = :rollback WHERE game_id = :game AND active = :active AND k > :to_k",
             {**params, "inactive": False, "active": True, "rollback": record.id},
         )
-        set_aside, resolved, queued = (s.name for s in (store.SubmissionStatus.SET_ASIDE, store.SubmissionStatus.RESOLVED, store.SubmissionStatus.QUEUED))
+        set_aside, resolved, queued = (
+            s.name
+            for s in (store.SubmissionStatus.SET_ASIDE, store.SubmissionStatus.RESOLVED, store.SubmissionStatus.QUEUED)
+        )
         tx.run_many(
             "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND status = :resolved",
             [{"set_aside": set_aside, "resolved": resolved, "game": game_id, "k": k} for k in discarded],
@@ -249,9 +289,16 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
         outcome = ruleset.outcome(position)
         tx.run(
             "UPDATE game SET current_k = :to_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
-            {**params, "state_hash": state_hash, "over": outcome is not None, "result": json.dumps(outcome.to_json()) if outcome else None},
+            {
+                **params,
+                "state_hash": state_hash,
+                "over": outcome is not None,
+                "result": json.dumps(outcome.to_json()) if outcome else None,
+            },
         )
-        notices.queue_rollback_notice(tx, game_id, to_k, discarded, game.next_k, ruleset.turn_label(position), state_hash, record.id)
+        notices.queue_rollback_notice(
+            tx, game_id, to_k, discarded, game.next_k, ruleset.turn_label(position), state_hash, record.id
+        )
     return record
 
 
@@ -269,14 +316,22 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
             raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)})"])
         due = ruleset.due(position)
         if side not in due:
-            raise Refused([f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for resolution {game.next_k}"])
+            raise Refused(
+                [
+                    f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for resolution {game.next_k}"
+                ]
+            )
         if bot is None:
             body = ruleset.order_template(position, side)
         else:
             if bot not in ruleset.bots():
                 raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
             body = ruleset.bot_orders(position, side, bot, random.Random(f"{game_id}/{game.next_k}/{side}/{seed}"))
-        head = fit_comments(f"# {ruleset.title}: {game_id}, resolution {game.next_k} - {ruleset.turn_label(position)}\n") if bot is None else ""
+        head = (
+            fit_comments(f"# {ruleset.title}: {game_id}, resolution {game.next_k} - {ruleset.turn_label(position)}\n")
+            if bot is None
+            else ""
+        )
         return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, head + body)
 
 

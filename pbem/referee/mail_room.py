@@ -63,11 +63,16 @@ class StoreLedger:
         self.reached.add(source)
         if not self.digest:  # a turn file of a --dir folder: no message around it
             try:
-                return ingest.SubmitOutcome(True, _understood(intake.submit(self.engine, data, signature, source).checked))
+                return ingest.SubmitOutcome(
+                    True, _understood(intake.submit(self.engine, data, signature, source).checked)
+                )
             except verdict.Refused as refusal:
                 return ingest.SubmitOutcome(False, tuple(refusal.problems))
         with transaction(self.engine, write=False) as tx:
-            row = tx.one("SELECT accepted, lines, game_id, side FROM intake_part WHERE digest = :d AND part = :p", {"d": self.digest, "p": source})
+            row = tx.one(
+                "SELECT accepted, lines, game_id, side FROM intake_part WHERE digest = :d AND part = :p",
+                {"d": self.digest, "p": source},
+            )
         if row is not None:  # judged before a crash, reply not yet committed
             if row[0] and row[2]:
                 self.sides.append((row[2], row[3]))
@@ -82,7 +87,14 @@ class StoreLedger:
                 lines = tuple(problems)
             tx.run(
                 "INSERT INTO intake_part (digest, part, accepted, lines, game_id, side) VALUES (:d, :p, :a, :l, :g, :s)",
-                {"d": digest, "p": source, "a": checked is not None, "l": json.dumps(list(lines)), "g": game_id, "s": side},
+                {
+                    "d": digest,
+                    "p": source,
+                    "a": checked is not None,
+                    "l": json.dumps(list(lines)),
+                    "g": game_id,
+                    "s": side,
+                },
             )
 
         try:
@@ -122,7 +134,9 @@ class StoreLedger:
         reader skips it without reading it."""
         if mailbox not in self.known_items:
             with transaction(self.engine, write=False) as tx:
-                self.known_items[mailbox] = {r[0] for r in tx.all("SELECT item FROM intake WHERE source = :s", {"s": mailbox})}
+                self.known_items[mailbox] = {
+                    r[0] for r in tx.all("SELECT item FROM intake WHERE source = :s", {"s": mailbox})
+                }
         return item.split(":2,")[0] in self.known_items[mailbox]
 
     def done(self, incoming: ingest.Incoming, outcome: ingest.MessageOutcome, reply: EmailMessage | None) -> None:
@@ -158,7 +172,9 @@ class StoreLedger:
 
         try:
             if outcome.verdict is ingest.Verdict.REFUSED and not reached:
-                intake.record_refusal(self.engine, outcome.raw, None, outcome.lines or ("refused",), outcome.source, within=record)
+                intake.record_refusal(
+                    self.engine, outcome.raw, None, outcome.lines or ("refused",), outcome.source, within=record
+                )
             else:
                 with transaction(self.engine) as tx:
                     record(tx)
@@ -190,7 +206,9 @@ def run_ingest(
     if maildir is not None:
         name = f"maildir {Path(maildir)}"
         messages = ingest.maildir_messages(maildir, known=lambda item: ledger.item_done(name, item))
-        summary = ingest.ingest_messages(messages, ledger.submit, ledger.check, sender, ledger, progress=progress, stop=stop)
+        summary = ingest.ingest_messages(
+            messages, ledger.submit, ledger.check, sender, ledger, progress=progress, stop=stop
+        )
     elif mbox is not None:
         import mailbox as mailboxes
 
@@ -199,7 +217,15 @@ def run_ingest(
             raise ingest.IngestError(f"no mbox file at {str(path)!r}")
         box = mailboxes.mbox(path, factory=None, create=False)
         try:
-            summary = ingest.ingest_messages(ingest.mbox_messages(box, path), ledger.submit, ledger.check, sender, ledger, progress=progress, stop=stop)
+            summary = ingest.ingest_messages(
+                ingest.mbox_messages(box, path),
+                ledger.submit,
+                ledger.check,
+                sender,
+                ledger,
+                progress=progress,
+                stop=stop,
+            )
         finally:
             box.close()
     else:
@@ -213,14 +239,21 @@ def run_ingest(
     return summary
 
 
-def run_imap_intake(engine: Database, source: "ImapSource", sender: str = notices.PLACEHOLDER_SENDER, stop: Callable[[], bool] | None = None) -> ingest.IngestSummary:
+def run_imap_intake(
+    engine: Database,
+    source: ImapSource,
+    sender: str = notices.PLACEHOLDER_SENDER,
+    stop: Callable[[], bool] | None = None,
+) -> ingest.IngestSummary:
     """The intake step from an IMAP mailbox (pbem/mail/imap.py)."""
     from pbem.mail import imap
 
     ledger = StoreLedger(engine)
     with imap.open_mailbox(source) as box:
         with transaction(engine, write=False) as tx:
-            rows = tx.all("SELECT uid FROM intake WHERE source = :s AND uidvalidity = :v", {"s": box.name, "v": box.uidvalidity})
+            rows = tx.all(
+                "SELECT uid FROM intake WHERE source = :s AND uidvalidity = :v", {"s": box.name, "v": box.uidvalidity}
+            )
         done = {r[0] for r in rows}
         box.mark_seen([uid for uid in box.unseen() if uid in done])
         messages = box.messages(after=max(done, default=0))
@@ -260,4 +293,3 @@ def send_reports(
     except smtp_send.SendError as exc:
         raise verdict.Refused([str(exc)]) from None
     return messages
-

@@ -24,14 +24,22 @@ PLACEHOLDER_SENDER = "referee@pbem.invalid"
 
 def player_addresses(tx: Tx, game_id: str) -> dict[str, str]:
     """Each side's registered address, for the sides that have one."""
-    return {side: addr for side, addr in tx.all("SELECT side, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}) if addr}
+    return {
+        side: addr
+        for side, addr in tx.all(
+            "SELECT side, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
+        )
+        if addr
+    }
 
 
 def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def queue_reports(tx: Tx, game_id: str, k: int, label: str, next_label: str, due_next: Sequence[str], over: bool) -> int:
+def queue_reports(
+    tx: Tx, game_id: str, k: int, label: str, next_label: str, due_next: Sequence[str], over: bool
+) -> int:
     """Each side's report of resolution ``k`` (``k`` 0: the game as created)."""
     made = 0
     for side, addr in player_addresses(tx, game_id).items():
@@ -46,7 +54,17 @@ def queue_reports(tx: Tx, game_id: str, k: int, label: str, next_label: str, due
     return made
 
 
-def _notice(tx: Tx, kind: str, game_id: str, side: str | None, to: Sequence[str], subject: str, body: str, dedupe: str, k: int | None) -> bool:
+def _notice(
+    tx: Tx,
+    kind: str,
+    game_id: str,
+    side: str | None,
+    to: Sequence[str],
+    subject: str,
+    body: str,
+    dedupe: str,
+    k: int | None,
+) -> bool:
     from pbem.mail.build import notice_email
 
     recipients = outbox.addresses(list(to))
@@ -66,10 +84,22 @@ def queue_reminder(tx: Tx, game_id: str, k: int, side: str, label: str, deadline
         f"Write them with 'pbem orders {game_id} --side {side}', sign them, and send them back\n"
         "as a reply to your last report.\n"
     )
-    return _notice(tx, "reminder", game_id, side, [addr] if addr else [], f"[pbem {game_id}] {label}: reminder, deadline {_when(deadline)}", body, f"reminder:{game_id}:{k}:{side}", k)
+    return _notice(
+        tx,
+        "reminder",
+        game_id,
+        side,
+        [addr] if addr else [],
+        f"[pbem {game_id}] {label}: reminder, deadline {_when(deadline)}",
+        body,
+        f"reminder:{game_id}:{k}:{side}",
+        k,
+    )
 
 
-def queue_late_notice(tx: Tx, game_id: str, k: int, missing: Sequence[str], label: str, deadline: datetime, grace_until: datetime) -> int:
+def queue_late_notice(
+    tx: Tx, game_id: str, k: int, missing: Sequence[str], label: str, deadline: datetime, grace_until: datetime
+) -> int:
     """At the deadline with a side missing: to every side."""
     made = 0
     who = ", ".join(missing)
@@ -86,11 +116,30 @@ def queue_late_notice(tx: Tx, game_id: str, k: int, missing: Sequence[str], labe
                 f"with no orders from {who} (NMR), and the archive records it.\n"
             )
         )
-        made += _notice(tx, "late", game_id, side, [addr], f"[pbem {game_id}] {label}: orders late from {who}", body, f"late:{game_id}:{k}:{side}", k)
+        made += _notice(
+            tx,
+            "late",
+            game_id,
+            side,
+            [addr],
+            f"[pbem {game_id}] {label}: orders late from {who}",
+            body,
+            f"late:{game_id}:{k}:{side}",
+            k,
+        )
     return made
 
 
-def queue_rollback_notice(tx: Tx, game_id: str, to_k: int, discarded: Sequence[int], next_k: int, label: str, state_hash: str, rollback_id: int) -> int:
+def queue_rollback_notice(
+    tx: Tx,
+    game_id: str,
+    to_k: int,
+    discarded: Sequence[int],
+    next_k: int,
+    label: str,
+    state_hash: str,
+    rollback_id: int,
+) -> int:
     """To every side: what was set aside and which resolution is awaited now."""
     made = 0
     gone = ", ".join(map(str, discarded))
@@ -103,11 +152,23 @@ def queue_rollback_notice(tx: Tx, game_id: str, to_k: int, discarded: Sequence[i
             f"Write your orders with turn: {next_k} and state: {state_hash}\n"
             f"(for instance with 'pbem orders {game_id} --side {side}' on a copy of the game), sign and send them.\n"
         )
-        made += _notice(tx, "rollback", game_id, side, [addr], f"[pbem {game_id}] rolled back to resolution {to_k}: resolution {next_k} awaited", body, f"rollback:{game_id}:{rollback_id}:{side}", next_k)
+        made += _notice(
+            tx,
+            "rollback",
+            game_id,
+            side,
+            [addr],
+            f"[pbem {game_id}] rolled back to resolution {to_k}: resolution {next_k} awaited",
+            body,
+            f"rollback:{game_id}:{rollback_id}:{side}",
+            next_k,
+        )
     return made
 
 
-def queue_player_notice(tx: Tx, game_id: str, change_id: int, side: str, what: Sequence[str], also: Sequence[str] = ()) -> int:
+def queue_player_notice(
+    tx: Tx, game_id: str, change_id: int, side: str, what: Sequence[str], also: Sequence[str] = ()
+) -> int:
     """To every side (and ``also``, the side's old address): a side's address or key changed."""
     made = 0
     addresses = player_addresses(tx, game_id)
@@ -115,10 +176,22 @@ def queue_player_notice(tx: Tx, game_id: str, change_id: int, side: str, what: S
     body = f"Game {game_id}: the referee changed the {side} side's registration: {text}.\nThe change is recorded in the game's archive.\n"
     for other, addr in addresses.items():
         extra = list(also) if other == side else []
-        made += _notice(tx, "player", game_id, other, [addr, *extra], f"[pbem {game_id}] {side}: {text}", body, f"player:{game_id}:{change_id}:{other}", None)
+        made += _notice(
+            tx,
+            "player",
+            game_id,
+            other,
+            [addr, *extra],
+            f"[pbem {game_id}] {side}: {text}",
+            body,
+            f"player:{game_id}:{change_id}:{other}",
+            None,
+        )
     return made
 
 
-def queue_reply(tx: Tx, kind: str, message: "EmailMessage", dedupe: str, game_id: str | None = None, side: str | None = None) -> bool:
+def queue_reply(
+    tx: Tx, kind: str, message: EmailMessage, dedupe: str, game_id: str | None = None, side: str | None = None
+) -> bool:
     """A receipt or refusal, already built."""
     return outbox.queue_message(tx, kind, message, dedupe, game_id, side)

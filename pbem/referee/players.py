@@ -32,7 +32,9 @@ class Change:
     set_aside: int  # queued files set aside by a new key
 
 
-def change_player(engine: Engine, game_id: str, side: str, email: str | None = None, key_line: str | None = None) -> Change:
+def change_player(
+    engine: Engine, game_id: str, side: str, email: str | None = None, key_line: str | None = None
+) -> Change:
     if email is None and key_line is None:
         raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
     problems = []
@@ -51,12 +53,22 @@ def change_player(engine: Engine, game_id: str, side: str, email: str | None = N
         raise verdict.Refused(problems)
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
-        registered = {row[0]: (row[1], row[2]) for row in tx.all("SELECT side, email, public_key FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})}
+        registered = {
+            row[0]: (row[1], row[2])
+            for row in tx.all(
+                "SELECT side, email, public_key FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
+            )
+        }
         if side not in registered:
             raise verdict.Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(registered)})"])
         old_email, old_key = registered[side]
         what: list[str] = []
-        change: dict[str, str | None] = {"email": None, "previous_email": None, "public_key": None, "previous_public_key": None}
+        change: dict[str, str | None] = {
+            "email": None,
+            "previous_email": None,
+            "public_key": None,
+            "previous_public_key": None,
+        }
         if email is not None and email != old_email:
             change.update(email=email, previous_email=old_email)
             what.append(f"address {old_email or 'none'} -> {email}")
@@ -70,10 +82,17 @@ def change_player(engine: Engine, game_id: str, side: str, email: str | None = N
         if change["public_key"] is not None:
             set_aside = tx.run(
                 "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND side = :side AND status = :queued",
-                {**params, "k": game.next_k, "set_aside": store.SubmissionStatus.SET_ASIDE.name, "queued": store.SubmissionStatus.QUEUED.name},
+                {
+                    **params,
+                    "k": game.next_k,
+                    "set_aside": store.SubmissionStatus.SET_ASIDE.name,
+                    "queued": store.SubmissionStatus.QUEUED.name,
+                },
             )
             if set_aside:
-                what.append(f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write and sign new orders with the new key")
+                what.append(
+                    f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write and sign new orders with the new key"
+                )
         tx.run(
             "UPDATE player SET email = :email, public_key = :key WHERE game_id = :game AND side = :side",
             {**params, "email": change["email"] or old_email, "key": change["public_key"] or old_key},

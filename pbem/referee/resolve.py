@@ -51,7 +51,7 @@ def process(
     game_ids: Iterable[str] | None = None,
     force_nmr: bool = False,
     on_resolved: Callable[[ProcessOutcome], None] | None = None,
-    within: "Callable[[Tx, ProcessOutcome], None] | None" = None,
+    within: Callable[[Tx, ProcessOutcome], None] | None = None,
 ) -> list[ProcessOutcome]:
     """Resolve every listed game (or every game not over) whose due sides have all
     submitted: one resolution per game and call, each in its own transaction
@@ -77,17 +77,23 @@ def check_game_names(engine: Engine, game_ids: Sequence[str]) -> None:
         raise Refused([str(store.unknown_game(g, known)).strip("'\"") for g in unknown])
 
 
-def process_game(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+def process_game(
+    engine: Engine, game_id: str, force_nmr: bool = False, within: Callable[[Tx, ProcessOutcome], None] | None = None
+) -> ProcessOutcome:
     """:func:`resolve_next` for one game of a batch: a game that cannot be
     resolved gives an outcome naming why, so the batch goes on."""
     try:
         return resolve_next(engine, game_id, force_nmr, within)
     except (Refused, store.StoreError, LookupError) as exc:
         problems = exc.problems if isinstance(exc, Refused) else [str(exc).strip("'\"")]
-        return ProcessOutcome(game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems))
+        return ProcessOutcome(
+            game_id, None, "", note="not resolved", problems=tuple(f"{game_id}: {p}" for p in problems)
+        )
 
 
-def resolve_next(engine: Engine, game_id: str, force_nmr: bool = False, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+def resolve_next(
+    engine: Engine, game_id: str, force_nmr: bool = False, within: Callable[[Tx, ProcessOutcome], None] | None = None
+) -> ProcessOutcome:
     """Make the next resolution of one game if it is ready, with each side's report
     queued in the outbox; ``within`` is called in the resolution's transaction too
     (the deadline step records a late turn there).
@@ -125,7 +131,9 @@ def _waiting(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome | None:
     return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), awaiting=missing) if missing else None
 
 
-def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[Tx, ProcessOutcome], None] | None" = None) -> ProcessOutcome:
+def _resolve_claimed(
+    tx: Tx, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None = None
+) -> ProcessOutcome:
     game = store.known_game(tx, game_id)
     ruleset = find_ruleset(game.rules)
     position = game.position
@@ -171,7 +179,15 @@ def _resolve_claimed(tx: Tx, game_id: str, force_nmr: bool, within: "Callable[[T
         [f.id for f in files],
     )
     made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
-    notices.queue_reports(tx, game_id, k, label, ruleset.turn_label(result.position), () if outcome else ruleset.due(result.position), outcome is not None)
+    notices.queue_reports(
+        tx,
+        game_id,
+        k,
+        label,
+        ruleset.turn_label(result.position),
+        () if outcome else ruleset.due(result.position),
+        outcome is not None,
+    )
     if within is not None:
         within(tx, made)
     if os.environ.get(FAULT_ENV) == "kill-mid-resolution":

@@ -79,7 +79,9 @@ def intake(engine: Database, options: Options, log: Log, stop: Callable[[], bool
         if options.directory is not None:
             count += _log_summary(room.run_ingest(engine, directory=options.directory, stop=stop), log)
         if options.maildir is not None:
-            count += _log_summary(room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop), log)
+            count += _log_summary(
+                room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop), log
+            )
         if options.mbox is not None:
             count += _log_summary(room.run_ingest(engine, mbox=options.mbox, sender=options.sender, stop=stop), log)
         if options.imap is not None:
@@ -97,11 +99,15 @@ def _log_summary(summary: Any, log: Log) -> int:
         done += 1
         first = o.lines[0].splitlines()[0] if o.lines else ""
         answered = f" (answered {o.reply['To']})" if o.reply is not None else " (not answered)"
-        log(f"{o.verdict.value}: {o.source}: {first}{answered if o.source and not o.source.startswith('file ') else ''}")
+        log(
+            f"{o.verdict.value}: {o.source}: {first}{answered if o.source and not o.source.startswith('file ') else ''}"
+        )
     return done
 
 
-def resolve(engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never) -> list[resolving.ProcessOutcome]:
+def resolve(
+    engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never
+) -> list[resolving.ProcessOutcome]:
     games = resolving.pending_games(engine)
     if options.jobs <= 1 or len(games) < 2:
         outcomes = []
@@ -145,7 +151,9 @@ def _resolve_in_workers(options: Options, games: list[str], now: datetime, log: 
     return outcomes
 
 
-def deliver(engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never) -> outbox.Delivery | None:
+def deliver(
+    engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never
+) -> outbox.Delivery | None:
     if options.smtp is None:
         return None
     result = outbox.deliver(engine, options.smtp, options.sender, now, options.backoff, log, stop)
@@ -156,7 +164,13 @@ def deliver(engine: Database, options: Options, now: datetime, log: Log, stop: C
     return result
 
 
-def tick(engine: Database, options: Options, log: Log = lambda _line: None, stop: Callable[[], bool] = _never, now: datetime | None = None) -> PassReport:
+def tick(
+    engine: Database,
+    options: Options,
+    log: Log = lambda _line: None,
+    stop: Callable[[], bool] = _never,
+    now: datetime | None = None,
+) -> PassReport:
     """One pass (module docstring).  Raises :class:`PassError` when the intake
     source cannot be read (nothing else is done then) or the SMTP login is refused."""
     report = PassReport()

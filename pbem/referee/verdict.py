@@ -110,7 +110,11 @@ def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]
         try:
             roster[side] = registered_key(line)
         except keys.KeyFileError as exc:
-            raise Refused([f"the {side} side's registered key is refused: {exc}; the referee registers a new one with 'pbem player {game_id} {side} --key FILE'"]) from None
+            raise Refused(
+                [
+                    f"the {side} side's registered key is refused: {exc}; the referee registers a new one with 'pbem player {game_id} {side} --key FILE'"
+                ]
+            ) from None
     return roster
 
 
@@ -122,9 +126,16 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     roster = _roster(game.id, store.public_keys(tx, game.id))
     return judge(
-        tf, message, signature, game, roster, require_signature,
+        tf,
+        message,
+        signature,
+        game,
+        roster,
+        require_signature,
         earlier_copies=lambda: store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()),
-        dice_used_up=lambda k: dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None,
+        dice_used_up=lambda k: (
+            dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None
+        ),
         rollback_of=lambda k: store.rollback_that_set_aside(tx, game.id, k),
     )
 
@@ -161,7 +172,11 @@ def judge(
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
     if signature is None:
         if require_signature:
-            raise Refused([f"turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n {sshsig.NAMESPACE})"])
+            raise Refused(
+                [
+                    f"turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n {sshsig.NAMESPACE})"
+                ]
+            )
     else:
         try:
             signer = sshsig.verify(message, signature)
@@ -169,11 +184,13 @@ def judge(
             wrapped = rewrapped_lines(message) if "does not match" in str(exc) else []
             if wrapped:
                 where = ", ".join(map(str, wrapped[:5])) + (" ..." if len(wrapped) > 5 else "")
-                raise Refused([
-                    f"signature refused: {exc}, and the file looks re-wrapped by a mail client (line {where} "
-                    f"continues the line before it); send the turn file as an attachment with its .sig, "
-                    f"or sign it again and paste it with no line over 72 columns"
-                ]) from None
+                raise Refused(
+                    [
+                        f"signature refused: {exc}, and the file looks re-wrapped by a mail client (line {where} "
+                        f"continues the line before it); send the turn file as an attachment with its .sig, "
+                        f"or sign it again and paste it with no line over 72 columns"
+                    ]
+                ) from None
             raise Refused([f"signature refused: {exc}"]) from None
         expected = roster[tf.side]
         if not signer.same_key(expected):
@@ -184,20 +201,38 @@ def judge(
     if earlier:
         last = earlier[-1]
         rb = rollback_of(last.turn) if last.status == store.SubmissionStatus.SET_ASIDE else None
-        awaits = f"game {game.id} now awaits resolution {game.next_k} ({find_ruleset(game.rules).turn_label(game.position)})"
-        raise Refused([seen_before(last, f"{rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {awaits}" if rb else "")])
+        awaits = (
+            f"game {game.id} now awaits resolution {game.next_k} ({find_ruleset(game.rules).turn_label(game.position)})"
+        )
+        raise Refused(
+            [seen_before(last, f"{rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {awaits}" if rb else "")]
+        )
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result, game.rules)}); no more turns are taken"])
     if tf.turn != game.next_k:
-        raise Refused([wrong_resolution(game.id, tf.turn, game.next_k, find_ruleset(game.rules).turn_label(game.position), rollback_of)])
+        raise Refused(
+            [
+                wrong_resolution(
+                    game.id, tf.turn, game.next_k, find_ruleset(game.rules).turn_label(game.position), rollback_of
+                )
+            ]
+        )
     if (used_up := dice_used_up(tf.turn)) is not None:
         raise Refused([used_up])
     if tf.state != game.state_hash:
-        raise Refused([f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"])
+        raise Refused(
+            [
+                f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"
+            ]
+        )
     ruleset = find_ruleset(game.rules)
     due = ruleset.due(game.position)
     if tf.side not in due:
-        raise Refused([f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for resolution {game.next_k}"])
+        raise Refused(
+            [
+                f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for resolution {game.next_k}"
+            ]
+        )
     try:
         with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the orders"):
             orders, problems = orders_of(ruleset, game.position, tf)
@@ -209,7 +244,13 @@ def judge(
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
 
 
-def wrong_resolution(game_id: str, k: int, awaited: int, label: str, rollback_of: Callable[[int], store.RollbackSeen | None] = lambda k: None) -> str:
+def wrong_resolution(
+    game_id: str,
+    k: int,
+    awaited: int,
+    label: str,
+    rollback_of: Callable[[int], store.RollbackSeen | None] = lambda k: None,
+) -> str:
     """Why a turn file for resolution ``k`` is refused when ``awaited`` is due: it
     was written before a rollback (``rollback_of``, the referee's memory), is
     already resolved, or is not yet due."""
@@ -333,7 +374,12 @@ def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
         raise Refused([f"queued {queued.side} file no longer readable: {p}" for p in exc.problems]) from None
     orders, problems = ruleset.parse_orders(tf.body)
     if problems:  # cannot happen either: parsed at submit
-        raise Refused([f"queued {queued.side} file no longer readable: {Problem(p.line + tf.body_offset if p.line else 0, p.message)}" for p in problems])
+        raise Refused(
+            [
+                f"queued {queued.side} file no longer readable: {Problem(p.line + tf.body_offset if p.line else 0, p.message)}"
+                for p in problems
+            ]
+        )
     return orders
 
 

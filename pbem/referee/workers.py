@@ -83,7 +83,13 @@ def process(
     stopped = ", ".join(str(w.exitcode) for w in workers if w.exitcode)
     return [
         outcomes.get(i)
-        or resolve.ProcessOutcome(game_id, None, "", note="not resolved", problems=(f"{game_id}: its worker stopped before resolving it (exit status {stopped or '?'})",))
+        or resolve.ProcessOutcome(
+            game_id,
+            None,
+            "",
+            note="not resolved",
+            problems=(f"{game_id}: its worker stopped before resolving it (exit status {stopped or '?'})",),
+        )
         for i, game_id in enumerate(game_ids)
     ]
 

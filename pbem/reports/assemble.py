@@ -25,13 +25,17 @@ if TYPE_CHECKING:
     from pbem.store.database import Database
 
 
-def report_data(tx: Tx, game_id: str, k: int | None = None, side: str | None = None, links: str | None = None) -> report.ReportData:
+def report_data(
+    tx: Tx, game_id: str, k: int | None = None, side: str | None = None, links: str | None = None
+) -> report.ReportData:
     """The report of resolution ``k`` (default: the latest active; 0 = the game as
     created) for ``side`` (``None``: the referee's view)."""
     return report_views(tx, game_id, k, (side,), links)[0]
 
 
-def report_views(tx: Tx, game_id: str, k: int | None, sides: Sequence[str | None], links: str | None = None) -> list[report.ReportData]:
+def report_views(
+    tx: Tx, game_id: str, k: int | None, sides: Sequence[str | None], links: str | None = None
+) -> list[report.ReportData]:
     """The reports of resolution ``k`` for several sides: what they share (the
     position, events, rolls, dice proof, history) is read once, in plain SQL
     (:mod:`pbem.reports.reads`).  ``links``: where the other pages are
@@ -40,14 +44,24 @@ def report_views(tx: Tx, game_id: str, k: int | None, sides: Sequence[str | None
     return _views(tx, report_reads.game(tx, game_id), k, sides, links)
 
 
-def _views(tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None) -> list[report.ReportData]:
+def _views(
+    tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None
+) -> list[report.ReportData]:
     game_id = game.id
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
-    actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read, not every one
-    row, before = report_reads.resolution_and_reveal_before(tx, game_id, k) if k and any(r.k == k for r in actives) else (None, None)
+    actives = report_reads.active_history(
+        tx, game_id
+    )  # (k, label, state_hash) only: one full row is read, not every one
+    row, before = (
+        report_reads.resolution_and_reveal_before(tx, game_id, k)
+        if k and any(r.k == k for r in actives)
+        else (None, None)
+    )
     if k and row is None:
-        raise LookupError(f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})")
+        raise LookupError(
+            f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})"
+        )
     known = ruleset.sides(game.scenario)
     for side in sides:
         if side is not None and side not in known:
@@ -110,7 +124,9 @@ def _views(tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None],
         result=outcome.to_json() if outcome else None,
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
-        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k)) if row else (),
+        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
+        if row
+        else (),
         reveal=row.reveal if row else None,
         anchor=chain.anchor,
         chain_length=chain.chain_length,
@@ -133,7 +149,9 @@ def _views(tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None],
     for side in sides:
         next_file = None
         if side is not None and side in due:
-            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {turn_label}\n" + ruleset.order_template(position, side)
+            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {turn_label}\n" + ruleset.order_template(
+                position, side
+            )
             next_file = render_turn_file(game.id, game.rules, side, next_turn, state_hash, body)
         problems = tuple(
             report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
@@ -170,10 +188,20 @@ def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
     else:
         link = lambda filename: None  # noqa: E731
     ruleset = find_ruleset(game.rules)
-    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [(r.k, ruleset.score(json.loads(r.position))) for r in actives]
+    scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [
+        (r.k, ruleset.score(json.loads(r.position))) for r in actives
+    ]
     return report.render_audit_page(
-        game_id, ruleset.title, game.anchor, [(r.k, r.label, r.state_hash) for r in actives], rolls, scores, ruleset.sides(game.scenario),
-        house_tables.summary(ruleset, game.scenario, tables), home=home, link=link,
+        game_id,
+        ruleset.title,
+        game.anchor,
+        [(r.k, r.label, r.state_hash) for r in actives],
+        rolls,
+        scores,
+        ruleset.sides(game.scenario),
+        house_tables.summary(ruleset, game.scenario, tables),
+        home=home,
+        link=link,
     )
 
 
@@ -191,7 +219,12 @@ def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str
         from pbem.reports import message as message_mod
 
         email_to = dict(data.sides).get(side) if side is not None else None
-        message = message_mod.report_email(data, sender="referee@pbem.invalid", recipient=email_to or f"{side or 'referee'}@pbem.invalid", thread_root_id=None)
+        message = message_mod.report_email(
+            data,
+            sender="referee@pbem.invalid",
+            recipient=email_to or f"{side or 'referee'}@pbem.invalid",
+            thread_root_id=None,
+        )
         return message.as_bytes()
     raise ValueError(f"unknown report format {fmt!r} (html, text, eml, audit)")
 
@@ -206,10 +239,18 @@ def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -
         views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
-        written.append(paths.write_inside(folder, report.report_filename(k, data.side, "html"), report.render_html(data, shared=shared)))
-        written.append(paths.write_inside(folder, report.report_filename(k, data.side, "txt"), report.render_text(data, shared)))
+        written.append(
+            paths.write_inside(
+                folder, report.report_filename(k, data.side, "html"), report.render_html(data, shared=shared)
+            )
+        )
+        written.append(
+            paths.write_inside(folder, report.report_filename(k, data.side, "txt"), report.render_text(data, shared))
+        )
         if data.side and data.next_turn_file:
-            written.append(paths.write_inside(folder, report.turn_file_name(game_id, k, data.side), data.next_turn_file))
+            written.append(
+                paths.write_inside(folder, report.turn_file_name(game_id, k, data.side), data.next_turn_file)
+            )
     if views:
         written.append(paths.write_inside(folder, views[0].position_file_name, views[0].position_file))
     return written

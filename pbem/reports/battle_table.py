@@ -49,10 +49,14 @@ def _fb_die(e: Mapping[str, Any]) -> str:
 
 
 # event type -> (how rounds group, title, columns)
-TABLES: dict[str, tuple[Callable[[Mapping[str, Any]], object], Callable[[Mapping[str, Any]], str], list[tuple[str, Cell]]]] = {
+TABLES: dict[
+    str, tuple[Callable[[Mapping[str, Any]], object], Callable[[Mapping[str, Any]], str], list[tuple[str, Cell]]]
+] = {
     "battle_round": (
         lambda e: ("battle", e.get("city"), e.get("origin")),
-        lambda e: f"Battle of {e.get('city')}: {e.get('attacker')} attacks from {e.get('origin')}, {e.get('defender')} defends",
+        lambda e: (
+            f"Battle of {e.get('city')}: {e.get('attacker')} attacks from {e.get('origin')}, {e.get('defender')} defends"
+        ),
         [
             ("round", _get("round")),
             ("attacker", _farrapos_af),

@@ -56,7 +56,9 @@ def histogram_svg(values: Sequence[int], sides: int, title: str | None = None) -
     parts.append(f'<line x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{_W - _RIGHT}" y2="{_TOP + plot_h}" stroke="#444"/>')
     for tick in (0, top / 2, top):
         y = _TOP + plot_h - plot_h * tick / top
-        parts.append(f'<text x="{_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10" font-family="sans-serif">{tick:g}</text>')
+        parts.append(
+            f'<text x="{_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10" font-family="sans-serif">{tick:g}</text>'
+        )
     label_every = 1 if sides <= 20 else (sides + 19) // 20
     for face in range(1, sides + 1):
         count = counts.get(face, 0)
@@ -108,22 +110,34 @@ def line_chart_svg(series: Mapping[str, Sequence[tuple[int, int]]], title: str =
     parts.append(f'<line x1="{_LEFT}" y1="{sy(y_low):.1f}" x2="{_W - _RIGHT}" y2="{sy(y_low):.1f}" stroke="#444"/>')
     parts.append(f'<line x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{_TOP + plot_h}" stroke="#444"/>')
     for tick in sorted({y_low, (y_low + y_top) / 2, y_top}):
-        parts.append(f'<text x="{_LEFT - 4}" y="{sy(tick) + 4:.1f}" text-anchor="end" font-size="10" font-family="sans-serif">{tick:g}</text>')
+        parts.append(
+            f'<text x="{_LEFT - 4}" y="{sy(tick) + 4:.1f}" text-anchor="end" font-size="10" font-family="sans-serif">{tick:g}</text>'
+        )
     for tick in sorted({x0, x1, (x0 + x1) // 2}):
-        parts.append(f'<text x="{sx(tick):.1f}" y="{_TOP + plot_h + 14}" text-anchor="middle" font-size="10" font-family="sans-serif">{tick:g}</text>')
+        parts.append(
+            f'<text x="{sx(tick):.1f}" y="{_TOP + plot_h + 14}" text-anchor="middle" font-size="10" font-family="sans-serif">{tick:g}</text>'
+        )
     if x_label:
-        parts.append(f'<text x="{_W - _RIGHT}" y="{_TOP + plot_h + 26}" text-anchor="end" font-size="10" font-family="sans-serif">{escape(x_label)}</text>')
+        parts.append(
+            f'<text x="{_W - _RIGHT}" y="{_TOP + plot_h + 26}" text-anchor="end" font-size="10" font-family="sans-serif">{escape(x_label)}</text>'
+        )
     legend_y = _TOP + plot_h + 40
     for i, (name, pts) in enumerate(series.items()):
         colour = PALETTE[i % len(PALETTE)]
         ordered = sorted(pts)
         path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in ordered)
-        parts.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"><title>{escape(name)}</title></polyline>')
+        parts.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"><title>{escape(name)}</title></polyline>'
+        )
         for x, y in ordered:
-            parts.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{colour}"><title>{escape(name)} {x}: {y}</title></circle>')
+            parts.append(
+                f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{colour}"><title>{escape(name)} {x}: {y}</title></circle>'
+            )
         lx = _LEFT + (i % 3) * (plot_w / 3)
         ly = legend_y + 14 * (i // 3)
         parts.append(f'<rect x="{lx:.1f}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>')
-        parts.append(f'<text x="{lx + 14:.1f}" y="{ly + 1}" font-size="11" font-family="sans-serif">{escape(name)}</text>')
+        parts.append(
+            f'<text x="{lx + 14:.1f}" y="{ly + 1}" font-size="11" font-family="sans-serif">{escape(name)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)

@@ -78,11 +78,19 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     """One side's report as a message ready for SMTP (see the module docstring for
     its shape).  ``thread_root_id`` ``None`` means the default root, this side's
     report ``k0``."""
-    from pbem.reports.render import close_up, render_html, render_text, svg_to_png, turn_file_name  # the report stack, only when a report is mailed
+    from pbem.reports.render import (
+        close_up,
+        render_html,
+        render_text,
+        svg_to_png,
+        turn_file_name,
+    )  # the report stack, only when a report is mailed
     from pbem.rules import mapdraw
 
     announced = [r for r in data.rollbacks if r.awaits]
-    message_id = report_message_id(data.game_id, data.k, data.side, f".rollback-{max(announced[-1].discarded)}" if announced else "")
+    message_id = report_message_id(
+        data.game_id, data.k, data.side, f".rollback-{max(announced[-1].discarded)}" if announced else ""
+    )
     root = thread_root_id or _default_root(data)
     map_cid = f"map.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
     focus = close_up(data.map_svg)
@@ -105,7 +113,9 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     has_map = bool(data.map_svg.strip())
     msg.add_alternative(
         render_html(data, map_cid=map_cid if has_map else None, detail_cid=detail_cid if has_map else None),
-        subtype="html", charset="utf-8", cte="quoted-printable",
+        subtype="html",
+        charset="utf-8",
+        cte="quoted-printable",
     )
     if has_map:
         html_part = msg.get_payload()[1]

@@ -46,7 +46,19 @@ def game(tx: Tx, game_id: str) -> ReportGame:
     if row is None:
         raise store.unknown_game(game_id, store.known_game_ids(tx))
     gid, rules, scenario, options, current_k, next_k, initial_position, initial_hash, chain_length, anchor, url = row
-    return ReportGame(gid, rules, scenario, tuple(json.loads(options)), current_k, next_k, initial_position, initial_hash, chain_length, anchor, url)
+    return ReportGame(
+        gid,
+        rules,
+        scenario,
+        tuple(json.loads(options)),
+        current_k,
+        next_k,
+        initial_position,
+        initial_hash,
+        chain_length,
+        anchor,
+        url,
+    )
 
 
 class HistoryLine(NamedTuple):
@@ -59,7 +71,10 @@ def active_history(tx: Tx, game_id: str) -> list[HistoryLine]:
     """The active resolutions' numbers, labels and hashes, without their positions
     and events (a report lists them; reading every whole row made each report
     cost more the longer the game, issue 14)."""
-    rows = tx.all("SELECT k, label, state_hash FROM resolution WHERE game_id = :game AND active = :active ORDER BY k", {"game": game_id, "active": True})
+    rows = tx.all(
+        "SELECT k, label, state_hash FROM resolution WHERE game_id = :game AND active = :active ORDER BY k",
+        {"game": game_id, "active": True},
+    )
     return [HistoryLine(*row) for row in rows]
 
 
@@ -138,9 +153,14 @@ class RollRow(NamedTuple):
 def rolls(tx: Tx, game_id: str, k: int | None = None) -> list[RollRow]:
     """The dice of resolution ``k`` (default: of every resolution), in order."""
     if k is None:
-        rows = tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id})
+        rows = tx.all(
+            "SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}
+        )
     else:
-        rows = tx.all("SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game AND k = :k ORDER BY idx", {"game": game_id, "k": k})
+        rows = tx.all(
+            "SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game AND k = :k ORDER BY idx",
+            {"game": game_id, "k": k},
+        )
     return [RollRow(*row) for row in rows]
 
 
@@ -155,6 +175,10 @@ class ResolutionLine(NamedTuple):
 def resolutions(tx: Tx, game_id: str) -> list[ResolutionLine]:
     """Every resolution of the game, active or set aside, with its position (the
     score over time, the site's dice page)."""
-    rows = tx.all("SELECT k, label, state_hash, position, active FROM resolution WHERE game_id = :game ORDER BY k", {"game": game_id})
-    return [ResolutionLine(k, label, state_hash, position, bool(active)) for k, label, state_hash, position, active in rows]
-
+    rows = tx.all(
+        "SELECT k, label, state_hash, position, active FROM resolution WHERE game_id = :game ORDER BY k",
+        {"game": game_id},
+    )
+    return [
+        ResolutionLine(k, label, state_hash, position, bool(active)) for k, label, state_hash, position, active in rows
+    ]

@@ -349,10 +349,42 @@ class Shared:
             and data.sides is first.sides
             and data.history is first.history
             and data.position_file is first.position_file
-            and (data.game_id, data.rules_id, data.scenario_id, data.k, data.next_k, data.reveal, data.previous_reveal, data.anchor)
-            == (first.game_id, first.rules_id, first.scenario_id, first.k, first.next_k, first.reveal, first.previous_reveal, first.anchor)
-            and (data.chain_length, data.chain_first_k, data.state_hash, data.previous_state_hash, data.links, data.site_url)
-            == (first.chain_length, first.chain_first_k, first.state_hash, first.previous_state_hash, first.links, first.site_url)
+            and (
+                data.game_id,
+                data.rules_id,
+                data.scenario_id,
+                data.k,
+                data.next_k,
+                data.reveal,
+                data.previous_reveal,
+                data.anchor,
+            )
+            == (
+                first.game_id,
+                first.rules_id,
+                first.scenario_id,
+                first.k,
+                first.next_k,
+                first.reveal,
+                first.previous_reveal,
+                first.anchor,
+            )
+            and (
+                data.chain_length,
+                data.chain_first_k,
+                data.state_hash,
+                data.previous_state_hash,
+                data.links,
+                data.site_url,
+            )
+            == (
+                first.chain_length,
+                first.chain_first_k,
+                first.state_hash,
+                first.previous_state_hash,
+                first.links,
+                first.site_url,
+            )
         )
 
     def part(self, name: str, make: Callable[[], str]) -> str:
@@ -401,7 +433,9 @@ def close_up(svg: str) -> tuple[float, float, float, float] | None:
     return focus
 
 
-def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | None = None, shared: Shared | None = None) -> str:
+def render_html(
+    data: ReportData, map_cid: str | None = None, detail_cid: str | None = None, shared: Shared | None = None
+) -> str:
     """The HTML report.  With ``map_cid`` the map is an ``<img src="cid:...">``
     (for the e-mail's HTML part, where many clients drop inline SVG) instead of
     the inline SVG, and ``detail_cid`` the enlarged area of this resolution's
@@ -415,19 +449,27 @@ def render_html(data: ReportData, map_cid: str | None = None, detail_cid: str | 
 
     history = ""
     if data.history:  # with no links, every side's list is alike
-        history = shared.part(f"html-history-{bool(data.side)}", lambda: parts.history(data, link)) if data.links == "none" else parts.history(data, link)
-    return environment().get_template("report.html.j2").render(
-        d=data,
-        emails=shared.emails,
-        map=shared.map_look(data.map_svg),
-        map_cid=map_cid,
-        detail_cid=detail_cid,
-        link=link,
-        downloads=shared.downloads(data),
-        events=shared.part("html-events", lambda: parts.events(shared.blocks, data.k)),
-        dice=shared.part("html-dice", lambda: parts.dice(data, shared.verify)),
-        history=history,
-        footer=shared.part("html-footer", lambda: parts.footer(data, link)),
+        history = (
+            shared.part(f"html-history-{bool(data.side)}", lambda: parts.history(data, link))
+            if data.links == "none"
+            else parts.history(data, link)
+        )
+    return (
+        environment()
+        .get_template("report.html.j2")
+        .render(
+            d=data,
+            emails=shared.emails,
+            map=shared.map_look(data.map_svg),
+            map_cid=map_cid,
+            detail_cid=detail_cid,
+            link=link,
+            downloads=shared.downloads(data),
+            events=shared.part("html-events", lambda: parts.events(shared.blocks, data.k)),
+            dice=shared.part("html-dice", lambda: parts.dice(data, shared.verify)),
+            history=history,
+            footer=shared.part("html-footer", lambda: parts.footer(data, link)),
+        )
     )
 
 
@@ -435,12 +477,16 @@ def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
     shared = _shared(data, shared)
     parts = environment().get_template("report_parts.txt.j2").module
-    return environment().get_template("report.txt.j2").render(
-        d=data,
-        emails=shared.emails,
-        link=lambda filename: site_link(data, filename),
-        events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
-        dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+    return (
+        environment()
+        .get_template("report.txt.j2")
+        .render(
+            d=data,
+            emails=shared.emails,
+            link=lambda filename: site_link(data, filename),
+            events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
+            dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+        )
     )
 
 
@@ -491,16 +537,20 @@ def render_audit_page(
     heading = next((line.heading for _k, lines in score_history for line in lines), "score")
     title = f"{heading[0].upper()}{heading[1:]} by resolution"
     score_chart = Markup(charts.line_chart_svg(series, title=title, x_label="resolution")) if series else None
-    return environment().get_template("audit.html.j2").render(
-        game_id=game_id,
-        rules_title=rules_title,
-        anchor=anchor,
-        resolutions=list(resolutions),
-        rolls=list(rolls),
-        histograms=histograms,
-        score_chart=score_chart,
-        sides=list(sides) or [None],
-        house_tables=list(house_tables),
-        home=home,
-        link=link,
+    return (
+        environment()
+        .get_template("audit.html.j2")
+        .render(
+            game_id=game_id,
+            rules_title=rules_title,
+            anchor=anchor,
+            resolutions=list(resolutions),
+            rolls=list(rolls),
+            histograms=histograms,
+            score_chart=score_chart,
+            sides=list(sides) or [None],
+            house_tables=list(house_tables),
+            home=home,
+            link=link,
+        )
     )

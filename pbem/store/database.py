@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -32,7 +32,7 @@ class StoreError(RuntimeError):
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 class SubmissionStatus(str, Enum):
@@ -56,7 +56,27 @@ SQLite file opened without SQLAlchemy, or a PostgreSQL database through psycopg
 alone (both from :func:`open_database`)."""
 
 
-TABLES = frozenset({"meta", "game", "player", "resolution", "submission", "refusal", "roll", "rollback", "dice_chain", "house_table", "outbox", "intake", "intake_part", "game_clock", "late_turn", "player_change", "site"})
+TABLES = frozenset(
+    {
+        "meta",
+        "game",
+        "player",
+        "resolution",
+        "submission",
+        "refusal",
+        "roll",
+        "rollback",
+        "dice_chain",
+        "house_table",
+        "outbox",
+        "intake",
+        "intake_part",
+        "game_clock",
+        "late_turn",
+        "player_change",
+        "site",
+    }
+)
 """Every table of this schema version (tests/test_startup.py checks it against the
 SQLModel tables)."""
 

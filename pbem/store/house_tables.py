@@ -85,7 +85,11 @@ def to_toml(ruleset: Ruleset, name: str, data: Mapping[str, Any], scenario_id: s
     where = ruleset.id + (f", scenario {scenario}" if scenario else "")
     lines = [f"# {info.title}: table {name!r} of {where}", f"# {info.status}; documented in {info.documented}"]
     lines += [f"# {note}" for note in info.notes]
-    lines.append(f"# Use: pbem new GAME --rules {ruleset.id}" + (f" --scenario {scenario}" if scenario else "") + f" ... --table {name}=FILE")
+    lines.append(
+        f"# Use: pbem new GAME --rules {ruleset.id}"
+        + (f" --scenario {scenario}" if scenario else "")
+        + f" ... --table {name}=FILE"
+    )
     out: list[str] = []
     _emit(data, (), out)
     return "\n".join(lines + out) + "\n"
@@ -118,7 +122,9 @@ def read_file(ruleset: Ruleset, name: str, path: Path, scenario_id: str | None) 
         raise TableError(f"{where}: {exc}") from None
 
 
-def read_files(ruleset: Ruleset, files: Mapping[str, Path], scenario_id: str | None) -> tuple[dict[str, dict[str, Any]], list[str]]:
+def read_files(
+    ruleset: Ruleset, files: Mapping[str, Path], scenario_id: str | None
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Every ``--table`` file: the checked tables, and one problem per file at fault."""
     tables: dict[str, dict[str, Any]] = {}
     problems: list[str] = []

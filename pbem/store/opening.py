@@ -14,7 +14,16 @@ from pbem.store.transaction import SqliteFile, transaction
 
 if TYPE_CHECKING:
     pass
-from pbem.store.database import SCHEMA_VERSION, Database, StoreError, check_schema, create_private, database_url, no_database, sqlite_path
+from pbem.store.database import (
+    SCHEMA_VERSION,
+    Database,
+    StoreError,
+    check_schema,
+    create_private,
+    database_url,
+    no_database,
+    sqlite_path,
+)
 
 
 def open_database(db: str | os.PathLike[str] | None = None, checked: bool = False) -> Database:
@@ -38,7 +47,9 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
     try:
         conn = handle.connection()
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables else None
+        row = (
+            conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if "meta" in tables else None
+        )
         if _upgraded(db, handle, tables, row[0] if row else None):
             return open_database(db)
     except sqlite3.DatabaseError as exc:
@@ -50,7 +61,9 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
     return handle
 
 
-def _upgraded(db: str | os.PathLike[str], handle: SqliteFile | PgDatabase, tables: set[str], version: str | None) -> bool:
+def _upgraded(
+    db: str | os.PathLike[str], handle: SqliteFile | PgDatabase, tables: set[str], version: str | None
+) -> bool:
     """Check the schema a database opened without SQLAlchemy holds; one of an older
     version is upgraded in place by SQLAlchemy (``orm.open_engine``), the handle
     closed first, and True says to open it again."""
@@ -84,8 +97,6 @@ def _open_postgres(db: str | os.PathLike[str], url: str, checked: bool) -> PgDat
     return handle
 
 
-
-
 def create_database(db: str | os.PathLike[str] | None = None) -> Database:
     """:func:`open_database`, creating the database first if it is new.  A new
     SQLite file is made 0600 and given its tables and schema version in one write
@@ -113,7 +124,10 @@ def create_database(db: str | os.PathLike[str] | None = None) -> Database:
 
                 for statement in schema.SQLITE:
                     tx.run(statement, {})
-                tx.run('INSERT INTO meta ("key", value) VALUES (:key, :value)', {"key": "schema_version", "value": str(SCHEMA_VERSION)})
+                tx.run(
+                    'INSERT INTO meta ("key", value) VALUES (:key, :value)',
+                    {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                )
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"cannot open database {url}: {exc}") from None
     finally:

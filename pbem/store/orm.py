@@ -25,7 +25,19 @@ from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, 
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
-from pbem.store.database import MIGRATIONS, SCHEMA_VERSION, StoreError, SubmissionStatus, check_schema, create_private, database_url, no_database, sqlite_path, unknown_game, utcnow
+from pbem.store.database import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    StoreError,
+    SubmissionStatus,
+    check_schema,
+    create_private,
+    database_url,
+    no_database,
+    sqlite_path,
+    unknown_game,
+    utcnow,
+)
 from pbem.store.sql import READ_ONLY
 from pbem.store.transaction import sqlite_pragmas
 
@@ -186,7 +198,9 @@ class Intake(SQLModel, table=True):
     item: str  # where in it (a UID, a file name)
     uidvalidity: int | None = None
     uid: int | None = None
-    digest: str = Field(unique=True)  # hex SHA-256 of the raw bytes: two referees at once never record one message twice
+    digest: str = Field(
+        unique=True
+    )  # hex SHA-256 of the raw bytes: two referees at once never record one message twice
     message_id: str | None = Field(default=None, index=True)
     verdict: str
     lines: str = "[]"  # JSON list
@@ -304,9 +318,13 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, c
     try:
         engine = create_engine(url, connect_args={"timeout": 30} if is_sqlite else {})
     except NoSuchModuleError:
-        raise StoreError(f"--db {shown!r}: SQLAlchemy knows no database of that kind (a path, or a URL such as sqlite:///referee.db)") from None
+        raise StoreError(
+            f"--db {shown!r}: SQLAlchemy knows no database of that kind (a path, or a URL such as sqlite:///referee.db)"
+        ) from None
     except ImportError as exc:
-        raise StoreError(f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'") from None
+        raise StoreError(
+            f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'"
+        ) from None
     except ArgumentError as exc:
         raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None
     if is_sqlite:
@@ -317,7 +335,9 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, c
         _check_or_create_schema(engine)
     except (DatabaseError, OperationalError) as exc:
         engine.dispose()
-        raise StoreError(f"cannot open database {shown}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}") from None
+        raise StoreError(
+            f"cannot open database {shown}: {str(exc.orig).strip() if getattr(exc, 'orig', None) else exc}"
+        ) from None
     except StoreError:
         engine.dispose()
         raise
@@ -377,7 +397,6 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             raise
 
 
-
 def get_game(session: Session, game_id: str, lock: bool = False) -> Game:
     """The game; ``lock`` keeps its row locked until the transaction ends where the
     database locks rows (SQLite's writer already holds the whole database)."""
@@ -391,10 +410,18 @@ def get_game(session: Session, game_id: str, lock: bool = False) -> Game:
 # costs more than SQLite takes to run it (see docs/performance.md).
 _PLAYERS = select(Player).where(Player.game_id == bindparam("g")).order_by(Player.side)
 _RESOLUTION = select(Resolution).where(Resolution.game_id == bindparam("g"), Resolution.k == bindparam("k"))
-_SUBMISSIONS = select(Submission).where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k")).order_by(Submission.side, Submission.id)
+_SUBMISSIONS = (
+    select(Submission)
+    .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"))
+    .order_by(Submission.side, Submission.id)
+)
 _SUBMISSIONS_WITH_STATUS = (
     select(Submission)
-    .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"), Submission.status == bindparam("status"))
+    .where(
+        Submission.game_id == bindparam("g"),
+        Submission.turn == bindparam("k"),
+        Submission.status == bindparam("status"),
+    )
     .order_by(Submission.side, Submission.id)
 )
 

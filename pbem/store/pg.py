@@ -138,6 +138,11 @@ def transaction(database: PgDatabase, write: bool) -> Iterator[_PgTx]:
 def schema(database: PgDatabase) -> tuple[set[str], str | None]:
     """The tables of the database's current schema and its pbem schema version."""
     with transaction(database, write=False) as tx:
-        tables = {r[0] for r in tx.all("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()", {})}
+        tables = {
+            r[0]
+            for r in tx.all(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()", {}
+            )
+        }
         row = tx.one("SELECT value FROM meta WHERE key = 'schema_version'", {}) if "meta" in tables else None
     return tables, row[0] if row else None

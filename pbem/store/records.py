@@ -81,10 +81,38 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     row = tx.one(_GAME_STATE, {"game": game_id})
     if row is None:
         return None
-    gid, rules, next_k, state_hash, over, result, current_k, position, seed, chain_length, checkpoints, scenario, anchor = row
+    (
+        gid,
+        rules,
+        next_k,
+        state_hash,
+        over,
+        result,
+        current_k,
+        position,
+        seed,
+        chain_length,
+        checkpoints,
+        scenario,
+        anchor,
+    ) = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
-    return GameState(gid, rules, next_k, state_hash, bool(over), result, parsed_position(position), seed, chain_length, checkpoints, scenario, anchor, current_k)
+    return GameState(
+        gid,
+        rules,
+        next_k,
+        state_hash,
+        bool(over),
+        result,
+        parsed_position(position),
+        seed,
+        chain_length,
+        checkpoints,
+        scenario,
+        anchor,
+        current_k,
+    )
 
 
 def known_game(tx: Tx, game_id: str) -> GameState:
@@ -141,7 +169,9 @@ class ChainAnchor(NamedTuple):
 
 def chain_anchors(tx: Tx, game_id: str) -> list[ChainAnchor]:
     """The public side of a game's extension chains (``pbem extend``), in order."""
-    rows = tx.all("SELECT first_k, chain_length, anchor FROM dice_chain WHERE game_id = :game ORDER BY first_k", {"game": game_id})
+    rows = tx.all(
+        "SELECT first_k, chain_length, anchor FROM dice_chain WHERE game_id = :game ORDER BY first_k", {"game": game_id}
+    )
     return [ChainAnchor(*row) for row in rows]
 
 
@@ -174,7 +204,9 @@ def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
         {"game": game_id, "digest": digest},
     )
     return [
-        EarlierCopy(SubmissionStatus[status], turn, _as_datetime(received), _as_datetime(replaced) if replaced else None)
+        EarlierCopy(
+            SubmissionStatus[status], turn, _as_datetime(received), _as_datetime(replaced) if replaced else None
+        )
         for status, turn, received, replaced in rows
     ]
 
@@ -205,12 +237,20 @@ def as_datetime(value: datetime | str) -> datetime:
     return _as_datetime(value)
 
 
-def queue_submission(tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str) -> int:
+def queue_submission(
+    tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str
+) -> int:
     """Queue a checked turn file; an earlier one of the same side for the same turn
     is superseded.  Returns how many were superseded."""
     superseded = tx.run(
         "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND status = :queued",
-        {"superseded": SubmissionStatus.SUPERSEDED.name, "queued": SubmissionStatus.QUEUED.name, "game": game_id, "turn": turn, "side": side},
+        {
+            "superseded": SubmissionStatus.SUPERSEDED.name,
+            "queued": SubmissionStatus.QUEUED.name,
+            "game": game_id,
+            "turn": turn,
+            "side": side,
+        },
     )
     tx.run(
         "INSERT INTO submission (game_id, side, turn, message, signature, digest, received, status, source)"
@@ -230,11 +270,29 @@ def queue_submission(tx: Tx, game_id: str, side: str, turn: int, message: bytes,
     return superseded
 
 
-def add_refusal(tx: Tx, game_id: str | None, side: str | None, turn: int | None, data: bytes, signature: str | None, reason: str, source: str) -> None:
+def add_refusal(
+    tx: Tx,
+    game_id: str | None,
+    side: str | None,
+    turn: int | None,
+    data: bytes,
+    signature: str | None,
+    reason: str,
+    source: str,
+) -> None:
     tx.run(
         "INSERT INTO refusal (game_id, side, turn, data, signature, reason, received, source)"
         " VALUES (:game, :side, :turn, :data, :signature, :reason, :received, :source)",
-        {"game": game_id, "side": side, "turn": turn, "data": data, "signature": signature, "reason": reason, "received": utcnow(), "source": source},
+        {
+            "game": game_id,
+            "side": side,
+            "turn": turn,
+            "data": data,
+            "signature": signature,
+            "reason": reason,
+            "received": utcnow(),
+            "source": source,
+        },
     )
 
 
@@ -291,10 +349,20 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
             [{"game": new.game_id, "k": new.k, **roll} for roll in rolls],
         )
     for submission_id in resolved_ids:
-        tx.run("UPDATE submission SET status = :resolved WHERE id = :id", {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id})
+        tx.run(
+            "UPDATE submission SET status = :resolved WHERE id = :id",
+            {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id},
+        )
     tx.run(
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
-        {"k": new.k, "next_k": new.k + 1, "state_hash": new.state_hash, "over": new.result is not None, "result": new.result, "game": new.game_id},
+        {
+            "k": new.k,
+            "next_k": new.k + 1,
+            "state_hash": new.state_hash,
+            "over": new.result is not None,
+            "result": new.result,
+            "game": new.game_id,
+        },
     )
 
 

@@ -119,7 +119,7 @@ class _SqliteTx:
             raise Conflict(str(exc)) from None
 
 
-_texts: dict[tuple[str, tuple[str, ...]], "TextClause"] = {}
+_texts: dict[tuple[str, tuple[str, ...]], TextClause] = {}
 
 
 def _text(sql: str, params: Params) -> TextClause:

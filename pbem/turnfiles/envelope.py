@@ -55,7 +55,9 @@ def strip_comments(body: str) -> str:
 def decode(data: bytes) -> str:
     """Size, NUL and UTF-8 checks; returns the text with LF line ends."""
     if len(data) > MAX_TURN_FILE_BYTES:
-        raise TurnFileError([Problem(0, f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)")])
+        raise TurnFileError(
+            [Problem(0, f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)")]
+        )
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
         raise TurnFileError([Problem(line, "turn file contains a NUL byte")])
@@ -89,7 +91,12 @@ def parse_turn_file(data: bytes) -> TurnFile:
         key, sep, value = line.partition(":")
         key = key.strip().lower()
         if not sep or not key:
-            problems.append(Problem(number, f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from the orders)"))
+            problems.append(
+                Problem(
+                    number,
+                    f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from the orders)",
+                )
+            )
             continue
         if key not in HEADER_KEYS:
             problems.append(Problem(number, f"unknown header key {key!r} (expected {', '.join(HEADER_KEYS)})"))
@@ -99,7 +106,11 @@ def parse_turn_file(data: bytes) -> TurnFile:
             continue
         header[key] = value.strip()
     if body_start is None:
-        problems.append(Problem(len(lines), "no blank line after the header: a turn file is a header, a blank line, then the orders"))
+        problems.append(
+            Problem(
+                len(lines), "no blank line after the header: a turn file is a header, a blank line, then the orders"
+            )
+        )
         body_start = len(lines)
     for key in HEADER_KEYS:
         if key not in header:
@@ -111,7 +122,9 @@ def parse_turn_file(data: bytes) -> TurnFile:
         else:
             problems.append(Problem(_header_line(lines, "turn"), f"turn {header['turn']!r} is not a whole number"))
     if "state" in header and not _HEX64.match(header["state"]):
-        problems.append(Problem(_header_line(lines, "state"), "state must be the 64 lowercase hex digits of the position hash"))
+        problems.append(
+            Problem(_header_line(lines, "state"), "state must be the 64 lowercase hex digits of the position hash")
+        )
     if problems:
         raise TurnFileError(sorted(problems, key=lambda p: p.line))
     body = "\n".join(lines[body_start:])
@@ -141,8 +154,12 @@ def rewrapped_lines(message: bytes) -> list[int]:
         before = lines[number - 2] if number > 1 else ""
         if line.endswith(" ") and line.strip():
             found.append(number)
-        elif (before.lstrip().startswith("#") and len(before) >= WRAP_SUSPECT and line.strip()
-              and not line.lstrip().startswith("#")):
+        elif (
+            before.lstrip().startswith("#")
+            and len(before) >= WRAP_SUSPECT
+            and line.strip()
+            and not line.lstrip().startswith("#")
+        ):
             found.append(number)
     return found
 

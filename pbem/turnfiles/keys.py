@@ -136,7 +136,9 @@ class PublicKey:
     def from_openssh(cls, line: str) -> PublicKey:
         """Parse an OpenSSH public key line: `TYPE BASE64 [COMMENT]`."""
         if line.lstrip().startswith("-----BEGIN") and "PRIVATE KEY" in line.lstrip().split("\n", 1)[0]:
-            raise KeyFileError("this is a private key, not a public one: give its .pub file (and keep the private key to yourself)")
+            raise KeyFileError(
+                "this is a private key, not a public one: give its .pub file (and keep the private key to yourself)"
+            )
         fields = line.strip().split(None, 2)
         if len(fields) < 2:
             raise KeyFileError(f"not an OpenSSH public key line: {line.strip()!r}")
@@ -225,9 +227,13 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
         data = Path(path).read_bytes()
     except OSError as e:
         raise KeyFileError(f"cannot read private key {str(path)!r}: {e.strerror}") from None
-    if data.lstrip().split(b" ", 1)[0].decode("ascii", "replace") in KEY_TYPES or data.lstrip().startswith((b"ssh-", b"ecdsa-sha2-", b"sk-")):
+    if data.lstrip().split(b" ", 1)[0].decode("ascii", "replace") in KEY_TYPES or data.lstrip().startswith(
+        (b"ssh-", b"ecdsa-sha2-", b"sk-")
+    ):
         hint = f" {str(path)[:-4]!r} (the same name without .pub)" if str(path).endswith(".pub") else ""
-        raise KeyFileError(f"key file {str(path)!r} is a public key, not a private one: sign with your private key file{hint}")
+        raise KeyFileError(
+            f"key file {str(path)!r} is a public key, not a private one: sign with your private key file{hint}"
+        )
     ed25519_key = _ed25519_private(data) if passphrase is None else None
     if ed25519_key is not None:
         return ed25519_key
@@ -250,14 +256,14 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
                 " Python package 'bcrypt'; install it, or sign with `ssh-keygen -Y sign -n pbem`"
             ) from None
         if "Unable to load PEM" in str(e) or "Could not deserialize" in str(e):
-            raise KeyFileError(f"cannot load private key {str(path)!r}: it is not an OpenSSH or PEM private key file") from None
+            raise KeyFileError(
+                f"cannot load private key {str(path)!r}: it is not an OpenSSH or PEM private key file"
+            ) from None
         raise KeyFileError(f"cannot load private key {str(path)!r}: {e}") from None
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
     if not isinstance(key, (ed25519.Ed25519PrivateKey, rsa.RSAPrivateKey, ec.EllipticCurvePrivateKey)):
-        raise KeyFileError(
-            f"private key {str(path)!r} is a {type(key).__name__}; pbem takes {', '.join(KEY_TYPES)}"
-        )
+        raise KeyFileError(f"private key {str(path)!r} is a {type(key).__name__}; pbem takes {', '.join(KEY_TYPES)}")
     PublicKey.from_crypto(key)  # rejects curves OpenSSH has no name for
     return key
 
@@ -383,7 +389,15 @@ def _ed25519_openssh(key: ed25519.Ed25519PrivateKey) -> bytes:
     check = os.urandom(4)
     section = check + check + _ed25519_blob(point) + wire_string(key.private_bytes_raw() + point) + wire_string(b"")
     section += bytes(range(1, 9 - len(section) % 8))
-    body = _SK_MAGIC + _NONE + _NONE + wire_string(b"") + struct.pack(">I", 1) + wire_string(_ed25519_blob(point)) + wire_string(section)
+    body = (
+        _SK_MAGIC
+        + _NONE
+        + _NONE
+        + wire_string(b"")
+        + struct.pack(">I", 1)
+        + wire_string(_ed25519_blob(point))
+        + wire_string(section)
+    )
     text = base64.b64encode(body)
     lines = [text[i : i + _PEM_WIDTH] for i in range(0, len(text), _PEM_WIDTH)]
     return b"\n".join([_SK_START, *lines, _SK_END]) + b"\n"

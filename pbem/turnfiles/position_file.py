@@ -91,14 +91,18 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
     """Read and verify a position file; :class:`PositionFileError` names what is
     wrong in one line."""
     if len(data) > MAX_BYTES:
-        raise PositionFileError(f"{name}: {len(data)} bytes is over the {MAX_BYTES // (1024 * 1024)} MiB limit for a position file")
+        raise PositionFileError(
+            f"{name}: {len(data)} bytes is over the {MAX_BYTES // (1024 * 1024)} MiB limit for a position file"
+        )
     try:
         raw = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PositionFileError(f"{name}: not a position file (not JSON: {exc})") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         found = raw.get("format") if isinstance(raw, dict) else None
-        raise PositionFileError(f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json attached to a report)")
+        raise PositionFileError(
+            f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json attached to a report)"
+        )
     try:
         players = {str(p["side"]): str(p["public_key"]) for p in raw["players"]}
         loaded = PositionFile(
@@ -118,5 +122,7 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
     except (KeyError, TypeError, ValueError) as exc:
         raise PositionFileError(f"{name}: position file lacks or garbles {exc}") from None
     if not isinstance(loaded.position, dict) or position_hash(loaded.position) != loaded.state_hash:
-        raise PositionFileError(f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after the referee wrote it")
+        raise PositionFileError(
+            f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after the referee wrote it"
+        )
     return loaded

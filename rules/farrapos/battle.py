@@ -29,6 +29,7 @@ from pbem.rules.farrapos.orders import MILITIA, Attack, Persistence
 from pbem.rules.farrapos.position import Position, View, enemy, sort_units
 from pbem.rules.farrapos.tables import BattleTable, battle_table, shipped_battle_table
 
+
 def column_value(strength: int) -> int:
     """The printed die-1 value of the column holding ``strength`` (columns 1..10,
     11-15, 16-20, 21-25, +25)."""
@@ -115,8 +116,19 @@ def _loss_text(record: dict[str, Any]) -> str:
     return f"{what} {'is eliminated' if record['result'] == 'eliminated' else 'flips to its reduced face'}"
 
 
-def _round_event(name: str, side: str, defender: str, target: str, origin: str, round_no: int, siege: bool,
-                 extra: int, a: tuple[int, int, int], d: tuple[int, int, int], records: list[dict[str, Any]]) -> Event:
+def _round_event(
+    name: str,
+    side: str,
+    defender: str,
+    target: str,
+    origin: str,
+    round_no: int,
+    siege: bool,
+    extra: int,
+    a: tuple[int, int, int],
+    d: tuple[int, int, int],
+    records: list[dict[str, Any]],
+) -> Event:
     """The ``battle_round`` event of one round ("Battles"): ``a`` and ``d`` are
     (strength, die, index) of the attacker and the defender."""
     a_strength, a_die, a_index = a
@@ -149,8 +161,9 @@ def _round_event(name: str, side: str, defender: str, target: str, origin: str, 
     }
 
 
-def _battle_result(work: Position, board: Board, side: str, defender: str, attack: Attack, attackers: list[str],
-                   taken: bool) -> tuple[list[str], str, str | None]:
+def _battle_result(
+    work: Position, board: Board, side: str, defender: str, attack: Attack, attackers: list[str], taken: bool
+) -> tuple[list[str], str, str | None]:
     """After the last round ("Battles"): the attacker takes the city if he won it
     (and moves in his occupants), else the defender holds it.  Returns the
     occupants, the result's words and the winner (None: both wiped out)."""
@@ -161,12 +174,13 @@ def _battle_result(work: Position, board: Board, side: str, defender: str, attac
         if attack.occupy and not wanted:
             wanted = attackers  # every listed occupant fell: the survivors move in
         occupants = sort_units(wanted)
-        work["cities"][attack.origin]["units"] = [u for u in work["cities"][attack.origin]["units"] if u not in occupants]
+        work["cities"][attack.origin]["units"] = [
+            u for u in work["cities"][attack.origin]["units"] if u not in occupants
+        ]
         work["cities"][attack.target]["units"] = occupants
         work["cities"][attack.target]["owner"] = side
-        result = (
-            f"the {SIDE_NAMES[side]} takes {name}"
-            + (f" and moves in {', '.join(occupants)}" if occupants else ", moving no MU in (the city is empty)")
+        result = f"the {SIDE_NAMES[side]} takes {name}" + (
+            f" and moves in {', '.join(occupants)}" if occupants else ", moving no MU in (the city is empty)"
         )
         winner_side: str | None = side
     elif not attackers and not (work["cities"][attack.target]["units"] or work["cities"][attack.target]["militia"]):
@@ -215,8 +229,21 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
         if d_index >= a_index:
             records.append(_lose_step(work, view, side, origin, attackers, attacker_losses, attacking=True))
             steps_lost += 1
-        events.append(_round_event(name, side, defender, target, origin, round_no, siege, extra,
-                                   (a_strength, a_die, a_index), (d_strength, d_die, d_index), records))
+        events.append(
+            _round_event(
+                name,
+                side,
+                defender,
+                target,
+                origin,
+                round_no,
+                siege,
+                extra,
+                (a_strength, a_die, a_index),
+                (d_strength, d_die, d_index),
+                records,
+            )
+        )
         defenders_left = bool(work["cities"][target]["units"]) or int(work["cities"][target]["militia"]) > 0
         if not defenders_left:
             taken = bool(attackers)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from pbem.rules.base import Orders, OrderLine
+from pbem.rules.base import OrderLine, Orders
 from pbem.rules.farrapos.battle import column_value, under_siege
 from pbem.rules.farrapos.legal import (
     apply_movement,
@@ -20,7 +20,17 @@ from pbem.rules.farrapos.legal import (
     placement_cities,
     validate_orders,
 )
-from pbem.rules.farrapos.orders import Attack, Decision, DeployMilitia, Invade, Move, Order, Persistence, Place, parse_order
+from pbem.rules.farrapos.orders import (
+    Attack,
+    Decision,
+    DeployMilitia,
+    Invade,
+    Move,
+    Order,
+    Persistence,
+    Place,
+    parse_order,
+)
 from pbem.rules.farrapos.position import Position, View, clone, enemy
 from pbem.rules.farrapos.victory_points import count_vp
 
@@ -57,7 +67,11 @@ def random_orders(position: Position, side: str, rng: random.Random) -> str:
         chosen = rng.choice(by_kind[Attack])
         units = _subset(rng, mu_in(view, side, chosen.origin))
         decision = rng.choice(
-            [Decision(), Decision(Persistence.ROUNDS, rng.randint(1, 3)), Decision(Persistence.STOP_AFTER, rng.randint(1, 3))]
+            [
+                Decision(),
+                Decision(Persistence.ROUNDS, rng.randint(1, 3)),
+                Decision(Persistence.STOP_AFTER, rng.randint(1, 3)),
+            ]
         )
         orders.append(Attack(chosen.target, chosen.origin, tuple(units), decision))
     elif kind is Invade:
@@ -160,7 +174,9 @@ def greedy_orders(position: Position, side: str, rng: random.Random) -> str:
         if isinstance(best[2], Invade):
             apply_movement(work, best[2].units, best[2].origin, best[2].target, side)
     else:
-        frontier = [c for c in view.held_cities(side) if any(view.controller(n) == foe for n in view.board.neighbours(c))]
+        frontier = [
+            c for c in view.held_cities(side) if any(view.controller(n) == foe for n in view.board.neighbours(c))
+        ]
         for origin in origins:
             if origin in frontier:
                 continue

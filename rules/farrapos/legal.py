@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from pbem.rules.base import IllegalOrderError, Orders, Problem
-from pbem.rules.suggest import did_you_mean
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.orders import (
     ACTIONS,
@@ -31,6 +30,7 @@ from pbem.rules.farrapos.orders import (
     StandingLosses,
 )
 from pbem.rules.farrapos.position import Position, View, enemy, sort_units, working_copy
+from pbem.rules.suggest import did_you_mean
 
 CARRY_LIMIT = 2
 
@@ -106,7 +106,7 @@ def carry_allowed(view: View, side: str) -> bool:
 
 
 def placement_cities(view: View, side: str) -> list[str]:
-    """"In any city of his possession": cities the side owns (held or empty)."""
+    """ "In any city of his possession": cities the side owns (held or empty)."""
     return view.owned_cities(side)
 
 
@@ -132,7 +132,9 @@ def battle_may_leave(view: View, side: str, attack: Attack) -> tuple[list[str], 
     return placements, militia
 
 
-def legal_actions(position: Position, side: str, exclude: Sequence[str] = ()) -> Iterator[Attack | Invade | Move | Pass]:
+def legal_actions(
+    position: Position, side: str, exclude: Sequence[str] = ()
+) -> Iterator[Attack | Invade | Move | Pass]:
     """Every one-line action ``side`` may order now, in a canonical form: ``pass``;
     each attack and invasion with the whole stack of its city and with each MU
     alone; each move of a whole stack and of each MU alone to every city it
@@ -199,15 +201,27 @@ def check_names(view: View, side: str, order: object) -> None:
         _city_known(view, order.origin, f"the {name} has MU in", lambda: view.cities_with_mu(side))
         if not mu_in(view, side, order.origin):
             origins = view.cities_with_mu(side)
-            raise IllegalOrderError(f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}")
+            raise IllegalOrderError(
+                f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}"
+            )
         _units_known(view, side, order.units, order.origin)
         if isinstance(order, Attack):
-            _city_known(view, order.target, f"from {order.origin} the {name} can attack", lambda: attack_targets(view, side, order.origin))
+            _city_known(
+                view,
+                order.target,
+                f"from {order.origin} the {name} can attack",
+                lambda: attack_targets(view, side, order.origin),
+            )
             for unit in (*order.losses, *(order.occupy or ())):
                 if unit not in view.sheet.counters:
                     raise _unknown("MU", unit, "the attackers are", order.units)
         elif isinstance(order, Invade):
-            _city_known(view, order.target, f"from {order.origin} the {name} can invade", lambda: invasion_targets(view, side, order.origin))
+            _city_known(
+                view,
+                order.target,
+                f"from {order.origin} the {name} can invade",
+                lambda: invasion_targets(view, side, order.origin),
+            )
         else:
             reach = lambda: sorted(move_destinations(view, side, order.origin, order.units))  # noqa: E731
             _city_known(view, order.destination, f"from {order.origin} {_list(list(order.units))} can move to", reach)
@@ -246,9 +260,7 @@ def _check_units(view: View, side: str, units: Sequence[str], origin: str, used:
         if view.side_of(unit) != side:
             raise IllegalOrderError(f"{unit} is not a {SIDE_NAMES[side]} MU")
         if unit not in here:
-            raise IllegalOrderError(
-                f"{unit} is not in {origin}; the {SIDE_NAMES[side]} MU there are: {_list(here)}"
-            )
+            raise IllegalOrderError(f"{unit} is not in {origin}; the {SIDE_NAMES[side]} MU there are: {_list(here)}")
         if unit in used:
             raise IllegalOrderError(f"{unit} already has an order this turn ({what} needs MU with no other action)")
     if len(set(units)) != len(units):
@@ -258,7 +270,9 @@ def _check_units(view: View, side: str, units: Sequence[str], origin: str, used:
 def _require_mu_in(view: View, side: str, origin: str) -> None:
     """An attack or invasion starts from a city where the side has MU."""
     if not mu_in(view, side, origin):
-        raise IllegalOrderError(f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(view.cities_with_mu(side))}")
+        raise IllegalOrderError(
+            f"the {SIDE_NAMES[side]} has no MU in {origin}; it has MU in: {_list(view.cities_with_mu(side))}"
+        )
 
 
 def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:
@@ -274,10 +288,14 @@ def check_attack(view: View, side: str, order: Attack, used: set[str]) -> None:
     _check_units(view, side, order.units, order.origin, used, "an attack")
     for unit in order.losses:
         if unit not in order.units:
-            raise IllegalOrderError(f"losses name {unit}, which is not attacking; the attackers are {_list(order.units)}")
+            raise IllegalOrderError(
+                f"losses name {unit}, which is not attacking; the attackers are {_list(order.units)}"
+            )
     for unit in order.occupy or ():
         if unit not in order.units:
-            raise IllegalOrderError(f"occupy names {unit}, which is not attacking; the attackers are {_list(order.units)}")
+            raise IllegalOrderError(
+                f"occupy names {unit}, which is not attacking; the attackers are {_list(order.units)}"
+            )
 
 
 def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
@@ -309,8 +327,10 @@ def check_move(view: View, side: str, order: Move, used: set[str]) -> None:
         why = ""
         if mf < 2:
             slow = [u for u in order.units if view.factors(u).mf == mf]
-            why = (f" (a move, c, ends in a city with no direct link to its origin, so it is at least 2 path lines long; "
-                   f"{_list(slow)} with MF {mf} {'enters' if len(slow) == 1 else 'enter'} a linked city only by an attack, a, or an invasion, b)")
+            why = (
+                f" (a move, c, ends in a city with no direct link to its origin, so it is at least 2 path lines long; "
+                f"{_list(slow)} with MF {mf} {'enters' if len(slow) == 1 else 'enter'} a linked city only by an attack, a, or an invasion, b)"
+            )
         raise IllegalOrderError(
             f"{_list(list(order.units))} cannot reach {order.destination} from {order.origin} within MF {mf} "
             f"by path lines the {SIDE_NAMES[enemy(side)]} does not hold; they can reach: {_list(sorted(reachable))}{why}"
@@ -322,10 +342,14 @@ def check_carry(view: View, side: str, order: Carry, carried: list[str]) -> None
         raise IllegalOrderError("carry is the advanced rule port-transport, which this game does not use")
     ports = held_ports(view, side)
     if len(ports) < 2:
-        raise IllegalOrderError(f"carrying needs at least 2 held port cities; the {SIDE_NAMES[side]} holds: {_list(ports)}")
+        raise IllegalOrderError(
+            f"carrying needs at least 2 held port cities; the {SIDE_NAMES[side]} holds: {_list(ports)}"
+        )
     for port in (order.origin, order.destination):
         if port not in ports:
-            raise IllegalOrderError(f"{port} is not a port city the {SIDE_NAMES[side]} holds; those are: {_list(ports)}")
+            raise IllegalOrderError(
+                f"{port} is not a port city the {SIDE_NAMES[side]} holds; those are: {_list(ports)}"
+            )
     if order.origin == order.destination:
         raise IllegalOrderError("a carry goes from one port to another")
     _check_units(view, side, order.units, order.origin, set(carried), "a carry")
@@ -433,8 +457,15 @@ def _check_actions(draft: _Draft, orders: Orders, problems: list[Problem]) -> tu
     return battle_places, battle_militia
 
 
-def _check_after_action(start: View, after: View, side: str, orders: Orders, battle_places: list[str],
-                        battle_militia: list[str], problems: list[Problem]) -> None:
+def _check_after_action(
+    start: View,
+    after: View,
+    side: str,
+    orders: Orders,
+    battle_places: list[str],
+    battle_militia: list[str],
+    problems: list[Problem],
+) -> None:
     """The steps after the action: new MU set up ("Setup of new units if any"),
     Militia deployed, standing loss orders."""
     # what each kind of step needs is worked out only for a turn that orders one
@@ -468,7 +499,11 @@ def _check_after_action(start: View, after: View, side: str, orders: Orders, bat
             if militia_left < 1:
                 problems.append(Problem(line.line, f"the {SIDE_NAMES[side]} has no Militia counter left to deploy"))
             elif order.city in deployed:
-                problems.append(Problem(line.line, f"a Militia is already deployed in {order.city} this turn; one Militia holds a city"))
+                problems.append(
+                    Problem(
+                        line.line, f"a Militia is already deployed in {order.city} this turn; one Militia holds a city"
+                    )
+                )
             elif order.city not in militia_allowed:
                 problems.append(
                     Problem(

@@ -28,9 +28,9 @@ from enum import Enum
 from typing import Union
 
 from pbem.rules.base import OrderSyntaxError
-from pbem.rules.suggest import did_you_mean
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.suggest import did_you_mean
 
 MILITIA = "militia"
 

@@ -89,7 +89,9 @@ class View:
     @cached_property
     def _controllers(self) -> dict[str, str | None]:
         # occupied(), inline: a call per city cost more than the rest of the View
-        return {c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()}
+        return {
+            c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()
+        }
 
     @property
     def phase(self) -> int:
@@ -146,7 +148,9 @@ class View:
         found = self._reach.get(key)
         if found is None:
             foe = enemy(side)
-            found = self._reach[key] = self.board.distances_from(origin, [c for c, holder in self._controllers.items() if holder != foe])
+            found = self._reach[key] = self.board.distances_from(
+                origin, [c for c, holder in self._controllers.items() if holder != foe]
+            )
         return found
 
     def cities_with_mu(self, side: str) -> list[str]:

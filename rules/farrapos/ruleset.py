@@ -23,6 +23,7 @@ from pbem.rules.base import (
     parse_order_lines,
 )
 from pbem.rules.farrapos import case_form
+from pbem.rules.farrapos import tables as house
 from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
 from pbem.rules.farrapos.legal import (
     attack_targets,
@@ -39,15 +40,18 @@ from pbem.rules.farrapos.orders import FORMS, parse_order
 from pbem.rules.farrapos.position import View
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
-from pbem.rules.farrapos import tables as house
 from pbem.rules.farrapos.turn import resolve_turn
 from pbem.rules.farrapos.victory_points import breakdown
 from pbem.rules.template_text import fit_comments
 
 OPTION_INFO = (
-    OptionInfo("siege", "Siege: a city surrounded by enemy-held cities loses its extra defence", "Advanced Rules (Optional)"),
     OptionInfo(
-        "port-transport", "Port transport: a side holding 2+ port cities carries up to 2 MU per turn between them", "Advanced Rules (Optional)"
+        "siege", "Siege: a city surrounded by enemy-held cities loses its extra defence", "Advanced Rules (Optional)"
+    ),
+    OptionInfo(
+        "port-transport",
+        "Port transport: a side holding 2+ port cities carries up to 2 MU per turn between them",
+        "Advanced Rules (Optional)",
     ),
 )
 
@@ -126,8 +130,12 @@ class Farrapos(Ruleset):
             out.append("# It is not your turn: nothing to order.")
             return "\n".join(out) + "\n"
         out.append("# ONE action: one attack, one invade, any number of move lines, or pass (no lines = pass).")
-        out.append("# attack/invade: a city directly linked to the origin; move: a city with NO direct link to its origin,")
-        out.append("# along path lines within the lowest MF of the MU moving, not through or into a city the enemy holds.")
+        out.append(
+            "# attack/invade: a city directly linked to the origin; move: a city with NO direct link to its origin,"
+        )
+        out.append(
+            "# along path lines within the lowest MF of the MU moving, not through or into a city the enemy holds."
+        )
         out.append("# Order forms:")
         out.extend(f"#   {form}" for form in FORMS)
         out.append("# Your MU (MF/AF/DF), and what they can do:")
@@ -136,7 +144,9 @@ class Farrapos(Ruleset):
             if not mu:
                 continue
             factors = ", ".join(f"{u} {view.factors(u).mf}/{view.factors(u).af}/{view.factors(u).df}" for u in mu)
-            out.append(f"#   {city}: {factors}" + (f" + {view.militia_in(city)} militia" if view.militia_in(city) else ""))
+            out.append(
+                f"#   {city}: {factors}" + (f" + {view.militia_in(city)} militia" if view.militia_in(city) else "")
+            )
             attacks = attack_targets(view, side, city)
             invasions = invasion_targets(view, side, city)
             if attacks:

@@ -7,13 +7,13 @@ Phase/Turn track, and the last resolution's moves and battles as arrows.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pbem.rules.base import Event
-from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.board import Board, load_board
+from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.mapdraw import Box, escape, focus_attrs, focus_box, overlaps, quoteattr, text_width
@@ -72,7 +72,9 @@ def _spread(at: dict[str, tuple[float, float]], gap: float = 40.0, rounds: int =
     return {c: (round(x, 1), round(y, 1)) for c, (x, y) in pos.items()}
 
 
-def _text(x: float, y: float, body: str, size: int = 12, anchor: str = "start", weight: str = "normal", fill: str = "#222") -> str:
+def _text(
+    x: float, y: float, body: str, size: int = 12, anchor: str = "start", weight: str = "normal", fill: str = "#222"
+) -> str:
     return (
         f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
         f'fill={quoteattr(fill)} font-family="sans-serif">{escape(body)}</text>'
@@ -93,7 +95,10 @@ def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: 
     d = math.dist(p, q) or 1.0
     cut = min(15.0, d / 2 - 2)
     ux, uy = (q[0] - p[0]) / d, (q[1] - p[1]) / d
-    p, q = (round(p[0] + ux * cut, 1), round(p[1] + uy * cut, 1)), (round(q[0] - ux * cut, 1), round(q[1] - uy * cut, 1))
+    p, q = (
+        (round(p[0] + ux * cut, 1), round(p[1] + uy * cut, 1)),
+        (round(q[0] - ux * cut, 1), round(q[1] - uy * cut, 1)),
+    )
     return (
         f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
         f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
@@ -115,7 +120,9 @@ def _label_lines(view: View, cid: str) -> list[str]:
     lines = [view.board.name(cid)]
     mu, militia = view.units_in(cid), view.militia_in(cid)
     if mu or militia:
-        lines.append(" +".join(part for part in (f"{len(mu)} MU" if mu else "", f"{militia} Mil" if militia else "") if part))
+        lines.append(
+            " +".join(part for part in (f"{len(mu)} MU" if mu else "", f"{militia} Mil" if militia else "") if part)
+        )
     return lines
 
 
@@ -153,15 +160,19 @@ def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement
     boxes: list[Box] = []
     crowd = {c: sum(1 for d in at if d != c and math.dist(at[c], at[d]) < 110) for c in at}
     # each path line with its bounding box (a hair wider): a line whose box misses a label's box cannot cross it
-    lines = [(min(p[0], q[0]) - 1e-6, min(p[1], q[1]) - 1e-6, max(p[0], q[0]) + 1e-6, max(p[1], q[1]) + 1e-6, p, q)
-             for p, q in ((at[a], at[b]) for a, b in board.links)]
+    lines = [
+        (min(p[0], q[0]) - 1e-6, min(p[1], q[1]) - 1e-6, max(p[0], q[0]) + 1e-6, max(p[1], q[1]) + 1e-6, p, q)
+        for p, q in ((at[a], at[b]) for a, b in board.links)
+    ]
     for cid in sorted(at, key=lambda c: (-crowd[c], -board.cities[c].vp, c)):
         x, y = at[cid]
         w, h = _block_size(board.name(cid))
         # a label box lies within 74 + w (74 + h) of its city: only circles and labels that near can be in its way
         reach = 74 + w + h + 40
         near = [c for c in circles.values() if abs(c[0] - x) < reach and abs(c[1] - y) < reach]
-        near_labels = [o for o in boxes if o[0] - reach < x < o[0] + o[2] + reach and o[1] - reach < y < o[1] + o[3] + reach]
+        near_labels = [
+            o for o in boxes if o[0] - reach < x < o[0] + o[2] + reach and o[1] - reach < y < o[1] + o[3] + reach
+        ]
         best: tuple[float, Box, tuple[float, float, float, float] | None] | None = None
         for ring, gap in enumerate((3.0, 12.0, 24.0, 40.0, 60.0)):
             for angle in range(0, 360, 15):
@@ -171,13 +182,21 @@ def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement
                 bx = px - w / 2 + ux * w / 2
                 by = py - h / 2 + uy * h / 2
                 box = (round(bx, 1), round(by, 1), w, h)
-                if not (bounds[0] <= box[0] and box[0] + w <= bounds[0] + bounds[2] and bounds[1] <= box[1] and box[1] + h <= bounds[1] + bounds[3]):
+                if not (
+                    bounds[0] <= box[0]
+                    and box[0] + w <= bounds[0] + bounds[2]
+                    and bounds[1] <= box[1]
+                    and box[1] + h <= bounds[1] + bounds[3]
+                ):
                     continue
                 if any(overlaps(box, c, 2) for c in near) or any(overlaps(box, o, 3) for o in near_labels):
                     continue
                 right, bottom = box[0] + w, box[1] + h
-                crossings = sum(1 for x0, y0, x1, y1, p, q in lines
-                                if x0 <= right and box[0] <= x1 and y0 <= bottom and box[1] <= y1 and _segment_hits(box, p, q))
+                crossings = sum(
+                    1
+                    for x0, y0, x1, y1, p, q in lines
+                    if x0 <= right and box[0] <= x1 and y0 <= bottom and box[1] <= y1 and _segment_hits(box, p, q)
+                )
                 above = 0 if uy < -0.5 else 1  # names read best above their city
                 cost = ring * 10 + crossings * 6 + above * 2 + abs(ux) * 1.5
                 if best is None or cost < best[0]:
@@ -236,16 +255,22 @@ def _drawing(board: Board) -> _Drawing:
     for cid, city in board.cities.items():
         x, y = at[cid]
         fill = board.colours[city.colour].fill
-        tail = ([f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>'] if city.port else []) + [
+        tail = (
+            [f'<rect x="{x + 8}" y="{y + 5}" width="7" height="7" fill="#0b5394"><title>port</title></rect>']
+            if city.port
+            else []
+        ) + [
             _text(x, y + 5, str(city.vp), 13, "middle", "bold"),
             "</g>",
         ]
         marks[cid] = {
-            (owner, occupied): "\n".join([
-                f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
-                f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{4 if occupied else 2}"/>',
-                *tail,
-            ])
+            (owner, occupied): "\n".join(
+                [
+                    f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
+                    f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{4 if occupied else 2}"/>',
+                    *tail,
+                ]
+            )
             for owner, stroke in SIDE_COLOURS.items()
             for occupied in (False, True)
         }
@@ -253,15 +278,29 @@ def _drawing(board: Board) -> _Drawing:
     badges: dict[str, tuple[float, float]] = {}
     for cid, ((bx, by, bw, bh), leader) in labels.items():
         city = board.cities[cid]
-        lead = [f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" stroke-width="1"/>'] if leader else []
+        lead = (
+            [
+                f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" stroke-width="1"/>'
+            ]
+            if leader
+            else []
+        )
         cx = round(bx + bw / 2, 1)
         above = by + bh / 2 < at[cid][1]  # a label above its city keeps its name next to it
         names[cid] = {
-            (owner, badge): "\n".join([
-                *lead,
-                _text(cx, round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1), city.name, NAME_SIZE, "middle",
-                      fill=stroke if owner else "#444"),
-            ])
+            (owner, badge): "\n".join(
+                [
+                    *lead,
+                    _text(
+                        cx,
+                        round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1),
+                        city.name,
+                        NAME_SIZE,
+                        "middle",
+                        fill=stroke if owner else "#444",
+                    ),
+                ]
+            )
             for owner, stroke in SIDE_COLOURS.items()
             for badge in (False, True)
         }
@@ -292,7 +331,9 @@ def _drawing(board: Board) -> _Drawing:
         vp_track.append(f'<rect x="{cx}" y="{cy}" width="27" height="22" fill="#eee" stroke="#aaa"/>')
         vp_track.append(_text(cx + 13, cy + 9, str(vp), 8, "middle", fill="#777"))
     key, stacks_y = _key(board, px, SCORE_Y + 22)
-    return _Drawing(at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y)
+    return _Drawing(
+        at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y
+    )
 
 
 def _key(board: Board, px: int, y: float) -> tuple[str, float]:
@@ -312,8 +353,10 @@ def _key(board: Board, px: int, y: float) -> tuple[str, float]:
 
     def sample(colour: str, dashed: bool, ring: bool = False) -> str:
         dash = ' stroke-dasharray="6 4"' if dashed else ""
-        shape = (f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} stroke-width="3"{dash} '
-                 f'marker-end="url(#arrow)" opacity="0.8"/>')
+        shape = (
+            f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} stroke-width="3"{dash} '
+            f'marker-end="url(#arrow)" opacity="0.8"/>'
+        )
         if ring:
             shape += f'<circle cx="{px + 60}" cy="{y - 4}" r="10" fill="none" stroke="#e07000" stroke-width="3"/>'
         return shape
@@ -348,10 +391,16 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     drawing = _shipped_drawing() if board is load_board() else _drawing(board)
     out: list[str] = [
         "",  # the root element, once the height and the close-up are known
-        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" "
-        "orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#333\"/></marker></defs>",
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+        'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#333"/></marker></defs>',
         "",  # the background, sized with the root
-        _text(MAP_X0, 30, f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""), 20, weight="bold"),
+        _text(
+            MAP_X0,
+            30,
+            f"Farrapos - {label(view.phase, view.turn)}" + (" - game over" if position.get("outcome") else ""),
+            20,
+            weight="bold",
+        ),
         drawing.top,
     ]
     out += _board_layers(view, drawing, events)
@@ -365,12 +414,18 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     if position.get("outcome"):
         o = position["outcome"]
         y += 20
-        out.append(_text(px, y, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 16, weight="bold"))
+        out.append(
+            _text(px, y, f"Result: {o.get('kind')} {o.get('winner') or ''} - {o.get('reason')}", 16, weight="bold")
+        )
     height = y + 24
-    out[panel_at] = f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
+    out[panel_at] = (
+        f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
+    )
     focus, why = _focus(view, drawing, events)
-    out[0] = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-              f'{focus_attrs("farrapos-board", focus, why)}>')
+    out[0] = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+        f"{focus_attrs('farrapos-board', focus, why)}>"
+    )
     out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
     out.append("</svg>")
     return "\n".join(out)
@@ -389,7 +444,14 @@ def _board_layers(view: View, drawing: _Drawing, events: Sequence[Event]) -> lis
     out.append('<g class="events">')
     for event in events:
         if event.get("type") in ("move", "invade", "carry") and event.get("from") in at and event.get("to") in at:
-            out.append(_arrow(at[event["from"]], at[event["to"]], SIDE_COLOURS.get(event.get("side"), "#333"), event["type"] == "carry"))
+            out.append(
+                _arrow(
+                    at[event["from"]],
+                    at[event["to"]],
+                    SIDE_COLOURS.get(event.get("side"), "#333"),
+                    event["type"] == "carry",
+                )
+            )
         elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
             out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
             x, y = at[event["city"]]
@@ -427,7 +489,13 @@ def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
             f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
         )
     out.append(
-        _text(px, SCORE_Y, f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)", 12, weight="bold")
+        _text(
+            px,
+            SCORE_Y,
+            f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)",
+            12,
+            weight="bold",
+        )
     )
     return out
 
@@ -445,9 +513,20 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         col = 0 if column_y[0] <= column_y[1] else 1
         cx, cy = px + col * COLUMN_W, column_y[col]
         owner = view.owner(cid)
-        out.append(_text(cx, cy, f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})", 13, weight="bold", fill=SIDE_COLOURS[owner]))
+        out.append(
+            _text(
+                cx,
+                cy,
+                f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})",
+                13,
+                weight="bold",
+                fill=SIDE_COLOURS[owner],
+            )
+        )
         cy += 16
-        lines = [_counter_label(view, u) for u in mu] + ([f"{militia} Militia DF{view.sheet.militia_df}"] if militia else [])
+        lines = [_counter_label(view, u) for u in mu] + (
+            [f"{militia} Militia DF{view.sheet.militia_df}"] if militia else []
+        )
         for line in lines:
             out.append(_text(cx + 10, cy, line, 12))
             cy += 15
@@ -460,13 +539,20 @@ def _focus(view: View, drawing: _Drawing, events: Sequence[Event]) -> tuple[Box,
     of both sides face each other), else the armies."""
     at = drawing.at
     board = view.board
-    action = [at[e[key]] for e in events for key in ("from", "to", "city", "origin") if isinstance(e.get(key), str) and e.get(key) in at]
+    action = [
+        at[e[key]]
+        for e in events
+        for key in ("from", "to", "city", "origin")
+        if isinstance(e.get(key), str) and e.get(key) in at
+    ]
     hot = [at[e["city"]] for e in events if e.get("type") == "battle" and e.get("city") in at]
     why = "this resolution's action"
     if not action:  # a quiet resolution: the front, where MU of both sides face each other
         held = [c for c in board.cities if view.units_in(c)]
         action = [at[c] for c in held]
-        hot = [at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))]
+        hot = [
+            at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))
+        ]
         why = "the front" if hot else "the armies"
     board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
     focus = focus_box(action, board_box, 70, (380, 320), (520, 560), hot) if action else board_box

@@ -44,7 +44,7 @@ TABLES = (
         "printed in part: row 1 (die 1) printed; rows 2-6 designed",
         'docs/rules/farrapos.md, "Battles"',
         (
-            "Rows by die (1-6), columns by Military Strength Index; a cell is the index (a whole number, 0 or more; \"-\" is 0).",
+            'Rows by die (1-6), columns by Military Strength Index; a cell is the index (a whole number, 0 or more; "-" is 0).',
             "Row 1 is printed and cannot be changed; rows 2-6 are designed: replace them with the printed game's.",
         ),
     ),
@@ -91,7 +91,7 @@ def _cell(value: Any, where: str) -> int:
     if value == "-":
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_VALUE:
-        raise TableError(f"{where}: {value!r} is not an index (a whole number 0-{MAX_VALUE}, or \"-\")")
+        raise TableError(f'{where}: {value!r} is not an index (a whole number 0-{MAX_VALUE}, or "-")')
     return value
 
 
@@ -114,7 +114,9 @@ def read_battle_table(data: Mapping[str, Any]) -> dict[str, Any]:
     for die in PRINTED_ROWS:
         for i, (mine, theirs) in enumerate(zip(rows[die - 1], printed[die - 1])):
             if mine != theirs:
-                raise TableError(f"row {die}, column {COLUMNS[i]}: {mine}, but the rulebook prints {theirs or '-'} (printed cells cannot be replaced)")
+                raise TableError(
+                    f"row {die}, column {COLUMNS[i]}: {mine}, but the rulebook prints {theirs or '-'} (printed cells cannot be replaced)"
+                )
     return BattleTable(rows).to_data()
 
 
@@ -188,8 +190,7 @@ def _sheet_of(key: bytes) -> CounterSheet:
     base = load_counters()
     values = marshal.loads(key)["types"]
     types = {
-        tid: UnitType(tid, t.name, *(Factors(**values[tid][face]) for face in FACES))
-        for tid, t in base.types.items()
+        tid: UnitType(tid, t.name, *(Factors(**values[tid][face]) for face in FACES)) for tid, t in base.types.items()
     }
     counters = {cid: type(c)(c.id, c.side, types[c.type.id], c.setup, c.arrival) for cid, c in base.counters.items()}
     return CounterSheet(types, counters, base.militia_per_side, base.militia_df)

@@ -156,7 +156,12 @@ def _militia(work: Position, side: str, orders: Orders, board: Board) -> list[Ev
             if why is None:
                 work["cities"][city]["militia"] += 1
                 events.append(
-                    {"type": "militia", "text": f"The {SIDE_NAMES[side]} deploys a Militia in {board.name(city)}.", "side": side, "city": city}
+                    {
+                        "type": "militia",
+                        "text": f"The {SIDE_NAMES[side]} deploys a Militia in {board.name(city)}.",
+                        "side": side,
+                        "city": city,
+                    }
                 )
             else:
                 events.append(
@@ -172,7 +177,7 @@ def _militia(work: Position, side: str, orders: Orders, board: Board) -> list[Ev
 
 
 def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Event]:
-    """"Setup of new units if any": the MU of this Phase set up where ordered, if the
+    """ "Setup of new units if any": the MU of this Phase set up where ordered, if the
     city is his, else by default."""
     events: list[Event] = []
     board = start.board
@@ -209,7 +214,11 @@ def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Ev
                     "type": "arrival",
                     "text": f"{unit} ({phase}) sets up in {board.name(city)}"
                     + ("" if unit in placed else " (default placement)")
-                    + (f": {board.name(not_his[unit])} is not the {SIDE_NAMES[side]}'s after the battle" if unit in not_his else "")
+                    + (
+                        f": {board.name(not_his[unit])} is not the {SIDE_NAMES[side]}'s after the battle"
+                        if unit in not_his
+                        else ""
+                    )
                     + ".",
                     "side": side,
                     "unit": unit,
@@ -237,14 +246,20 @@ def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
     if outcome is not None:
         work["outcome"] = outcome.to_json()
         events.append(
-            {"type": "game_over", "text": f"Game over after {label(phase, turn)}: {outcome.reason}.", **outcome.to_json()}
+            {
+                "type": "game_over",
+                "text": f"Game over after {label(phase, turn)}: {outcome.reason}.",
+                **outcome.to_json(),
+            }
         )
     else:
         work["phase"], work["turn"] = next_turn(phase, turn)
     return events
 
 
-def resolve_turn(position: Position, orders_by_side: Mapping[str, Orders], dice: Dice, validated: bool = False) -> Resolution:
+def resolve_turn(
+    position: Position, orders_by_side: Mapping[str, Orders], dice: Dice, validated: bool = False
+) -> Resolution:
     """The due side's turn.  Its orders are validated first and refused with
     :class:`IllegalOrderError`, unless ``validated`` says the caller has just
     validated them against this very position (``Farrapos.resolve_validated``:

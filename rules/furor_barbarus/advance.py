@@ -25,18 +25,35 @@ def _advance(field: Battlefield, uid: str, into: str, why: str) -> None:
     field.place(uid, into)
     for f in followers:
         field.place(f, into)
-    field.add_event("advance", f"{field.counter(uid).name} ({uid}) advances {h} -> {into} ({why}).",
-                    unit=uid, path=[h, into], side=field.side_of(uid))
+    field.add_event(
+        "advance",
+        f"{field.counter(uid).name} ({uid}) advances {h} -> {into} ({why}).",
+        unit=uid,
+        path=[h, into],
+        side=field.side_of(uid),
+    )
 
 
 def _may_advance(field: Battlefield, uid: str, into: str) -> bool:
     h = field.hex_of(uid)
-    return (h is not None and field.counter(uid).is_combat_unit and adjacent(h, into)
-            and field.baggage_in(h) is None and not field.game_map.impassable_between(h, into))
+    return (
+        h is not None
+        and field.counter(uid).is_combat_unit
+        and adjacent(h, into)
+        and field.baggage_in(h) is None
+        and not field.game_map.impassable_between(h, into)
+    )
 
 
-def advance_after_combat(field: Battlefield, th: str, d: str, melee: Sequence[str], charger: str | None,
-                         wanted: str | None, attacker_hexes: dict[str, str | None]) -> None:
+def advance_after_combat(
+    field: Battlefield,
+    th: str,
+    d: str,
+    melee: Sequence[str],
+    charger: str | None,
+    wanted: str | None,
+    attacker_hexes: dict[str, str | None],
+) -> None:
     """After the combat on hex ``th`` whose defender was ``d``: the attackers'
     advance (the ``charger`` must, else ``wanted`` among the hand-to-hand
     attackers ``melee``), or the defender's into a hex of ``attacker_hexes``

@@ -46,8 +46,14 @@ class NoDice:
 
 
 class Battlefield:
-    def __init__(self, position: dict[str, Any], scenario: Scenario, game_map: GameMap,
-                 special: ScenarioRules, dice: Dice | None = None) -> None:
+    def __init__(
+        self,
+        position: dict[str, Any],
+        scenario: Scenario,
+        game_map: GameMap,
+        special: ScenarioRules,
+        dice: Dice | None = None,
+    ) -> None:
         self.position = position
         self.scenario = scenario
         self.game_map = game_map
@@ -57,11 +63,11 @@ class Battlefield:
         self.options: frozenset[str] = frozenset(position.get("options", []))
         self.memo: dict[str, Any] = position.setdefault("special", {})
         # per phase (not kept in the position: a phase never spans two resolutions)
-        self.paths: dict[str, list[str]] = {}      # uid -> hexes from its start hex, this phase
+        self.paths: dict[str, list[str]] = {}  # uid -> hexes from its start hex, this phase
         self.moved: set[str] = set()
         self.has_attacked: set[str] = set()
         self.was_attacked: set[str] = set()
-        self._version = 0                           # bumped whenever a unit changes hex, side or status
+        self._version = 0  # bumped whenever a unit changes hex, side or status
         self._cache: dict[object, Any] = {}
 
     def touched(self, uid: str | None = None, was_side: str | None = None) -> None:
@@ -128,8 +134,11 @@ class Battlefield:
         return self.counter(uid).value(self.is_reduced(uid))
 
     def on_map(self, side: str | None = None) -> list[str]:
-        return [u for u, s in self.units.items() if s["status"] == ACTIVE and s["hex"] is not None
-                and (side is None or s["side"] == side)]
+        return [
+            u
+            for u, s in self.units.items()
+            if s["status"] == ACTIVE and s["hex"] is not None and (side is None or s["side"] == side)
+        ]
 
     def units_in(self, h: str) -> list[str]:
         return list(self.cached("index", self._index).get(h, ()))
@@ -234,8 +243,15 @@ class Battlefield:
             points = morale_points(c)
             self.position["losses"][side] = self.losses(side) + points
         word = "pillaged" if c.is_baggage else "eliminated"
-        self.add_event("elimination", f"{c.name} ({uid}) is {word} ({cause}); {side} army morale loss {points}.",
-                       unit=uid, hex=h, side=side, points=points, cause=cause)
+        self.add_event(
+            "elimination",
+            f"{c.name} ({uid}) is {word} ({cause}); {side} army morale loss {points}.",
+            unit=uid,
+            hex=h,
+            side=side,
+            points=points,
+            cause=cause,
+        )
         self.special.on_elimination(self, uid, cause)
         if c.is_combat_unit and h is not None:
             for other in self.units_in(h):
@@ -250,7 +266,9 @@ class Battlefield:
         h = self.hex_of(uid)
         self.units[uid].update(status="removed", hex=None)
         self.touched(uid)
-        self.add_event("removal", f"{self.counter(uid).name} ({uid}) leaves the battle ({cause}).", unit=uid, hex=h, cause=cause)
+        self.add_event(
+            "removal", f"{self.counter(uid).name} ({uid}) leaves the battle ({cause}).", unit=uid, hex=h, cause=cause
+        )
 
 
 def morale_points(c: Counter) -> int:

@@ -18,7 +18,12 @@ from pbem.rules.furor_barbarus.movement import check_move, reachable
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
 from pbem.rules.furor_barbarus.sequence import _dry_move
 from pbem.rules.furor_barbarus.setup import (
-    SetupPart, deployment_of, placement_problem, setup_part, setup_steps, special_setup_problems,
+    SetupPart,
+    deployment_of,
+    placement_problem,
+    setup_part,
+    setup_steps,
+    special_setup_problems,
 )
 from pbem.rules.furor_barbarus.standing import standing_forms
 from pbem.rules.template_text import fit_comments
@@ -111,7 +116,7 @@ def _setup_orders(field: Battlefield, side: str, rng: random.Random) -> list[str
                 used.add(uid)
                 lines.append(uid)
                 break
-    special_setup_problems(field, side, {})   # moves a unit a special rule forbids (e.g. a commander)
+    special_setup_problems(field, side, {})  # moves a unit a special rule forbids (e.g. a commander)
     return [str(PlaceOrder(uid, field.hex_of(uid) or "")) for uid in lines]
 
 
@@ -161,6 +166,7 @@ def bot_orders(field: Battlefield, side: str, bot: str, rng: random.Random) -> s
                 break
             order = rng.choice(attacks)
         else:
+
             def odds(a: AttackOrder) -> tuple[int, int]:
                 _, c = declare(field, side, a.target, list(a.all_attackers), a.charge)
                 return (c.odds if c else -1, -len(a.attackers))
@@ -209,7 +215,11 @@ def template(field: Battlefield, label: str, side: str) -> str:
     out.extend(f"#   {form}" for form in standing_forms(field))
     st = field.standing(side)
     now = [f"advance {'yes' if st.get('advance') else 'no'}", f"losses {','.join(st.get('losses', [])) or '(default)'}"]
-    now += [f"{key} {st[key] if not isinstance(st[key], list) else ','.join(st[key])}" for key in st if key not in ("advance", "losses")]
+    now += [
+        f"{key} {st[key] if not isinstance(st[key], list) else ','.join(st[key])}"
+        for key in st
+        if key not in ("advance", "losses")
+    ]
     out.append(f"# standing orders now: {', '.join(now)}")
     return fit_comments("\n".join(out) + "\n")
 
@@ -217,7 +227,9 @@ def template(field: Battlefield, label: str, side: str) -> str:
 def _unit_line(field: Battlefield, uid: str, with_id: bool = True) -> str:
     c = field.counter(uid)
     kind = c.type.value.replace("_", " ")
-    text = f"{kind} {field.strength(uid)}{' (reduced)' if field.is_reduced(uid) else ''}, {c.mp} MP" + (f", range {c.range}" if c.range else "")
+    text = f"{kind} {field.strength(uid)}{' (reduced)' if field.is_reduced(uid) else ''}, {c.mp} MP" + (
+        f", range {c.range}" if c.range else ""
+    )
     return f"{uid} ({text})" if with_id else text
 
 
@@ -228,8 +240,10 @@ def _setup_notes(field: Battlefield, side: str, part: SetupPart) -> list[str]:
         return ["# both sides set up now, neither seeing the other's set-up"]
     other = next(s for s in sc.sides if s != side)
     if part is SetupPart.UNITS:
-        return [f"# you set up first: every unit but your commanders; {other} set up next, seeing yours,",
-                "# and you note your commanders' hexes then, secretly, revealed with theirs"]
+        return [
+            f"# you set up first: every unit but your commanders; {other} set up next, seeing yours,",
+            "# and you note your commanders' hexes then, secretly, revealed with theirs",
+        ]
     if part is SetupPart.COMMANDERS:
         return [f"# note your commanders' hexes: {other} are setting up now; both are revealed together"]
     if sc.setup_first == side:

@@ -10,7 +10,8 @@ import functools
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
 
@@ -93,8 +94,13 @@ class CombatResultsTable:
         rows = {int(k): tuple(CombatResult.parse(x) for x in v) for k, v in data["rows"].items()}
         if sorted(rows) != [1, 2, 3, 4, 5, 6] or any(len(r) != len(columns) for r in rows.values()):
             raise CrtError("a CRT needs rows 1-6, one result per column")
-        return cls(columns, rows, tuple(int(x) for x in data.get("designed_rows", ())),
-                   int(data.get("below", 1)), int(data.get("above", 6)))
+        return cls(
+            columns,
+            rows,
+            tuple(int(x) for x in data.get("designed_rows", ())),
+            int(data.get("below", 1)),
+            int(data.get("above", 6)),
+        )
 
     @classmethod
     def load(cls, path: Path | str = CRT_PATH) -> CombatResultsTable:
@@ -138,14 +144,14 @@ class Combat:
     side: str
     target_hex: str
     defender: str
-    attackers: list[str]                      # combat units, in order
+    attackers: list[str]  # combat units, in order
     melee: list[str]
     ranged: list[str]
     commanders: list[str] = dc_field(default_factory=list)
     charger: str | None = None
     attack_strength: int = 0
     defence_strength: int = 0
-    odds: int = 0                             # column before terrain
+    odds: int = 0  # column before terrain
     column: int = 0
     die_modifier: int = 0
     die: int | None = None
@@ -251,8 +257,9 @@ def terrain_modifiers(field: Battlefield, combat: Combat) -> None:
     combat.die_modifier = mod
 
 
-def _sort_attackers(field: Battlefield, side: str, th: str, attackers: Sequence[str],
-                    problems: list[str]) -> tuple[list[str], list[str], list[str], list[str]]:
+def _sort_attackers(
+    field: Battlefield, side: str, th: str, attackers: Sequence[str], problems: list[str]
+) -> tuple[list[str], list[str], list[str], list[str]]:
     """The named attackers of an attack on hex ``th`` (9.1-9.4), sorted into
     (combat units, commanders, hand-to-hand, at range); each one refused is
     reported in ``problems``."""
@@ -301,7 +308,9 @@ def _sort_attackers(field: Battlefield, side: str, th: str, attackers: Sequence[
     return units, commanders, melee, ranged
 
 
-def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str], charger: str | None) -> tuple[list[str], Combat | None]:
+def declare(
+    field: Battlefield, side: str, target: str, attackers: Sequence[str], charger: str | None
+) -> tuple[list[str], Combat | None]:
     """Check an attack (9.1-9.4) and build its :class:`Combat` (strengths included)."""
     problems: list[str] = []
     th = target_of(field, target)
@@ -309,7 +318,9 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
         if len(target) == 4 and target.isdigit():
             return [f"no unit at {target} to attack"], None
         enemies = sorted(u for u in field.on_map() if field.side_of(u) != side)
-        return [f"unknown unit {target!r}; the enemy units on the map are: {listing(enemies)}{did_you_mean(target, enemies)}"], None
+        return [
+            f"unknown unit {target!r}; the enemy units on the map are: {listing(enemies)}{did_you_mean(target, enemies)}"
+        ], None
     defender = field.principal(th)
     assert defender is not None
     if field.side_of(defender) == side:
@@ -322,7 +333,9 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
     for cmd in commanders:
         mate = field.combat_unit_in(field.hex_of(cmd) or "")
         if mate not in melee:
-            problems.append(f"the commander {cmd} fights only with the unit he is stacked with, in hand-to-hand combat (6)")
+            problems.append(
+                f"the commander {cmd} fights only with the unit he is stacked with, in hand-to-hand combat (6)"
+            )
     for u in melee:
         cmd = field.commander_in(field.hex_of(u) or "")
         if cmd and cmd not in commanders and cmd not in field.has_attacked:
@@ -343,8 +356,10 @@ def declare(field: Battlefield, side: str, target: str, attackers: Sequence[str]
     combat = Combat(side, th, defender, units, melee, ranged, commanders, charger)
     compute_strengths(field, combat)
     if len(units) == 1 and melee and field.counter(units[0]).is_missile and combat.odds <= ONE_TO_ONE:
-        return [f"{units[0]} alone may attack hand to hand only at odds better than 1/1, not "
-                f"{combat.attack_strength}:{combat.defence_strength} = {COLUMNS[combat.odds]} (9.3)"], None
+        return [
+            f"{units[0]} alone may attack hand to hand only at odds better than 1/1, not "
+            f"{combat.attack_strength}:{combat.defence_strength} = {COLUMNS[combat.odds]} (9.3)"
+        ], None
     return [], combat
 
 
@@ -414,15 +429,17 @@ def apply_attacker(field: Battlefield, combat: Combat, effect: Effect, wishes: S
                 retreat(field, u, [combat.defender], cause="combat result R")
 
 
-def resolve_attack(field: Battlefield, combat: Combat, losses: Sequence[str], advance: str | None,
-                   crt: CombatResultsTable) -> None:
+def resolve_attack(
+    field: Battlefield, combat: Combat, losses: Sequence[str], advance: str | None, crt: CombatResultsTable
+) -> None:
     """Roll and apply one declared combat (9.5-9.11)."""
     field.has_attacked.update(combat.attackers + combat.commanders)
     field.was_attacked.update(field.units_in(combat.target_hex))
     if field.special.on_attacked(field, combat):
         combat.cancelled = True
-        field.add_event("combat", f"The attack on {combat.target_hex} does not take place.", hex=combat.target_hex,
-                        cancelled=True)
+        field.add_event(
+            "combat", f"The attack on {combat.target_hex} does not take place.", hex=combat.target_hex, cancelled=True
+        )
         return
     terrain_modifiers(field, combat)
     field.special.before_combat(field, combat)
@@ -439,16 +456,28 @@ def resolve_attack(field: Battlefield, combat: Combat, losses: Sequence[str], ad
         f"{', '.join(combat.attackers)} ({combat.attack_strength}) attack {combat.defender} in {combat.target_hex} "
         f"({combat.defence_strength}): odds {COLUMNS[combat.odds]}"
         + (f", column {COLUMNS[combat.column]}" if combat.column != combat.odds else "")
-        + f", die {die}" + (f"{combat.die_modifier:+d} = {modified} (row {row})" if combat.die_modifier else "")
-        + f": {result}." + (f" ({notes})" if notes else ""),
-        side=combat.side, hex=combat.target_hex, defender=combat.defender, attackers=list(combat.attackers),
-        charge=combat.charger, attack=combat.attack_strength, defence=combat.defence_strength,
-        odds=COLUMNS[combat.odds], column=COLUMNS[combat.column], die=die, modifier=combat.die_modifier,
-        row=row, result=str(result),
+        + f", die {die}"
+        + (f"{combat.die_modifier:+d} = {modified} (row {row})" if combat.die_modifier else "")
+        + f": {result}."
+        + (f" ({notes})" if notes else ""),
+        side=combat.side,
+        hex=combat.target_hex,
+        defender=combat.defender,
+        attackers=list(combat.attackers),
+        charge=combat.charger,
+        attack=combat.attack_strength,
+        defence=combat.defence_strength,
+        odds=COLUMNS[combat.odds],
+        column=COLUMNS[combat.column],
+        die=die,
+        modifier=combat.die_modifier,
+        row=row,
+        result=str(result),
         from_hexes=[h for h in attacker_hexes.values() if h],
     )
     apply_defender(field, combat, result.defender, [u for u in combat.attackers if field.exists(u)])
     apply_attacker(field, combat, result.attacker, losses)
-    advance_after_combat(field, combat.target_hex, combat.defender, combat.melee, combat.charger, advance,
-                         attacker_hexes)
+    advance_after_combat(
+        field, combat.target_hex, combat.defender, combat.melee, combat.charger, advance, attacker_hexes
+    )
     field.special.after_combat(field, combat)

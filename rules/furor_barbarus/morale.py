@@ -35,8 +35,12 @@ def commander_bonus(field: Battlefield, uid: str) -> int:
     side = field.side_of(uid)
     for n in [h, *field.game_map.neighbours(h)]:
         for u in field.units_in(n):
-            if u != uid and field.counter(u).is_commander and field.side_of(u) == side \
-                    and field.special.commander_affects(field, u, uid):
+            if (
+                u != uid
+                and field.counter(u).is_commander
+                and field.side_of(u) == side
+                and field.special.commander_affects(field, u, uid)
+            ):
                 return COMMANDER_MORALE_BONUS
     return 0
 
@@ -68,8 +72,14 @@ def morale_check(field: Battlefield, uid: str, purpose: str, attackers: Iterable
     if c.is_commander or c.is_baggage:
         return None
     die, morale, result = roll_morale(field, uid, purpose)
-    field.add_event("morale_check", f"{c.name} ({uid}) checks morale {morale}: rolls {die}, {result.value} (9.10).",
-                    unit=uid, die=die, morale=morale, result=result.value)
+    field.add_event(
+        "morale_check",
+        f"{c.name} ({uid}) checks morale {morale}: rolls {die}, {result.value} (9.10).",
+        unit=uid,
+        die=die,
+        morale=morale,
+        result=result.value,
+    )
     if result is MoraleResult.RETREATS:
         retreat(field, uid, attackers, cause=f"morale check ({purpose})")
     elif result is MoraleResult.LOSES_STEP:
@@ -89,14 +99,32 @@ def zoc_to_zoc_test(field: Battlefield, uid: str, into: str) -> bool:
         morale = morale_value(field, uid)
         die = field.dice.roll(6, f"ZOC to ZOC test of {uid} into {into} (10.1)")
     if die < morale:
-        field.add_event("zoc_test", f"{c.name} ({uid}) rolls {die} against morale {morale}: passes into {into} (10.1).",
-                        unit=uid, die=die, morale=morale, passed=True)
+        field.add_event(
+            "zoc_test",
+            f"{c.name} ({uid}) rolls {die} against morale {morale}: passes into {into} (10.1).",
+            unit=uid,
+            die=die,
+            morale=morale,
+            passed=True,
+        )
         return True
     if die == morale:
-        field.add_event("zoc_test", f"{c.name} ({uid}) rolls {die} against morale {morale}: stops (10.1).",
-                        unit=uid, die=die, morale=morale, passed=False)
+        field.add_event(
+            "zoc_test",
+            f"{c.name} ({uid}) rolls {die} against morale {morale}: stops (10.1).",
+            unit=uid,
+            die=die,
+            morale=morale,
+            passed=False,
+        )
         return False
-    field.add_event("zoc_test", f"{c.name} ({uid}) rolls {die} against morale {morale}: loses a step and stops (10.1).",
-                    unit=uid, die=die, morale=morale, passed=False)
+    field.add_event(
+        "zoc_test",
+        f"{c.name} ({uid}) rolls {die} against morale {morale}: loses a step and stops (10.1).",
+        unit=uid,
+        die=die,
+        morale=morale,
+        passed=False,
+    )
     field.lose_step(uid, "failed ZOC to ZOC test (10.1)")
     return False

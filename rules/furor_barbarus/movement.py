@@ -14,7 +14,13 @@ from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
 from pbem.rules.furor_barbarus.stacking import stacking_problem
 from pbem.rules.furor_barbarus.terrain import (
-    FORD_CROSSING_HALF, MOVE_COST_HALF, ROAD_COST_HALF, ROAD_TERRAIN, STREAM_EXTRA_HALF, Crossing, Feature,
+    FORD_CROSSING_HALF,
+    MOVE_COST_HALF,
+    ROAD_COST_HALF,
+    ROAD_TERRAIN,
+    STREAM_EXTRA_HALF,
+    Crossing,
+    Feature,
 )
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
 from pbem.rules.suggest import did_you_mean, listing
@@ -25,11 +31,11 @@ ZOC_TO_ZOC = "zoc-to-zoc"
 @dataclass(frozen=True)
 class MoveCheck:
     problem: str | None = None
-    step: int = 0                      # 1-based step of the problem (0: the unit itself)
-    zoc_tests: tuple[int, ...] = ()    # steps needing the morale test of optional 10.1
+    step: int = 0  # 1-based step of the problem (0: the unit itself)
+    zoc_tests: tuple[int, ...] = ()  # steps needing the morale test of optional 10.1
     overruns: tuple[tuple[int, str], ...] = ()  # (step, lone enemy commander passed through)
     spent_half: int = 0
-    stops: bool = False                # the unit may go no further (ZOC entered, minimum move)
+    stops: bool = False  # the unit may go no further (ZOC entered, minimum move)
 
     @property
     def legal(self) -> bool:
@@ -98,8 +104,11 @@ def _step(field: Battlefield, uid: str, side: str, walk: _Walk, nxt: str) -> _Wa
     occupants = field.units_in(nxt)
     hostile = [u for u in occupants if field.side_of(u) != side]
     if hostile:
-        lone_enemy_commander = (len(occupants) == 1 and field.counter(hostile[0]).is_commander
-                                and field.enemies(side, field.side_of(hostile[0])))
+        lone_enemy_commander = (
+            len(occupants) == 1
+            and field.counter(hostile[0]).is_commander
+            and field.enemies(side, field.side_of(hostile[0]))
+        )
         if not lone_enemy_commander:
             return f"{where}: {nxt} is occupied by {hostile[0]}; a unit never enters another side's hex (5)"
         overruns = overruns + ((i, hostile[0]),)
@@ -173,9 +182,13 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
             return MoveCheck(None, 0)
         check = check_move(field, uid, path, side)
         if not check.legal:
-            field.add_event("skip", f"{field.counter(uid).name} ({uid}) stays in {field.hex_of(uid)}: the move "
-                            f"{' '.join(path)} set by the special rules is illegal: {check.problem}.",
-                            unit=uid, reason=check.problem)
+            field.add_event(
+                "skip",
+                f"{field.counter(uid).name} ({uid}) stays in {field.hex_of(uid)}: the move "
+                f"{' '.join(path)} set by the special rules is illegal: {check.problem}.",
+                unit=uid,
+                reason=check.problem,
+            )
             field.moved.add(uid)
             field.paths[uid] = [field.hex_of(uid) or ""]
             return check
@@ -196,8 +209,13 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
     field.paths[uid] = [h for h in followed if h is not None]
     if len(followed) > 1:
         c = field.counter(uid)
-        field.add_event("move", f"{c.name} ({uid}) moves {' '.join(h for h in followed if h)}.",
-                        unit=uid, side=side, path=[h for h in followed if h])
+        field.add_event(
+            "move",
+            f"{c.name} ({uid}) moves {' '.join(h for h in followed if h)}.",
+            unit=uid,
+            side=side,
+            path=[h for h in followed if h],
+        )
     return check
 
 

@@ -91,7 +91,7 @@ class AttackOrder:
 
 @dataclass(frozen=True)
 class StandingOrder:
-    kind: str                 # "advance" | "losses" | a scenario's own key (e.g. "breton-evasion")
+    kind: str  # "advance" | "losses" | a scenario's own key (e.g. "breton-evasion")
     values: tuple[str, ...]
 
     def __str__(self) -> str:
@@ -147,7 +147,9 @@ class Order:
                 raise OrderSyntaxError(f"expected 'special WORD ...', got {line!r}")
             return SpecialOrder(tuple(w.lower() for w in words[1:]))
         verbs = ("place", "move", "attack", "standing", "special")
-        raise OrderSyntaxError(f"unknown order {words[0]!r} (orders: {', '.join(verbs)}){did_you_mean(words[0], verbs)}: {line!r}")
+        raise OrderSyntaxError(
+            f"unknown order {words[0]!r} (orders: {', '.join(verbs)}){did_you_mean(words[0], verbs)}: {line!r}"
+        )
 
 
 def _parse_attack(words: list[str], line: str) -> AttackOrder:

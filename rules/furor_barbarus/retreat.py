@@ -61,8 +61,12 @@ def _plan(field: Battlefield, uid: str, away_from: tuple[str, ...], blocked: fro
         plan: Plan = [(uid, n)]
         if stacking_problem(field, uid, n, side, frozenset()) is not None:
             friend = field.combat_unit_in(n)
-            if friend is None or not field.counter(uid).is_combat_unit or depth >= MAX_CHAIN \
-                    or field.baggage_in(n) is not None:
+            if (
+                friend is None
+                or not field.counter(uid).is_combat_unit
+                or depth >= MAX_CHAIN
+                or field.baggage_in(n) is not None
+            ):
                 continue
             rest = _plan(field, friend, away_from, blocked | {h, n}, depth + 1)
             if rest is None:

@@ -8,20 +8,40 @@ from pathlib import Path
 from typing import Any
 
 from pbem.rules.base import (
-    NO_ORDERS, OptionInfo, Orders, Outcome, Position, Problem, Resolution, Ruleset,
-    ScenarioInfo, ScoreLine, Dice, Event, TableError, TableInfo, parse_order_lines,
+    NO_ORDERS,
+    Dice,
+    Event,
+    OptionInfo,
+    Orders,
+    Outcome,
+    Position,
+    Problem,
+    Resolution,
+    Ruleset,
+    ScenarioInfo,
+    ScoreLine,
+    TableError,
+    TableInfo,
+    parse_order_lines,
 )
-from pbem.rules.furor_barbarus import bots as fb_bots, svg
+from pbem.rules.furor_barbarus import bots as fb_bots
+from pbem.rules.furor_barbarus import svg
+from pbem.rules.furor_barbarus import tables as house
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
 from pbem.rules.furor_barbarus.orders import Order, PlaceOrder, StandingOrder
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
 from pbem.rules.furor_barbarus.setup import (
-    SetupPart, current_setup_step, initial_position, place_side, play_setup_step, setup_part, setup_steps,
+    SetupPart,
+    current_setup_step,
+    initial_position,
+    place_side,
+    play_setup_step,
+    setup_part,
+    setup_steps,
 )
 from pbem.rules.furor_barbarus.special_rules import rules_for
-from pbem.rules.furor_barbarus import tables as house
 from pbem.rules.furor_barbarus.standing import standing_problems
 from pbem.rules.suggest import did_you_mean
 
@@ -86,7 +106,9 @@ class FurorBarbarus(Ruleset):
         if scenario_id:
             known = self.library.scenario_ids()
             if scenario_id not in known and not scenario_id.startswith("test-"):
-                raise ValueError(f"unknown scenario {scenario_id!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(scenario_id, known)}")
+                raise ValueError(
+                    f"unknown scenario {scenario_id!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(scenario_id, known)}"
+                )
             sc = self.library.scenario(scenario_id)
             return ScenarioInfo(sc.id, sc.title, sc.sides, str(sc.raw.get("description", "")))
         return super().scenario(scenario_id)
@@ -113,7 +135,9 @@ class FurorBarbarus(Ruleset):
         if phase == "over":
             return ()
         if phase == "setup":
-            return tuple(sorted(side for side, _ in current_setup_step(position, self.library.scenario(position["scenario"]))))
+            return tuple(
+                sorted(side for side, _ in current_setup_step(position, self.library.scenario(position["scenario"])))
+            )
         return (position["players"][position["player"] - 1],)
 
     def turn_label(self, position: Position) -> str:
@@ -128,10 +152,16 @@ class FurorBarbarus(Ruleset):
 
     def score(self, position: Position) -> list[ScoreLine]:
         sc = self.library.scenario(position["scenario"])
-        return [ScoreLine(s, int(position["losses"].get(s, 0)),
-                          f"losses {position['losses'].get(s, 0)} against a threshold of {sc.side_info[s].threshold}",
-                          what="losses", higher_is_better=False)
-                for s in sc.sides]
+        return [
+            ScoreLine(
+                s,
+                int(position["losses"].get(s, 0)),
+                f"losses {position['losses'].get(s, 0)} against a threshold of {sc.side_info[s].threshold}",
+                what="losses",
+                higher_is_better=False,
+            )
+            for s in sc.sides
+        ]
 
     def outcome(self, position: Position) -> Outcome | None:
         return Outcome.from_json(position.get("outcome"))
@@ -147,12 +177,20 @@ class FurorBarbarus(Ruleset):
         standing = [Problem(line, msg) for line, msg in standing_problems(field, side, list(orders))]
         if position["phase"] == "setup":
             places = [(ol.line, ol.order) for ol in orders if isinstance(ol.order, PlaceOrder)]
-            others = [Problem(ol.line, "only 'place' and 'standing' orders in the set-up (3)")
-                      for ol in orders if not isinstance(ol.order, (PlaceOrder, StandingOrder))]
-            part = setup_part(position, field.scenario, side) or SetupPart.ALL   # not None: the side is due
-            problems = others + standing + [Problem(line, msg) for line, msg in place_side(field, side, places, part) if line]
+            others = [
+                Problem(ol.line, "only 'place' and 'standing' orders in the set-up (3)")
+                for ol in orders
+                if not isinstance(ol.order, (PlaceOrder, StandingOrder))
+            ]
+            part = setup_part(position, field.scenario, side) or SetupPart.ALL  # not None: the side is due
+            problems = (
+                others + standing + [Problem(line, msg) for line, msg in place_side(field, side, places, part) if line]
+            )
         else:
-            problems = standing + [Problem(line, msg) for line, msg in walk_orders(field, side, list(orders), house.crt_of(position, self.crt), dry=True)]
+            problems = standing + [
+                Problem(line, msg)
+                for line, msg in walk_orders(field, side, list(orders), house.crt_of(position, self.crt), dry=True)
+            ]
         return sorted(problems, key=lambda p: p.line)
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
@@ -209,12 +247,12 @@ class FurorBarbarus(Ruleset):
         pos["losses"].update({k: int(v) for k, v in data.get("losses", {}).items()})
         pos["turn"] = int(data.get("turn", 1))
         pos["phase"] = str(data.get("phase", "play"))
-        if pos["phase"] == "setup":   # the set-up step (3): 1 unless the case says which
+        if pos["phase"] == "setup":  # the set-up step (3): 1 unless the case says which
             pos["setup_step"] = int(data.get("setup_step", 1))
         else:
             pos.pop("setup_step", None)
         players = list(data.get("players", [])) or pos["players"]
-        if not players and pos["phase"] != "setup":   # in the set-up, "roll" leaves them to the dice (3)
+        if not players and pos["phase"] != "setup":  # in the set-up, "roll" leaves them to the dice (3)
             players = list(sc.sides)
         pos["players"] = players
         player = data.get("player", 1)
@@ -226,8 +264,11 @@ class FurorBarbarus(Ruleset):
 
     def position_to_case(self, position: Position) -> dict[str, Any]:
         sc = self.library.scenario(position["scenario"])
-        units = {uid: u["hex"] + ("r" if u["reduced"] else "")
-                 for uid, u in position["units"].items() if u["status"] == ACTIVE and u["hex"]}
+        units = {
+            uid: u["hex"] + ("r" if u["reduced"] else "")
+            for uid, u in position["units"].items()
+            if u["status"] == ACTIVE and u["hex"]
+        }
         out: dict[str, Any] = {
             "map": sc.map_id,
             "phase": position["phase"],

@@ -60,8 +60,8 @@ class Scenario:
     options: tuple[Mapping[str, Any], ...] = ()
     overlay: Mapping[str, Any] = field(default_factory=dict)
     raw: Mapping[str, Any] = field(default_factory=dict)
-    map_size: tuple[int, int] = (99, 99)      # columns, rows: areas are limited to the map
-    secret_commanders: bool = False           # commanders' hexes noted secretly, revealed together (3)
+    map_size: tuple[int, int] = (99, 99)  # columns, rows: areas are limited to the map
+    secret_commanders: bool = False  # commanders' hexes noted secretly, revealed together (3)
 
     def option_ids(self) -> tuple[str, ...]:
         return tuple(str(o["id"]) for o in self.options)
@@ -91,9 +91,24 @@ class Scenario:
                         hexes = d.hexes if not d.fixed else tuple(h for u, h in zip(d.units, d.hexes) if u not in moved)
                         kept.append(Deployment(rest, hexes, d.fixed))
                 deployments = kept + new
-        return Scenario(self.id, self.title, self.map_id, self.turns, self.sides, self.first_player, self.roll_ties,
-                        self.setup_first, self.side_info, counters, tuple(deployments), self.options, self.overlay, self.raw,
-                        self.map_size, self.secret_commanders)
+        return Scenario(
+            self.id,
+            self.title,
+            self.map_id,
+            self.turns,
+            self.sides,
+            self.first_player,
+            self.roll_ties,
+            self.setup_first,
+            self.side_info,
+            counters,
+            tuple(deployments),
+            self.options,
+            self.overlay,
+            self.raw,
+            self.map_size,
+            self.secret_commanders,
+        )
 
 
 def expand_area(area: str, columns: int = 99, rows: int = 99) -> tuple[str, ...]:
@@ -149,8 +164,12 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
     try:
         sides = tuple(str(s) for s in data["sides"])
         side_info = {
-            s: SideInfo(s, str(data["side"][s].get("name", s)), int(data["side"][s]["threshold"]),
-                        str(data["side"][s].get("colour", "grey")))
+            s: SideInfo(
+                s,
+                str(data["side"][s].get("name", s)),
+                int(data["side"][s]["threshold"]),
+                str(data["side"][s].get("colour", "grey")),
+            )
             for s in sides
         }
         counters: dict[str, Counter] = {}
@@ -162,7 +181,9 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
                 raise ScenarioError(f"scenario {sid}: unit {c.id!r} of unknown side {c.side!r}")
             counters[c.id] = c
         if data.get("setup_first", "") not in ("", *sides):
-            raise ScenarioError(f"scenario {sid}: setup_first {data['setup_first']!r} is not one of the sides {list(sides)}")
+            raise ScenarioError(
+                f"scenario {sid}: setup_first {data['setup_first']!r} is not one of the sides {list(sides)}"
+            )
         deployments = tuple(_deployment(d, sid, columns, rows) for d in data.get("deploy", []))
         for d in deployments:
             for u in d.units:
@@ -176,7 +197,7 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
             sides=sides,
             first_player=str(data.get("first_player", sides[0])),
             roll_ties=str(data.get("roll_ties", sides[0])),
-            setup_first=str(data.get("setup_first", "")),      # "": both sides set up at once
+            setup_first=str(data.get("setup_first", "")),  # "": both sides set up at once
             side_info=side_info,
             counters=counters,
             deployments=deployments,
@@ -266,7 +287,7 @@ class DataLibrary:
         path = self._find("scenarios", scenario_id)
         map_id = _load_toml(path).get("map")
         if map_id is None:
-            return _load_scenario_cached(path)   # the loader names the missing key
+            return _load_scenario_cached(path)  # the loader names the missing key
         gm = self.game_map(str(map_id))
         return _load_scenario_cached(path, gm.columns, gm.rows)
 

@@ -44,8 +44,9 @@ def apply_standing(field: Battlefield, side: str, lines: Sequence[OrderLine]) ->
                 st[o.kind] = o.values[0]
 
 
-def walk_orders(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: CombatResultsTable,
-                dry: bool) -> list[tuple[int, str]]:
+def walk_orders(
+    field: Battlefield, side: str, lines: Sequence[OrderLine], crt: CombatResultsTable, dry: bool
+) -> list[tuple[int, str]]:
     """Apply (or, ``dry``, check) a player's phase pair.  Returns ``(line, problem)``;
     when not dry, problems become ``skip`` events instead."""
     problems: list[tuple[int, str]] = []
@@ -93,8 +94,10 @@ def walk_orders(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: 
             if o.advance and o.advance not in o.all_attackers:
                 extra.append(f"{o.advance} in 'advance' is not one of the attackers")
             elif o.advance and combat is not None and o.advance not in combat.melee:
-                extra.append(f"{o.advance} fires at range, and only a hand-to-hand attacker advances after combat (9.11); "
-                             f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}")
+                extra.append(
+                    f"{o.advance} fires at range, and only a hand-to-hand attacker advances after combat (9.11); "
+                    f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}"
+                )
             if why or extra or combat is None:
                 refuse(ol.line, text, "; ".join(why + extra))
                 continue
@@ -137,8 +140,11 @@ def play_phase_pair(field: Battlefield, side: str, lines: Sequence[OrderLine], c
     if outcome is not None:
         pos["phase"] = "over"
         pos["outcome"] = outcome.to_json()
-        field.add_event("victory", f"{outcome.kind.value.replace('_', ' ')}: "
-                        f"{outcome.winner or 'nobody'} ({outcome.reason}).", **outcome.to_json())
+        field.add_event(
+            "victory",
+            f"{outcome.kind.value.replace('_', ' ')}: {outcome.winner or 'nobody'} ({outcome.reason}).",
+            **outcome.to_json(),
+        )
         return
     pos["turn"] = field.turn + 1
     pos["player"] = 1

@@ -29,9 +29,9 @@ from pbem.rules.suggest import did_you_mean, listing
 class SetupPart(str, Enum):
     """What one side places in one set-up step."""
 
-    ALL = "all"                  # every unit of its deployments
-    UNITS = "units"              # every unit but the commanders (noted in a later step)
-    COMMANDERS = "commanders"    # only the commanders, noted secretly
+    ALL = "all"  # every unit of its deployments
+    UNITS = "units"  # every unit but the commanders (noted in a later step)
+    COMMANDERS = "commanders"  # only the commanders, noted secretly
 
     def includes(self, counter: Counter) -> bool:
         if self is SetupPart.UNITS:
@@ -150,8 +150,11 @@ def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: se
         return f"{h} is not a hex of {uid}'s deployment ({describe_hexes(d.hexes)}) (3)"
     if not field.game_map.on_map(h):
         return f"{h} is off the map"
-    same_group = [u for u in d.units if u != uid and field.hex_of(u) == h and field.counter(u).is_combat_unit
-                  and field.counter(uid).is_combat_unit]
+    same_group = [
+        u
+        for u in d.units
+        if u != uid and field.hex_of(u) == h and field.counter(u).is_combat_unit and field.counter(uid).is_combat_unit
+    ]
     if same_group:
         return f"{h} already holds {same_group[0]} (5)"
     return stacking_problem(field, uid, h, side)
@@ -159,17 +162,24 @@ def placement_problem(field: Battlefield, side: str, order: PlaceOrder, used: se
 
 def part_problem(field: Battlefield, side: str, order: PlaceOrder, part: SetupPart) -> str | None:
     """Why ``order`` places a unit this set-up step does not (None: it does)."""
-    if order.unit not in field.units or field.counter(order.unit).side != side or part.includes(field.counter(order.unit)):
+    if (
+        order.unit not in field.units
+        or field.counter(order.unit).side != side
+        or part.includes(field.counter(order.unit))
+    ):
         return None
     if part is SetupPart.UNITS:
         second = next(s for s in field.scenario.sides if s != side)
-        return (f"{order.unit} is a commander: his hex is noted secretly in the next set-up step, sent with the "
-                f"{second}' set-up, and revealed with theirs (3, scenario set-up)")
+        return (
+            f"{order.unit} is a commander: his hex is noted secretly in the next set-up step, sent with the "
+            f"{second}' set-up, and revealed with theirs (3, scenario set-up)"
+        )
     return f"{order.unit} was placed in the first set-up step; only the commanders are noted now (3, scenario set-up)"
 
 
-def place_side(field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder]],
-               part: SetupPart = SetupPart.ALL) -> list[tuple[int, str]]:
+def place_side(
+    field: Battlefield, side: str, orders: list[tuple[int, PlaceOrder]], part: SetupPart = SetupPart.ALL
+) -> list[tuple[int, str]]:
     """Place ``side``'s units of ``part`` (orders first, then defaults), then apply
     the scenario's set-up check (hook ``setup_problems``).  Returns problems
     ``(line, message)``; problem lines are ignored (their units get defaults)."""
@@ -251,8 +261,12 @@ def roll_first_player(field: Battlefield) -> None:
     leaders = [s for s, v in rolls.items() if v == best]
     first = leaders[0] if len(leaders) == 1 else sc.roll_ties
     field.position["players"] = [first] + [s for s in sc.sides if s != first]
-    field.add_event("first_player", f"First player roll: {', '.join(f'{s} {v}' for s, v in rolls.items())}; "
-                    f"{first} is player 1.", rolls=rolls, first=first)
+    field.add_event(
+        "first_player",
+        f"First player roll: {', '.join(f'{s} {v}' for s, v in rolls.items())}; {first} is player 1.",
+        rolls=rolls,
+        first=first,
+    )
 
 
 def play_setup_step(field: Battlefield, orders: Mapping[str, list[tuple[int, PlaceOrder]]]) -> None:
@@ -278,8 +292,13 @@ def play_setup_step(field: Battlefield, orders: Mapping[str, list[tuple[int, Pla
         return
     if field.scenario.secret_commanders:
         shown = {u: field.hex_of(u) for u in sorted(field.on_map()) if field.counter(u).is_commander}
-        field.add_event("commanders_revealed", "The commanders' positions are revealed together: "
-                        + ", ".join(f"{u} {h}" for u, h in shown.items()) + " (3).", commanders=shown)
+        field.add_event(
+            "commanders_revealed",
+            "The commanders' positions are revealed together: "
+            + ", ".join(f"{u} {h}" for u, h in shown.items())
+            + " (3).",
+            commanders=shown,
+        )
     if not field.player_order:
         roll_first_player(field)
     pos.pop("setup_step", None)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 
 
-def stacking_problem(field: Battlefield, uid: str, h: str, side: str, ignore: frozenset[str] = frozenset()) -> str | None:
+def stacking_problem(
+    field: Battlefield, uid: str, h: str, side: str, ignore: frozenset[str] = frozenset()
+) -> str | None:
     """Why ``uid`` may not end in ``h`` (None if it may)."""
     others = [u for u in field.units_in(h) if u != uid and u not in ignore]
     if any(field.side_of(u) != side for u in others):

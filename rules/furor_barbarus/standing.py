@@ -50,7 +50,9 @@ def standing_problem(field: Battlefield, side: str, order: StandingOrder) -> str
         own = sorted(u for u in field.units if field.side_of(u) == side)
         for uid in order.values:
             if uid not in own:
-                return f"unknown unit {uid!r} in 'standing losses'; your units are: {listing(own)}{did_you_mean(uid, own)}"
+                return (
+                    f"unknown unit {uid!r} in 'standing losses'; your units are: {listing(own)}{did_you_mean(uid, own)}"
+                )
     if order.kind == "retreat":
         for h in order.values:
             if not field.game_map.on_map(h):

@@ -28,15 +28,29 @@ TOP = 40.0  # room for the title above the board
 COUNTER_W, COUNTER_H = 46.0, 36.0
 TAB_H = 11.0
 TERRAIN_COLOURS = {
-    "clear": "#eef3d8", "road": "#e9dcb5", "village": "#d8b48a", "woods": "#7fae6e",
-    "hill": "#c7b07a", "bridge": "#b9a98f", "ford": "#a9cbe0",
+    "clear": "#eef3d8",
+    "road": "#e9dcb5",
+    "village": "#d8b48a",
+    "woods": "#7fae6e",
+    "hill": "#c7b07a",
+    "bridge": "#b9a98f",
+    "ford": "#a9cbe0",
 }
-SIDE_COLOURS = {"blue": "#2f5597", "red": "#a83232", "brown": "#6e4a2a", "green": "#2f6f2f",
-                "yellow": "#8a6d0b", "grey": "#555555"}
+SIDE_COLOURS = {
+    "blue": "#2f5597",
+    "red": "#a83232",
+    "brown": "#6e4a2a",
+    "green": "#2f6f2f",
+    "yellow": "#8a6d0b",
+    "grey": "#555555",
+}
 TYPE_WORDS = {
-    "infantry": "infantry", "missile_infantry": "missile infantry (archers, javelins)",
-    "cavalry": "cavalry", "missile_cavalry": "missile cavalry (horse archers)",
-    "commander": "commander", "baggage": "baggage",
+    "infantry": "infantry",
+    "missile_infantry": "missile infantry (archers, javelins)",
+    "cavalry": "cavalry",
+    "missile_cavalry": "missile cavalry (horse archers)",
+    "commander": "commander",
+    "baggage": "baggage",
 }
 
 
@@ -48,19 +62,32 @@ def centre(h: str) -> tuple[float, float]:
 
 
 def corners(cx: float, cy: float, size: float = SIZE) -> str:
-    return " ".join(f"{cx + size * math.cos(math.radians(60 * i)):.1f},{cy + size * math.sin(math.radians(60 * i)):.1f}"
-                    for i in range(6))
+    return " ".join(
+        f"{cx + size * math.cos(math.radians(60 * i)):.1f},{cy + size * math.sin(math.radians(60 * i)):.1f}"
+        for i in range(6)
+    )
 
 
 def _t(x: object) -> str:
     return escape(str(x)).replace('"', "&quot;")
 
 
-def _text(x: float, y: float, body: str, size: float, anchor: str = "start", fill: str = "#222",
-          weight: str = "normal", cls: str = "label", style: str = "") -> str:
+def _text(
+    x: float,
+    y: float,
+    body: str,
+    size: float,
+    anchor: str = "start",
+    fill: str = "#222",
+    weight: str = "normal",
+    cls: str = "label",
+    style: str = "",
+) -> str:
     extra = f' font-style="{style}"' if style else ""
-    return (f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-            f'font-weight="{weight}" fill="{fill}"{extra}>{_t(body)}</text>')
+    return (
+        f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'font-weight="{weight}" fill="{fill}"{extra}>{_t(body)}</text>'
+    )
 
 
 def _marker(colour: str) -> str:
@@ -74,6 +101,7 @@ def short_ids(ids: Sequence[str]) -> dict[str, str]:
     they are, longer ones cut to three letters a word (``visigoth-cavalry-2`` ->
     ``vis-cav-2``), a single long word to seven (``burgundians`` -> ``burgund``);
     any that would clash keep their full id."""
+
     def cut(uid: str) -> str:
         if len(uid) <= 8:
             return uid
@@ -93,17 +121,25 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
     s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
     out = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" {s}/>']
     if kind in ("infantry", "missile_infantry"):
-        out.append(f'<path d="M{x:.1f},{y:.1f} L{x + w:.1f},{y + h:.1f} M{x + w:.1f},{y:.1f} L{x:.1f},{y + h:.1f}" {s}/>')
+        out.append(
+            f'<path d="M{x:.1f},{y:.1f} L{x + w:.1f},{y + h:.1f} M{x + w:.1f},{y:.1f} L{x:.1f},{y + h:.1f}" {s}/>'
+        )
     if kind in ("cavalry", "missile_cavalry"):
         out.append(f'<path d="M{x:.1f},{y + h:.1f} L{x + w:.1f},{y:.1f}" {s}/>')
     if kind in ("missile_infantry", "missile_cavalry"):
-        out.append(f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} {x + w * 0.7:.1f},{y + h:.1f}" {s}/>')
+        out.append(
+            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} {x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
+        )
     if kind == "commander":
-        out.append(f'<path d="M{x + w * 0.3:.1f},{y + h * 0.85:.1f} L{x + w * 0.3:.1f},{y + h * 0.15:.1f} '
-                   f'L{x + w * 0.75:.1f},{y + h * 0.32:.1f} L{x + w * 0.3:.1f},{y + h * 0.5:.1f}" {s}/>')
+        out.append(
+            f'<path d="M{x + w * 0.3:.1f},{y + h * 0.85:.1f} L{x + w * 0.3:.1f},{y + h * 0.15:.1f} '
+            f'L{x + w * 0.75:.1f},{y + h * 0.32:.1f} L{x + w * 0.3:.1f},{y + h * 0.5:.1f}" {s}/>'
+        )
     if kind == "baggage":
-        out.append(f'<circle cx="{x + w / 2:.1f}" cy="{y + h / 2:.1f}" r="{h * 0.32:.1f}" {s}/>'
-                   f'<path d="M{x:.1f},{y + h / 2:.1f} L{x + w:.1f},{y + h / 2:.1f}" {s}/>')
+        out.append(
+            f'<circle cx="{x + w / 2:.1f}" cy="{y + h / 2:.1f}" r="{h * 0.32:.1f}" {s}/>'
+            f'<path d="M{x:.1f},{y + h / 2:.1f} L{x + w:.1f},{y + h / 2:.1f}" {s}/>'
+        )
     return "".join(out)
 
 
@@ -137,20 +173,26 @@ class _Drawing:
             n = math.hypot(dx, dy) or 1
             px, py = -dy / n * SIZE / 2, dx / n * SIZE / 2
             colour, width_ = ("#2d6fb5", 4) if side.feature.value == "river" else ("#5aa0e0", 2.5)
-            out.append(f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
-                       f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>')
+            out.append(
+                f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
+                f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>'
+            )
             if side.crossing is not None:
                 mark = "#6b4b2a" if side.crossing.value in ("bridge", "road") else "#e0f0ff"
-                out.append(f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" stroke="#333" '
-                           f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>')
-        out.append("</g><g class=\"hex-ids\">")
+                out.append(
+                    f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" stroke="#333" '
+                    f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
+                )
+        out.append('</g><g class="hex-ids">')
         for h in self.gm.all_hexes():
             if h in occupied:
                 continue
             cx, cy = centre(h)
             out.append(_text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id"))
             if h in self.gm.names and self._name_fits(h, occupied):
-                out.append(_text(cx, cy + H / 2 - 5, self.gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name"))
+                out.append(
+                    _text(cx, cy + H / 2 - 5, self.gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
+                )
         out.append("</g>")
         return out
 
@@ -163,7 +205,15 @@ class _Drawing:
         for n in self.gm.neighbours(h):
             if n in occupied:
                 nx, ny = centre(n)
-                if overlaps(box, (nx - COUNTER_W / 2 - 3, ny - COUNTER_H / 2 - TAB_H * 2 - 3, COUNTER_W + 6, COUNTER_H + TAB_H * 2 + 8)):
+                if overlaps(
+                    box,
+                    (
+                        nx - COUNTER_W / 2 - 3,
+                        ny - COUNTER_H / 2 - TAB_H * 2 - 3,
+                        COUNTER_W + 6,
+                        COUNTER_H + TAB_H * 2 + 8,
+                    ),
+                ):
                     return False
         return True
 
@@ -174,7 +224,9 @@ class _Drawing:
             path = [h for h in (e.get("path") or []) if h]
             if e.get("type") not in ("move", "retreat", "advance") or len(path) < 2:
                 continue
-            colour = self.colours.get(str(e.get("side") or ""), None) or (self.colour(e["unit"]) if e.get("unit") in self.field.units else "#222")
+            colour = self.colours.get(str(e.get("side") or ""), None) or (
+                self.colour(e["unit"]) if e.get("unit") in self.field.units else "#222"
+            )
             pts = [centre(h) for h in path]
             (ax, ay), (bx, by) = pts[-2], pts[-1]
             d = math.hypot(bx - ax, by - ay) or 1
@@ -183,23 +235,32 @@ class _Drawing:
             dash = {"retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}.get(e["type"], "")
             sx, sy = pts[0]
             out.append(f'<circle cx="{sx:.1f}" cy="{sy:.1f}" r="5" fill="{colour}" opacity="0.7"/>')
-            out.append(f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" stroke="{colour}" '
-                       f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
-                       f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>')
+            out.append(
+                f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" stroke="{colour}" '
+                f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
+                f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>'
+            )
         out.append("</g>")
         return out
 
     def combats(self) -> list[tuple[int, Event]]:
-        return [(i, e) for i, e in enumerate((e for e in self.events if e.get("type") == "combat" and e.get("hex")
-                                              and not e.get("cancelled")), start=1)]
+        return [
+            (i, e)
+            for i, e in enumerate(
+                (e for e in self.events if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled")),
+                start=1,
+            )
+        ]
 
     def combat_hexes(self) -> list[str]:
         """Each combat's hex outlined in red, under the counters (it never crosses a label)."""
         out = ['<g class="combat-hexes">']
         for n, e in self.combats():
             cx, cy = centre(e["hex"])
-            out.append(f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="#d00000" fill-opacity="0.12" '
-                       f'stroke="#d00000" stroke-width="4"><title>{_t(e.get("text", ""))}</title></polygon>')
+            out.append(
+                f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="#d00000" fill-opacity="0.12" '
+                f'stroke="#d00000" stroke-width="4"><title>{_t(e.get("text", ""))}</title></polygon>'
+            )
         out.append("</g>")
         return out
 
@@ -214,15 +275,20 @@ class _Drawing:
                 if dist < H * 1.5:
                     continue  # next to its target: the attacker's red border says it (no room for an arrow)
                 a, b = (COUNTER_W / 2 + 4) / dist, 1 - (COUNTER_W / 2 + 8) / dist
-                out.append(f'<line x1="{fx + (cx - fx) * a:.1f}" y1="{fy + (cy - fy) * a:.1f}" '
-                           f'x2="{fx + (cx - fx) * b:.1f}" y2="{fy + (cy - fy) * b:.1f}" stroke="#d00000" '
-                           f'stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>')
+                out.append(
+                    f'<line x1="{fx + (cx - fx) * a:.1f}" y1="{fy + (cy - fy) * a:.1f}" '
+                    f'x2="{fx + (cx - fx) * b:.1f}" y2="{fy + (cy - fy) * b:.1f}" stroke="#d00000" '
+                    f'stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>'
+                )
         for n, e in self.combats():
             cx, cy = centre(e["hex"])
             bx, by = cx + SIZE - 3, cy + 4
-            out.append(f'<g class="combat-badge"><title>{_t(e.get("text", ""))}</title>'
-                       f'<circle cx="{bx:.1f}" cy="{by:.1f}" r="8" fill="#d00000" stroke="#fff" stroke-width="1.2"/>'
-                       + _text(bx, by + 3.5, str(n), 10, "middle", "#fff", "bold", cls="badge") + "</g>")
+            out.append(
+                f'<g class="combat-badge"><title>{_t(e.get("text", ""))}</title>'
+                f'<circle cx="{bx:.1f}" cy="{by:.1f}" r="8" fill="#d00000" stroke="#fff" stroke-width="1.2"/>'
+                + _text(bx, by + 3.5, str(n), 10, "middle", "#fff", "bold", cls="badge")
+                + "</g>"
+            )
         out.append("</g>")
         return out
 
@@ -236,13 +302,17 @@ class _Drawing:
         reduced = self.field.is_reduced(uid)
         face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
         state = "reduced" if reduced else "full strength"
-        out = [f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), {TYPE_WORDS.get(c.type.value, c.type.value)}, '
-               f'{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>',
-               f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
-               f'stroke="{colour}" stroke-width="2"/>']
+        out = [
+            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), {TYPE_WORDS.get(c.type.value, c.type.value)}, '
+            f"{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>",
+            f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
+            f'stroke="{colour}" stroke-width="2"/>',
+        ]
         if uid in self.attacking:
-            out.append(f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" height="{h + 5:.1f}" rx="4" '
-                       f'fill="none" stroke="#d00000" stroke-width="3"/>')
+            out.append(
+                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" height="{h + 5:.1f}" rx="4" '
+                f'fill="none" stroke="#d00000" stroke-width="3"/>'
+            )
         out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
         out.append(symbol(c.type.value, x + w / 2 - 9, y + 12.5, 18, 10, ink))
         out.append(_text(x + w / 2, y + h - 3, self.factors(uid), 10.5, "middle", ink, "bold", cls="counter-factors"))
@@ -252,15 +322,30 @@ class _Drawing:
     def tab(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
         colour = self.colour(uid)
-        return (f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
-                f'{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in {self.field.hex_of(uid)}</title>'
-                f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
-                f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
-                + _text(x + COUNTER_W / 2, y + TAB_H - 2.4, self._tab_words(uid), 7.5, "middle", colour, "bold",
-                        cls="counter-id") + "</g>")
+        return (
+            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
+            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in {self.field.hex_of(uid)}</title>"
+            f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
+            f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
+            + _text(
+                x + COUNTER_W / 2,
+                y + TAB_H - 2.4,
+                self._tab_words(uid),
+                7.5,
+                "middle",
+                colour,
+                "bold",
+                cls="counter-id",
+            )
+            + "</g>"
+        )
 
     def _tab_words(self, uid: str) -> str:
-        for words in (f"{self.short[uid]} {self.factors(uid)}", f"{self.short[uid]} {self.field.strength(uid)}", self.short[uid]):
+        for words in (
+            f"{self.short[uid]} {self.factors(uid)}",
+            f"{self.short[uid]} {self.field.strength(uid)}",
+            self.short[uid],
+        ):
             if text_width(words, 7.5, bold=True) <= COUNTER_W - 3:
                 return words
         return self.short[uid]
@@ -289,7 +374,21 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     board_h = TOP + H * (gm.rows + 0.5) + 2
     occupied = {h for u in field.on_map() if (h := field.hex_of(u))}
     body: list[str] = []
-    body.append(_text(8, 27, (f"{field.scenario.title}" if field.scenario.title.startswith(gm.title.split(" (")[0]) else f"{gm.title}: {field.scenario.title}") + f", turn {field.turn}", 18, weight="bold", cls="title"))
+    body.append(
+        _text(
+            8,
+            27,
+            (
+                f"{field.scenario.title}"
+                if field.scenario.title.startswith(gm.title.split(" (")[0])
+                else f"{gm.title}: {field.scenario.title}"
+            )
+            + f", turn {field.turn}",
+            18,
+            weight="bold",
+            cls="title",
+        )
+    )
     body.append('<g id="fb-board">')
     body += d.board(occupied)
     body += d.combat_hexes()
@@ -311,22 +410,36 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
             action += [centre(h) for h in e.get("path") or [] if h]
     why = "this resolution's action"
     if not action:  # a quiet resolution (or the set-up): where the armies stand closest
-        action = [centre(h) for h in sorted(occupied)]  # sorted: the first of equal windows is the same in every process
-        hot = [centre(h) for h in sorted(occupied)
-               if any(field.side_of(u) != field.side_of(v) for u in field.units_in(h) for n in gm.neighbours(h) for v in field.units_in(n))]
+        action = [
+            centre(h) for h in sorted(occupied)
+        ]  # sorted: the first of equal windows is the same in every process
+        hot = [
+            centre(h)
+            for h in sorted(occupied)
+            if any(
+                field.side_of(u) != field.side_of(v)
+                for u in field.units_in(h)
+                for n in gm.neighbours(h)
+                for v in field.units_in(n)
+            )
+        ]
         why = "the front" if hot else "the armies"
     board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
     focus = focus_box(action, board, SIZE * 1.1, (SIZE * 1.5 * 5, H * 4), (SIZE * 1.5 * 6.5, H * 7), hot)
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-            f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus, why)}>'
-            f'<title>{_t(gm.title)}: {_t(field.scenario.title)}</title>'
-            '<defs>' + "".join(
-                f'<marker id="{_marker(c)}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" '
-                f'orient="auto" markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
-                for c in sorted({*d.colours.values(), "#555555", "#222"})) +
-            '<marker id="fb-attack" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" '
-            'markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="#d00000"/></marker></defs>'
-            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fbfaf4"/>')
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus, why)}>'
+        f"<title>{_t(gm.title)}: {_t(field.scenario.title)}</title>"
+        "<defs>"
+        + "".join(
+            f'<marker id="{_marker(c)}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" '
+            f'orient="auto" markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>'
+            for c in sorted({*d.colours.values(), "#555555", "#222"})
+        )
+        + '<marker id="fb-attack" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="3" markerHeight="3" orient="auto" '
+        'markerUnits="strokeWidth"><path d="M0,0 L10,5 L0,10 z" fill="#d00000"/></marker></defs>'
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fbfaf4"/>'
+    )
     return "\n".join([head, *body, "</svg>"])
 
 
@@ -346,13 +459,20 @@ def _combats_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         out.append(_text(10, y + 14, "Combats this resolution", 14, weight="bold"))
         y += 32
         for n, e in combats:
-            out.append(f'<circle cx="18" cy="{y - 4:.1f}" r="8" fill="#d00000"/>' + _text(18, y - 0.5, str(n), 10, "middle", "#fff", "bold", cls="badge"))
+            out.append(
+                f'<circle cx="18" cy="{y - 4:.1f}" r="8" fill="#d00000"/>'
+                + _text(18, y - 0.5, str(n), 10, "middle", "#fff", "bold", cls="badge")
+            )
             attackers = ", ".join(d.short.get(a, a) for a in e.get("attackers") or [])
             defender = d.short.get(str(e.get("defender")), str(e.get("defender")))
-            line = (f"{e['hex']}: {attackers} ({e.get('attack')}) against {defender} ({e.get('defence')}), "
-                    f"odds {e.get('odds')}" + (f", column {e.get('column')}" if e.get("column") != e.get("odds") else "")
-                    + f", die {e.get('die')}" + (f"{int(e.get('modifier') or 0):+d}" if e.get("modifier") else "")
-                    + f": {e.get('result')}")
+            line = (
+                f"{e['hex']}: {attackers} ({e.get('attack')}) against {defender} ({e.get('defence')}), "
+                f"odds {e.get('odds')}"
+                + (f", column {e.get('column')}" if e.get("column") != e.get("odds") else "")
+                + f", die {e.get('die')}"
+                + (f"{int(e.get('modifier') or 0):+d}" if e.get("modifier") else "")
+                + f": {e.get('result')}"
+            )
             for part in wrap(line, 12, width - 42):
                 out.append(_text(32, y, part, 12))
                 y += 16
@@ -376,25 +496,51 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         x += need
     y += 34
     side = next(iter(d.colours.values()), "#555")
-    out.append(f'<rect x="10" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="{side}"/>'
-               + _text(10 + COUNTER_W / 2, y - 2, "id", 9, "middle", "#fff", "bold") + symbol("infantry", 10 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, "#fff")
-               + _text(10 + COUNTER_W / 2, y + COUNTER_H - 15, "4-7", 10.5, "middle", "#fff", "bold"))
-    out.append(f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" stroke="{side}" stroke-width="2"/>'
-               + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold") + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
-               + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold"))
-    words = ("A counter: short id; type symbol; strength - movement points (- range). White face: reduced "
-             "(it has lost a step). A tab above: a commander or a baggage stacked on it.")
+    out.append(
+        f'<rect x="10" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="{side}"/>'
+        + _text(10 + COUNTER_W / 2, y - 2, "id", 9, "middle", "#fff", "bold")
+        + symbol("infantry", 10 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, "#fff")
+        + _text(10 + COUNTER_W / 2, y + COUNTER_H - 15, "4-7", 10.5, "middle", "#fff", "bold")
+    )
+    out.append(
+        f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" stroke="{side}" stroke-width="2"/>'
+        + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold")
+        + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
+        + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold")
+    )
+    words = (
+        "A counter: short id; type symbol; strength - movement points (- range). White face: reduced "
+        "(it has lost a step). A tab above: a commander or a baggage stacked on it."
+    )
     lines = wrap(words, 11, width - 128)
     for i, part in enumerate(lines):
         out.append(_text(118, y + i * 14, part, 11))
     y += max(44, 14 * len(lines) + 8)
     items = [
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>', "move"),
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>', "retreat"),
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>', "advance"),
-        ('<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>', "attacked this resolution"),
-        ('<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>', "combat (numbered above)"),
-        ('<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>', "missile fire at range"),
+        (
+            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>',
+            "move",
+        ),
+        (
+            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>',
+            "retreat",
+        ),
+        (
+            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>',
+            "advance",
+        ),
+        (
+            '<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>',
+            "attacked this resolution",
+        ),
+        (
+            '<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>',
+            "combat (numbered above)",
+        ),
+        (
+            '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>',
+            "missile fire at range",
+        ),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
     ]
@@ -412,7 +558,10 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         need = 22 + text_width(terrain, 11) + 14
         if x + need > width - 10:
             x, y = 10.0, y + 20
-        out.append(f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="16" height="12" fill="{fill}" stroke="#999"/>' + _text(x + 22, y, terrain, 11))
+        out.append(
+            f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="16" height="12" fill="{fill}" stroke="#999"/>'
+            + _text(x + 22, y, terrain, 11)
+        )
         x += need
     if gm_names := d.gm.names:
         y += 22
@@ -430,8 +579,12 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     out.append(_text(10, y, "Armies (army morale loss / threshold) and every unit on the map", 14, weight="bold"))
     y += 20
     for s, info in field.scenario.side_info.items():
-        out.append(f'<rect x="10" y="{y - 11:.1f}" width="14" height="14" fill="{d.colours[s]}"/>'
-                   + _text(30, y, f"{info.name} ({s}): {field.losses(s)} / {info.threshold}", 12, fill=d.colours[s], weight="bold"))
+        out.append(
+            f'<rect x="10" y="{y - 11:.1f}" width="14" height="14" fill="{d.colours[s]}"/>'
+            + _text(
+                30, y, f"{info.name} ({s}): {field.losses(s)} / {info.threshold}", 12, fill=d.colours[s], weight="bold"
+            )
+        )
         y += 18
     y += 6
     col_w = 400.0
@@ -444,8 +597,13 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     for i, (s, u) in enumerate(rows_by_side):
         col, row = divmod(i, per_col) if per_col else (0, 0)
         rx, ry = 10 + col * col_w, y + row * 16
-        line = (f"{field.hex_of(u)}  {d.short[u]}" + (f" = {u}" if d.short[u] != u else "") + f"  {d.factors(u)}"
-                + (" reduced" if field.is_reduced(u) else "") + f"  {field.counter(u).name}")
+        line = (
+            f"{field.hex_of(u)}  {d.short[u]}"
+            + (f" = {u}" if d.short[u] != u else "")
+            + f"  {d.factors(u)}"
+            + (" reduced" if field.is_reduced(u) else "")
+            + f"  {field.counter(u).name}"
+        )
         out.append(_text(rx, ry, line, 11, fill=d.colours.get(s, "#222"), cls="roster"))
     y += per_col * 16
     return y

@@ -44,7 +44,7 @@ def table_infos(scenario_id: str) -> tuple[TableInfo, ...]:
             'docs/rules/furor-barbarus.md, "9. Combat" (the CRT)',
             (
                 "Rows by modified die (1-6), columns by odds; a cell is a result: A or D, then 1 or 2 (steps),",
-                "T (morale check), R (retreat), e.g. DR, AT, D1R, A1; \"-\" is no effect.",
+                'T (morale check), R (retreat), e.g. DR, AT, D1R, A1; "-" is no effect.',
                 "Rows 1-3 are printed and cannot be changed; rows 4-6 are designed: replace them with the printed game's.",
             ),
         ),
@@ -88,7 +88,9 @@ def read_crt(data: Mapping[str, Any]) -> dict[str, Any]:
             continue
         for i, (text, printed) in enumerate(zip(rows[r], (c.text for c in shipped.rows[r]))):
             if text != printed:
-                raise TableError(f"row {r}, column {COLUMNS[i]}: {text}, but the rulebook prints {printed} (printed cells cannot be replaced)")
+                raise TableError(
+                    f"row {r}, column {COLUMNS[i]}: {text}, but the rulebook prints {printed} (printed cells cannot be replaced)"
+                )
     return {"columns": list(COLUMNS), "rows": {str(r): list(rows[r]) for r in ROWS}}
 
 
@@ -97,8 +99,13 @@ def _crt_of(key: bytes) -> CombatResultsTable:
     shipped = standard_crt()
     data = marshal.loads(key)
     return CombatResultsTable.from_dict(
-        {"columns": data["columns"], "rows": data["rows"], "designed_rows": list(shipped.designed_rows),
-         "below": shipped.below, "above": shipped.above}
+        {
+            "columns": data["columns"],
+            "rows": data["rows"],
+            "designed_rows": list(shipped.designed_rows),
+            "below": shipped.below,
+            "above": shipped.above,
+        }
     )
 
 
@@ -129,9 +136,8 @@ def shipped_counter_values(scenario: Scenario) -> dict[str, Any]:
     return {
         "scenario": scenario.id,
         "units": {
-            uid: {f: getattr(c, f) for f in _fields(c, printed.get(uid, set()))}
-            for uid, c in scenario.counters.items()
-        }
+            uid: {f: getattr(c, f) for f in _fields(c, printed.get(uid, set()))} for uid, c in scenario.counters.items()
+        },
     }
 
 
@@ -142,7 +148,9 @@ def read_counter_values(scenario: Scenario, data: Mapping[str, Any]) -> dict[str
     if unknown:
         raise TableError(f"unknown key {unknown[0]!r} (counter values have a scenario and [units])")
     if data.get("scenario") != scenario.id:
-        raise TableError(f"scenario: these are counter values of {data.get('scenario')!r}, the game plays {scenario.id!r}")
+        raise TableError(
+            f"scenario: these are counter values of {data.get('scenario')!r}, the game plays {scenario.id!r}"
+        )
     units = data.get("units")
     if not isinstance(units, Mapping):
         raise TableError(f"no [units] table: one [units.<id>] per counter of {scenario.id}")
@@ -160,8 +168,11 @@ def read_counter_values(scenario: Scenario, data: Mapping[str, Any]) -> dict[str
         wanted = _fields(counter, printed.get(uid, set()))
         for key in values:
             if key not in wanted:
-                why = ("printed by the rulebook" if key in printed.get(uid, set())
-                       else f"not a designed value of this counter (its values: {', '.join(wanted)})")
+                why = (
+                    "printed by the rulebook"
+                    if key in printed.get(uid, set())
+                    else f"not a designed value of this counter (its values: {', '.join(wanted)})"
+                )
                 raise TableError(f"units.{uid}.{key}: {why}; it cannot be replaced")
         row: dict[str, int] = {}
         for key in wanted:

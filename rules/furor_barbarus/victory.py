@@ -22,23 +22,32 @@ def core_outcome(field: Battlefield, last_turn: bool) -> Outcome | None:
     if len(over) == 1:
         loser = next(iter(over))
         winner = next(s for s in sides if s != loser)
-        return Outcome(OutcomeKind.MAJOR_VICTORY, winner,
-                       f"{_possessive(loser)} losses {field.losses(loser)} against a threshold of {info[loser].threshold} (rule 10)")
+        return Outcome(
+            OutcomeKind.MAJOR_VICTORY,
+            winner,
+            f"{_possessive(loser)} losses {field.losses(loser)} against a threshold of {info[loser].threshold} (rule 10)",
+        )
     if len(over) >= 2:
         a, b = sides[0], sides[1]
         if over[a] == over[b]:
             return Outcome(OutcomeKind.DRAW, None, f"both armies passed their thresholds by {over[a]} (rule 10)")
         winner = a if over[a] < over[b] else b
-        return Outcome(OutcomeKind.MINOR_VICTORY, winner,
-                       f"both armies passed their thresholds, the {side_title(winner)} by the least ({over[winner]}) (rule 10)")
+        return Outcome(
+            OutcomeKind.MINOR_VICTORY,
+            winner,
+            f"both armies passed their thresholds, the {side_title(winner)} by the least ({over[winner]}) (rule 10)",
+        )
     if last_turn:
         a, b = sides[0], sides[1]
         la, lb = field.losses(a), field.losses(b)
         if la == lb:
             return Outcome(OutcomeKind.DRAW, None, f"end of turn {field.turn}: equal losses {la} (scenario end)")
         winner = a if la < lb else b
-        return Outcome(OutcomeKind.MINOR_VICTORY, winner,
-                       f"end of turn {field.turn}: the {side_title(winner)} lost less ({min(la, lb)} against {max(la, lb)}) (scenario end)")
+        return Outcome(
+            OutcomeKind.MINOR_VICTORY,
+            winner,
+            f"end of turn {field.turn}: the {side_title(winner)} lost less ({min(la, lb)} against {max(la, lb)}) (scenario end)",
+        )
     return None
 
 

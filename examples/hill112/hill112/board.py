@@ -48,7 +48,10 @@ class Board:
 
 def _load() -> Board:
     data = tomllib.loads((files("hill112") / "data" / "board.toml").read_text(encoding="utf-8"))
-    places = {pid: Place(pid, p["title"], int(p["x"]), int(p["y"]), bool(p.get("hill", False))) for pid, p in data["places"].items()}
+    places = {
+        pid: Place(pid, p["title"], int(p["x"]), int(p["y"]), bool(p.get("hill", False)))
+        for pid, p in data["places"].items()
+    }
     links: dict[str, set[str]] = {pid: set() for pid in places}
     for a, b in data["links"]["pairs"]:
         links[a].add(b)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import random
 
-from pbem.rules.base import OrderLine, Orders, Position
-
 from hill112.board import BOARD
 from hill112.engine import attack_of, defence_of, legal_targets, odds_column, validate_orders
 from hill112.orders import Attack, Move, Order
+from pbem.rules.base import OrderLine, Orders, Position
 
 BOTS = ("random", "greedy")
 
@@ -44,7 +43,11 @@ def random_orders(position: Position, side: str, rng: random.Random) -> list[Ord
             already = [o for o in chosen if isinstance(o, Attack) and o.target == place]
             if already:
                 continue
-            friends = [u for u in units if u not in busy and u != uid and BOARD.linked(position["units"][u], place) and rng.random() < 0.5]
+            friends = [
+                u
+                for u in units
+                if u not in busy and u != uid and BOARD.linked(position["units"][u], place) and rng.random() < 0.5
+            ]
             order = Attack(place, tuple([uid, *friends][: BOARD.stacking]))
         if _accept(position, side, chosen, order):
             chosen.append(order)
@@ -59,11 +62,18 @@ def greedy_orders(position: Position, side: str) -> list[Order]:
     chosen: list[Order] = []
     busy: set[str] = set()
     units = _mine(position, side)
-    targets = sorted({p for u in units for p in legal_targets(position, side, u)[1]}, key=lambda p: (p != BOARD.hill, p))
+    targets = sorted(
+        {p for u in units for p in legal_targets(position, side, u)[1]}, key=lambda p: (p != BOARD.hill, p)
+    )
     for place in targets:
-        free = sorted((u for u in units if u not in busy and BOARD.linked(position["units"][u], place)), key=lambda u: (-BOARD.units[u].strength, u))
+        free = sorted(
+            (u for u in units if u not in busy and BOARD.linked(position["units"][u], place)),
+            key=lambda u: (-BOARD.units[u].strength, u),
+        )
         group = tuple(free[: BOARD.stacking])
-        if group and odds_column(attack_of(group), defence_of(position, place)) in (("1:1", "2:1", "3:1") if place == BOARD.hill else ("2:1", "3:1")):
+        if group and odds_column(attack_of(group), defence_of(position, place)) in (
+            ("1:1", "2:1", "3:1") if place == BOARD.hill else ("2:1", "3:1")
+        ):
             order = Attack(place, group)
             if _accept(position, side, chosen, order):
                 chosen.append(order)

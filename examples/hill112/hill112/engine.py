@@ -6,10 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pbem.rules.base import Dice, Event, Orders, Outcome, OutcomeKind, Position, Problem, Resolution, Ruleset, side_title
-
 from hill112.board import BOARD, SIDES
 from hill112.orders import Attack, Move
+from pbem.rules.base import (
+    Dice,
+    Event,
+    Orders,
+    Outcome,
+    OutcomeKind,
+    Position,
+    Problem,
+    Resolution,
+    Ruleset,
+    side_title,
+)
 
 SCENARIO = "july-1944"
 
@@ -99,9 +109,13 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
         for uid in order.units:
             if uid not in units or BOARD.units[uid].side != side:
                 mine = " ".join(u for u in units if BOARD.units[u].side == side)
-                problems.append(Problem(line.line, f"{uid} is not a unit of the {side_title(side)} on the map (yours: {mine})"))
+                problems.append(
+                    Problem(line.line, f"{uid} is not a unit of the {side_title(side)} on the map (yours: {mine})")
+                )
             elif uid in used:
-                problems.append(Problem(line.line, f"{uid} already has an order on line {used[uid]} (one order per unit)"))
+                problems.append(
+                    Problem(line.line, f"{uid} already has an order on line {used[uid]} (one order per unit)")
+                )
             else:
                 used[uid] = line.line
         if isinstance(order, Move):
@@ -112,7 +126,12 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
                 problems.append(Problem(line.line, f"{order.to} is held by the enemy: attack it instead"))
             for uid in order.units:
                 if uid in units and not BOARD.linked(units[uid], order.to):
-                    problems.append(Problem(line.line, f"{uid} in {units[uid]} has no road to {order.to} (roads to: {' '.join(sorted(BOARD.links[units[uid]]))})"))
+                    problems.append(
+                        Problem(
+                            line.line,
+                            f"{uid} in {units[uid]} has no road to {order.to} (roads to: {' '.join(sorted(BOARD.links[units[uid]]))})",
+                        )
+                    )
                 after[uid] = order.to
             move_lines[order.to] = line.line
         elif isinstance(order, Attack):
@@ -122,7 +141,12 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
             if holder(position, order.target) != enemy(side):
                 problems.append(Problem(line.line, f"{order.target} holds no enemy unit to attack"))
             if order.target in targets:
-                problems.append(Problem(line.line, f"{order.target} is already attacked on line {targets[order.target]} (one attack per place)"))
+                problems.append(
+                    Problem(
+                        line.line,
+                        f"{order.target} is already attacked on line {targets[order.target]} (one attack per place)",
+                    )
+                )
             targets[order.target] = line.line
             if len(order.units) > BOARD.stacking:
                 problems.append(Problem(line.line, f"at most {BOARD.stacking} units attack together"))
@@ -151,8 +175,16 @@ def resolve_turn(position: Position, orders: Mapping[str, Orders], dice: Dice) -
     for line in mine:
         if isinstance(line.order, Move):
             for uid in line.order.units:
-                events.append({"type": "move", "side": side, "unit": uid, "from": units[uid], "to": line.order.to,
-                               "text": f"{uid} moves from {BOARD.places[units[uid]].title} to {BOARD.places[line.order.to].title}."})
+                events.append(
+                    {
+                        "type": "move",
+                        "side": side,
+                        "unit": uid,
+                        "from": units[uid],
+                        "to": line.order.to,
+                        "text": f"{uid} moves from {BOARD.places[units[uid]].title} to {BOARD.places[line.order.to].title}.",
+                    }
+                )
                 units[uid] = line.order.to
     for line in mine:
         if isinstance(line.order, Attack):
@@ -192,9 +224,23 @@ def _battle(position: Position, side: str, order: Attack, dice: Dice, turn: int)
         text += f" ({', '.join(lost_a + lost_d)} lost)"
     if advance:
         text += f"; {' '.join(advance)} take {place}"
-    return [{"type": "battle", "side": side, "place": order.target, "attackers": attackers, "defenders": defenders,
-             "attack": a, "defence": d, "column": column, "die": roll, "result": result,
-             "lost": lost_a + lost_d, "advance": advance, "text": text + "."}]
+    return [
+        {
+            "type": "battle",
+            "side": side,
+            "place": order.target,
+            "attackers": attackers,
+            "defenders": defenders,
+            "attack": a,
+            "defence": d,
+            "column": column,
+            "die": roll,
+            "result": result,
+            "lost": lost_a + lost_d,
+            "advance": advance,
+            "text": text + ".",
+        }
+    ]
 
 
 def _end_of_turn(position: Position, events: list[Event]) -> None:
@@ -210,8 +256,14 @@ def _end_of_turn(position: Position, events: list[Event]) -> None:
         held = holder(position, BOARD.hill)
         if held:
             position["vp"][held] += 1
-            events.append({"type": "vp", "side": held, "vp": dict(position["vp"]),
-                           "text": f"The {side_title(held)} hold Hill 112 at the end of turn {position['turn']}: 1 VP ({position['vp'][held]} in all)."})
+            events.append(
+                {
+                    "type": "vp",
+                    "side": held,
+                    "vp": dict(position["vp"]),
+                    "text": f"The {side_title(held)} hold Hill 112 at the end of turn {position['turn']}: 1 VP ({position['vp'][held]} in all).",
+                }
+            )
         if position["turn"] >= BOARD.turns:
             vp = position["vp"]
             score = f"{vp[SIDES[0]]} VP against {vp[SIDES[1]]} after turn {BOARD.turns}"
@@ -227,7 +279,13 @@ def _end_of_turn(position: Position, events: list[Event]) -> None:
 
 def _finish(position: Position, events: list[Event], outcome: Outcome) -> None:
     position["outcome"] = outcome.to_json()
-    events.append({"type": "game_end", **outcome.to_json(), "text": outcome.in_words(side_title(outcome.winner) if outcome.winner else None, plural=True) + "."})
+    events.append(
+        {
+            "type": "game_end",
+            **outcome.to_json(),
+            "text": outcome.in_words(side_title(outcome.winner) if outcome.winner else None, plural=True) + ".",
+        }
+    )
 
 
 def legal_targets(position: Position, side: str, uid: str) -> tuple[list[str], list[str]]:
@@ -259,4 +317,9 @@ def case_position(data: Mapping[str, Any]) -> Position:
 
 
 def case_form(position: Position) -> dict[str, Any]:
-    return {"turn": position["turn"], "side": position["side"], "units": dict(position["units"]), "vp": dict(position["vp"])}
+    return {
+        "turn": position["turn"],
+        "side": position["side"],
+        "units": dict(position["units"]),
+        "vp": dict(position["vp"]),
+    }

@@ -8,6 +8,9 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from hill112 import engine
+from hill112.board import BOARD, SIDES
+from hill112.orders import FORMS, parse_order
 from pbem.rules.base import (
     Dice,
     Event,
@@ -23,10 +26,6 @@ from pbem.rules.base import (
     side_title,
 )
 
-from hill112 import engine
-from hill112.board import BOARD, SIDES
-from hill112.orders import FORMS, parse_order
-
 
 class Hill112(Ruleset):
     id = "hill-112"
@@ -36,7 +35,14 @@ class Hill112(Ruleset):
     map_depends_on_side = False  # nothing is hidden
 
     def scenarios(self) -> Sequence[ScenarioInfo]:
-        return (ScenarioInfo(engine.SCENARIO, "Hill 112, July 1944", SIDES, f"British infantry and tanks against the Germans holding Hill 112; {BOARD.turns} turns, the British move first."),)
+        return (
+            ScenarioInfo(
+                engine.SCENARIO,
+                "Hill 112, July 1944",
+                SIDES,
+                f"British infantry and tanks against the Germans holding Hill 112; {BOARD.turns} turns, the British move first.",
+            ),
+        )
 
     def setup(self, scenario_id: str | None, options: Sequence[str]) -> Position:
         self.scenario(scenario_id)  # an unknown scenario is refused by name
@@ -75,7 +81,9 @@ class Hill112(Ruleset):
         out.append("# Your units (strength): may move to / may attack")
         for uid in sorted(u for u in position["units"] if BOARD.units[u].side == side):
             moves, attacks = engine.legal_targets(position, side, uid)
-            out.append(f"#   {uid} ({BOARD.units[uid].strength}) in {position['units'][uid]}: move {' '.join(moves) or '-'}; attack {' '.join(attacks) or '-'}")
+            out.append(
+                f"#   {uid} ({BOARD.units[uid].strength}) in {position['units'][uid]}: move {' '.join(moves) or '-'}; attack {' '.join(attacks) or '-'}"
+            )
         return "\n".join(out) + "\n"
 
     def bots(self) -> tuple[str, ...]:

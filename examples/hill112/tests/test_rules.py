@@ -5,14 +5,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from hill112.board import BOARD
+from hill112.engine import COLUMNS, CRT, odds_column
+from hill112.orders import Attack, Move, parse_order
 
 from pbem.rules import find_ruleset
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.dice import ScriptedDice
-
-from hill112.board import BOARD
-from hill112.engine import CRT, COLUMNS, odds_column
-from hill112.orders import Attack, Move, parse_order
 
 
 def test_the_entry_point_gives_the_ruleset() -> None:

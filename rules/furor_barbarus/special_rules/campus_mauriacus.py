@@ -50,12 +50,17 @@ ALAN_NAME = "Alans"
 ROMANS = "romans"
 # the death roll's +1 reaches only these units of Aetius and Ardaric (special rule 5)
 DEATH_ROLL_LIMITS = {"aetius": "Romans", "ardaric": "Gepids"}
-IMPETUOUS_DISTANCE = 3        # "wants to move less than 3 hexes from an enemy unit"
-IMPETUOUS_TARGET = "impetuous-target"   # standing order key: strongest | weakest
+IMPETUOUS_DISTANCE = 3  # "wants to move less than 3 hexes from an enemy unit"
+IMPETUOUS_TARGET = "impetuous-target"  # standing order key: strongest | weakest
 FF_USED = "feigned_flight_used"  # memo: units that declared feigned flight this phase
 FULL_ALANS = "_full_alans"
 # commanders whose set-up companions are one people of their band ("with a Gepid unit")
-SETUP_COMPANIONS = {"sangiban": "Alans", "ardaric": "Gepids", "attila": "Huns", "valamir": "Ostrogoths"}    # memo: Alan units at full strength when the current combat began
+SETUP_COMPANIONS = {
+    "sangiban": "Alans",
+    "ardaric": "Gepids",
+    "attila": "Huns",
+    "valamir": "Ostrogoths",
+}  # memo: Alan units at full strength when the current combat began
 
 
 class CampusMauriacusRules(ScenarioRules):
@@ -91,8 +96,9 @@ class CampusMauriacusRules(ScenarioRules):
 
     # --- 4. defection of the Alans ------------------------------------------------
     def before_combat(self, field: Battlefield, combat: Combat) -> None:
-        field.memo[FULL_ALANS] = sorted(u for u in field.on_map(ROMANS)
-                                        if field.counter(u).name == ALAN_NAME and not field.is_reduced(u))
+        field.memo[FULL_ALANS] = sorted(
+            u for u in field.on_map(ROMANS) if field.counter(u).name == ALAN_NAME and not field.is_reduced(u)
+        )
 
     def after_combat(self, field: Battlefield, combat: Combat) -> None:
         field.memo.pop(FULL_ALANS, None)
@@ -148,8 +154,13 @@ def commander_companions(field: Battlefield, commander: str) -> list[str]:
     for d in field.scenario.deployments:
         if commander in d.units or not set(d.hexes) <= hexes:
             continue
-        out += [u for u in d.units if field.counter(u).band == band and field.counter(u).is_combat_unit
-                and (people is None or field.counter(u).name == people)]
+        out += [
+            u
+            for u in d.units
+            if field.counter(u).band == band
+            and field.counter(u).is_combat_unit
+            and (people is None or field.counter(u).name == people)
+        ]
     return out
 
 
@@ -166,15 +177,22 @@ def commander_setup_problems(field: Battlefield, side: str) -> list[tuple[str, s
         here = field.hex_of(uid)
         if not companions or any(field.hex_of(u) == here for u in companions):
             continue
-        problems.append((uid, f"{c.name} ({uid}) must be set up with one of {', '.join(companions)}, "
-                              f"not in {here} (Campus Mauriacus set-up)"))
+        problems.append(
+            (
+                uid,
+                f"{c.name} ({uid}) must be set up with one of {', '.join(companions)}, "
+                f"not in {here} (Campus Mauriacus set-up)",
+            )
+        )
     return problems
 
 
 # ----------------------------------------------------------------------------------
 # 3. feigned flight
 # ----------------------------------------------------------------------------------
-def feigned_flight_problem(field: Battlefield, side: str, uid: str, target: str, hexes: tuple[str, ...] = ()) -> str | None:
+def feigned_flight_problem(
+    field: Battlefield, side: str, uid: str, target: str, hexes: tuple[str, ...] = ()
+) -> str | None:
     """Why ``uid`` may not use feigned flight on ``target`` now (None: it may)."""
     if uid not in field.units or not field.exists(uid):
         return f"feigned flight: no unit {uid!r} on the map"
@@ -207,8 +225,12 @@ def companions_of(field: Battlefield, target: str) -> list[str]:
     """Units of the target's own side in the six hexes around it."""
     h = field.hex_of(target)
     side = field.side_of(target)
-    return [u for n in field.game_map.neighbours(h) for u in field.units_in(n)  # type: ignore[arg-type]
-            if field.side_of(u) == side]
+    return [
+        u
+        for n in field.game_map.neighbours(h)
+        for u in field.units_in(n)  # type: ignore[arg-type]
+        if field.side_of(u) == side
+    ]
 
 
 def _free_for(field: Battlefield, target: str, frm: str, to: str) -> bool:
@@ -235,8 +257,12 @@ def pull_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
     goal = field.hex_of(uid)
     out: list[str] = []
     for _ in range(FEIGNED_FLIGHT_PULL):
-        options = [n for n in field.game_map.neighbours(here) if _free_for(field, target, here, n)  # type: ignore[arg-type]
-                   and hex_distance(n, goal) < hex_distance(here, goal)]  # type: ignore[arg-type]
+        options = [
+            n
+            for n in field.game_map.neighbours(here)
+            if _free_for(field, target, here, n)  # type: ignore[arg-type]
+            and hex_distance(n, goal) < hex_distance(here, goal)
+        ]  # type: ignore[arg-type]
         if not options:
             break
         here = min(options, key=lambda n: (hex_distance(n, goal), n))  # type: ignore[arg-type]
@@ -256,20 +282,36 @@ def feigned_flight(field: Battlefield, uid: str, target: str, hexes: tuple[str, 
     die = field.dice.roll(6, f"feigned flight of {uid} against {target} (special rule 3)")
     total = die + modifier
     if total < steadiness:
-        field.add_event("feigned_flight", f"{field.counter(uid).name} ({uid}) feigns flight before {tc.name} ({target}): "
-                        f"rolls {die}{modifier:+d} = {total} against {steadiness}, the {tc.name} hold.",
-                        unit=uid, target=target, die=die, modifier=modifier, against=steadiness, drawn=False)
+        field.add_event(
+            "feigned_flight",
+            f"{field.counter(uid).name} ({uid}) feigns flight before {tc.name} ({target}): "
+            f"rolls {die}{modifier:+d} = {total} against {steadiness}, the {tc.name} hold.",
+            unit=uid,
+            target=target,
+            die=die,
+            modifier=modifier,
+            against=steadiness,
+            drawn=False,
+        )
         return False
     path = hexes or pull_path(field, uid, target)
     start = field.hex_of(target)
     for h in path:
         for u in [target] + ([commander] if commander else []):
             field.place(u, h)
-    field.add_event("feigned_flight", f"{field.counter(uid).name} ({uid}) feigns flight before {tc.name} ({target}): "
-                    f"rolls {die}{modifier:+d} = {total} against {steadiness}; {target} is drawn "
-                    f"{' '.join([start, *path]) if path else 'but cannot move'}.",  # type: ignore[list-item]
-                    unit=uid, target=target, die=die, modifier=modifier, against=steadiness, drawn=True,
-                    path=[start, *path])
+    field.add_event(
+        "feigned_flight",
+        f"{field.counter(uid).name} ({uid}) feigns flight before {tc.name} ({target}): "
+        f"rolls {die}{modifier:+d} = {total} against {steadiness}; {target} is drawn "
+        f"{' '.join([start, *path]) if path else 'but cannot move'}.",  # type: ignore[list-item]
+        unit=uid,
+        target=target,
+        die=die,
+        modifier=modifier,
+        against=steadiness,
+        drawn=True,
+        path=[start, *path],
+    )
     return True
 
 
@@ -280,14 +322,23 @@ def alans_defection_roll(field: Battlefield, uid: str) -> None:
     lost = sum(1 for u, s in field.units.items() if field.counter(u).name == ALAN_NAME and s["status"] == "eliminated")
     full = uid in field.memo.get(FULL_ALANS, [])
     dice = 2 if full else 1
-    rolls = [field.dice.roll(6, f"defection of the Alans after the loss of {uid} (special rule 4)") for _ in range(dice)]
+    rolls = [
+        field.dice.roll(6, f"defection of the Alans after the loss of {uid} (special rule 4)") for _ in range(dice)
+    ]
     total = sum(rolls)
     remaining = [u for u in field.on_map(ROMANS) if field.counter(u).name == ALAN_NAME]
     defect = total <= lost
-    field.add_event("alans_defection", f"The Alans have lost {lost} unit(s); the Roman player rolls "
-                    f"{'+'.join(map(str, rolls))} = {total}: "
-                    + ("the remaining Alans leave the battle." if defect and remaining else "the Alans stay."),
-                    unit=uid, lost=lost, dice=rolls, total=total, defect=defect)
+    field.add_event(
+        "alans_defection",
+        f"The Alans have lost {lost} unit(s); the Roman player rolls "
+        f"{'+'.join(map(str, rolls))} = {total}: "
+        + ("the remaining Alans leave the battle." if defect and remaining else "the Alans stay."),
+        unit=uid,
+        lost=lost,
+        dice=rolls,
+        total=total,
+        defect=defect,
+    )
     if defect:
         for u in remaining:
             field.remove(u, "the Alans defect (special rule 4)")
@@ -305,19 +356,30 @@ def commander_death_roll(field: Battlefield, commander: str) -> None:
         units = [u for u in units if field.counter(u).name == DEATH_ROLL_LIMITS[commander]]
     turn = field.turn + 1
     if value:
-        field.memo.setdefault("commander_effects", []).append({"commander": commander, "turn": turn, "value": value,
-                                                               "units": sorted(units)})
-    text = {-1: f"his units fight and test morale at -1 on turn {turn}",
-            0: "no effect",
-            1: f"{'the ' + DEATH_ROLL_LIMITS[commander] + ' of his band' if commander in DEATH_ROLL_LIMITS else 'his units'}"
-               f" fight and test morale at +1 on turn {turn}"}[value]
-    field.add_event("commander_death", f"{cc.name} is dead; his camp rolls {die}: {text} (special rule 5).",
-                    unit=commander, die=die, value=value, turn=turn, units=sorted(units))
+        field.memo.setdefault("commander_effects", []).append(
+            {"commander": commander, "turn": turn, "value": value, "units": sorted(units)}
+        )
+    text = {
+        -1: f"his units fight and test morale at -1 on turn {turn}",
+        0: "no effect",
+        1: f"{'the ' + DEATH_ROLL_LIMITS[commander] + ' of his band' if commander in DEATH_ROLL_LIMITS else 'his units'}"
+        f" fight and test morale at +1 on turn {turn}",
+    }[value]
+    field.add_event(
+        "commander_death",
+        f"{cc.name} is dead; his camp rolls {die}: {text} (special rule 5).",
+        unit=commander,
+        die=die,
+        value=value,
+        turn=turn,
+        units=sorted(units),
+    )
 
 
 def commander_effect(field: Battlefield, uid: str) -> int:
-    return sum(e["value"] for e in field.memo.get("commander_effects", [])
-               if e["turn"] == field.turn and uid in e["units"])
+    return sum(
+        e["value"] for e in field.memo.get("commander_effects", []) if e["turn"] == field.turn and uid in e["units"]
+    )
 
 
 def _floor_at_one(field: Battlefield, uid: str, modifier: int) -> int:
@@ -353,8 +415,14 @@ def closest_enemy(field: Battlefield, uid: str) -> str | None:
     opponent = next((s for s in field.scenario.sides if s != field.side_of(uid)), "")
     weakest = _standing(field, opponent, IMPETUOUS_TARGET) == "weakest"
     sign = 1 if weakest else -1
-    return min(enemies, key=lambda e: (hex_distance(here, field.hex_of(e)),  # type: ignore[arg-type]
-                                       sign * field.strength(e), field.hex_of(e)))
+    return min(
+        enemies,
+        key=lambda e: (
+            hex_distance(here, field.hex_of(e)),  # type: ignore[arg-type]
+            sign * field.strength(e),
+            field.hex_of(e),
+        ),
+    )
 
 
 def _standing(field: Battlefield, side: str, key: str) -> Any:
@@ -409,13 +477,25 @@ def impetuous_roll(field: Battlefield, uid: str, why: str) -> tuple[str, ...] | 
     c = field.counter(uid)
     die = field.dice.roll(6, f"impetuousness of {uid}: {why} (special rule 6)")
     if die < 5:
-        field.add_event("impetuous", f"{c.name} ({uid}) {why}: rolls {die}, keeps its head (special rule 6).",
-                        unit=uid, die=die, rushes=False)
+        field.add_event(
+            "impetuous",
+            f"{c.name} ({uid}) {why}: rolls {die}, keeps its head (special rule 6).",
+            unit=uid,
+            die=die,
+            rushes=False,
+        )
         return None
     target = closest_enemy(field, uid)
     path = impetuous_path(field, uid, target) if target else ()
-    field.add_event("impetuous", f"{c.name} ({uid}) {why}: rolls {die} and rushes towards {target} (special rule 6).",
-                    unit=uid, die=die, rushes=True, target=target, path=list(path))
+    field.add_event(
+        "impetuous",
+        f"{c.name} ({uid}) {why}: rolls {die} and rushes towards {target} (special rule 6).",
+        unit=uid,
+        die=die,
+        rushes=True,
+        target=target,
+        path=list(path),
+    )
     return path
 
 
@@ -430,8 +510,13 @@ def impetuous_after_fire(field: Battlefield, combat: Combat) -> None:
     start = field.hex_of(defender)
     for h in path:
         field.place(defender, h)
-    field.add_event("move", f"{field.counter(defender).name} ({defender}) moves {' '.join([start, *path])}.",  # type: ignore[list-item]
-                    unit=defender, side=field.side_of(defender), path=[start, *path])
+    field.add_event(
+        "move",
+        f"{field.counter(defender).name} ({defender}) moves {' '.join([start, *path])}.",  # type: ignore[list-item]
+        unit=defender,
+        side=field.side_of(defender),
+        path=[start, *path],
+    )
 
 
 REGISTRY[SCENARIO] = CampusMauriacusRules

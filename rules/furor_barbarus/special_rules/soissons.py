@@ -29,7 +29,7 @@ FRANKS = "franks"
 GALLO_ROMANS = "gallo-romans"
 NEUTRAL = "neutral"
 CHARARIC = ("chararic-salian-3", "chararic-salian-2", "chararic-light")
-CHARARIC_MEMO = "chararic"          # Chararic's choice by the roll: "neutral" | "franks" | "gallo-romans"
+CHARARIC_MEMO = "chararic"  # Chararic's choice by the roll: "neutral" | "franks" | "gallo-romans"
 FIRST_ROLL_TURN = 3
 
 
@@ -49,16 +49,26 @@ def chararic_joins(field: Battlefield, side: str, why: str) -> None:
     for uid in units:
         field.set_side(uid, side)
     army = field.scenario.side_info[side].name
-    field.add_event("chararic", f"Chararic joins the {army} with {', '.join(units) or 'no unit left'}: {why} "
-                    "(special rule 1).", side=side, reason=why, units=units)
+    field.add_event(
+        "chararic",
+        f"Chararic joins the {army} with {', '.join(units) or 'no unit left'}: {why} (special rule 1).",
+        side=side,
+        reason=why,
+        units=units,
+    )
 
 
 def unit_joins(field: Battlefield, uid: str, side: str, why: str) -> None:
     """One neutral unit of Chararic's attacked: it (only it) joins ``side``."""
     field.set_side(uid, side)
     army = field.scenario.side_info[side].name
-    field.add_event("chararic", f"{field.counter(uid).name} ({uid}) of Chararic's corps joins the {army}: {why} "
-                    "(special rule 1).", side=side, reason=why, units=[uid])
+    field.add_event(
+        "chararic",
+        f"{field.counter(uid).name} ({uid}) of Chararic's corps joins the {army}: {why} (special rule 1).",
+        side=side,
+        reason=why,
+        units=[uid],
+    )
 
 
 class SoissonsRules(ScenarioRules):
@@ -73,8 +83,12 @@ class SoissonsRules(ScenarioRules):
         elif die == 6:
             chararic_joins(field, FRANKS, f"the Frankish player rolls {die}, Chararic sides with Clovis")
         else:
-            field.add_event("chararic", f"The Frankish player rolls {die}: Chararic remains neutral (special rule 1).",
-                            side=NEUTRAL, die=die)
+            field.add_event(
+                "chararic",
+                f"The Frankish player rolls {die}: Chararic remains neutral (special rule 1).",
+                side=NEUTRAL,
+                die=die,
+            )
 
     def on_attacked(self, field: Battlefield, combat: Combat) -> bool:
         defender = combat.defender
@@ -87,9 +101,12 @@ class SoissonsRules(ScenarioRules):
     def victory(self, field: Battlefield, core: Outcome | None, last_turn: bool) -> Outcome | None:
         if not last_turn or any(field.losses(s) >= field.scenario.side_info[s].threshold for s in field.scenario.sides):
             return core
-        return Outcome(OutcomeKind.MINOR_VICTORY, GALLO_ROMANS,
-                       f"no army past its morale threshold at the end of turn {field.scenario.turns}: "
-                       "the Frankish threat has been temporarily repelled")
+        return Outcome(
+            OutcomeKind.MINOR_VICTORY,
+            GALLO_ROMANS,
+            f"no army past its morale threshold at the end of turn {field.scenario.turns}: "
+            "the Frankish threat has been temporarily repelled",
+        )
 
 
 REGISTRY[SCENARIO] = SoissonsRules

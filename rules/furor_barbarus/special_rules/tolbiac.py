@@ -27,8 +27,8 @@ FRANKS = "franks"
 ALEMANNI = "alemanni"
 CLOVIS = "clovis"
 DIVINE_HELP_LIMIT = 12
-DIVINE_HELP_TURN = "divine_help_turn"   # memo: the turn of the Divine Help marker
-FIRST_TO_LIMIT = "first_to_12"          # memo: the army that reached 12 first
+DIVINE_HELP_TURN = "divine_help_turn"  # memo: the turn of the Divine Help marker
+FIRST_TO_LIMIT = "first_to_12"  # memo: the army that reached 12 first
 
 
 def divine_help_now(field: Battlefield) -> bool:
@@ -46,16 +46,25 @@ class TolbiacRules(ScenarioRules):
                 field.memo[FIRST_TO_LIMIT] = side
                 if side == FRANKS:
                     field.memo[DIVINE_HELP_TURN] = field.turn + 1
-                    field.add_event("divine_help", f"The Frankish army is the first to lose {DIVINE_HELP_LIMIT}: "
-                                    f"Clovis invokes the god of Clotilde; Divine Help on turn {field.turn + 1} "
-                                    "(special rule 1).", turn=field.turn + 1, marker="Divine Help")
+                    field.add_event(
+                        "divine_help",
+                        f"The Frankish army is the first to lose {DIVINE_HELP_LIMIT}: "
+                        f"Clovis invokes the god of Clotilde; Divine Help on turn {field.turn + 1} "
+                        "(special rule 1).",
+                        turn=field.turn + 1,
+                        marker="Divine Help",
+                    )
                 return
 
     def start_of_turn(self, field: Battlefield) -> None:
         if divine_help_now(field):
-            field.add_event("divine_help", f"Divine Help (Aide divine) this turn {field.turn}: +2 to Clovis, +1 to units "
-                            "next to him, +1 morale to every Frankish unit (special rule 1).",
-                            turn=field.turn, marker="Divine Help")
+            field.add_event(
+                "divine_help",
+                f"Divine Help (Aide divine) this turn {field.turn}: +2 to Clovis, +1 to units "
+                "next to him, +1 morale to every Frankish unit (special rule 1).",
+                turn=field.turn,
+                marker="Divine Help",
+            )
 
     def strength_modifier(self, field: Battlefield, uid: str, role: str) -> int:
         if not divine_help_now(field) or field.side_of(uid) != FRANKS:
@@ -76,9 +85,14 @@ class TolbiacRules(ScenarioRules):
             return core
         franks, alemanni = field.losses(FRANKS), field.losses(ALEMANNI)
         if franks < alemanni:
-            return Outcome(OutcomeKind.MINOR_VICTORY, FRANKS, f"end of turn 8: Frankish losses {franks} < Alemannic {alemanni}")
-        reason = (f"end of turn 8: Alemannic losses {alemanni} < Frankish {franks}" if alemanni < franks
-                  else f"end of turn 8: equal losses ({franks}), victory goes to the Alemanni")
+            return Outcome(
+                OutcomeKind.MINOR_VICTORY, FRANKS, f"end of turn 8: Frankish losses {franks} < Alemannic {alemanni}"
+            )
+        reason = (
+            f"end of turn 8: Alemannic losses {alemanni} < Frankish {franks}"
+            if alemanni < franks
+            else f"end of turn 8: equal losses ({franks}), victory goes to the Alemanni"
+        )
         return Outcome(OutcomeKind.MINOR_VICTORY, ALEMANNI, reason)
 
 

@@ -27,8 +27,8 @@ if TYPE_CHECKING:  # pragma: no cover
 SCENARIO = "vouille"
 BRETON_NAME = "Bretons"
 EVASION_DISTANCE = 2
-BRETON_EVASION = "breton-evasion"       # standing order key: "yes" (default) | "no" | "off-map"
-OFF_MAP = "off-map"                     # roll even when the only way out is off the map
+BRETON_EVASION = "breton-evasion"  # standing order key: "yes" (default) | "no" | "off-map"
+OFF_MAP = "off-map"  # roll even when the only way out is off the map
 
 
 def evasion_wanted(field: Battlefield, side: str) -> bool:
@@ -105,28 +105,55 @@ class VouilleRules(ScenarioRules):
         to = evasion_hex(field, uid)
         off_the_map = to is None and field.game_map.on_edge(start)  # type: ignore[arg-type]
         if off_the_map and not evasion_off_the_map_ordered(field, side):
-            field.add_event("breton_evasion", f"The Bretons ({uid}) could evade only off the map: without their "
-                            f"owner's order ({BRETON_EVASION} {OFF_MAP}) they do not roll and stand (special rule 1).",
-                            unit=uid, evaded=False, rolled=False)
+            field.add_event(
+                "breton_evasion",
+                f"The Bretons ({uid}) could evade only off the map: without their "
+                f"owner's order ({BRETON_EVASION} {OFF_MAP}) they do not roll and stand (special rule 1).",
+                unit=uid,
+                evaded=False,
+                rolled=False,
+            )
             return False
         die = field.dice.roll(6, f"evasion of the Breton cavalry {uid} (special rule 1)")
         if die < 5:
-            field.add_event("breton_evasion", f"The Bretons ({uid}) roll {die}: they stand (special rule 1).",
-                            unit=uid, die=die, evaded=False)
+            field.add_event(
+                "breton_evasion",
+                f"The Bretons ({uid}) roll {die}: they stand (special rule 1).",
+                unit=uid,
+                die=die,
+                evaded=False,
+            )
             return False
         if to is None and not off_the_map:
-            field.add_event("breton_evasion", f"The Bretons ({uid}) roll {die} but find no free hex: they stand "
-                            "(special rule 1).", unit=uid, die=die, evaded=False)
+            field.add_event(
+                "breton_evasion",
+                f"The Bretons ({uid}) roll {die} but find no free hex: they stand (special rule 1).",
+                unit=uid,
+                die=die,
+                evaded=False,
+            )
             return False
         if to is None:
-            field.add_event("breton_evasion", f"The Bretons ({uid}) roll {die} and evade off the map (special rule 1).",
-                            unit=uid, die=die, evaded=True, path=[start])
+            field.add_event(
+                "breton_evasion",
+                f"The Bretons ({uid}) roll {die} and evade off the map (special rule 1).",
+                unit=uid,
+                die=die,
+                evaded=True,
+                path=[start],
+            )
             field.eliminate(uid, "evaded off the map (special rule 1)")
             return True
         for u in field.stack_of(uid):
             field.place(u, to)
-        field.add_event("breton_evasion", f"The Bretons ({uid}) roll {die} and evade from {start} to {to}: "
-                        "the attack finds nobody (special rule 1).", unit=uid, die=die, evaded=True, path=[start, to])
+        field.add_event(
+            "breton_evasion",
+            f"The Bretons ({uid}) roll {die} and evade from {start} to {to}: the attack finds nobody (special rule 1).",
+            unit=uid,
+            die=die,
+            evaded=True,
+            path=[start, to],
+        )
         return True
 
 

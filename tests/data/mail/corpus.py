@@ -83,7 +83,9 @@ class FakePipeline:
             return SubmitOutcome(False, (f"signature: {exc}",))
         expected = PUBLIC.get(tf.side)
         if expected is None or not key.same_key(expected):
-            return SubmitOutcome(False, (f"line 3: signed with key {key.fingerprint()}, not the key of side {tf.side!r}",))
+            return SubmitOutcome(
+                False, (f"line 3: signed with key {key.fingerprint()}, not the key of side {tf.side!r}",)
+            )
         if queue and message in self.received:
             return SubmitOutcome(False, ("duplicate: this turn file was already received",))
         lines = tuple(

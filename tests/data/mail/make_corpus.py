@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE))
 
 from corpus import ACCEPT_ORDERS, STATE, signed  # noqa: E402
 
-REPORT_QUOTE = """g1: 1836, turn 3 (Republic)
+REPORT_QUOTE = f"""g1: 1836, turn 3 (Republic)
 ========================================================================
 Farrapos / The Ragamuffin War, 1835-1845
 
@@ -33,11 +33,11 @@ game: g1
 rules: farrapos
 side: republic
 turn: 4
-state: {state}
+state: {STATE}
 
 # move UNIT from PLACE to PLACE
 ------------------------------------------------------------------------
-""".format(state=STATE)
+"""
 
 
 def headers(frm: str, subject: str, date: str, mid: str, extra: str = "") -> str:
@@ -58,11 +58,20 @@ REP = "Bento Gonçalves <bento@republic.example>"
 EMP = "Caxias <caxias@empire.example>"
 
 
-def attachment_message(mid: str, date: str, body: str, subject: str = "Re: [pbem g1] 1837, turn 4: your move", frm: str = REP, crlf: bool = False) -> str:
+def attachment_message(
+    mid: str,
+    date: str,
+    body: str,
+    subject: str = "Re: [pbem g1] 1837, turn 4: your move",
+    frm: str = REP,
+    crlf: bool = False,
+) -> str:
     message, signature = signed("republic", body)
     if crlf:  # written on Windows: the signature is over the LF form (CRLF is read as LF)
         message = message.replace(b"\n", b"\r\n")
-    return headers(frm, subject, date, mid) + f"""Content-Type: multipart/mixed; boundary="------------b0undary1"
+    return (
+        headers(frm, subject, date, mid)
+        + f"""Content-Type: multipart/mixed; boundary="------------b0undary1"
 
 This is a multi-part message in MIME format.
 --------------b0undary1
@@ -88,6 +97,7 @@ Content-Transfer-Encoding: base64
 
 --------------b0undary1--
 """
+    )
 
 
 def inline_text(side: str, body: str, key_side: str | None = None, tamper: bool = False) -> str:
@@ -100,7 +110,9 @@ def inline_text(side: str, body: str, key_side: str | None = None, tamper: bool 
 
 def main() -> None:
     files: dict[str, str | bytes] = {}
-    files["01-attachment.eml"] = attachment_message("<att-1@republic.example>", "Mon, 02 Nov 2026 10:00:00 -0300", ACCEPT_ORDERS["republic"])
+    files["01-attachment.eml"] = attachment_message(
+        "<att-1@republic.example>", "Mon, 02 Nov 2026 10:00:00 -0300", ACCEPT_ORDERS["republic"]
+    )
 
     files["02-inline.eml"] = headers(EMP, "orders", "Mon, 02 Nov 2026 11:00:00 -0300", "<inline-1@empire.example>") + (
         "Content-Type: text/plain; charset=us-ascii\nContent-Transfer-Encoding: 7bit\n\nHere are my orders.\n\n"
@@ -108,8 +120,14 @@ def main() -> None:
         + "\n-- \nLuís Alves de Lima e Silva\n"
     )
 
-    qp_body = "Ordens em anexo, São Gabriel será nosso.\n\n" + inline_text("republic", "# ataque a São Gabriel, já\nmove cav-1 from bage to sao-gabriel\n", key_side=None) + "\n"
-    files["03-quoted-printable.eml"] = headers(REP, "Re: [pbem g1] turn 5", "Tue, 03 Nov 2026 09:00:00 -0300", "<qp-1@republic.example>") + (
+    qp_body = (
+        "Ordens em anexo, São Gabriel será nosso.\n\n"
+        + inline_text("republic", "# ataque a São Gabriel, já\nmove cav-1 from bage to sao-gabriel\n", key_side=None)
+        + "\n"
+    )
+    files["03-quoted-printable.eml"] = headers(
+        REP, "Re: [pbem g1] turn 5", "Tue, 03 Nov 2026 09:00:00 -0300", "<qp-1@republic.example>"
+    ) + (
         "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\n"
         + quopri.encodestring(qp_body.encode("utf-8")).decode("ascii")
     )
@@ -119,69 +137,125 @@ def main() -> None:
         "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\n\n" + b64(b64_body.encode()) + "\n"
     )
 
-    crlf = attachment_message("<crlf-1@republic.example>", "Tue, 03 Nov 2026 10:00:00 -0300", "move inf-2 from triunfo to taquari\n", subject="orders (Outlook)", crlf=True)
+    crlf = attachment_message(
+        "<crlf-1@republic.example>",
+        "Tue, 03 Nov 2026 10:00:00 -0300",
+        "move inf-2 from triunfo to taquari\n",
+        subject="orders (Outlook)",
+        crlf=True,
+    )
     files["05-crlf.eml"] = crlf.replace("\n", "\r\n").encode()
 
     message, signature = signed("empire", "move inf-4 from porto-alegre to viamao\n")
-    divs = "".join(f"<div>{line}</div>" if line else "<div><br></div>" for line in (message.decode() + signature).rstrip("\n").split("\n"))
+    divs = "".join(
+        f"<div>{line}</div>" if line else "<div><br></div>"
+        for line in (message.decode() + signature).rstrip("\n").split("\n")
+    )
     html = (
         '<html><head><style>div{font-family:Arial}</style></head><body><div dir="ltr"><div>Orders for turn 4&nbsp;below.</div><div><br></div>'
         + divs
         + '<div><br></div></div><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 2 Nov 2026 referee wrote:<br></div>'
-        '<blockquote class="gmail_quote">game: g1<br>rules: farrapos<br>side: empire<br>turn: 4<br>state: ' + STATE + "<br><br># move UNIT</blockquote></div></body></html>"
+        '<blockquote class="gmail_quote">game: g1<br>rules: farrapos<br>side: empire<br>turn: 4<br>state: '
+        + STATE
+        + "<br><br># move UNIT</blockquote></div></body></html>"
     )
-    files["06-html-only.eml"] = headers(EMP, "Re: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 11:00:00 -0300", "<html-1@empire.example>") + (
-        "Content-Type: text/html; charset=UTF-8\nContent-Transfer-Encoding: quoted-printable\n\n" + quopri.encodestring(html.encode()).decode("ascii") + "\n"
+    files["06-html-only.eml"] = headers(
+        EMP, "Re: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 11:00:00 -0300", "<html-1@empire.example>"
+    ) + (
+        "Content-Type: text/html; charset=UTF-8\nContent-Transfer-Encoding: quoted-printable\n\n"
+        + quopri.encodestring(html.encode()).decode("ascii")
+        + "\n"
     )
 
     quoted = "".join("> " + line + "\n" if line else ">\n" for line in REPORT_QUOTE.split("\n"))
-    files["07-reply-quote-above.eml"] = headers(REP, "Re: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 12:00:00 -0300", "<above-1@republic.example>", "In-Reply-To: <pbem.g1.k3.republic@pbem.invalid>\n") + (
+    files["07-reply-quote-above.eml"] = headers(
+        REP,
+        "Re: [pbem g1] 1837, turn 4: your move",
+        "Tue, 03 Nov 2026 12:00:00 -0300",
+        "<above-1@republic.example>",
+        "In-Reply-To: <pbem.g1.k3.republic@pbem.invalid>\n",
+    ) + (
         "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nOn Mon, 2 Nov 2026 at 10:00, Referee <referee@pbem.example> wrote:\n"
         + quoted
         + "\n"
         + inline_text("republic", "move inf-5 from camaqua to pelotas\n")
     )
-    files["08-reply-quote-below.eml"] = headers(REP, "Re: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 12:30:00 -0300", "<below-1@republic.example>") + (
+    files["08-reply-quote-below.eml"] = headers(
+        REP, "Re: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 12:30:00 -0300", "<below-1@republic.example>"
+    ) + (
         "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n"
         + inline_text("republic", "move inf-6 from piratini to cangucu\n")
         + "\nOn Mon, 2 Nov 2026 at 10:00, Referee <referee@pbem.example> wrote:\n"
         + quoted
     )
-    files["09-reply-outlook-unquoted.eml"] = headers(EMP, "RE: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 13:00:00 -0300", "<outlook-1@empire.example>") + (
+    files["09-reply-outlook-unquoted.eml"] = headers(
+        EMP, "RE: [pbem g1] 1837, turn 4: your move", "Tue, 03 Nov 2026 13:00:00 -0300", "<outlook-1@empire.example>"
+    ) + (
         "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n"
         + inline_text("empire", "move inf-7 from rio-pardo to cachoeira\n")
         + "\n-----Original Message-----\nFrom: Referee <referee@pbem.example>\nSent: Monday, 2 November 2026 10:00\nSubject: [pbem g1] 1837, turn 4: your move\n\n"
         + REPORT_QUOTE
     )
     # The same turn file as 01, sent again in a new message: the pipeline refuses it as a duplicate.
-    files["10-resent-duplicate.eml"] = attachment_message("<att-2@republic.example>", "Wed, 04 Nov 2026 08:00:00 -0300", ACCEPT_ORDERS["republic"], subject="Fwd: my orders again")
+    files["10-resent-duplicate.eml"] = attachment_message(
+        "<att-2@republic.example>",
+        "Wed, 04 Nov 2026 08:00:00 -0300",
+        ACCEPT_ORDERS["republic"],
+        subject="Fwd: my orders again",
+    )
     # The very same message delivered twice (another Received line, same Message-ID): skipped.
     first = files["01-attachment.eml"]
     assert isinstance(first, str)
-    files["11-redelivered.eml"] = "Received: from relay2.example.org by mx.pbem.example; Mon, 02 Nov 2026 10:05:00 -0300\n" + first
+    files["11-redelivered.eml"] = (
+        "Received: from relay2.example.org by mx.pbem.example; Mon, 02 Nov 2026 10:05:00 -0300\n" + first
+    )
     # Two messages for one turn; the later Date supersedes (written in reverse file order).
-    files["12-supersede-a-late.eml"] = headers(EMP, "turn 4 orders, changed my mind", "Thu, 05 Nov 2026 18:00:00 -0300", "<sup-late@empire.example>") + (
-        "Content-Type: text/plain; charset=utf-8\n\n" + inline_text("empire", "move inf-9 from pelotas to camaqua\n") + "\n"
+    files["12-supersede-a-late.eml"] = headers(
+        EMP, "turn 4 orders, changed my mind", "Thu, 05 Nov 2026 18:00:00 -0300", "<sup-late@empire.example>"
+    ) + (
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        + inline_text("empire", "move inf-9 from pelotas to camaqua\n")
+        + "\n"
     )
-    files["12-supersede-b-early.eml"] = headers(EMP, "turn 4 orders", "Thu, 05 Nov 2026 09:00:00 -0300", "<sup-early@empire.example>") + (
-        "Content-Type: text/plain; charset=utf-8\n\n" + inline_text("empire", "move inf-9 from pelotas to rio-grande\n") + "\n"
+    files["12-supersede-b-early.eml"] = headers(
+        EMP, "turn 4 orders", "Thu, 05 Nov 2026 09:00:00 -0300", "<sup-early@empire.example>"
+    ) + (
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        + inline_text("empire", "move inf-9 from pelotas to rio-grande\n")
+        + "\n"
     )
-    files["13-wrong-key.eml"] = headers(REP, "orders", "Fri, 06 Nov 2026 09:00:00 -0300", "<wrongkey-1@republic.example>") + (
-        "Content-Type: text/plain; charset=utf-8\n\n" + inline_text("republic", "move inf-1 from triunfo to taquari\n", key_side="stranger") + "\n"
+    files["13-wrong-key.eml"] = headers(
+        REP, "orders", "Fri, 06 Nov 2026 09:00:00 -0300", "<wrongkey-1@republic.example>"
+    ) + (
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        + inline_text("republic", "move inf-1 from triunfo to taquari\n", key_side="stranger")
+        + "\n"
     )
-    files["14-tampered.eml"] = headers(REP, "orders", "Fri, 06 Nov 2026 09:10:00 -0300", "<tampered-1@republic.example>") + (
-        "Content-Type: text/plain; charset=utf-8\n\n" + inline_text("republic", "move cav-1 from bage to dom-pedrito\n", tamper=True) + "\n"
+    files["14-tampered.eml"] = headers(
+        REP, "orders", "Fri, 06 Nov 2026 09:10:00 -0300", "<tampered-1@republic.example>"
+    ) + (
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        + inline_text("republic", "move cav-1 from bage to dom-pedrito\n", tamper=True)
+        + "\n"
     )
-    files["15-not-orders.eml"] = headers(REP, "are we still on for Thursday?", "Fri, 06 Nov 2026 10:00:00 -0300", "<chat-1@republic.example>") + (
+    files["15-not-orders.eml"] = headers(
+        REP, "are we still on for Thursday?", "Fri, 06 Nov 2026 10:00:00 -0300", "<chat-1@republic.example>"
+    ) + (
         "Content-Type: text/plain; charset=utf-8\n\nHi! Are we still playing on Thursday? I'll send my orders tonight.\nBento\n"
     )
     files["16-garbage.eml"] = bytes(range(256)) * 8 + b"\n\x00\xff not a mail at all \x00\n"
     files["18-check.eml"] = headers(EMP, "check", "Fri, 06 Nov 2026 12:00:00 -0300", "<check-1@empire.example>") + (
-        "Content-Type: text/plain; charset=utf-8\n\n" + inline_text("empire", "move inf-2 from viamao to porto-alegre\n") + "\n"
+        "Content-Type: text/plain; charset=utf-8\n\n"
+        + inline_text("empire", "move inf-2 from viamao to porto-alegre\n")
+        + "\n"
     )
-    files["19-vacation-auto-reply.eml"] = headers(EMP, "Out of office: [pbem g1] 1837, turn 4: your move", "Fri, 06 Nov 2026 12:30:00 -0300", "<ooo-1@empire.example>", "Auto-Submitted: auto-replied\n") + (
-        "Content-Type: text/plain; charset=utf-8\n\nI am away until the 20th.\n"
-    )
+    files["19-vacation-auto-reply.eml"] = headers(
+        EMP,
+        "Out of office: [pbem g1] 1837, turn 4: your move",
+        "Fri, 06 Nov 2026 12:30:00 -0300",
+        "<ooo-1@empire.example>",
+        "Auto-Submitted: auto-replied\n",
+    ) + ("Content-Type: text/plain; charset=utf-8\n\nI am away until the 20th.\n")
     files["20-no-date.eml"] = (
         f"From: {EMP}\nTo: referee@pbem.example\nSubject: orders\nMessage-ID: <nodate-1@empire.example>\nContent-Type: text/plain\n\n"
         + inline_text("empire", "move inf-10 from mostardas to viamao\n")

@@ -68,7 +68,10 @@ def turnfiles() -> None:
     write("two-inline-blocks.txt", OK)
     write("begin-without-end.txt", OK + "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n")
     write("garbage-armor.txt", OK + "-----BEGIN SSH SIGNATURE-----\n!!!not base64!!!\n-----END SSH SIGNATURE-----\n")
-    write("armor-huge-base64.txt", OK + "-----BEGIN SSH SIGNATURE-----\n" + ("QUFB" * 19 + "\n") * 600 + "-----END SSH SIGNATURE-----\n")
+    write(
+        "armor-huge-base64.txt",
+        OK + "-----BEGIN SSH SIGNATURE-----\n" + ("QUFB" * 19 + "\n") * 600 + "-----END SSH SIGNATURE-----\n",
+    )
 
 
 def boundary_message(headers: str, body: str) -> str:
@@ -79,26 +82,99 @@ FROM = "From: Republic <republic@example.org>\nTo: referee@example.org\nSubject:
 
 
 def mails() -> None:
-    mail("no-boundary.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed\n', "--x\nContent-Type: text/plain\n\nhello\n--x--\n"))
-    mail("unterminated-multipart.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b1"\n', "--b1\nContent-Type: text/plain\n\n" + OK + "--b1\nContent-Type: text/plain\n\nrest"))
-    mail("bad-base64.eml", boundary_message(FROM + "MIME-Version: 1.0\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n", "!!!! this is not base64 @@@@\n===\n"))
-    mail("unknown-charset.eml", boundary_message(FROM + "MIME-Version: 1.0\nContent-Type: text/plain; charset=x-no-such-charset\n", OK))
-    mail("unknown-transfer-encoding.eml", boundary_message(FROM + "MIME-Version: 1.0\nContent-Type: text/plain\nContent-Transfer-Encoding: x-rot13\n", OK))
+    mail(
+        "no-boundary.eml",
+        boundary_message(
+            FROM + "MIME-Version: 1.0\nContent-Type: multipart/mixed\n",
+            "--x\nContent-Type: text/plain\n\nhello\n--x--\n",
+        ),
+    )
+    mail(
+        "unterminated-multipart.eml",
+        boundary_message(
+            FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b1"\n',
+            "--b1\nContent-Type: text/plain\n\n" + OK + "--b1\nContent-Type: text/plain\n\nrest",
+        ),
+    )
+    mail(
+        "bad-base64.eml",
+        boundary_message(
+            FROM + "MIME-Version: 1.0\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n",
+            "!!!! this is not base64 @@@@\n===\n",
+        ),
+    )
+    mail(
+        "unknown-charset.eml",
+        boundary_message(FROM + "MIME-Version: 1.0\nContent-Type: text/plain; charset=x-no-such-charset\n", OK),
+    )
+    mail(
+        "unknown-transfer-encoding.eml",
+        boundary_message(
+            FROM + "MIME-Version: 1.0\nContent-Type: text/plain\nContent-Transfer-Encoding: x-rot13\n", OK
+        ),
+    )
     mail("nul-in-headers.eml", (FROM.replace("Subject: orders", "Subject: ord\x00ers") + "\n" + OK).encode())
     mail("huge-header-line.eml", boundary_message(FROM + "X-Long: " + "a" * 60_000 + "\n", "hello\n"))
     mail("many-headers.eml", boundary_message(FROM + "".join(f"X-H{i}: v\n" for i in range(4_000)), "hello\n"))
     nested = "".join(f'--n{i}\nContent-Type: multipart/mixed; boundary="n{i + 1}"\n\n' for i in range(400))
-    mail("deeply-nested.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="n0"\n', nested + "--n400\nContent-Type: text/plain\n\n" + OK))
-    mail("boundary-in-body.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="pass"\n', "--pass\nContent-Type: text/plain\n\n" + OK + "--pass--\n"))
-    mail("encoded-word-garbage.eml", boundary_message(FROM.replace("Subject: orders", "Subject: =?utf-8?b?!!!?= =?x-bad?q?=FF=FE?=") + "From: =?utf-8?q?=00=00?= <a@b>\n", "hello\n"))
-    mail("only-sig-attachment.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="s"\n', '--s\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename="turn.txt.sig"\n\n-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n--s--\n'))
-    mail("html-only-script.eml", boundary_message(FROM + "MIME-Version: 1.0\nContent-Type: text/html\n", "<html><script>" + "<" * 5000 + "</script><body><pre>" + OK + "</pre>" + "<div>" * 3000 + "</body></html>"))
+    mail(
+        "deeply-nested.eml",
+        boundary_message(
+            FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="n0"\n',
+            nested + "--n400\nContent-Type: text/plain\n\n" + OK,
+        ),
+    )
+    mail(
+        "boundary-in-body.eml",
+        boundary_message(
+            FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="pass"\n',
+            "--pass\nContent-Type: text/plain\n\n" + OK + "--pass--\n",
+        ),
+    )
+    mail(
+        "encoded-word-garbage.eml",
+        boundary_message(
+            FROM.replace("Subject: orders", "Subject: =?utf-8?b?!!!?= =?x-bad?q?=FF=FE?=")
+            + "From: =?utf-8?q?=00=00?= <a@b>\n",
+            "hello\n",
+        ),
+    )
+    mail(
+        "only-sig-attachment.eml",
+        boundary_message(
+            FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="s"\n',
+            '--s\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename="turn.txt.sig"\n\n-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n--s--\n',
+        ),
+    )
+    mail(
+        "html-only-script.eml",
+        boundary_message(
+            FROM + "MIME-Version: 1.0\nContent-Type: text/html\n",
+            "<html><script>" + "<" * 5000 + "</script><body><pre>" + OK + "</pre>" + "<div>" * 3000 + "</body></html>",
+        ),
+    )
     mail("binary-garbage.eml", bytes(random.Random(9).randrange(256) for _ in range(8192)))
     mail("header-only.eml", FROM)
     mail("unsigned-inline.eml", boundary_message(FROM, OK))
-    mail("filename-traversal.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="t"\n', '--t\nContent-Type: text/plain\nContent-Disposition: attachment; filename="../../../../tmp/evil.txt"\n\n' + OK + "--t--\n"))
+    mail(
+        "filename-traversal.eml",
+        boundary_message(
+            FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="t"\n',
+            '--t\nContent-Type: text/plain\nContent-Disposition: attachment; filename="../../../../tmp/evil.txt"\n\n'
+            + OK
+            + "--t--\n",
+        ),
+    )
     b64 = base64.encodebytes(bytes(range(256)) * 8).decode()
-    mail("binary-attachment-as-text.eml", boundary_message(FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="u"\n', '--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\nContent-Disposition: attachment; filename="turn.txt"\n\n' + b64 + "--u--\n"))
+    mail(
+        "binary-attachment-as-text.eml",
+        boundary_message(
+            FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="u"\n',
+            '--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\nContent-Disposition: attachment; filename="turn.txt"\n\n'
+            + b64
+            + "--u--\n",
+        ),
+    )
 
 
 def archive(name: str, data: bytes | str) -> None:
@@ -106,7 +182,9 @@ def archive(name: str, data: bytes | str) -> None:
     (HERE / "archives" / name).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
 
 
-GAME = '"game": {"id": "g1", "rules": "farrapos", "scenario": "campaign", "options": [], "created": "2026-12-01T00:00:00"}'
+GAME = (
+    '"game": {"id": "g1", "rules": "farrapos", "scenario": "campaign", "options": [], "created": "2026-12-01T00:00:00"}'
+)
 DICE = '"dice": {"version": 1, "chain_length": 4096, "anchor": "' + "00" * 32 + '"}'
 
 
@@ -114,21 +192,57 @@ def archives() -> None:
     """Hostile archives for ``pbem audit --archive`` (issue 13.7); the test
     generates the oversized ones (10^6 resolutions, over 32 MiB) in a temporary folder."""
     archive("deep-nesting.json", "[" * 100_000 + "]" * 100_000)
-    archive("deep-nesting-in-events.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1, "events": ' + "[" * 50_000 + "]" * 50_000 + "}]}")
-    archive("huge-number.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1' + "0" * 5000 + "}]}")
-    archive("huge-chain-length.json", '{"format": "pbem-archive/1", ' + GAME + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], "resolutions": []}')
+    archive(
+        "deep-nesting-in-events.json",
+        '{"format": "pbem-archive/1", '
+        + GAME
+        + ', "resolutions": [{"k": 1, "events": '
+        + "[" * 50_000
+        + "]" * 50_000
+        + "}]}",
+    )
+    archive(
+        "huge-number.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1' + "0" * 5000 + "}]}"
+    )
+    archive(
+        "huge-chain-length.json",
+        '{"format": "pbem-archive/1", '
+        + GAME
+        + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], "resolutions": []}',
+    )
     archive("nan.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": NaN}]}')
-    archive("infinity-k.json", '{"format": "pbem-archive/1", ' + GAME + ', ' + DICE + ', "players": [], "initial_state_hash": "", "resolutions": [{"k": 1e999}], "final": {}}')
+    archive(
+        "infinity-k.json",
+        '{"format": "pbem-archive/1", '
+        + GAME
+        + ", "
+        + DICE
+        + ', "players": [], "initial_state_hash": "", "resolutions": [{"k": 1e999}], "final": {}}',
+    )
     archive("not-an-object.json", "[1, 2, 3]")
     archive("wrong-format.json", '{"format": "pbem-archive/2"}')
     archive("truncated.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": 1, "reveal": "ab')
-    archive("latin-1.json", ('{"format": "pbem-archive/1", "game": {"id": "a\u00e7\u00e3o", "note": "' + "\xe7" + '"}}').encode("latin-1") + b"\xe7\xff")
-    archive("wrong-types.json", '{"format": "pbem-archive/1", "game": [], "players": {}, "dice": "x", "resolutions": "many", "final": 3}')
-    archive("players-not-objects.json", '{"format": "pbem-archive/1", ' + GAME + ', "players": [1, 2], ' + DICE + ', "resolutions": [], "final": {"over": false, "result": null}}')
+    archive(
+        "latin-1.json",
+        ('{"format": "pbem-archive/1", "game": {"id": "a\u00e7\u00e3o", "note": "' + "\xe7" + '"}}').encode("latin-1")
+        + b"\xe7\xff",
+    )
+    archive(
+        "wrong-types.json",
+        '{"format": "pbem-archive/1", "game": [], "players": {}, "dice": "x", "resolutions": "many", "final": 3}',
+    )
+    archive(
+        "players-not-objects.json",
+        '{"format": "pbem-archive/1", '
+        + GAME
+        + ', "players": [1, 2], '
+        + DICE
+        + ', "resolutions": [], "final": {"over": false, "result": null}}',
+    )
     archive("empty.json", "")
 
 
-def weak_rsa_key(bits: int = 768) -> "rsa.RSAPrivateKey":
+def weak_rsa_key(bits: int = 768) -> rsa.RSAPrivateKey:
     """An RSA key under OpenSSH's 1024-bit floor (neither ssh-keygen nor
     cryptography will make one): two primes found by Miller-Rabin from a fixed seed."""
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -159,7 +273,9 @@ def weak_rsa_key(bits: int = 768) -> "rsa.RSAPrivateKey":
 
     p, q = prime(), prime()
     d = pow(65537, -1, (p - 1) * (q - 1))
-    return rsa.RSAPrivateNumbers(p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), rsa.RSAPublicNumbers(65537, p * q)).private_key()
+    return rsa.RSAPrivateNumbers(
+        p, q, d, d % (p - 1), d % (q - 1), pow(q, -1, p), rsa.RSAPublicNumbers(65537, p * q)
+    ).private_key()
 
 
 def keys() -> None:
@@ -167,8 +283,12 @@ def keys() -> None:
 
     (HERE / "keys").mkdir(exist_ok=True)
     key = weak_rsa_key()
-    (HERE / "keys" / "rsa-768").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption()))
-    (HERE / "keys" / "rsa-768.pub").write_bytes(key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH) + b" weak\n")
+    (HERE / "keys" / "rsa-768").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption())
+    )
+    (HERE / "keys" / "rsa-768.pub").write_bytes(
+        key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH) + b" weak\n"
+    )
 
 
 if __name__ == "__main__":
