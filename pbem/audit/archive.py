@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,58 +63,11 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
         {"game": game_id},
     )
-    files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
-    for turn, status, side, message, signature in tx.all(
-        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
-        {
-            "game": game_id,
-            "resolved": store.SubmissionStatus.RESOLVED.name,
-            "set_aside": store.SubmissionStatus.SET_ASIDE.name,
-        },
-    ):
-        files[(turn, status)].append(
-            {"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature}
-        )
-    rolls: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for k, idx, sides, value, purpose in tx.all(
-        "SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}
-    ):
-        rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
+    parts = _ResolutionParts(_files(tx, game_id), _rolls(tx, game_id), {})
     rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
     extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
-    late = {
-        k: {
-            "deadline": _iso(deadline),
-            "grace_until": _iso(grace_until),
-            "resolved_at": _iso(resolved_at),
-            "sides": json.loads(sides),
-        }
-        for k, deadline, grace_until, resolved_at, sides in tx.all(
-            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game",
-            {"game": game_id},
-        )
-    }
-    changes = tx.all(
-        "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
-        {"game": game_id},
-    )
-
-    def resolution_json(row: Any) -> dict[str, Any]:
-        k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
-        wanted = store.SubmissionStatus.RESOLVED if active else store.SubmissionStatus.SET_ASIDE
-        return {
-            "k": k,
-            "label": label,
-            "reveal": reveal,
-            "previous_state_hash": previous,
-            "nmr": json.loads(nmr),
-            "submissions": files.get((k, wanted.name), []),
-            "rolls": rolls.get(k, []),
-            "state_hash": state_hash,
-            "events": json.loads(events),
-            **({"deadline": late[k]} if k in late else {}),
-        }
-
+    parts.late.update(_late_turns(tx, game_id))
+    changes = _player_changes(tx, game_id)
     return {
         "format": ARCHIVE_FORMAT,
         "game": {
@@ -137,31 +91,104 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             **({"extensions": [e.to_json() for e in extensions]} if extensions else {}),
         },
         "initial_state_hash": initial_state_hash,
-        "resolutions": [resolution_json(r) for r in resolutions if r[7]],
+        "resolutions": [parts.resolution_json(r) for r in resolutions if r[7]],
         "set_aside": [
             {
                 "to": to_k,
                 "at": store.as_datetime(at).isoformat(),
-                "resolutions": [resolution_json(r) for r in resolutions if r[8] == rollback_id],
+                "resolutions": [parts.resolution_json(r) for r in resolutions if r[8] == rollback_id],
             }
             for rollback_id, to_k, at in rollbacks
         ],
-        "player_changes": [
-            {
-                "side": side,
-                "from_k": from_k,
-                "at": _iso(at),
-                **({"email": email, "previous_email": previous_email} if email is not None else {}),
-                **(
-                    {"public_key": public_key, "previous_public_key": previous_public_key}
-                    if public_key is not None
-                    else {}
-                ),
-            }
-            for side, from_k, at, email, previous_email, public_key, previous_public_key in changes
-        ],
+        "player_changes": changes,
         "final": {"over": bool(over), "result": json.loads(result) if result else None},
     }
+
+
+@dataclass
+class _ResolutionParts:
+    """What one resolution's entry gathers from other tables: its signed files (by
+    turn and status), its rolls, its missed deadline."""
+
+    files: dict[tuple[int, str], list[dict[str, str]]]
+    rolls: dict[int, list[dict[str, Any]]]
+    late: dict[int, dict[str, Any]]
+
+    def resolution_json(self, row: Any) -> dict[str, Any]:
+        k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
+        wanted = store.SubmissionStatus.RESOLVED if active else store.SubmissionStatus.SET_ASIDE
+        return {
+            "k": k,
+            "label": label,
+            "reveal": reveal,
+            "previous_state_hash": previous,
+            "nmr": json.loads(nmr),
+            "submissions": self.files.get((k, wanted.name), []),
+            "rolls": self.rolls.get(k, []),
+            "state_hash": state_hash,
+            "events": json.loads(events),
+            **({"deadline": self.late[k]} if k in self.late else {}),
+        }
+
+
+def _files(tx: Tx, game_id: str) -> dict[tuple[int, str], list[dict[str, str]]]:
+    """Every resolved or set-aside turn file, by turn and status, in side order."""
+    files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
+    for turn, status, side, message, signature in tx.all(
+        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
+        {
+            "game": game_id,
+            "resolved": store.SubmissionStatus.RESOLVED.name,
+            "set_aside": store.SubmissionStatus.SET_ASIDE.name,
+        },
+    ):
+        files[(turn, status)].append(
+            {"side": side, "turn_file": bytes(message).decode("utf-8"), "signature": signature}
+        )
+    return files
+
+
+def _rolls(tx: Tx, game_id: str) -> dict[int, list[dict[str, Any]]]:
+    rolls: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for k, idx, sides, value, purpose in tx.all(
+        "SELECT k, idx, sides, value, purpose FROM roll WHERE game_id = :game ORDER BY k, idx", {"game": game_id}
+    ):
+        rolls[k].append({"index": idx, "sides": sides, "value": value, "purpose": purpose})
+    return rolls
+
+
+def _late_turns(tx: Tx, game_id: str) -> dict[int, dict[str, Any]]:
+    """The resolutions whose deadline passed with a side missing."""
+    return {
+        k: {
+            "deadline": _iso(deadline),
+            "grace_until": _iso(grace_until),
+            "resolved_at": _iso(resolved_at),
+            "sides": json.loads(sides),
+        }
+        for k, deadline, grace_until, resolved_at, sides in tx.all(
+            "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game",
+            {"game": game_id},
+        )
+    }
+
+
+def _player_changes(tx: Tx, game_id: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "side": side,
+            "from_k": from_k,
+            "at": _iso(at),
+            **({"email": email, "previous_email": previous_email} if email is not None else {}),
+            **(
+                {"public_key": public_key, "previous_public_key": previous_public_key} if public_key is not None else {}
+            ),
+        }
+        for side, from_k, at, email, previous_email, public_key, previous_public_key in tx.all(
+            "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+            {"game": game_id},
+        )
+    ]
 
 
 def export(engine: Database, game_id: str, path: Path) -> dict[str, Any]:

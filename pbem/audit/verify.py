@@ -21,7 +21,7 @@ from typing import Any, Union
 from pbem import dice as dicev1
 from pbem.dice import chains as dice_chains
 from pbem.rules import find_ruleset
-from pbem.rules.base import NO_ORDERS, Orders, TableError
+from pbem.rules.base import NO_ORDERS, Orders, Position, Resolution, Ruleset, TableError
 from pbem.store import house_tables
 from pbem.turnfiles import keys, sshsig
 from pbem.turnfiles.canonical import canonical_json, position_hash
@@ -162,15 +162,52 @@ def _spelt(where: _Where) -> str:
 
 def _audit(archive: dict[str, Any]) -> AuditSummary:
     game = archive["game"]
-    game_id = game["id"]
+    _check_no_secrets(archive)
+    resolutions = _all_resolutions(archive)
+    _check_numbering(resolutions)
+    files = _check_signatures(archive, resolutions)
+    turn_files = _check_headers(archive, resolutions)
+    _check_reveals(archive, resolutions)
+    rolls, dice_keys = _check_rolls(game["id"], resolutions)
+    ruleset, tables, final_position = _replay(archive, resolutions, turn_files, dice_keys)
+    nmr_notes = _check_nmr(resolutions)
+    outcome = ruleset.outcome(final_position)
+    want = outcome.to_json() if outcome else None
+    final = archive["final"]
+    if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(
+        want, sort_keys=True
+    ):
+        raise AuditFailure(f"final result: replay gives {want}, archive says {final['result']} (over={final['over']})")
+    return AuditSummary(
+        game=game["id"],
+        resolutions=len(archive.get("resolutions", [])),
+        set_aside=sum(len(g.get("resolutions", [])) for g in archive.get("set_aside", [])),
+        files=files,
+        rolls=rolls,
+        rollbacks=len(archive.get("set_aside", [])),
+        result=want,
+        result_text=ruleset.outcome_text(outcome) if outcome else "",
+        tables=tuple(f"{name} (sha256 {house_tables.digest(data)})" for name, data in sorted(tables.items())),
+        rollback_notes=_rollback_notes(archive),
+        nmr_notes=nmr_notes,
+        player_notes=_player_notes(archive),
+    )
+
+
+_Resolutions = list[tuple[dict[str, Any], bool]]
+"""Every resolution of the archive with whether it is active (not set aside)."""
+
+
+def _check_no_secrets(archive: dict[str, Any]) -> None:
+    """0. Nothing secret in the archive."""
     leaks = leaked_secrets(archive, archive_chains(archive))
     if leaks:
         raise AuditFailure(
             f"archive leaks a secret: {leaks[0]}" + (f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else "")
         )
-    key_at = _keys_by_resolution(archive)
-    keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
-    resolutions = _all_resolutions(archive)
+
+
+def _check_numbering(resolutions: _Resolutions) -> None:
     ks = [r["k"] for r, _ in resolutions]
     if ks != list(range(1, len(ks) + 1)):
         missing = sorted(set(range(1, (max(ks) if ks else 0) + 1)) - set(ks))
@@ -178,7 +215,11 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             f"resolutions are not numbered 1..{len(ks)} without gaps: missing {missing or 'none'}, found {ks}"
         )
 
-    # 1. signatures
+
+def _check_signatures(archive: dict[str, Any], resolutions: _Resolutions) -> int:
+    """1. Every submission's signature, by the key its side held then; the number of files."""
+    key_at = _keys_by_resolution(archive)
+    keys_by_side = {p["side"]: keys.PublicKey.from_openssh(p["public_key"]) for p in archive["players"]}
     files = 0
     for res, _ in resolutions:
         for sub in res["submissions"]:
@@ -196,12 +237,17 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                     f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {expected.fingerprint()}"
                 )
             files += 1
+    return files
 
-    # 2. headers against the chain of positions
+
+def _check_headers(archive: dict[str, Any], resolutions: _Resolutions) -> dict[tuple[int, str], TurnFile]:
+    """2. Every turn file's header against the chain of positions; the files read,
+    once, for the replay."""
+    game = archive["game"]
     initial = archive["initial_state_hash"]
     known_hashes = {initial} | {r["state_hash"] for r, _ in resolutions}
     expected_prev = initial
-    turn_files: dict[tuple[int, str], TurnFile] = {}  # read once here, replayed in 5
+    turn_files: dict[tuple[int, str], TurnFile] = {}
     for res, active in resolutions:
         prev = res.get("previous_state_hash", expected_prev if active else None)
         if active:
@@ -222,7 +268,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             except TurnFileError as exc:
                 raise AuditFailure(f"{where}: unreadable header: {exc}") from None
             for name, want, got in (
-                ("game", game_id, tf.game),
+                ("game", game["id"], tf.game),
                 ("rules", game["rules"], tf.rules),
                 ("side", sub["side"], tf.side),
                 ("turn", res["k"], tf.turn),
@@ -230,8 +276,11 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             ):
                 if want != got:
                     raise AuditFailure(f"{where}: header {name} is {got!r}, expected {want!r}")
+    return turn_files
 
-    # 3. reveal chain (each extension chain starts again from its own anchor)
+
+def _check_reveals(archive: dict[str, Any], resolutions: _Resolutions) -> None:
+    """3. The reveal chain (each extension chain starts again from its own anchor)."""
     chains = archive_chains(archive)
     previous = b""
     for res, _ in resolutions:
@@ -257,9 +306,12 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             )
         previous = reveal
 
-    # 4. every roll recomputed
+
+def _check_rolls(game_id: str, resolutions: _Resolutions) -> tuple[int, dict[int, bytes]]:
+    """4. Every roll recomputed; the number of rolls and each resolution's dice key
+    (rolled again by the replay)."""
     rolls = 0
-    dice_keys: dict[int, bytes] = {}  # worked out here, rolled again by the replay in 5
+    dice_keys: dict[int, bytes] = {}
     for res, _ in resolutions:
         stream = dicev1.DiceStream(dice_keys.setdefault(res["k"], _dice_key(game_id, res)))
         for i, roll in enumerate(res["rolls"]):
@@ -271,9 +323,13 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
                     f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to {value}, archive says {roll['value']}"
                 )
             rolls += 1
+    return rolls, dice_keys
 
-    # 5. full replay
-    ruleset = find_ruleset(game["rules"])
+
+def _opening_position(archive: dict[str, Any], ruleset: Ruleset) -> tuple[Position, dict[str, Any]]:
+    """The game as set up, with its house tables, checked against the archive's
+    initial hash; and those tables."""
+    game = archive["game"]
     position = ruleset.setup(game["scenario"], list(game["options"]))
     tables = dict(game.get("tables") or {})
     if tables:
@@ -286,9 +342,24 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
             raise AuditFailure(
                 f"game.tables: {', '.join(same)} equal the shipped table (an archive lists only tables that differ)"
             )
+    initial = archive["initial_state_hash"]
     if position_hash(position) != initial:
         played = f" with house tables {', '.join(sorted(tables))}" if tables else " with the shipped tables"
         raise AuditFailure(f"set-up: position hash {position_hash(position)}{played}, archive says {initial}")
+    return position, tables
+
+
+def _replay(
+    archive: dict[str, Any],
+    resolutions: _Resolutions,
+    turn_files: dict[tuple[int, str], TurnFile],
+    dice_keys: dict[int, bytes],
+) -> tuple[Ruleset, dict[str, Any], Position]:
+    """5. The whole game replayed from its set-up; the ruleset, the house tables and
+    the last active position."""
+    ruleset = find_ruleset(archive["game"]["rules"])
+    position, tables = _opening_position(archive, ruleset)
+    initial = archive["initial_state_hash"]
     positions = {initial: position}
     last_active = initial
     for res, active in resolutions:
@@ -296,72 +367,70 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         start = positions.get(prev)
         if start is None:
             raise AuditFailure(f"resolution {res['k']}: cannot find its starting position {prev}")
-        orders: dict[str, Orders] = {side: NO_ORDERS for side in ruleset.due(start)}
-        for sub in res["submissions"]:
-            tf = turn_files[res["k"], sub["side"]]
-            if tf.side not in orders:
-                raise AuditFailure(
-                    f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})"
-                )
-            parsed, problems = ruleset.parse_orders(tf.body)
-            problems = problems or ruleset.validate(start, tf.side, parsed)
-            if problems:
-                raise AuditFailure(f"resolution {res['k']}, {tf.side} turn file: orders are not legal: {problems[0]}")
-            orders[tf.side] = parsed
+        orders = _replayed_orders(ruleset, start, res, turn_files)
         stream = dicev1.DiceStream(dice_keys[res["k"]])
-        result = ruleset.resolve_validated(start, orders, stream)  # each file was validated just above
-        replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
-        recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
-        if replayed != recorded:
-            first = next(
-                (i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded))
-            )
-            raise AuditFailure(
-                f"resolution {res['k']}, roll {first}: replay asks for {replayed[first] if first < len(replayed) else 'no roll'}, archive has {recorded[first] if first < len(recorded) else 'no roll'}"
-            )
-        if canonical_json(result.events) != canonical_json(res["events"]):
-            raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
+        result = ruleset.resolve_validated(start, orders, stream)  # each file was validated by _replayed_orders
+        _check_replay(res, stream, result)
         new_hash = position_hash(result.position)
-        if new_hash != res["state_hash"]:
-            raise AuditFailure(
-                f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}"
-            )
         positions[new_hash] = result.position
         if active:
             last_active = new_hash
-    nmr_notes = _check_nmr(resolutions)
-    final_position = positions[last_active]
-    outcome = ruleset.outcome(final_position)
-    final = archive["final"]
-    want = outcome.to_json() if outcome else None
-    if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(
-        want, sort_keys=True
-    ):
-        raise AuditFailure(f"final result: replay gives {want}, archive says {final['result']} (over={final['over']})")
-    return AuditSummary(
-        game=game_id,
-        resolutions=len(archive.get("resolutions", [])),
-        set_aside=sum(len(g.get("resolutions", [])) for g in archive.get("set_aside", [])),
-        files=files,
-        rolls=rolls,
-        rollbacks=len(archive.get("set_aside", [])),
-        result=want,
-        result_text=ruleset.outcome_text(outcome) if outcome else "",
-        tables=tuple(f"{name} (sha256 {house_tables.digest(data)})" for name, data in sorted(tables.items())),
-        rollback_notes=tuple(
-            f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
-            + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))
-            for g in archive.get("set_aside", [])
-        ),
-        nmr_notes=nmr_notes,
-        player_notes=tuple(
-            f"{c['side']} from resolution {c['from_k']} ({c.get('at', '?')}): "
-            + "; ".join(
-                ([f"address {c.get('previous_email') or 'none'} -> {c['email']}"] if "email" in c else [])
-                + ([f"key {keys.PublicKey.from_openssh(c['public_key']).fingerprint()}"] if c.get("public_key") else [])
+    return ruleset, tables, positions[last_active]
+
+
+def _replayed_orders(
+    ruleset: Ruleset, start: Position, res: dict[str, Any], turn_files: dict[tuple[int, str], TurnFile]
+) -> dict[str, Orders]:
+    """Each due side's orders in one resolution, parsed and validated as the referee did."""
+    orders: dict[str, Orders] = {side: NO_ORDERS for side in ruleset.due(start)}
+    for sub in res["submissions"]:
+        tf = turn_files[res["k"], sub["side"]]
+        if tf.side not in orders:
+            raise AuditFailure(
+                f"resolution {res['k']}: a turn file from {tf.side}, who was not due (due: {', '.join(orders)})"
             )
-            for c in archive.get("player_changes", [])
-        ),
+        parsed, problems = ruleset.parse_orders(tf.body)
+        problems = problems or ruleset.validate(start, tf.side, parsed)
+        if problems:
+            raise AuditFailure(f"resolution {res['k']}, {tf.side} turn file: orders are not legal: {problems[0]}")
+        orders[tf.side] = parsed
+    return orders
+
+
+def _check_replay(res: dict[str, Any], stream: dicev1.DiceStream, result: Resolution) -> None:
+    """The replay asked for the archive's rolls, gave its events and its position."""
+    replayed = [(r.sides, r.value, r.purpose) for r in stream.rolls]
+    recorded = [(r["sides"], r["value"], r["purpose"]) for r in res["rolls"]]
+    if replayed != recorded:
+        first = next(
+            (i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded))
+        )
+        raise AuditFailure(
+            f"resolution {res['k']}, roll {first}: replay asks for {replayed[first] if first < len(replayed) else 'no roll'}, archive has {recorded[first] if first < len(recorded) else 'no roll'}"
+        )
+    if canonical_json(result.events) != canonical_json(res["events"]):
+        raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
+    new_hash = position_hash(result.position)
+    if new_hash != res["state_hash"]:
+        raise AuditFailure(f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}")
+
+
+def _rollback_notes(archive: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
+        + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))
+        for g in archive.get("set_aside", [])
+    )
+
+
+def _player_notes(archive: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(
+        f"{c['side']} from resolution {c['from_k']} ({c.get('at', '?')}): "
+        + "; ".join(
+            ([f"address {c.get('previous_email') or 'none'} -> {c['email']}"] if "email" in c else [])
+            + ([f"key {keys.PublicKey.from_openssh(c['public_key']).fingerprint()}"] if c.get("public_key") else [])
+        )
+        for c in archive.get("player_changes", [])
     )
 
 

@@ -195,6 +195,8 @@ HELP_ORDER = (
     "site",
     "tables",
     "table",
+    "outbox",
+    "game",
 )
 """The order ``pbem --help`` lists the commands in (the modules of pbem.cli register
 them by who runs them); a command not named here comes after these."""
@@ -203,8 +205,9 @@ them by who runs them); a command not named here comes after these."""
 def in_help_order() -> None:
     """Order the registered commands as :data:`HELP_ORDER` says."""
 
-    def key(command: typer.models.CommandInfo) -> int:
+    def key(command: typer.models.CommandInfo | typer.models.TyperInfo) -> int:
         name = _name(command)
         return HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER)
 
     app.registered_commands.sort(key=key)
+    app.registered_groups.sort(key=key)

@@ -8,6 +8,7 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from pbem import dice as dicev1
@@ -16,6 +17,7 @@ from pbem.dice import chains as dice_chains
 from pbem.mail.address import checked_address
 from pbem.referee import notices
 from pbem.rules import find_ruleset
+from pbem.rules.base import Ruleset, ScenarioInfo
 from pbem.rules.suggest import did_you_mean
 from pbem.rules.template_text import fit_comments
 from pbem.store.sql import Conflict, Tx
@@ -55,52 +57,10 @@ def new_game(
     (``--table NAME=FILE``): checked, carried in the opening position and stored.
     ``clock`` sets its deadlines (pbem/referee/deadlines.py); each side with an address is
     sent the game as created."""
-    problems: list[str] = []
-    if (problem := paths.game_id_problem(game_id)) is not None:
-        problems.append(problem)
-    try:
-        ruleset = find_ruleset(rules_id)
-        if scenario is None and len(ruleset.scenarios()) > 1:
-            known = ", ".join(s.id for s in ruleset.scenarios())
-            raise ValueError(
-                f"{rules_id} has {len(ruleset.scenarios())} scenarios: choose one with --scenario ({known})"
-            )
-        info = ruleset.scenario(scenario)
-    except ValueError as exc:
-        raise Refused([str(exc)]) from None
-    known_options = {o.id for o in (*ruleset.options(), *ruleset.scenario_options(info.id))}
-    for option in options:
-        if option not in known_options:
-            problems.append(
-                f"unknown option {option!r} for {rules_id} (options: {', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}"
-            )
-    for side in player_keys:
-        if side not in info.sides:
-            problems.append(
-                f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)}){did_you_mean(side, info.sides)}"
-            )
-    for side in info.sides:
-        if side not in player_keys:
-            problems.append(f"no --player {side}=PUBKEY_FILE given")
-    parsed_keys: dict[str, keys.PublicKey] = {}
-    for side, line in player_keys.items():
-        try:
-            parsed_keys[side] = keys.PublicKey.from_openssh(line)
-        except ValueError as exc:
-            problems.append(f"public key for {side}: {exc}")
-    for side, addr in (emails or {}).items():
-        if side not in info.sides:
-            problems.append(f"--email for unknown side {side!r}")
-        try:
-            checked_address(addr)
-        except ValueError as exc:
-            problems.append(f"--email {side}: {exc}")
-    if not 2 <= chain_length <= 1_000_000:
-        problems.append(
-            f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"
-        )
-    from pathlib import Path
-
+    ruleset, info = _ruleset_and_scenario(rules_id, scenario)
+    problems, parsed_keys = _setting_problems(
+        game_id, rules_id, ruleset, info, options, player_keys, emails or {}, chain_length
+    )
     from pbem.store import house_tables
 
     tables, table_problems = house_tables.read_files(
@@ -136,27 +96,94 @@ def new_game(
             _insert_game(tx, game, list(options), initial)
         except Conflict:  # another process created it since
             raise Refused([f"game {game_id!r} already exists"]) from None
-        for side in info.sides:
-            tx.run(
-                "INSERT INTO player (game_id, side, public_key, email) VALUES (:game, :side, :key, :email)",
-                {"game": game_id, "side": side, "key": parsed_keys[side].openssh(), "email": (emails or {}).get(side)},
-            )
+        _insert_players(tx, game_id, info.sides, parsed_keys, emails or {})
         house_tables.store_tables(tx, game_id, house_tables.of_position(position))
         if clock is not None:
-            tx.run(
-                "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
-                {
-                    "game": game_id,
-                    "deadline": clock.deadline,
-                    "grace": clock.grace,
-                    "remind": clock.remind,
-                    "wait": clock.wait,
-                },
-            )
+            _insert_clock(tx, game_id, clock)
         notices.queue_reports(
             tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False
         )
     return game
+
+
+def _ruleset_and_scenario(rules_id: str, scenario: str | None) -> tuple[Ruleset, ScenarioInfo]:
+    """The ruleset and the scenario named (one must be named where there are several)."""
+    try:
+        ruleset = find_ruleset(rules_id)
+        if scenario is None and len(ruleset.scenarios()) > 1:
+            known = ", ".join(s.id for s in ruleset.scenarios())
+            raise ValueError(
+                f"{rules_id} has {len(ruleset.scenarios())} scenarios: choose one with --scenario ({known})"
+            )
+        return ruleset, ruleset.scenario(scenario)
+    except ValueError as exc:
+        raise Refused([str(exc)]) from None
+
+
+def _setting_problems(
+    game_id: str,
+    rules_id: str,
+    ruleset: Ruleset,
+    info: ScenarioInfo,
+    options: Sequence[str],
+    player_keys: Mapping[str, str],
+    emails: Mapping[str, str],
+    chain_length: int,
+) -> tuple[list[str], dict[str, keys.PublicKey]]:
+    """What is wrong with a new game's id, options, players, addresses and dice
+    chain; and each side's public key read."""
+    problems: list[str] = []
+    if (problem := paths.game_id_problem(game_id)) is not None:
+        problems.append(problem)
+    known_options = {o.id for o in (*ruleset.options(), *ruleset.scenario_options(info.id))}
+    for option in options:
+        if option not in known_options:
+            problems.append(
+                f"unknown option {option!r} for {rules_id} (options: {', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}"
+            )
+    for side in player_keys:
+        if side not in info.sides:
+            problems.append(
+                f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)}){did_you_mean(side, info.sides)}"
+            )
+    for side in info.sides:
+        if side not in player_keys:
+            problems.append(f"no --player {side}=PUBKEY_FILE given")
+    parsed_keys: dict[str, keys.PublicKey] = {}
+    for side, line in player_keys.items():
+        try:
+            parsed_keys[side] = keys.PublicKey.from_openssh(line)
+        except ValueError as exc:
+            problems.append(f"public key for {side}: {exc}")
+    for side, addr in emails.items():
+        if side not in info.sides:
+            problems.append(f"--email for unknown side {side!r}")
+        try:
+            checked_address(addr)
+        except ValueError as exc:
+            problems.append(f"--email {side}: {exc}")
+    if not 2 <= chain_length <= 1_000_000:
+        problems.append(
+            f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"
+        )
+    return problems, parsed_keys
+
+
+def _insert_players(
+    tx: Tx, game_id: str, sides: Sequence[str], parsed_keys: Mapping[str, keys.PublicKey], emails: Mapping[str, str]
+) -> None:
+    for side in sides:
+        tx.run(
+            "INSERT INTO player (game_id, side, public_key, email) VALUES (:game, :side, :key, :email)",
+            {"game": game_id, "side": side, "key": parsed_keys[side].openssh(), "email": emails.get(side)},
+        )
+
+
+def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
+    tx.run(
+        "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
+        {"game": game_id, "deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
+    )
 
 
 def _insert_game(tx: Tx, game: store.GameState, options: list[str], initial: str) -> None:

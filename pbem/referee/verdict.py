@@ -170,33 +170,7 @@ def judge(
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
-    if signature is None:
-        if require_signature:
-            raise Refused(
-                [
-                    f"turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n {sshsig.NAMESPACE})"
-                ]
-            )
-    else:
-        try:
-            signer = sshsig.verify(message, signature)
-        except sshsig.SignatureError as exc:
-            wrapped = rewrapped_lines(message) if "does not match" in str(exc) else []
-            if wrapped:
-                where = ", ".join(map(str, wrapped[:5])) + (" ..." if len(wrapped) > 5 else "")
-                raise Refused(
-                    [
-                        f"signature refused: {exc}, and the file looks re-wrapped by a mail client (line {where} "
-                        f"continues the line before it); send the turn file as an attachment with its .sig, "
-                        f"or sign it again and paste it with no line over 72 columns"
-                    ]
-                ) from None
-            raise Refused([f"signature refused: {exc}"]) from None
-        expected = roster[tf.side]
-        if not signer.same_key(expected):
-            owner = next((side for side, key in roster.items() if key.same_key(signer)), None)
-            who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
-            raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
+    _check_signature(tf, message, signature, roster, require_signature)
     earlier = list(earlier_copies())
     if earlier:
         last = earlier[-1]
@@ -242,6 +216,40 @@ def judge(
         raise Refused([str(p) for p in problems])
     _remember_orders(message, orders)
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
+
+
+def _check_signature(
+    tf: TurnFile, message: bytes, signature: str | None, roster: Mapping[str, keys.PublicKey], required: bool
+) -> None:
+    """The file is signed (where ``required``), the signature verifies, and it is by
+    the key of the side the file names."""
+    if signature is None:
+        if required:
+            raise Refused(
+                [
+                    f"turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n {sshsig.NAMESPACE})"
+                ]
+            )
+        return
+    try:
+        signer = sshsig.verify(message, signature)
+    except sshsig.SignatureError as exc:
+        wrapped = rewrapped_lines(message) if "does not match" in str(exc) else []
+        if wrapped:
+            where = ", ".join(map(str, wrapped[:5])) + (" ..." if len(wrapped) > 5 else "")
+            raise Refused(
+                [
+                    f"signature refused: {exc}, and the file looks re-wrapped by a mail client (line {where} "
+                    f"continues the line before it); send the turn file as an attachment with its .sig, "
+                    f"or sign it again and paste it with no line over 72 columns"
+                ]
+            ) from None
+        raise Refused([f"signature refused: {exc}"]) from None
+    expected = roster[tf.side]
+    if not signer.same_key(expected):
+        owner = next((side for side, key in roster.items() if key.same_key(signer)), None)
+        who = f"the {owner} side's key" if owner else f"an unknown key ({signer.fingerprint()})"
+        raise Refused([f"signature is by {who}, not by the {tf.side} side's key ({expected.fingerprint()})"])
 
 
 def wrong_resolution(

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
@@ -15,6 +15,7 @@ from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
+from pbem.rules.base import Outcome, Position, Ruleset
 from pbem.store import house_tables
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
@@ -50,22 +51,9 @@ def _views(
     game_id = game.id
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
-    actives = report_reads.active_history(
-        tx, game_id
-    )  # (k, label, state_hash) only: one full row is read, not every one
-    row, before = (
-        report_reads.resolution_and_reveal_before(tx, game_id, k)
-        if k and any(r.k == k for r in actives)
-        else (None, None)
-    )
-    if k and row is None:
-        raise LookupError(
-            f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})"
-        )
-    known = ruleset.sides(game.scenario)
-    for side in sides:
-        if side is not None and side not in known:
-            raise LookupError(f"no side {side!r} in game {game_id} (sides: {', '.join(known)})")
+    actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read
+    row, before = _resolution_read(tx, game_id, k, actives)
+    _check_sides(ruleset, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
     chain = dice_chains.chain_for(chains, k) or chains[0]
@@ -80,20 +68,7 @@ def _views(
     refusals = report_reads.refusals(tx, game_id, (k, next_turn))
     players = report_reads.players(tx, game_id)
     turn_label = ruleset.turn_label(position)
-    kept = position_file.PositionFile(
-        id=game.id,
-        rules=game.rules,
-        scenario=game.scenario,
-        options=game.options,
-        resolution=k,
-        next_k=next_turn,
-        label=turn_label,
-        state_hash=state_hash,
-        over=outcome is not None,
-        result=json.dumps(outcome.to_json()) if outcome else None,
-        public_keys={p.side: p.public_key for p in players},
-        position=position,
-    )
+    kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position)
     url = game.site_url
     rollbacks = report_reads.rollbacks(tx, game_id)
     notes = tuple(
@@ -145,29 +120,88 @@ def _views(
         chain_first_k=chain.first_k,
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
-    views = []
+    return [_side_view(shared, ruleset, game, position, due, side, refusals, shared_map, turn_label) for side in sides]
+
+
+def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:
+    """Resolution ``k``'s row (``None`` for the set-up) and the reveal before it."""
+    row, before = (
+        report_reads.resolution_and_reveal_before(tx, game_id, k)
+        if k and any(r.k == k for r in actives)
+        else (None, None)
+    )
+    if k and row is None:
+        raise LookupError(
+            f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})"
+        )
+    return row, before
+
+
+def _check_sides(ruleset: Ruleset, game: ReportGame, sides: Sequence[str | None]) -> None:
+    known = ruleset.sides(game.scenario)
     for side in sides:
-        next_file = None
-        if side is not None and side in due:
-            body = f"# {ruleset.title}: {game_id}, resolution {next_turn} - {turn_label}\n" + ruleset.order_template(
-                position, side
-            )
-            next_file = render_turn_file(game.id, game.rules, side, next_turn, state_hash, body)
-        problems = tuple(
-            report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
-            for r in refusals
-            if side is None or r.side == side
+        if side is not None and side not in known:
+            raise LookupError(f"no side {side!r} in game {game.id} (sides: {', '.join(known)})")
+
+
+def _position_file(
+    game: ReportGame,
+    k: int,
+    next_turn: int,
+    turn_label: str,
+    state_hash: str,
+    outcome: Outcome | None,
+    players: Sequence[Any],
+    position: Position,
+) -> position_file.PositionFile:
+    """The position file the report is written from (attached to it)."""
+    return position_file.PositionFile(
+        id=game.id,
+        rules=game.rules,
+        scenario=game.scenario,
+        options=game.options,
+        resolution=k,
+        next_k=next_turn,
+        label=turn_label,
+        state_hash=state_hash,
+        over=outcome is not None,
+        result=json.dumps(outcome.to_json()) if outcome else None,
+        public_keys={p.side: p.public_key for p in players},
+        position=position,
+    )
+
+
+def _side_view(
+    shared: report.ReportData,
+    ruleset: Ruleset,
+    game: ReportGame,
+    position: Position,
+    due: Sequence[str],
+    side: str | None,
+    refusals: Sequence[Any],
+    shared_map: str | None,
+    turn_label: str,
+) -> report.ReportData:
+    """One side's report (``None``: the referee's) from what every side sees alike:
+    its map, its next turn file, the problems with its files."""
+    next_file = None
+    if side is not None and side in due:
+        body = f"# {ruleset.title}: {game.id}, resolution {shared.next_k} - {turn_label}\n" + ruleset.order_template(
+            position, side
         )
-        views.append(
-            replace(
-                shared,
-                side=side,
-                map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(events), side),
-                problems=problems,
-                next_turn_file=next_file,
-            )
-        )
-    return views
+        next_file = render_turn_file(game.id, game.rules, side, shared.next_k, shared.state_hash, body)
+    problems = tuple(
+        report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
+        for r in refusals
+        if side is None or r.side == side
+    )
+    return replace(
+        shared,
+        side=side,
+        map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(shared.events), side),
+        problems=problems,
+        next_turn_file=next_file,
+    )
 
 
 def audit_page(db: Database, game_id: str, home: str | None = None) -> str:

@@ -251,6 +251,19 @@ def _drawing(board: Board) -> _Drawing:
         (x1, y1), (x2, y2) = at[a], at[b]
         top.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
     top += ["</g>", '<g class="cities">']
+    marks = _city_marks(board, at)
+    names, badges = _city_names(board, at, labels)
+    px = MAP_X0 + 20
+    phases, turns, vp_track, y = _track_boxes(px)
+    key, stacks_y = _key(board, px, SCORE_Y + 22)
+    return _Drawing(
+        at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y
+    )
+
+
+def _city_marks(board: Board, at: dict[str, tuple[float, float]]) -> dict[str, dict[tuple[str | None, bool], str]]:
+    """Each city's circle, port mark and VP, drawn once for every holder and
+    whether it is occupied."""
     marks: dict[str, dict[tuple[str | None, bool], str]] = {}
     for cid, city in board.cities.items():
         x, y = at[cid]
@@ -274,6 +287,14 @@ def _drawing(board: Board) -> _Drawing:
             for owner, stroke in SIDE_COLOURS.items()
             for occupied in (False, True)
         }
+    return marks
+
+
+def _city_names(
+    board: Board, at: dict[str, tuple[float, float]], labels: Placement
+) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, tuple[float, float]]]:
+    """Each city's name (with its leader line) for every holder and whether a
+    stack badge sits below it; and where each badge goes."""
     names: dict[str, dict[tuple[str | None, bool], str]] = {}
     badges: dict[str, tuple[float, float]] = {}
     for cid, ((bx, by, bw, bh), leader) in labels.items():
@@ -305,7 +326,11 @@ def _drawing(board: Board) -> _Drawing:
             for badge in (False, True)
         }
         badges[cid] = (cx, round(by + NAME_SIZE * 1.22 + BADGE_SIZE * 0.95, 1))
-    px = MAP_X0 + 20
+    return names, badges
+
+
+def _track_boxes(px: int) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]], list[str], float]:
+    """The phase, turn and VP tracks (each box plain and current); the VP track's top."""
     phases = {}
     for i, phase in enumerate(range(FIRST_PHASE, LAST_PHASE + 1)):
         cx, y = px + i * 43, PHASE_TRACK_Y + 8
@@ -330,10 +355,7 @@ def _drawing(board: Board) -> _Drawing:
         cx, cy = px + col * 29, y + row * 24
         vp_track.append(f'<rect x="{cx}" y="{cy}" width="27" height="22" fill="#eee" stroke="#aaa"/>')
         vp_track.append(_text(cx + 13, cy + 9, str(vp), 8, "middle", fill="#777"))
-    key, stacks_y = _key(board, px, SCORE_Y + 22)
-    return _Drawing(
-        at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y
-    )
+    return phases, turns, vp_track, y
 
 
 def _key(board: Board, px: int, y: float) -> tuple[str, float]:

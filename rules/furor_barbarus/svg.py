@@ -19,128 +19,25 @@ from collections.abc import Sequence
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus.battlefield import Battlefield
-from pbem.rules.furor_barbarus.hexgrid import Hex
-from pbem.rules.mapdraw import escape, focus_attrs, focus_box, overlaps, text_width, wrap
-
-SIZE = 32.0
-H = math.sqrt(3) * SIZE
-TOP = 40.0  # room for the title above the board
-COUNTER_W, COUNTER_H = 46.0, 36.0
-TAB_H = 11.0
-TERRAIN_COLOURS = {
-    "clear": "#eef3d8",
-    "road": "#e9dcb5",
-    "village": "#d8b48a",
-    "woods": "#7fae6e",
-    "hill": "#c7b07a",
-    "bridge": "#b9a98f",
-    "ford": "#a9cbe0",
-}
-SIDE_COLOURS = {
-    "blue": "#2f5597",
-    "red": "#a83232",
-    "brown": "#6e4a2a",
-    "green": "#2f6f2f",
-    "yellow": "#8a6d0b",
-    "grey": "#555555",
-}
-TYPE_WORDS = {
-    "infantry": "infantry",
-    "missile_infantry": "missile infantry (archers, javelins)",
-    "cavalry": "cavalry",
-    "missile_cavalry": "missile cavalry (horse archers)",
-    "commander": "commander",
-    "baggage": "baggage",
-}
-
-
-def centre(h: str) -> tuple[float, float]:
-    x = Hex.parse(h)
-    cx = SIZE + (x.col - 1) * 1.5 * SIZE
-    cy = TOP + H / 2 + (x.row - 1) * H + (H / 2 if x.col % 2 == 0 else 0)
-    return cx, cy
-
-
-def corners(cx: float, cy: float, size: float = SIZE) -> str:
-    return " ".join(
-        f"{cx + size * math.cos(math.radians(60 * i)):.1f},{cy + size * math.sin(math.radians(60 * i)):.1f}"
-        for i in range(6)
-    )
-
-
-def _t(x: object) -> str:
-    return escape(str(x)).replace('"', "&quot;")
-
-
-def _text(
-    x: float,
-    y: float,
-    body: str,
-    size: float,
-    anchor: str = "start",
-    fill: str = "#222",
-    weight: str = "normal",
-    cls: str = "label",
-    style: str = "",
-) -> str:
-    extra = f' font-style="{style}"' if style else ""
-    return (
-        f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
-        f'font-weight="{weight}" fill="{fill}"{extra}>{_t(body)}</text>'
-    )
-
-
-def _marker(colour: str) -> str:
-    """The id of the arrowhead in ``colour`` (one per colour: mail renderers do not
-    take ``context-stroke``)."""
-    return "fb-arrow-" + colour.lstrip("#")
-
-
-def short_ids(ids: Sequence[str]) -> dict[str, str]:
-    """A short id for each unit, unique among ``ids``: ids of up to 8 characters as
-    they are, longer ones cut to three letters a word (``visigoth-cavalry-2`` ->
-    ``vis-cav-2``), a single long word to seven (``burgundians`` -> ``burgund``);
-    any that would clash keep their full id."""
-
-    def cut(uid: str) -> str:
-        if len(uid) <= 8:
-            return uid
-        if "-" not in uid:
-            return uid[:7]
-        return "-".join(p if p.isdigit() else p[:3] for p in uid.split("-"))
-
-    wanted = {u: cut(u) for u in ids}
-    values = list(wanted.values())
-    return {u: u if values.count(s) > 1 or (s != u and s in wanted) else s for u, s in wanted.items()}
-
-
-def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> str:
-    """The NATO-style symbol of a unit type in the box (x, y, w, h): infantry a
-    cross, cavalry one diagonal, a missile unit adds a bow (an arc with its string)
-    under the box's top, a commander a flag, baggage a wheel."""
-    s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
-    out = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" {s}/>']
-    if kind in ("infantry", "missile_infantry"):
-        out.append(
-            f'<path d="M{x:.1f},{y:.1f} L{x + w:.1f},{y + h:.1f} M{x + w:.1f},{y:.1f} L{x:.1f},{y + h:.1f}" {s}/>'
-        )
-    if kind in ("cavalry", "missile_cavalry"):
-        out.append(f'<path d="M{x:.1f},{y + h:.1f} L{x + w:.1f},{y:.1f}" {s}/>')
-    if kind in ("missile_infantry", "missile_cavalry"):
-        out.append(
-            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} {x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
-        )
-    if kind == "commander":
-        out.append(
-            f'<path d="M{x + w * 0.3:.1f},{y + h * 0.85:.1f} L{x + w * 0.3:.1f},{y + h * 0.15:.1f} '
-            f'L{x + w * 0.75:.1f},{y + h * 0.32:.1f} L{x + w * 0.3:.1f},{y + h * 0.5:.1f}" {s}/>'
-        )
-    if kind == "baggage":
-        out.append(
-            f'<circle cx="{x + w / 2:.1f}" cy="{y + h / 2:.1f}" r="{h * 0.32:.1f}" {s}/>'
-            f'<path d="M{x:.1f},{y + h / 2:.1f} L{x + w:.1f},{y + h / 2:.1f}" {s}/>'
-        )
-    return "".join(out)
+from pbem.rules.furor_barbarus.svg_shapes import (
+    COUNTER_H,
+    COUNTER_W,
+    SIDE_COLOURS,
+    SIZE,
+    TAB_H,
+    TERRAIN_COLOURS,
+    TOP,
+    TYPE_WORDS,
+    H,
+    _marker,
+    _t,
+    _text,
+    centre,
+    corners,
+    short_ids,
+    symbol,
+)
+from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, text_width, wrap
 
 
 class _Drawing:
@@ -481,6 +378,38 @@ def _combats_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     return y
 
 
+LEGEND_MARKS = [
+    (
+        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>',
+        "move",
+    ),
+    (
+        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>',
+        "retreat",
+    ),
+    (
+        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>',
+        "advance",
+    ),
+    (
+        '<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>',
+        "attacked this resolution",
+    ),
+    (
+        '<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>',
+        "combat (numbered above)",
+    ),
+    (
+        '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>',
+        "missile fire at range",
+    ),
+    ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
+    ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
+]
+"""The legend's marks: an SVG shape (its ``y`` placeholders filled in where it is
+drawn) and what it means."""
+
+
 def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     """The legend: unit types (section 2), a counter, the arrows and the terrain; appends to ``out``."""
     out.append(_text(10, y + 14, "Legend", 14, weight="bold"))
@@ -516,36 +445,8 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     for i, part in enumerate(lines):
         out.append(_text(118, y + i * 14, part, 11))
     y += max(44, 14 * len(lines) + 8)
-    items = [
-        (
-            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>',
-            "move",
-        ),
-        (
-            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>',
-            "retreat",
-        ),
-        (
-            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>',
-            "advance",
-        ),
-        (
-            '<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>',
-            "attacked this resolution",
-        ),
-        (
-            '<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>',
-            "combat (numbered above)",
-        ),
-        (
-            '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>',
-            "missile fire at range",
-        ),
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
-        ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
-    ]
     x = 0.0
-    for shape, words in items:
+    for shape, words in LEGEND_MARKS:
         need = 50 + text_width(words, 11) + 16
         if x + need > width - 10:
             x, y = 0.0, y + 20
