@@ -395,7 +395,7 @@ def postgres() -> Iterator[str | None]:
     try:
         import psycopg  # noqa: F401
 
-        from tests.pg_server import NoPostgres, throwaway_server
+        from tests.support.pg_server import NoPostgres, throwaway_server
     except ImportError:
         yield None
         return

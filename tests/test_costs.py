@@ -34,7 +34,7 @@ from pbem.store import records
 from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
 from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
-from tests.test_crash import Desk, new_games, open_desk, queue_next_turns
+from tests.support.desk import Desk, new_games, open_desk, queue_next_turns
 
 
 @pytest.fixture

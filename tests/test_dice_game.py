@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Table
-from tests.test_pipeline_cli import sign, status, write_orders
+from tests.support.cli_steps import sign, status, write_orders
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,11 +7,10 @@ import email
 import email.policy
 from email.message import EmailMessage
 
-from test_report_data import EVIL, report_data
-
 from pbem.mail.build import receipt_email
 from pbem.reports.message import report_email, report_message_id, report_subject, thread_root_id
 from pbem.reports.render import turn_file_name
+from tests.support.report_data import EVIL, report_data
 
 REFEREE = "Referee <referee@pbem.example>"
 

@@ -16,7 +16,7 @@ from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import check_move
 from pbem.rules.furor_barbarus.stacking import stack_is_legal
 from pbem.turnfiles.canonical import position_hash
-from tests.test_furor_barbarus_core_support import RULES, SCENARIO, battlefield
+from tests.support.furor_barbarus_test_map import RULES, SCENARIO, battlefield
 
 
 def test_legal_moves_and_attacks_pass_the_checker() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.furor_barbarus.charge import can_charge
@@ -20,6 +19,7 @@ from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import (
     feigned_flight,
     feigned_flight_problem,
 )
+from tests.support.furor_barbarus_scenarios import attack, battlefield, dice, events
 
 CM = "campus-mauriacus"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
-from tests.test_furor_barbarus_core_support import RULES, SCENARIO, dice, position
+from tests.support.furor_barbarus_test_map import RULES, SCENARIO, dice, position
 
 
 def test_3_setup_is_due_from_both_sides_and_records_scenario_and_options() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from tests.test_furor_barbarus_core_support import RULES, dice, position
+from tests.support.furor_barbarus_test_map import RULES, dice, position
 
 
 def test_svg_is_standalone_and_draws_the_last_resolution() -> None:

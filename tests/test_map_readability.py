@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 
 import pytest
-from map_positions import SHIPPED, Drawn, every_map, late
 
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus.svg import short_ids
 from pbem.rules.mapdraw import crop, focus_of
+from tests.support.map_positions import SHIPPED, Drawn, every_map, late
 
 MEASURE = """<script>
 window.addEventListener("load", function () {
@@ -101,7 +101,7 @@ def map_page(drawn: list[Drawn]) -> str:
 
 
 def measure(tmp_path: Path, page: str) -> list[dict]:
-    from test_browser import run_chromium
+    from tests.support.browser import run_chromium
 
     path = tmp_path / "maps.html"
     path.write_text(page, encoding="utf-8")
@@ -216,7 +216,7 @@ def demo_games(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_every_link_of_the_demo_and_its_game_sites_resolves(demo_games):
-    from test_site import broken_links_in_folder
+    from tests.support.site_links import broken_links_in_folder
 
     out, results = demo_games
     assert broken_links_in_folder(out) == []
@@ -226,7 +226,7 @@ def test_every_link_of_the_demo_and_its_game_sites_resolves(demo_games):
 
 
 def screenshot(tmp_path: Path, page: Path, name: str, widths: tuple[int, ...] = (1280, 390)) -> list[Path]:
-    from test_browser import run_chromium
+    from tests.support.browser import run_chromium
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     shots = []
@@ -268,7 +268,7 @@ def test_screenshots_of_late_reports_the_site_index_and_the_audit_page(demo_game
 @pytest.mark.browser
 def test_the_demo_index_keeps_every_link_on_a_phone_screen(demo_games, tmp_path):
     """Its table became cards on a phone: no sideways scrolling at 390 px."""
-    from test_browser import check_in_browser
+    from tests.support.browser import check_in_browser
 
     out, _results = demo_games
     check_in_browser(tmp_path, "demo-index", (out / "index.html").read_text(encoding="utf-8"))

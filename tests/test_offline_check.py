@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from pbem.cli.application import app
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
-from tests.test_mail_loop import _game_with_mail, smtp_server  # noqa: F401  (fixture)
+from tests.support.mail_game import game_with_mail
 
 
 def _player(*args: str) -> tuple[int, str, str]:
@@ -41,7 +41,7 @@ def _sign(path: Path, key: Path) -> None:
 def test_the_mailed_attachments_alone_give_the_referees_verdict(
     table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    t = _game_with_mail(table)
+    t = game_with_mail(table)
     handler, port = smtp_server
     player = t.tmp / "player"
     assert _mailed_attachments(t, port, handler, player) == ["mail1-r0.position.json", "turn-mail1-1-republic.txt"]
@@ -120,8 +120,8 @@ def test_offline_check_messages(new_farrapos, monkeypatch: pytest.MonkeyPatch) -
     assert _player("check", "turn.txt", "--position", "nowhere.json") == (1, "", "pbem: nowhere.json: no such file\n")
 
 
-def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    t = _game_with_mail(table)
+def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = game_with_mail(table)
     handler, port = smtp_server
     player = t.tmp / "player"
     _mailed_attachments(t, port, handler, player)

@@ -20,8 +20,8 @@ import pytest
 
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
-from tests.test_furor_barbarus_core_support import RULES as FONTENOY
-from tests.test_furor_barbarus_core_support import position as fontenoy
+from tests.support.furor_barbarus_test_map import RULES as FONTENOY
+from tests.support.furor_barbarus_test_map import position as fontenoy
 
 HEADER_LINES = 6  # game, rules, side, turn, state, blank: the first order is line 7
 
@@ -452,7 +452,7 @@ def test_outcome_and_score_in_plain_words(desk: Table) -> None:
 
 def test_a_major_victory_is_written_in_plain_words() -> None:
     from pbem.rules.furor_barbarus.victory import core_outcome
-    from tests.test_furor_barbarus_core_support import battlefield
+    from tests.support.furor_barbarus_test_map import battlefield
 
     outcome = core_outcome(battlefield({}, losses={"charles": 10, "lothaire": 3}), last_turn=False)
     assert outcome is not None

@@ -1,6 +1,6 @@
 """pbem on PostgreSQL: ``--db`` takes any SQLAlchemy URL (docs/formats.md, Database).
 
-A throwaway server (tests/pg_server.py) holds a fresh database per test.  A whole
+A throwaway server (tests/support/pg_server.py) holds a fresh database per test.  A whole
 game goes through the CLI, refusals included; then several processes submit,
 ingest and resolve at once, where PostgreSQL's row locks (``SELECT ... FOR
 UPDATE`` on the game) stand in for SQLite's whole-database write lock.
@@ -23,8 +23,8 @@ from sqlmodel import select
 from pbem import store
 from pbem.referee import resolve
 from pbem.turnfiles import sshsig
-from tests.test_concurrency import resolve_rounds, run_together
-from tests.test_crash import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
+from tests.support.desk import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
+from tests.support.desk_runs import resolve_rounds, run_together
 
 pytestmark = pytest.mark.postgres
 
@@ -148,7 +148,7 @@ def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url
     """Issue 14: on PostgreSQL the plain-SQL commands (``check``, ``submit``,
     ``process``, with workers too, ``status``) go through psycopg alone
     (:mod:`pbem.store.pg`), importing no SQLAlchemy, and a turn resolves through them."""
-    from tests.test_startup import imports_of, offending
+    from tests.support.imports import imports_of, offending
 
     ok = passes(postgres_url, tmp_path)
     ok("keygen", "rep", "--dir", "k")

@@ -19,32 +19,8 @@ import pytest
 from pbem import store
 from pbem.referee import deadlines
 from tests.conftest import Table
-from tests.mailkit import SmtpServer, plain_mail, signed_reply, smtp  # noqa: F401  (fixture)
-
-REFEREE = "referee@example.org"
-REP, EMP = "rep@example.org", "emp@example.org"
-
-
-def game(table: Table, name: str = "g1", *extra: str) -> Table:
-    _, rep = table.key("republic")
-    _, emp = table.key("empire")
-    r = table.run(
-        "new",
-        name,
-        "--rules",
-        "farrapos",
-        "--player",
-        f"republic={rep}",
-        "--player",
-        f"empire={emp}",
-        "--email",
-        f"republic={REP}",
-        "--email",
-        f"empire={EMP}",
-        *extra,
-    )
-    assert r.exit_code == 0, r.stderr
-    return table
+from tests.support.mailkit import SmtpServer, plain_mail, signed_reply
+from tests.support.referee_game import EMP, REFEREE, REP, game, turn_file
 
 
 def rows(table: Table, sql: str, *params: object) -> list[tuple]:
@@ -59,15 +35,6 @@ def outbox(table: Table) -> list[dict]:
     r = table.run("outbox", "--json")
     assert r.exit_code == 0, r.stderr
     return json.loads(r.stdout)
-
-
-def turn_file(table: Table, name: str, side: str, seed: int = 0) -> bytes:
-    path = table.tmp / f"{name}-{side}.txt"
-    assert (
-        table.run("orders", name, "--side", side, "--bot", "random", "--seed", str(seed), "-o", str(path)).exit_code
-        == 0
-    )
-    return path.read_bytes()
 
 
 def inbox(table: Table) -> mailbox.Maildir:
@@ -411,7 +378,7 @@ def test_bad_service_options_are_named_and_change_nothing(
     r = table.run("tick", "--imap", "imap://referee@127.0.0.1:1/INBOX")
     assert r.exit_code == 1 and "no IMAP password" in r.stderr
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", "s3cret-pw")
-    from tests.imap_server import free_port
+    from tests.support.imap_server import free_port
 
     r = table.run("tick", "--imap", f"imap://referee@127.0.0.1:{free_port()}/INBOX")
     assert r.exit_code == 1 and "cannot reach IMAP server 127.0.0.1:" in r.stderr and "s3cret-pw" not in r.stderr
@@ -500,8 +467,8 @@ def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 
-    from tests.imap_server import free_port
-    from tests.mailkit import Collector
+    from tests.support.imap_server import free_port
+    from tests.support.mailkit import Collector
 
     def authenticator(server, session, envelope, mechanism, auth_data):
         ok = (

@@ -24,8 +24,8 @@ import pytest
 from pbem import store
 from pbem.referee import lifecycle
 from tests.conftest import Table
-from tests.imap_server import Dovecot, dovecot, free_port, password  # noqa: F401  (fixture)
-from tests.mailkit import Collector, SmtpServer, plain_mail, signed_reply
+from tests.support.imap_server import Dovecot, free_port, password
+from tests.support.mailkit import Collector, SmtpServer, plain_mail, signed_reply
 
 REFEREE = "referee@example.org"
 SIDES = ("republic", "empire")

@@ -12,16 +12,6 @@ from dataclasses import replace
 
 import pytest
 from markupsafe import escape
-from test_report_data import (
-    EVIL,
-    SMALL_SVG,
-    assert_svg_parses_with_viewbox,
-    chain,
-    played_report,
-    real_ruleset_report,
-    report_data,
-    svg_elements,
-)
 
 from pbem.reports import charts
 from pbem.reports.render import (
@@ -34,6 +24,16 @@ from pbem.reports.render import (
     verify_command,
 )
 from pbem.rules.base import ScoreLine
+from tests.support.report_data import (
+    EVIL,
+    SMALL_SVG,
+    assert_svg_parses_with_viewbox,
+    chain,
+    played_report,
+    real_ruleset_report,
+    report_data,
+    svg_elements,
+)
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 

@@ -11,11 +11,11 @@ import ssl
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
-from test_report_data import report_data
 
 from pbem.mail.smtp import SendError, send
 from pbem.reports.message import report_email, thread_root_id
-from tests.imap_server import self_signed_certificate
+from tests.support.imap_server import self_signed_certificate
+from tests.support.report_data import report_data
 
 REFEREE = "Referee <referee@pbem.example>"
 

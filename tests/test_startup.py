@@ -13,7 +13,6 @@ docs/performance.md ("Start-up") gives the CPU these imports cost.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -30,6 +29,7 @@ from pbem.audit import archive
 from pbem.cli.application import app
 from pbem.referee import intake, lifecycle, resolve
 from pbem.turnfiles import keys, sshsig
+from tests.support.imports import imports_of, offending
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
@@ -221,28 +221,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con.close()
     (w / "inbox").mkdir()
     return w
-
-
-def imports_of(args: list[str], cwd: Path, db: Path | None = None) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run ``pbem ARGS`` in a new interpreter; its result and every module it imported."""
-    env = {k: v for k, v in os.environ.items() if k != "PBEM_DB"}
-    db_args = ["--db", str(db)] if db is not None else []
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pbem", *db_args, *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
-    modules = {
-        line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
-    }
-    return result, modules
-
-
-def offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in forbidden))
 
 
 def test_every_command_has_an_import_check() -> None:
