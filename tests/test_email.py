@@ -85,7 +85,8 @@ def test_report_email_without_a_map_or_turn_file_is_just_the_two_alternatives():
 
 def original_message() -> email.message.Message:
     return email.message_from_bytes(
-        b"From: Bento <bento@republic.example>\nReply-To: b2@republic.example\nSubject: Re: [pbem g1] 1837, turn 4: your move\n"
+        b"From: Bento <bento@republic.example>\nReply-To: b2@republic.example\nSubject: Re: [pbem g1] 1837, turn "
+        b"4: your move\n"
         b"Message-ID: <orders-1@republic.example>\nReferences: <pbem.g1.k0.republic@pbem.invalid>\n\norders\n"
     )
 

@@ -126,7 +126,8 @@ def test_4_a_standing_key_or_value_the_scenario_does_not_have_is_refused() -> No
     assert [(p.line, p.message) for p in RULES.validate(pos, "lothaire", orders)] == [
         (
             1,
-            "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean advance?)",
+            "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean "
+            "advance?)",
         ),
         (2, "unknown standing order 'breton-evasion'; the standing orders are: advance, losses, retreat"),
         (

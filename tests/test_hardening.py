@@ -163,8 +163,8 @@ def test_5_chain_length_1_is_refused_cleanly(table: Table) -> None:
     )
     assert r.exit_code == 1
     assert (
-        r.stderr
-        == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)\n"
+        r.stderr == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 "
+        "resolutions)\n"
     )
 
 

@@ -401,7 +401,8 @@ def broken_mime(draw: st.DrawFn) -> bytes:
     charset = draw(st.sampled_from(["utf-8", "x-unknown", "utf-16", "latin-1", ""]))
     body = draw(st.binary(max_size=600))
     parts = [
-        f"--{boundary}\r\nContent-Type: text/plain; charset={charset}\r\nContent-Transfer-Encoding: {encoding}\r\n\r\n".encode()
+        f"--{boundary}\r\nContent-Type: text/plain; charset={charset}\r\nContent-Transfer-Encoding: "
+        f"{encoding}\r\n\r\n".encode()
         + body
         for _ in range(draw(st.integers(0, 4)))
     ]

@@ -335,7 +335,10 @@ def test_missing_mailboxes_are_named(tmp_path):
 
 @pytest.mark.parametrize("depth", [60, 3000])
 def test_a_deeply_nested_message_without_message_id_is_refused_and_answered(tmp_path, depth):
-    head = "From: Bento <bento@republic.example>\nSubject: orders\nDate: Fri, 06 Nov 2026 10:00:00 -0300\nMIME-Version: 1.0\n"
+    head = (
+        "From: Bento <bento@republic.example>\nSubject: orders\nDate: Fri, 06 Nov 2026 10:00:00 "
+        "-0300\nMIME-Version: 1.0\n"
+    )
     parts = [f'Content-Type: multipart/mixed; boundary="n{i}"\n\n--n{i}\n' for i in range(depth)]
     raw = (
         head

@@ -90,8 +90,8 @@ def test_reports_written_by_process_carry_the_position_file_and_the_template(
     code, out, err = _player("check", template, "--position", "g1-r1.position.json")
     assert (code, err) == (0, "")
     assert (
-        out
-        == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed (signature not checked)\n"
+        out == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed "
+        "(signature not checked)\n"
     )
 
 
@@ -133,6 +133,6 @@ def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypat
     code, out, err = _player("check", "turn-mail1-1-republic.txt", "--position", kept.name)
     assert (code, out) == (1, "")
     assert (
-        err
-        == f"pbem: mail1-r0.position.json: its position does not hash to its state {data['state']}; the file was changed after the referee wrote it\n"
+        err == f"pbem: mail1-r0.position.json: its position does not hash to its state {data['state']}; the file was "
+        "changed after the referee wrote it\n"
     )

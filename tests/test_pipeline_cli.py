@@ -169,7 +169,8 @@ def test_refused_stale_turn_and_replay(new_farrapos) -> None:
     assert_refused(
         t,
         stale,
-        "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, turn 2 (Empire))",
+        "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, "
+        "turn 2 (Empire))",
     )
 
 

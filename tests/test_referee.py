@@ -136,7 +136,8 @@ def test_receipt_goes_to_sender_and_registered_address_spam_is_not_answered_pois
     private, _ = table.key("republic")
     poison = (
         b"From: rep.other@example.net\r\nTo: referee@example.org\r\nSubject: =?utf-8?b?/w==?=\r\n"
-        b"Message-ID: <poison@example.net>\r\nDate: Tue, 01 Dec 2026 10:00:00 +0000\r\n\r\ngame: g1\r\nside: republic\r\n\xff\xfe\r\n"
+        b"Message-ID: <poison@example.net>\r\nDate: Tue, 01 Dec 2026 10:00:00 +0000\r\n\r\ngame: g1\r\nside: "
+        b"republic\r\n\xff\xfe\r\n"
     )
     box.add(poison)
     box.add(plain_mail("buy@spam.example", REFEREE, "Buy now", "cheap watches", "<spam@spam.example>"))

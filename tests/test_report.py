@@ -272,7 +272,10 @@ def test_a_played_resolution_shows_every_event_and_every_die(rules_id):
     for event in data.events:
         assert str(escape(event["text"])) in html
         if event.get("type") == "battle_round":  # the text report shows the rounds as a table
-            row = f"{event['round']} AF {event['attack_strength']} {event['attacker_die']} {event['attacker_index']} DF {event['defence_strength']}"
+            row = (
+                f"{event['round']} AF {event['attack_strength']} {event['attacker_die']} "
+                f"{event['attacker_index']} DF {event['defence_strength']}"
+            )
             assert row in flat_text, row
         elif event.get("type") == "combat" and event.get("die") is not None:
             assert f"{event['odds']} {event['column']}" in flat_text and str(event["result"]) in flat_text

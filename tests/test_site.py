@@ -78,8 +78,10 @@ def test_a_file_written_before_a_rollback_is_refused_saying_so_and_the_rollback_
     r = t.run("submit", str(t.tmp / "t3-republic.txt"))
     assert r.exit_code == 1
     assert re.fullmatch(
-        r"pbem: this turn file \(received .* UTC, for resolution 3\) was set aside by a rollback on \d{4}-\d\d-\d\d \d\d:\d\d UTC "
-        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\); write and sign new orders against the latest report",
+        r"pbem: this turn file \(received .* UTC, for resolution 3\) was set aside by a rollback on "
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC "
+        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\); write and "
+        r"sign new orders against the latest report",
         r.stderr.strip(),
     ), r.stderr
     assert t.dump() == before

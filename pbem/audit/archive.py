@@ -49,7 +49,8 @@ def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
 
 def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     game = tx.one(
-        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result FROM game WHERE id = :game",
+        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result "
+        "FROM game WHERE id = :game",
         {"game": game_id},
     )
     if game is None:
@@ -59,12 +60,14 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         "SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
     )
     resolutions = tx.all(
-        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
+        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM "
+        "resolution WHERE game_id = :game ORDER BY k",
         {"game": game_id},
     )
     files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
     for turn, status, side, message, signature in tx.all(
-        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
+        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN "
+        "(:resolved, :set_aside) ORDER BY side, id",
         {
             "game": game_id,
             "resolved": store.SubmissionStatus.RESOLVED.name,
@@ -94,7 +97,8 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         )
     }
     changes = tx.all(
-        "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+        "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change "
+        "WHERE game_id = :game ORDER BY id",
         {"game": game_id},
     )
 
@@ -215,6 +219,7 @@ def load(path: Path) -> dict[str, Any]:
         )
     if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
         raise ValueError(
-            f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})"
+            f"{path} is not a {ARCHIVE_FORMAT} archive (format: "
+            f"{archive.get('format') if isinstance(archive, dict) else None!r})"
         )
     return archive

@@ -269,7 +269,8 @@ def rollback(
         st = lifecycle.status(db, game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
     typer.echo(
-        f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)"
+        f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the "
+        f"report of resolution {to}, announcing the rollback)"
     )
 
 
@@ -530,7 +531,8 @@ def outbox_list(
         typer.echo(f"{r.id:>5} {r.state:<7} {r.attempts:>2}x {r.kind:<9} {r.to:<30} {r.subject}{error}")
     counts = {state: sum(1 for r in rows if r.state == state) for state in (owed.PENDING, owed.SENT, owed.FAILED)}
     typer.echo(
-        f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, {counts[owed.FAILED]} failed"
+        f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, "
+        f"{counts[owed.FAILED]} failed"
     )
 
 

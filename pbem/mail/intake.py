@@ -109,7 +109,8 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
             sent=_date(headers),
             message_id=header_line(headers, "Message-ID"),
             problems=(
-                f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",
+                f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file "
+                "alone, it is at most 64 KiB)",
             ),
         )
     try:

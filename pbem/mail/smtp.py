@@ -95,13 +95,15 @@ class Connection:
             if s.username is not None:
                 if s.security == "plain" and not s.allow_plain_auth:
                     raise LoginError(
-                        f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS or TLS)"
+                        f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS "
+                        "or TLS)"
                     )
                 try:
                     client.login(s.username, s.password or "")
                 except smtplib.SMTPAuthenticationError as exc:
                     raise LoginError(
-                        f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the user and the password"
+                        f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the "
+                        "user and the password"
                     ) from None
         except SendError:
             self._close()

@@ -92,7 +92,8 @@ def resolution_and_reveal_before(tx: Tx, game_id: str, k: int) -> tuple[Resoluti
     """Resolution ``k``'s whole row and the reveal of resolution ``k - 1`` (active
     or set aside: a dice chain runs over both), in one statement."""
     rows = tx.all(
-        "SELECT k, label, CASE WHEN k = :k THEN position END, state_hash, previous_state_hash, CASE WHEN k = :k THEN events END, reveal"
+        "SELECT k, label, CASE WHEN k = :k THEN position END, state_hash, previous_state_hash, CASE WHEN k = :k "
+        "THEN events END, reveal"
         " FROM resolution WHERE game_id = :game AND k IN (:k, :before)",
         {"game": game_id, "k": k, "before": k - 1},
     )

@@ -323,7 +323,8 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, c
         ) from None
     except ImportError as exc:
         raise StoreError(
-            f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'"
+            f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install "
+            "'pbem[postgres]'"
         ) from None
     except ArgumentError as exc:
         raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None

@@ -94,7 +94,8 @@ def parse_turn_file(data: bytes) -> TurnFile:
             problems.append(
                 Problem(
                     number,
-                    f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from the orders)",
+                    f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from "
+                    "the orders)",
                 )
             )
             continue

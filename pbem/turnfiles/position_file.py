@@ -101,7 +101,8 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         found = raw.get("format") if isinstance(raw, dict) else None
         raise PositionFileError(
-            f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json attached to a report)"
+            f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json "
+            "attached to a report)"
         )
     try:
         players = {str(p["side"]): str(p["public_key"]) for p in raw["players"]}
@@ -123,6 +124,7 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
         raise PositionFileError(f"{name}: position file lacks or garbles {exc}") from None
     if not isinstance(loaded.position, dict) or position_hash(loaded.position) != loaded.state_hash:
         raise PositionFileError(
-            f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after the referee wrote it"
+            f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after "
+            "the referee wrote it"
         )
     return loaded

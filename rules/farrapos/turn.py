@@ -55,11 +55,20 @@ def _move_event(kind: str, side: str, units: tuple[str, ...], origin: str, desti
     verbs = {"move": "moves", "invade": "invades", "carry": "carries"}
     board = view.board
     if kind == "invade":
-        text = f"The {SIDE_NAMES[side]} invades {board.name(destination)} from {board.name(origin)} with {', '.join(units)}."
+        text = (
+            f"The {SIDE_NAMES[side]} invades {board.name(destination)} from {board.name(origin)} with "
+            f"{', '.join(units)}."
+        )
     elif kind == "carry":
-        text = f"The {SIDE_NAMES[side]} carries {', '.join(units)} by water from {board.name(origin)} to {board.name(destination)}."
+        text = (
+            f"The {SIDE_NAMES[side]} carries {', '.join(units)} by water from {board.name(origin)} to "
+            f"{board.name(destination)}."
+        )
     else:
-        text = f"The {SIDE_NAMES[side]} {verbs[kind]} {', '.join(units)} from {board.name(origin)} to {board.name(destination)}."
+        text = (
+            f"The {SIDE_NAMES[side]} {verbs[kind]} {', '.join(units)} from {board.name(origin)} to "
+            f"{board.name(destination)}."
+        )
     return {"type": kind, "text": text, "side": side, "units": list(units), "from": origin, "to": destination}
 
 

@@ -128,7 +128,8 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
         out.append(f'<path d="M{x:.1f},{y + h:.1f} L{x + w:.1f},{y:.1f}" {s}/>')
     if kind in ("missile_infantry", "missile_cavalry"):
         out.append(
-            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} {x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
+            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} '
+            f'{x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
         )
     if kind == "commander":
         out.append(
@@ -303,14 +304,16 @@ class _Drawing:
         face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
         state = "reduced" if reduced else "full strength"
         out = [
-            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), {TYPE_WORDS.get(c.type.value, c.type.value)}, '
+            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
+            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, "
             f"{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>",
             f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
             f'stroke="{colour}" stroke-width="2"/>',
         ]
         if uid in self.attacking:
             out.append(
-                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" height="{h + 5:.1f}" rx="4" '
+                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" '
+                f'height="{h + 5:.1f}" rx="4" '
                 f'fill="none" stroke="#d00000" stroke-width="3"/>'
             )
         out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
@@ -324,7 +327,8 @@ class _Drawing:
         colour = self.colour(uid)
         return (
             f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
-            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in {self.field.hex_of(uid)}</title>"
+            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in "
+            f"{self.field.hex_of(uid)}</title>"
             f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
             f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
             + _text(
@@ -503,7 +507,8 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         + _text(10 + COUNTER_W / 2, y + COUNTER_H - 15, "4-7", 10.5, "middle", "#fff", "bold")
     )
     out.append(
-        f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" stroke="{side}" stroke-width="2"/>'
+        f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" '
+        f'stroke="{side}" stroke-width="2"/>'
         + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold")
         + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
         + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold")
@@ -518,15 +523,18 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     y += max(44, 14 * len(lines) + 8)
     items = [
         (
-            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>',
+            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" '
+            'marker-end="url(#fb-arrow-555555)"/>',
             "move",
         ),
         (
-            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>',
+            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" '
+            'marker-end="url(#fb-arrow-555555)"/>',
             "retreat",
         ),
         (
-            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>',
+            '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" '
+            'marker-end="url(#fb-arrow-555555)"/>',
             "advance",
         ),
         (
@@ -538,7 +546,8 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
             "combat (numbered above)",
         ),
         (
-            '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>',
+            '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" '
+            'marker-end="url(#fb-attack)"/>',
             "missile fire at range",
         ),
         ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),

@@ -78,7 +78,10 @@ def boundary_message(headers: str, body: str) -> str:
     return headers.strip("\n").replace("\n", "\r\n") + "\r\n\r\n" + body.replace("\n", "\r\n")
 
 
-FROM = "From: Republic <republic@example.org>\nTo: referee@example.org\nSubject: orders\nDate: Sun, 29 Nov 2026 12:00:00 +0000\n"
+FROM = (
+    "From: Republic <republic@example.org>\nTo: referee@example.org\nSubject: orders\nDate: Sun, 29 Nov 2026 "
+    "12:00:00 +0000\n"
+)
 
 
 def mails() -> None:
@@ -143,7 +146,9 @@ def mails() -> None:
         "only-sig-attachment.eml",
         boundary_message(
             FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="s"\n',
-            '--s\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename="turn.txt.sig"\n\n-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n--s--\n',
+            "--s\nContent-Type: application/octet-stream\nContent-Disposition: attachment; "
+            'filename="turn.txt.sig"\n\n-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH '
+            "SIGNATURE-----\n--s--\n",
         ),
     )
     mail(
@@ -170,9 +175,8 @@ def mails() -> None:
         "binary-attachment-as-text.eml",
         boundary_message(
             FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="u"\n',
-            '--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\nContent-Disposition: attachment; filename="turn.txt"\n\n'
-            + b64
-            + "--u--\n",
+            "--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: "
+            'base64\nContent-Disposition: attachment; filename="turn.txt"\n\n' + b64 + "--u--\n",
         ),
     )
 
@@ -208,7 +212,8 @@ def archives() -> None:
         "huge-chain-length.json",
         '{"format": "pbem-archive/1", '
         + GAME
-        + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], "resolutions": []}',
+        + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], '
+        '"resolutions": []}',
     )
     archive("nan.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": NaN}]}')
     archive(
