@@ -251,7 +251,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         rel = r.folder.relative_to(out)
         result = r.result or {}
         rows.append(
-            '<tr><td><a href="{rel}/index.html">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>'
+            '<tr><td><a href="{rel}/index.html">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td>'
+            "<td>{res}</td><td>{files}</td><td>{rolls}</td>"
             '<td>{last} · <a href="{rel}/audit.html">audit page</a> · <a '
             'href="{rel}/{archive}">archive</a></td></tr>'.format(
                 game=html.escape(r.game_id),
@@ -265,7 +266,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 archive=html.escape(site.archive_name(r.game_id)),
                 last=" · ".join(
                     [
-                        f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>'
+                        f'<a href="{html.escape(str(rel))}/'
+                        f'{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>'
                         for side in r.sides
                     ]
                     + [

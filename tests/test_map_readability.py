@@ -42,7 +42,8 @@ window.addEventListener("load", function () {
       boxes.push({x: b.left, y: b.top, w: b.width, h: b.height, o: cs[j].closest("g.counter, g.city").id});
     }
     var frame = svg.getBoundingClientRect();
-    out.push({name: maps[m].id, width: frame.width, frame: {x: frame.left, y: frame.top, w: frame.width, h: frame.height}, texts: texts, counters: boxes});
+    out.push({name: maps[m].id, width: frame.width, \
+frame: {x: frame.left, y: frame.top, w: frame.width, h: frame.height}, texts: texts, counters: boxes});
   }
   var pre = document.createElement("pre");
   pre.id = "measured";

@@ -124,7 +124,8 @@ RUNS: dict[str, list[Run] | str] = {
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
-        # --reports writes each side's report: read in plain SQL, rendered from the Jinja templates (compiled ones from the cache)
+        # --reports writes each side's report: read in plain SQL, rendered from the Jinja templates
+        # (compiled ones from the cache)
         Run(
             lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (*ORM, "rich"), prepare=_submit_turn
         ),
@@ -179,7 +180,8 @@ RUNS: dict[str, list[Run] | str] = {
     "site": [
         Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))
     ],
-    # renders the report of the side with an address, then finds no SMTP server there (exit 1): the report stack and the mail builder
+    # renders the report of the side with an address, then finds no SMTP server there (exit 1):
+    # the report stack and the mail builder
     "send": [
         Run(
             lambda w: ["send", "g1", "--smtp", "127.0.0.1:1", "--sender", "referee@example.org"],

@@ -319,7 +319,8 @@ def ingest(
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")
     ] = False,
 ) -> None:
-    """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
+    """Batch submit every turn file or message found; each refusal recorded with its reason, \
+each reply queued in the outbox."""
     from pbem import store
     from pbem.cli.progress import BatchProgress, ingest_table, stderr_console
     from pbem.mail.readers import IngestError
@@ -418,7 +419,8 @@ def tick(
     backoff: Annotated[float, _BACKOFF] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
 ) -> None:
-    """One pass: intake, deadlines and reminders, resolution, delivery of the outbox (exit 0 even when deliveries stay queued)."""
+    """One pass: intake, deadlines and reminders, resolution, delivery of the outbox \
+(exit 0 even when deliveries stay queued)."""
     from pbem.referee import service as referee
 
     options = _referee_options(

@@ -10,7 +10,9 @@ The position inside hashes (canonical JSON, DESIGN.md "Positions") to ``state``,
 the hash a turn file written against it carries in its header; :func:`load`
 refuses a file where the two disagree.
 
->>> f = PositionFile("g1", "farrapos", "campaign", (), 3, 4, "1836, turn 1", position_hash({"a": 1}), False, None, {}, {"a": 1})
+>>> f = PositionFile(
+...     "g1", "farrapos", "campaign", (), 3, 4, "1836, turn 1", position_hash({"a": 1}), False, None, {}, {"a": 1}
+... )
 >>> load(f.to_text().encode()).state == f.state, file_name("g1", 3)
 (True, 'g1-r3.position.json')
 """

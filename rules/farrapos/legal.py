@@ -73,7 +73,8 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
 
     >>> from pbem.rules.farrapos.setup import opening_position
     >>> view = View(opening_position("campaign", ()))
-    >>> sorted(move_destinations(view, "republic", "bage", ["inf-5"]))  # MF 2; piratini, cacapava, dom-pedrito are linked
+    >>> # MF 2; piratini, cacapava, dom-pedrito are linked
+    >>> sorted(move_destinations(view, "republic", "bage", ["inf-5"]))
     ['cachoeira', 'cangucu', 'encruzilhada', 'jaguarao', 'livramento', 'pelotas', 'sao-gabriel']
     >>> move_destinations(view, "republic", "pelotas", ["inf-3", "art-2"])  # MF 1: only linked cities in reach
     []

@@ -79,7 +79,8 @@ def _leave_note(work: Position, origin: str, side: str, view: View) -> list[Even
     return [
         {
             "type": "city_empty",
-            "text": f"{view.board.name(origin)} is left with no MU or Militia: it is empty and its VP are not recorded.",
+            "text": f"{view.board.name(origin)} is left with no MU or Militia: "
+            "it is empty and its VP are not recorded.",
             "city": origin,
             "side": side,
         }
@@ -130,7 +131,8 @@ def _actions(work: Position, side: str, orders: Orders, dice: Dice, start: View)
             events.append(
                 {
                     "type": "attack",
-                    "text": f"The {SIDE_NAMES[side]} attacks {board.name(order.target)} from {board.name(order.origin)} "
+                    "text": f"The {SIDE_NAMES[side]} attacks {board.name(order.target)} "
+                    f"from {board.name(order.origin)} "
                     f"with {', '.join(order.units)} ({order.decision}).",
                     "side": side,
                     "city": order.target,

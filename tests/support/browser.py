@@ -27,21 +27,27 @@ DESKTOP = (1280, 1600)
 HOOK = """<script>
 window.__pbemErrors = [];
 window.addEventListener("error", function (e) {
-  window.__pbemErrors.push("error: " + (e.message || (e.target && (e.target.src || e.target.href)) || "resource failed"));
+  window.__pbemErrors.push("error: " + (e.message || \
+(e.target && (e.target.src || e.target.href)) || "resource failed"));
 }, true);
 (function () {
   var original = console.error;
-  console.error = function () { window.__pbemErrors.push("console.error: " + Array.prototype.join.call(arguments, " ")); original.apply(console, arguments); };
+  console.error = function () { \
+window.__pbemErrors.push("console.error: " + Array.prototype.join.call(arguments, " ")); \
+original.apply(console, arguments); };
 })();
 window.addEventListener("load", function () {
   var width = document.documentElement.clientWidth;
   var svgs = document.querySelectorAll("svg");
   for (var i = 0; i < svgs.length; i++) {
     var box = svgs[i].getBoundingClientRect();
-    if (box.width > width + 1) window.__pbemErrors.push("svg " + i + " is " + box.width + "px wide in a " + width + "px window");
+    if (box.width > width + 1) \
+window.__pbemErrors.push("svg " + i + " is " + box.width + "px wide in a " + width + "px window");
     if (box.width < 1 || box.height < 1) window.__pbemErrors.push("svg " + i + " is not drawn");
   }
-  if (document.documentElement.scrollWidth > width + 1) window.__pbemErrors.push("page scrolls sideways: " + document.documentElement.scrollWidth + "px in " + width + "px");
+  if (document.documentElement.scrollWidth > width + 1) \
+window.__pbemErrors.push("page scrolls sideways: " + \
+document.documentElement.scrollWidth + "px in " + width + "px");
   var out = document.createElement("pre");
   out.id = "pbem-browser-check";
   out.textContent = JSON.stringify({errors: window.__pbemErrors, svgs: svgs.length, width: width});

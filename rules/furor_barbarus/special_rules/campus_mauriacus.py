@@ -359,11 +359,11 @@ def commander_death_roll(field: Battlefield, commander: str) -> None:
         field.memo.setdefault("commander_effects", []).append(
             {"commander": commander, "turn": turn, "value": value, "units": sorted(units)}
         )
+    band = "the " + DEATH_ROLL_LIMITS[commander] + " of his band" if commander in DEATH_ROLL_LIMITS else "his units"
     text = {
         -1: f"his units fight and test morale at -1 on turn {turn}",
         0: "no effect",
-        1: f"{'the ' + DEATH_ROLL_LIMITS[commander] + ' of his band' if commander in DEATH_ROLL_LIMITS else 'his units'}"
-        f" fight and test morale at +1 on turn {turn}",
+        1: f"{band} fight and test morale at +1 on turn {turn}",
     }[value]
     field.add_event(
         "commander_death",
