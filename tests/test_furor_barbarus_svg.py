@@ -17,7 +17,6 @@ def test_svg_is_standalone_and_draws_the_last_resolution() -> None:
             "aquitaine": "0711",
             "lothaire": "0711",
             "baggage-c": "0708",
-            "provence": "0708",
         }
     )
     orders, _ = RULES.parse_orders(

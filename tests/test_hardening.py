@@ -240,7 +240,7 @@ def test_3_database_wal_shm_and_private_keys_are_0600_whatever_the_umask(tmp_pat
     files (which hold the seed while the game runs) and the private key are 0600."""
     t = Table(tmp_path, tmp_path / "referee.db")
     script = (
-        "import os, sys; os.umask(%d); from pbem.cli import main; sys.argv = ['pbem'] + sys.argv[1:]; main()" % umask
+        f"import os, sys; os.umask({umask:d}); from pbem.cli import main; sys.argv = ['pbem'] + sys.argv[1:]; main()"
     )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -433,7 +433,7 @@ def _huge_archives(folder: Path) -> dict[str, tuple[Path, str]]:
     million = folder / "million-resolutions.json"
     with million.open("w") as f:
         f.write('{"format": "pbem-archive/1", "resolutions": [')
-        f.write(",".join('{"k":%d}' % k for k in range(1, 1_000_001)))
+        f.write(",".join(f'{{"k":{k:d}}}' for k in range(1, 1_000_001)))
         f.write("]}")
     flat_million = folder / "million-flat-resolutions.json"
     flat_million.write_text('{"format": "pbem-archive/1", "resolutions": [' + ",".join(["1"] * 1_000_000) + "]}")

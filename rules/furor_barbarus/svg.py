@@ -256,7 +256,7 @@ class _Drawing:
     def combat_hexes(self) -> list[str]:
         """Each combat's hex outlined in red, under the counters (it never crosses a label)."""
         out = ['<g class="combat-hexes">']
-        for n, e in self.combats():
+        for _n, e in self.combats():
             cx, cy = centre(e["hex"])
             out.append(
                 f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="#d00000" fill-opacity="0.12" '
@@ -268,7 +268,7 @@ class _Drawing:
     def combat_marks(self) -> list[str]:
         """The attack arrows and the numbered badges, over the counters."""
         out = ['<g class="combats">']
-        for n, e in self.combats():
+        for _n, e in self.combats():
             cx, cy = centre(e["hex"])
             for fh in e.get("from_hexes") or []:
                 fx, fy = centre(fh)

@@ -10,6 +10,10 @@ from __future__ import annotations
 import base64
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 HERE = Path(__file__).resolve().parent
 HEAD = "game: @GAME@\nrules: farrapos\nside: republic\nturn: 1\nstate: @STATE@\n"
