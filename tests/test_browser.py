@@ -1,4 +1,4 @@
-"""The HTML reports in a real browser (issue 7, "A browser test"): each report opened
+"""The HTML reports in a real browser: each report opened
 in headless Chromium (Debian's ``chromium``), with no console errors, no map wider
 than a phone screen, and a screenshot saved in ``test-artifacts/``.
 

@@ -1,4 +1,4 @@
-"""Concurrency (issue 2, issue 8 part 3): several processes running ``pbem process
+"""Concurrency: several processes running ``pbem process
 --all`` (and, in the slow suite, ``pbem ingest``) at once on one SQLite database:
 every turn is resolved exactly once, no turn file is lost or stored twice, and
 every game audits afterwards.
@@ -40,20 +40,20 @@ def desk(tmp_path: Path) -> Desk:
 
 
 def test_two_processors_resolve_every_turn_exactly_once(desk: Desk) -> None:
-    """Issue 2: two ``pbem process --all`` at once over 20 games, two rounds."""
+    """Two ``pbem process --all`` at once over 20 games, two rounds."""
     games = new_games(desk, 20)
     resolve_rounds(desk, games, processes=2, rounds=2)
 
 
 def test_two_processors_of_two_workers_each_resolve_every_turn_exactly_once(desk: Desk) -> None:
-    """Issue 14: ``process --all --jobs 2`` twice at once: four workers claiming
+    """``process --all --jobs 2`` twice at once: four workers claiming
     from two queues over 20 games, two rounds."""
     games = new_games(desk, 20)
     resolve_rounds(desk, games, processes=2, rounds=2, jobs=2)
 
 
 def test_a_game_that_is_not_ready_costs_no_write_transaction(desk: Desk) -> None:
-    """Issue 14: ``process --all`` over three games of which one is ready takes
+    """``process --all`` over three games of which one is ready takes
     SQLite's write lock once (counted in the SQL the driver runs), and every
     game's outcome is what it was."""
     games = new_games(desk, 3)
@@ -83,7 +83,7 @@ def test_workers_report_each_game_once_in_the_order_asked(desk: Desk) -> None:
 
 
 def test_a_worker_reads_the_game_names_once_not_once_per_game(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 14: each worker resolved a game by ``pipeline.process(db, [game])``,
+    """Each worker resolved a game by ``pipeline.process(db, [game])``,
     which checked the name by reading every game's id: O(games) per game, O(games^2)
     per batch.  The parent checks the names once; a worker resolves each game as
     it comes."""
@@ -113,7 +113,7 @@ def test_four_processors_resolve_every_turn_exactly_once(desk: Desk) -> None:
 @needs_ingest
 @pytest.mark.slow
 def test_processors_and_ingesters_together(desk: Desk) -> None:
-    """Issue 8: four processes at once on one database, two running ``process
+    """Four processes at once on one database, two running ``process
     --all`` and two running ``ingest`` over the same folder of signed files
     (half the games' files queued beforehand, half arriving by ingest).  Every
     file is queued once, every turn resolved exactly once."""

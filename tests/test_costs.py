@@ -1,4 +1,4 @@
-"""Costs that must not grow (issue 14, item 3): each test counts queries or calls,
+"""Costs that must not grow (the speed work): each test counts queries or calls,
 never time.
 
 - a report reads one resolution's whole row, however long the game;

@@ -1,4 +1,4 @@
-"""Crash anywhere (issue 2, issue 8 part 3): a ``pbem process`` killed with SIGKILL
+"""Crash anywhere: a ``pbem process`` killed with SIGKILL
 leaves the last good state, every queued turn file, and a database that the next
 run completes from.
 
@@ -93,7 +93,7 @@ def desk(tmp_path: Path) -> Desk:
 
 
 def test_process_killed_mid_resolution_keeps_the_last_good_state(desk: Desk) -> None:
-    """Issue 2: the fault hook kills ``pbem process`` after it wrote resolution 1
+    """The fault hook kills ``pbem process`` after it wrote resolution 1
     and before the commit.  Reopened: the game is at its set-up position, the
     turn file is still queued, and the next ``process`` makes resolution 1."""
     [game] = new_games(desk, 1)
@@ -203,7 +203,7 @@ def test_process_all_killed_at_random_moments(desk: Desk) -> None:
 
 @pytest.mark.slow
 def test_process_all_killed_fifty_times(desk: Desk) -> None:
-    """Issue 8: ``pbem process --all`` over sixty games killed with SIGKILL at
+    """``pbem process --all`` over sixty games killed with SIGKILL at
     fifty random moments; after each kill the database opens, every game audits,
     no queued file is lost, and the next run completes.  Some kills must land in
     the middle of the batch (not all in the interpreter's start-up): the odd
@@ -284,7 +284,7 @@ def test_ingest_killed_at_a_random_moment(desk: Desk, source: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("source", ["--dir", "--maildir"])
 def test_ingest_killed_fifty_times(desk: Desk, source: str) -> None:
-    """Issue 8: the same for ``pbem ingest``: no file ingested twice or lost."""
+    """The same for ``pbem ingest``: no file ingested twice or lost."""
     games = new_games(desk, 40)
     ingest_kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")), source=source)
 

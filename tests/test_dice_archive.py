@@ -1,4 +1,4 @@
-"""``pbem dice --archive FILE`` (issue 14): the dice history read from an exported
+"""``pbem dice --archive FILE`` (the speed work): the dice history read from an exported
 archive, with no database, is the one the referee's database gives."""
 
 from __future__ import annotations

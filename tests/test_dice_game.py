@@ -1,4 +1,4 @@
-"""Issue 3 through a whole game: the seed never leaves the database, an
+"""The dice seed through a whole game: the seed never leaves the database, an
 independent verifier agrees with every stored roll, and tampering with an
 exported archive is caught by `pbem audit --archive`."""
 

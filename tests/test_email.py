@@ -1,4 +1,4 @@
-"""Report e-mails and receipts (issue 7, "pbem report --format eml"): parsed back
+"""Report e-mails and receipts: parsed back
 with the standard library."""
 
 from __future__ import annotations

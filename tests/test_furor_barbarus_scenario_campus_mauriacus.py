@@ -464,7 +464,7 @@ def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
     assert check_victory(field, last_turn=False) is None
 
 
-# --- 9.8 with 5: the commanders of a retreat (issue 17, defect 3) ------------------------------------
+# --- 9.8 with 5: the commanders of a retreat (once wrongly resolved) ------------------------------------
 RETREAT_BOX = {"alan-1": "1108", "sangiban": "1108", "hun-1": "1109", "hun-2": "1008", "hun-3": "1208"}
 
 

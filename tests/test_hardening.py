@@ -1,4 +1,4 @@
-"""Issue 13: integrity and security hardening.  One test (or a few) per item,
+"""Integrity and security hardening.  One test (or a few) per item,
 named after it; each failed on the code before its fix."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""House tables (issue 17): `pbem tables`, `pbem table`, `pbem new --table`, and a
+"""House tables: `pbem tables`, `pbem table`, `pbem new --table`, and a
 game played by a house table, exported and audited from its archive; through the
 real CLI on a real SQLite file with real signatures."""
 

@@ -1,4 +1,4 @@
-"""Mail intake (issue 7, "pbem ingest"): a corpus of real-shaped messages written
+"""Mail intake: a corpus of real-shaped messages written
 into a Maildir and an mbox, run through ingest with a fake pipeline that records
 its calls.  Every message must end accepted, refused, checked or skipped with the
 reply expected, and nothing may be accepted twice."""

@@ -1,4 +1,4 @@
-"""Maps players can read (issue 15), measured in headless Chromium.
+"""Maps players can read, measured in headless Chromium.
 
 Every shipped map (Farrapos, and each Furor Barbarus scenario), at the start and
 late in a bot-vs-bot game, is drawn at its own size; the browser measures the box

@@ -1,5 +1,5 @@
 """`pbem check FILE --position POSFILE`: a player far from the referee gets the
-referee's verdict from nothing but the files mailed with a report (issue 16)."""
+referee's verdict from nothing but the files mailed with a report."""
 
 from __future__ import annotations
 

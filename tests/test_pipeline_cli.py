@@ -19,7 +19,7 @@ SSH_KEYGEN = shutil.which("ssh-keygen")
 
 
 def test_whole_farrapos_game_through_signed_files(new_farrapos) -> None:
-    """Issue 2: a whole Farrapos game from `pbem new` to its end, every turn file
+    """A whole Farrapos game from `pbem new` to its end, every turn file
     written by the legal-order generator, signed, submitted and processed."""
     t = new_farrapos("campaign")
     turns = 0

@@ -1,4 +1,4 @@
-"""The player's side (issue 16): every message a player meets, as sqlite-utils
+"""The player's side: every message a player meets, as sqlite-utils
 tests it: the real CLI on a real SQLite file, the exit status and the exact text.
 
 Each message names its line in the whole file, quotes it, says what is wrong and

@@ -112,7 +112,7 @@ def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_
 
 
 def test_a_game_another_processor_holds_is_passed_over_not_waited_for(postgres_url: str, tmp_path: Path) -> None:
-    """Issue 14: a processor claims a ready game with ``FOR UPDATE SKIP LOCKED``:
+    """A processor claims a ready game with ``FOR UPDATE SKIP LOCKED``:
     while another transaction holds the game's row, ``process`` passes it over at
     once and resolves the others; once the row is free, the game is resolved."""
     desk = open_desk(tmp_path, postgres_url)
@@ -145,7 +145,7 @@ def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
 
 
 def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url: str, tmp_path: Path) -> None:
-    """Issue 14: on PostgreSQL the plain-SQL commands (``check``, ``submit``,
+    """On PostgreSQL the plain-SQL commands (``check``, ``submit``,
     ``process``, with workers too, ``status``) go through psycopg alone
     (:mod:`pbem.store.pg`), importing no SQLAlchemy, and a turn resolves through them."""
     from tests.support.imports import imports_of, offending

@@ -1,4 +1,4 @@
-"""Issue 12: the referee as a service.  The outbox, intake that answers only
+"""The referee as a service.  The outbox, intake that answers only
 players, deadlines, tick and serve, on a real SQLite file, through the real CLI,
 with a real SMTP server (aiosmtpd) on loopback."""
 

@@ -1,4 +1,4 @@
-"""Issue 12, the long runs: a whole Farrapos game played by mail between two
+"""The referee as a service, the long runs: a whole Farrapos game played by mail between two
 accounts on a real IMAP server with ``pbem serve`` as the referee, and
 ``pbem serve`` killed (SIGKILL) at random moments over a game's mail."""
 

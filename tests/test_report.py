@@ -1,4 +1,4 @@
-"""Turn reports (issue 7, "Templates"): header, map, what happened, the dice proof,
+"""Turn reports: header, map, what happened, the dice proof,
 problems and the next turn file; Jinja autoescaping; the audit page and its charts."""
 
 from __future__ import annotations
@@ -287,7 +287,7 @@ def test_a_played_resolution_shows_every_event_and_every_die(rules_id):
         assert_svg_parses_with_viewbox(svg)
 
 
-# --- battles as tables (issue 15) ------------------------------------------------------------
+# --- battles as tables ------------------------------------------------------------
 
 
 def _round(n: int, city: str = "triunfo", winner: str = "empire") -> dict:

@@ -1,4 +1,4 @@
-"""What a report no longer does (issue 14): each test counts calls or imports,
+"""What a report no longer does (the speed work): each test counts calls or imports,
 never time, and failed before the change it guards (see tests/test_costs.py for
 the store's side).
 

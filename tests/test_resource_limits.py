@@ -1,4 +1,4 @@
-"""Resource limits (issue 8 part 3): a 100 MB turn file or message, or a zip bomb
+"""Resource limits: a 100 MB turn file or message, or a zip bomb
 attachment, is refused without reading it all into memory.
 
 Memory is measured, not time: in-process with ``tracemalloc`` (its peak counts

@@ -1,4 +1,4 @@
-"""Issue 15: the game's site (`pbem site G -o DIR [--site-url URL]`), links that
+"""The game's site (`pbem site G -o DIR [--site-url URL]`), links that
 resolve in the site and in every mailed report, one vocabulary (resolution vs the
 game's own calendar), and rollbacks announced.  Real CLI, real SQLite file, real
 signatures."""
@@ -147,7 +147,7 @@ def test_mailed_reports_name_only_what_they_attach_until_a_site_url_is_set(rolle
             for ref in page.refs:
                 if ref.startswith("cid:"):
                     assert ref[4:] in cids, ref
-                elif ref.startswith("data:"):  # a file carried in the page itself (issue 16)
+                elif ref.startswith("data:"):  # a file carried in the page itself
                     assert data_uri_decodes(ref), ref[:60]
                 else:
                     assert ref.startswith("#") and ref[1:] in page.ids, ref

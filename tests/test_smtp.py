@@ -1,4 +1,4 @@
-"""Sending reports over SMTP (issue 7, "pbem send"): a real SMTP server (aiosmtpd on
+"""Sending reports over SMTP: a real SMTP server (aiosmtpd on
 loopback) receives each side's report, parsed back with the standard library."""
 
 from __future__ import annotations

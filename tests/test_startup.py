@@ -1,4 +1,4 @@
-"""Fast start (issue 14, item 2): what each command imports, not how long it takes.
+"""Fast start (the speed work): what each command imports, not how long it takes.
 
 Every registered command runs as a real process (``python -X importtime -m pbem``)
 on a real database, and the modules it imported are checked against what it may

@@ -1,4 +1,4 @@
-"""The game archive, version 1 (DESIGN.md, "Archive, version 1"; docs/formats.md).
+"""The game archive, version 1 (docs/design.md, "Archive, version 1"; docs/formats.md).
 
 Everything an auditor needs and nothing secret: no seed, no reveal of a
 resolution not yet processed.  Additions to the printed format, all optional for

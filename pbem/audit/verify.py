@@ -150,7 +150,7 @@ def _may_hold_hex(value: Any) -> bool:
 
 _Where = Union[str, tuple[Any, Union[str, int]]]
 """Where a value sits in the archive: ``"archive"``, or (where its container sits,
-its key or list index).  Spelt out only for a value reported (issue 14: the walk
+its key or list index).  Spelt out only for a value reported (before the speed work, the walk
 wrote out the place of every value of the archive)."""
 
 

@@ -18,7 +18,7 @@ signed turn file is present).
 A turn file is recognised by its header block (``game:``, ``rules:``, ``side:``,
 ``turn:``, ``state:`` lines, possibly with ``#`` comment lines); the signed
 message is every line from the start of that block to the line before
-``-----BEGIN SSH SIGNATURE-----`` (DESIGN: "Signatures", inline).  Without a
+``-----BEGIN SSH SIGNATURE-----`` (docs/design.md, "Signatures", inline).  Without a
 signature block the file runs to the first quoted line, signature separator
 (``-- ``) or the end of the text; such a candidate is offered with ``signature
 None`` (the pipeline refuses it, saying it is unsigned, unless it is a check).

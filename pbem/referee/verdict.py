@@ -369,7 +369,7 @@ _orders_read: dict[bytes, Orders] = {}
 def _remember_orders(message: bytes, orders: Orders) -> None:
     """The orders a turn file's verdict parsed from ``message`` (parsing is a pure
     function of the bytes, and orders are immutable): a process that submits and
-    then resolves a file parses it once (issue 14).  The last ``ORDERS_KEPT``."""
+    then resolves a file parses it once (since the speed work).  The last ``ORDERS_KEPT``."""
     if len(_orders_read) >= ORDERS_KEPT:
         del _orders_read[next(iter(_orders_read))]  # the oldest
     _orders_read[message] = orders

@@ -70,7 +70,7 @@ class HistoryLine(NamedTuple):
 def active_history(tx: Tx, game_id: str) -> list[HistoryLine]:
     """The active resolutions' numbers, labels and hashes, without their positions
     and events (a report lists them; reading every whole row made each report
-    cost more the longer the game, issue 14)."""
+    cost more the longer the game, before the speed work)."""
     rows = tx.all(
         "SELECT k, label, state_hash FROM resolution WHERE game_id = :game AND active = :active ORDER BY k",
         {"game": game_id, "active": True},

@@ -47,7 +47,7 @@ def parsed_position(text: str) -> dict[str, Any]:
 
     Checking a turn file, the look before a resolution and the resolution itself
     read the same position: its JSON is parsed once per process, and each later
-    read is a ``marshal`` copy of that parse, several times faster (issue 14: three
+    read is a ``marshal`` copy of that parse, several times faster (before the speed work, three
     parses per resolution).  Keyed by the whole text, so a changed row is parsed
     afresh; the last ``POSITIONS_KEPT`` positions are kept."""
     kept = _positions.get(text)

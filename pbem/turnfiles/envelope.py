@@ -1,4 +1,4 @@
-"""The turn file envelope (DESIGN.md, "Turn file").
+"""The turn file envelope (docs/design.md, "Turn file").
 
 UTF-8 text, LF line ends (CRLF read as LF); a header of ``key: value`` lines, a
 blank line, one order per line; ``#`` starts a comment; at most 64 KiB.

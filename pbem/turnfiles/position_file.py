@@ -6,7 +6,7 @@ verdict offline, with no database: the file holds what the referee's check reads
 of the game (rules, the turn it waits for, the position and its hash, who is due,
 each side's public key).  Nothing secret is in it: no dice seed, no reveal.
 
-The position inside hashes (canonical JSON, DESIGN.md "Positions") to ``state``,
+The position inside hashes (canonical JSON, docs/design.md, "Positions") to ``state``,
 the hash a turn file written against it carries in its header; :func:`load`
 refuses a file where the two disagree.
 

@@ -1,4 +1,4 @@
-"""SSHSIG signatures, as OpenSSH writes them (`PROTOCOL.sshsig`; DESIGN: "Signatures").
+"""SSHSIG signatures, as OpenSSH writes them (`PROTOCOL.sshsig`; docs/design.md, "Signatures").
 
 A turn file is signed with `ssh-keygen -Y sign -f KEY -n pbem FILE` or `pbem sign`;
 both write the same armored block, and each checks the other's. The signed message

@@ -105,7 +105,7 @@ class Farrapos(Ruleset):
         lines = []
         for side in SIDES:
             value = int(position["vp"][side])
-            vp = breakdown(view, side)  # once per side (issue 14: it was worked out twice)
+            vp = breakdown(view, side)  # once per side (before the speed work, it was worked out twice)
             lines.append(ScoreLine(side, value, str(vp) if vp.total == value else f"{value} VP", what="VP"))
         return lines
 

@@ -218,7 +218,7 @@ class _Drawing:
     """What the map of one board draws the same in every position, worked out once
     per board: the board and its path lines, each city's mark and name label in
     each of their looks (owner, held or not), the tracks and the key.  A render
-    only looks each city up and draws what moves (issue 14)."""
+    only looks each city up and draws what moves (since the speed work)."""
 
     at: dict[str, tuple[float, float]]
     labels: Placement

@@ -244,7 +244,7 @@ def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
     """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
     events: list[Event] = []
     final = View(work)
-    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text (issue 14)
+    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text
     work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
         {
@@ -274,7 +274,7 @@ def resolve_turn(
     """The due side's turn.  Its orders are validated first and refused with
     :class:`IllegalOrderError`, unless ``validated`` says the caller has just
     validated them against this very position (``Farrapos.resolve_validated``:
-    the referee's ``process`` and the audit; issue 14, it was half an audit)."""
+    the referee's ``process`` and the audit; before the speed work it was half an audit)."""
     start = View(position)
     side = start.due_side()
     if side is None:

@@ -197,7 +197,7 @@ DICE = '"dice": {"version": 1, "chain_length": 4096, "anchor": "' + "00" * 32 + 
 
 
 def archives() -> None:
-    """Hostile archives for ``pbem audit --archive`` (issue 13.7); the test
+    """Hostile archives for ``pbem audit --archive`` (hardening: hostile archives); the test
     generates the oversized ones (10^6 resolutions, over 32 MiB) in a temporary folder."""
     archive("deep-nesting.json", "[" * 100_000 + "]" * 100_000)
     archive(
