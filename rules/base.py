@@ -79,7 +79,7 @@ class Orders:
 
     lines: tuple[OrderLine, ...] = ()
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         return iter(self.lines)
 
     def __len__(self) -> int:

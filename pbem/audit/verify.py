@@ -374,7 +374,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     )
 
 
-def _keys_by_resolution(archive: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _keys_by_resolution(archive: dict[str, Any]):
     """The key each side signed with for resolution k: ``player_changes`` (an
     addition to v1) says from which resolution a new key holds; before the first
     change, its ``previous_public_key``; with no change, the player's key."""

@@ -432,7 +432,7 @@ class _HTMLText(HTMLParser):
         if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
-    def handle_starttag(self, tag: str, attrs) -> None:  # type: ignore[no-untyped-def]
+    def handle_starttag(self, tag: str, attrs) -> None:
         if tag in _SKIP_TAGS:
             self.skip += 1
         elif tag == "br":
@@ -443,7 +443,7 @@ class _HTMLText(HTMLParser):
             if tag == "pre":
                 self.pre += 1
 
-    def handle_startendtag(self, tag: str, attrs) -> None:  # type: ignore[no-untyped-def]
+    def handle_startendtag(self, tag: str, attrs) -> None:
         if tag == "br" and not self.skip:
             self.out.append("\n")
 

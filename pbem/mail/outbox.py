@@ -207,9 +207,9 @@ _COLUMNS = (
 )
 
 
-def _row(values: Sequence) -> Row:  # type: ignore[type-arg]
+def _row(values: Sequence) -> Row:
     *head, next_attempt, created, sent = values
-    return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)  # type: ignore[arg-type]
+    return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)
 
 
 def rows(engine: Database, state: str | None = None) -> list[Row]:

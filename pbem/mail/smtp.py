@@ -156,7 +156,7 @@ def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-def _refusals(recipients: dict) -> str:  # type: ignore[type-arg]
+def _refusals(recipients: dict) -> str:
     return ", ".join(f"{addr} ({code} {_text(text)})" for addr, (code, text) in recipients.items())
 
 

@@ -158,7 +158,7 @@ def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Cloc
             fields.update(grace=0, remind=0, wait=False)
         new = check_clock(
             Clock(fields["deadline"], int(fields["grace"] or 0), int(fields["remind"] or 0), bool(fields["wait"]))
-        )  # type: ignore[arg-type]
+        )
         params = {"game": game_id, "deadline": new.deadline, "grace": new.grace, "remind": new.remind, "wait": new.wait}
         if (
             tx.run(

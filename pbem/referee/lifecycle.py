@@ -269,7 +269,7 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
         )
         record = store.RolledBack(
             tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)[0], to_k, discarded
-        )  # type: ignore[index]
+        )
         tx.run(
             "UPDATE resolution SET active = :inactive, rollback_id = :rollback WHERE game_id = :game AND active "
             "= :active AND k > :to_k",

@@ -274,7 +274,7 @@ class HouseTable(SQLModel, table=True):
     checked table as canonical JSON and its SHA-256.  The same data rides in the
     game's opening position, so the position hashes cover it."""
 
-    __tablename__ = "house_table"  # type: ignore[assignment]
+    __tablename__ = "house_table"
     __table_args__ = (UniqueConstraint("game_id", "name"),)
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)

@@ -92,7 +92,7 @@ Database = Union["Engine", SqliteFile, "PgDatabase"]
 def _sqlite_params(params: Params) -> Params:
     for value in params.values():  # a plain loop: a generator per statement cost more than the statement's other Python
         if isinstance(value, datetime):
-            return {k: sqlite_datetime(v) if isinstance(v, datetime) else v for k, v in params.items()}  # type: ignore[misc]
+            return {k: sqlite_datetime(v) if isinstance(v, datetime) else v for k, v in params.items()}
     return params
 
 

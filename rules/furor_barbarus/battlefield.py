@@ -96,7 +96,7 @@ class Battlefield:
     # --- reading -------------------------------------------------------------
     @property
     def units(self) -> dict[str, dict[str, Any]]:
-        return self.position["units"]  # type: ignore[no-any-return]
+        return self.position["units"]
 
     @property
     def turn(self) -> int:
@@ -200,7 +200,7 @@ class Battlefield:
         return int(self.position["losses"].get(side, 0))
 
     def standing(self, side: str) -> dict[str, Any]:
-        return self.position.setdefault("standing", {}).setdefault(side, {"advance": False, "losses": []})  # type: ignore[no-any-return]
+        return self.position.setdefault("standing", {}).setdefault(side, {"advance": False, "losses": []})
 
     # --- writing ---------------------------------------------------------------
     def add_event(self, type_: str, text: str, **data: Any) -> None:
