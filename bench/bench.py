@@ -395,7 +395,7 @@ def postgres() -> Iterator[str | None]:
     try:
         import psycopg  # noqa: F401
 
-        from tests.pg_server import NoPostgres, throwaway_server
+        from tests.support.pg_server import NoPostgres, throwaway_server
     except ImportError:
         yield None
         return
@@ -588,7 +588,8 @@ def main(argv: list[str] | None = None) -> int:
         "--farrapos-games",
         type=int,
         default=16,
-        help="whole Farrapos games (default 16: a Farrapos game is short and has two or three mid-game battles; 4 games gave 7 to 10, too few for a rate)",
+        help="whole Farrapos games (default 16: a Farrapos game is short and has two or three mid-game battles; 4 "
+        "games gave 7 to 10, too few for a rate)",
     )
     parser.add_argument(
         "--worker-games",
@@ -606,7 +607,8 @@ def main(argv: list[str] | None = None) -> int:
         "--workdir",
         type=Path,
         default=HERE / "work",
-        help="where the databases and reports are written (default bench/work, on the project's disk: this machine's /tmp costs ten times more CPU per file created, see docs/performance.md)",
+        help="where the databases and reports are written (default bench/work, on the project's disk: this machine's "
+        "/tmp costs ten times more CPU per file created, see docs/performance.md)",
     )
     args = parser.parse_args(argv)
     if args.quick:

@@ -67,7 +67,8 @@ def tables(r: dict[str, Any]) -> str:
     out = [
         BEGIN,
         "",
-        f"Run of {r['when']} on {m['cpus']} CPUs, Python {m['python']}; one-minute load average through the run: {loads}.",
+        f"Run of {r['when']} on {m['cpus']} CPUs, Python {m['python']}; one-minute load average through the run: "
+        f"{loads}.",
         "",
         "**Targets**",
         "",
@@ -84,7 +85,8 @@ def tables(r: dict[str, Any]) -> str:
         rows.insert(
             at,
             [
-                "… of them, the game's commands (`status`, `orders`, `check`, `submit`, `process`, `export`, `new`, `rollback`, `tick`) / the report (`report`)",
+                "… of them, the game's commands (`status`, `orders`, `check`, `submit`, `process`, `export`, "
+                "`new`, `rollback`, `tick`) / the report (`report`)",
                 "",
                 f"{fmt(max(plain))} / {fmt(max(reports))}",
                 "",
@@ -102,7 +104,8 @@ def tables(r: dict[str, Any]) -> str:
     out += table(["target", "wanted", "measured", ""], rows, right_from=1)
 
     out += [
-        "**Resolutions from whole bot games** (the referee's submit + process, per CPU second; with both sides' HTML and text reports after the slash)",
+        "**Resolutions from whole bot games** (the referee's submit + process, per CPU second; with both sides' "
+        "HTML and text reports after the slash)",
         "",
     ]
     rows = []
@@ -144,7 +147,8 @@ def tables(r: dict[str, Any]) -> str:
     )
 
     out += [
-        "**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of one run under valgrind's callgrind)",
+        "**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of "
+        "one run under valgrind's callgrind)",
         "",
     ]
     counted = any("instructions" in row for row in r["commands"].values())
@@ -168,7 +172,8 @@ def tables(r: dict[str, Any]) -> str:
 
     w = r["workers"]
     out += [
-        f"**`pbem process --all --jobs N`** over {fmt(w['games'])} ready Farrapos games (resolutions per wall second, median of the runs; CPU seconds of all the processes)",
+        f"**`pbem process --all --jobs N`** over {fmt(w['games'])} ready Farrapos games (resolutions per wall "
+        "second, median of the runs; CPU seconds of all the processes)",
         "",
     ]
     pg = w.get("postgresql") or []
@@ -193,7 +198,8 @@ def tables(r: dict[str, Any]) -> str:
 
     f = r["floor"]
     out += [
-        f"**Floor**, measured in the same run: Ed25519 verify {fmt(f['ed25519_verify_ms'])} ms, SQLite commit of a {fmt(f['position_bytes'])}-byte position "
+        f"**Floor**, measured in the same run: Ed25519 verify {fmt(f['ed25519_verify_ms'])} ms, SQLite commit of "
+        f"a {fmt(f['position_bytes'])}-byte position "
         f"{fmt(f['sqlite_commit_ms'])} ms, one render of the report template {fmt(f['render_template_ms'])} ms (CPU).",
         "",
     ]

@@ -251,8 +251,10 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         rel = r.folder.relative_to(out)
         result = r.result or {}
         rows.append(
-            '<tr><td><a href="{rel}/index.html">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td><td>{res}</td><td>{files}</td><td>{rolls}</td>'
-            '<td>{last} · <a href="{rel}/audit.html">audit page</a> · <a href="{rel}/{archive}">archive</a></td></tr>'.format(
+            '<tr><td><a href="{rel}/index.html">{game}</a></td><td>{rules}/{scen}</td><td>{winner}</td>'
+            "<td>{res}</td><td>{files}</td><td>{rolls}</td>"
+            '<td>{last} · <a href="{rel}/audit.html">audit page</a> · <a '
+            'href="{rel}/{archive}">archive</a></td></tr>'.format(
                 game=html.escape(r.game_id),
                 rules=html.escape(r.rules),
                 scen=html.escape(r.scenario),
@@ -264,7 +266,8 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
                 archive=html.escape(site.archive_name(r.game_id)),
                 last=" · ".join(
                     [
-                        f'<a href="{html.escape(str(rel))}/{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>'
+                        f'<a href="{html.escape(str(rel))}/'
+                        f'{html.escape(report.report_filename(r.last_k, side))}">{html.escape(side)} report</a>'
                         for side in r.sides
                     ]
                     + [
@@ -275,16 +278,22 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
             )
         )
     page = (
-        "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport content='width=device-width,initial-scale=1'>"
-        "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem}"
+        "<!doctype html><html lang=en><head><meta charset=utf-8><meta name=viewport "
+        "content='width=device-width,initial-scale=1'>"
+        "<title>pbem demo</title><style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem "
+        "auto;padding:0 1rem}"
         "table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left}"
         # on a phone each game is a card: every cell on its own line, the links included
         "@media (max-width:700px){table,tbody,tr,td{display:block;width:100%}tr:first-child{display:none}"
-        "tr{border-bottom:2px solid #999;padding:.4rem 0}td{border:none;padding:.1rem 0}td:nth-child(4)::before{content:'resolutions: '}"
+        "tr{border-bottom:2px solid #999;padding:.4rem 0}td{border:none;padding:.1rem "
+        "0}td:nth-child(4)::before{content:'resolutions: '}"
         "td:nth-child(5)::before{content:'turn files: '}td:nth-child(6)::before{content:'dice: '}}</style></head><body>"
-        "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database and the "
-        "processor; its archive was exported and audited. The Farrapos game was run by <code>pbem tick</code> with deadlines "
-        "(48h, grace 12h): the empire missed one and that turn was resolved with no orders, as its audit shows.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
+        "<h1>pbem demo games</h1><p>Each game was played bot against bot through signed turn files, the database "
+        "and the "
+        "processor; its archive was exported and audited. The Farrapos game was run by <code>pbem tick</code> "
+        "with deadlines "
+        "(48h, grace 12h): the empire missed one and that turn was resolved with no orders, as its audit "
+        "shows.</p><table><tr><th>game</th><th>rules</th><th>result</th>"
         "<th>resolutions</th><th>turn files</th><th>dice</th><th>open</th></tr>"
         + "".join(rows)
         + "</table></body></html>\n"

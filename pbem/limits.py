@@ -6,7 +6,9 @@ around the parse (main thread only: elsewhere the size limits alone bound it).""
 
 from __future__ import annotations
 
-import _signal  # signal.signal without its wrapper, which turns each handler into an enum and back (12 us a call)
+# signal.signal without its wrapper, which turns each handler into an enum and back (12 us a call);
+# typeshed has no stub for the private _signal module
+import _signal  # type: ignore[import-not-found]
 import signal
 import threading
 import time

@@ -47,7 +47,7 @@ def write_inside(folder: Path, name: str, text: str) -> Path:
     :func:`inside` refuses: a name that is not a plain name, and a symbolic link
     in its place (never followed).  It resolves no path: a resolution's reports
     write six files, and resolving each one's whole path took longer than
-    writing it (issue 14)."""
+    writing it (since the speed work)."""
     if not _plain(name):
         raise UnsafePath(f"refusing to write outside {folder}: {name!r} is not a plain name")
     path = folder / name

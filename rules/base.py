@@ -79,7 +79,7 @@ class Orders:
 
     lines: tuple[OrderLine, ...] = ()
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         return iter(self.lines)
 
     def __len__(self) -> int:
@@ -125,7 +125,8 @@ class Outcome:
     def in_words(self, winner_name: str | None = None, plural: bool = False) -> str:
         """The outcome as a sentence a player reads.
 
-        >>> Outcome(OutcomeKind.MAJOR_VICTORY, "romans", "Huns' losses 37 against a threshold of 29").in_words("Romans", plural=True)
+        >>> outcome = Outcome(OutcomeKind.MAJOR_VICTORY, "romans", "Huns' losses 37 against a threshold of 29")
+        >>> outcome.in_words("Romans", plural=True)
         "Romans win a major victory: Huns' losses 37 against a threshold of 29"
         >>> Outcome(OutcomeKind.DRAW, None, "equal VP (20) at the end of 1845").in_words()
         'A draw: equal VP (20) at the end of 1845'

@@ -114,7 +114,8 @@ def run_case(data: Mapping[str, Any], where: str = "<case>", ruleset: Ruleset | 
         )
     if dice.unused and expect.get("all_dice_used", True):
         diff.append(
-            f"{dice.unused} scripted dice were not used (rolled: {[f'd{r.sides}={r.value} {r.purpose}' for r in dice.rolls]})"
+            f"{dice.unused} scripted dice were not used (rolled: "
+            f"{[f'd{r.sides}={r.value} {r.purpose}' for r in dice.rolls]})"
         )
     _match_events(list(expect.get("events", [])), resolution.events, diff)
     if "position" in expect:

@@ -211,7 +211,8 @@ class _Run:
                 if problems or len(parsed):
                     self.fail(
                         "templates",
-                        f"{label}: the template of {side} does not parse back to no orders: {[str(p) for p in problems] or [o.text for o in parsed]}",
+                        f"{label}: the template of {side} does not parse back to no orders: "
+                        f"{[str(p) for p in problems] or [o.text for o in parsed]}",
                     )
         if self.on("svg") and (not events or len(events) % 3 == 0):  # a sample: the map is the slow part
             self.svg(position, events, sides, label)
@@ -247,7 +248,8 @@ class _Run:
         if problems:
             self.fail(
                 "bots",
-                f"{label}: bot {bot} for {side} wrote orders that are refused: {[str(p) for p in problems]} in {text!r:.300}",
+                f"{label}: bot {bot} for {side} wrote orders that are refused: {[str(p) for p in problems]} in "
+                f"{text!r:.300}",
             )
             return NO_ORDERS
         if self.on("bots"):

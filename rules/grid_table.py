@@ -59,7 +59,8 @@ def grid_cells(
         if not isinstance(row, list) or len(row) != len(shape.columns):
             got = len(row) if isinstance(row, list) else "no list of"
             raise TableError(
-                f"row {r} has {got} cells; the {shape.kind} has {len(shape.columns)} columns ({shape.columns[0]} to {shape.columns[-1]})"
+                f"row {r} has {got} cells; the {shape.kind} has {len(shape.columns)} columns ({shape.columns[0]} "
+                f"to {shape.columns[-1]})"
             )
         out[r] = tuple(read_cell(value, f"row {r}, column {shape.columns[i]}") for i, value in enumerate(row))
     return out

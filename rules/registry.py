@@ -97,7 +97,8 @@ def _factory(ruleset_id: str) -> Any:
         hint = (
             ""
             if known
-            else f" (no ruleset is registered in the {GROUP!r} entry-point group: is pbem installed, e.g. `pip install -e .`?)"
+            else f" (no ruleset is registered in the {GROUP!r} entry-point group: is pbem installed, e.g. `pip "
+            "install -e .`?)"
         )
         raise ValueError(
             f"unknown rules {ruleset_id!r} (rules: {', '.join(known)}){did_you_mean(ruleset_id, known)}{hint}"
@@ -119,11 +120,13 @@ def find_ruleset(ruleset_id: str) -> Ruleset:
     ruleset = _factory(ruleset_id)()
     if not isinstance(ruleset, Ruleset):
         raise RulesetLoadError(
-            f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave {type(ruleset).__name__}, not a Ruleset"
+            f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave "
+            f"{type(ruleset).__name__}, not a Ruleset"
         )
     if ruleset.id != ruleset_id:
         raise RulesetLoadError(
-            f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave a ruleset whose id is {ruleset.id!r}"
+            f"rules {ruleset_id!r}: entry point {_entry_points()[ruleset_id][0].value!r} gave a ruleset whose id "
+            f"is {ruleset.id!r}"
         )
     return ruleset
 

@@ -16,9 +16,16 @@ from typer.testing import CliRunner
 
 from pbem.cli.application import app
 from pbem.turnfiles import keys
-from tests.pg_server import postgres_server, postgres_url  # noqa: F401  (fixtures)
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# The fixtures of tests/support/ (servers, a loopback SMTP collector), for every test module.
+pytest_plugins = [
+    "tests.support.imap_server",
+    "tests.support.mail_game",
+    "tests.support.mailkit",
+    "tests.support.pg_server",
+]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

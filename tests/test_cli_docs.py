@@ -47,7 +47,7 @@ def test_command_has_help_and_docs(command: str) -> None:
     assert f"`pbem {command}" in (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
 
 
-# --- issue 16, item 4 (the parts issue 14 took): CLI conventions -------------------
+# --- CLI conventions --------------------------------------------------------------------------
 
 GROUP = typer.main.get_command(app)
 

@@ -1,4 +1,4 @@
-"""Concurrency (issue 2, issue 8 part 3): several processes running ``pbem process
+"""Concurrency: several processes running ``pbem process
 --all`` (and, in the slow suite, ``pbem ingest``) at once on one SQLite database:
 every turn is resolved exactly once, no turn file is lost or stored twice, and
 every game audits afterwards.
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import queue
-import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,7 +19,7 @@ import pytest
 from pbem import store
 from pbem.referee import resolve, verdict, workers
 from pbem.turnfiles import sshsig
-from tests.test_crash import (
+from tests.support.desk import (
     Desk,
     assert_sound,
     needs_ingest,
@@ -31,8 +29,7 @@ from tests.test_crash import (
     queued_count,
     write_next_turns,
 )
-
-MADE = re.compile(r"^(\d+) resolution\(s\) made", re.MULTILINE)
+from tests.support.desk_runs import resolve_rounds, run_together
 
 
 @pytest.fixture
@@ -42,55 +39,21 @@ def desk(tmp_path: Path) -> Desk:
     d.engine.dispose()
 
 
-def run_together(desk: Desk, commands: list[tuple[str, ...]]) -> list[subprocess.CompletedProcess[str]]:
-    """Start every command at once; wait for all of them."""
-    procs = [(cmd, desk.popen(*cmd)) for cmd in commands]
-    done = []
-    for cmd, proc in procs:
-        out, err = proc.communicate(timeout=600)
-        done.append(subprocess.CompletedProcess(list(cmd), proc.returncode, out, err))
-    return done
-
-
-def made(result: subprocess.CompletedProcess[str]) -> int:
-    found = MADE.search(result.stdout)
-    assert found, f"no summary line in {result.stdout!r}"
-    return int(found.group(1))
-
-
-def resolve_rounds(desk: Desk, games: list[str], processes: int, rounds: int, jobs: int = 1) -> None:
-    """``rounds`` times: queue one turn per game, then ``processes`` processes run
-    ``process --all`` together (each with ``jobs`` worker processes); the
-    resolutions they report add up to exactly one per game, and each game moved
-    exactly one resolution on."""
-    for n in range(rounds):
-        before = assert_sound(desk, f"round {n + 1} queueing")
-        queue_next_turns(desk, games, seed=n)
-        results = run_together(desk, [("process", "--all", "-q", "--jobs", str(jobs))] * processes)
-        for r in results:
-            assert r.returncode == 0, r.stderr
-            assert "Traceback" not in r.stderr
-        assert sum(made(r) for r in results) == len(games), [r.stdout for r in results]
-        after = assert_sound(desk, f"round {n + 1}")
-        assert {g: after[g] - before[g] for g in games} == {g: 1 for g in games}
-        assert queued_count(desk) == 0
-
-
 def test_two_processors_resolve_every_turn_exactly_once(desk: Desk) -> None:
-    """Issue 2: two ``pbem process --all`` at once over 20 games, two rounds."""
+    """Two ``pbem process --all`` at once over 20 games, two rounds."""
     games = new_games(desk, 20)
     resolve_rounds(desk, games, processes=2, rounds=2)
 
 
 def test_two_processors_of_two_workers_each_resolve_every_turn_exactly_once(desk: Desk) -> None:
-    """Issue 14: ``process --all --jobs 2`` twice at once: four workers claiming
+    """``process --all --jobs 2`` twice at once: four workers claiming
     from two queues over 20 games, two rounds."""
     games = new_games(desk, 20)
     resolve_rounds(desk, games, processes=2, rounds=2, jobs=2)
 
 
 def test_a_game_that_is_not_ready_costs_no_write_transaction(desk: Desk) -> None:
-    """Issue 14: ``process --all`` over three games of which one is ready takes
+    """``process --all`` over three games of which one is ready takes
     SQLite's write lock once (counted in the SQL the driver runs), and every
     game's outcome is what it was."""
     games = new_games(desk, 3)
@@ -120,7 +83,7 @@ def test_workers_report_each_game_once_in_the_order_asked(desk: Desk) -> None:
 
 
 def test_a_worker_reads_the_game_names_once_not_once_per_game(desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 14: each worker resolved a game by ``pipeline.process(db, [game])``,
+    """Each worker resolved a game by ``pipeline.process(db, [game])``,
     which checked the name by reading every game's id: O(games) per game, O(games^2)
     per batch.  The parent checks the names once; a worker resolves each game as
     it comes."""
@@ -150,7 +113,7 @@ def test_four_processors_resolve_every_turn_exactly_once(desk: Desk) -> None:
 @needs_ingest
 @pytest.mark.slow
 def test_processors_and_ingesters_together(desk: Desk) -> None:
-    """Issue 8: four processes at once on one database, two running ``process
+    """Four processes at once on one database, two running ``process
     --all`` and two running ``ingest`` over the same folder of signed files
     (half the games' files queued beforehand, half arriving by ingest).  Every
     file is queued once, every turn resolved exactly once."""

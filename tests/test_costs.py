@@ -1,4 +1,4 @@
-"""Costs that must not grow (issue 14, item 3): each test counts queries or calls,
+"""Costs that must not grow (the speed work): each test counts queries or calls,
 never time.
 
 - a report reads one resolution's whole row, however long the game;
@@ -34,7 +34,7 @@ from pbem.store import records
 from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
 from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
-from tests.test_crash import Desk, new_games, open_desk, queue_next_turns
+from tests.support.desk import Desk, new_games, open_desk, queue_next_turns
 
 
 @pytest.fixture

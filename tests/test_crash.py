@@ -1,4 +1,4 @@
-"""Crash anywhere (issue 2, issue 8 part 3): a ``pbem process`` killed with SIGKILL
+"""Crash anywhere: a ``pbem process`` killed with SIGKILL
 leaves the last good state, every queued turn file, and a database that the next
 run completes from.
 
@@ -9,8 +9,8 @@ from outside at random moments.  ``make test-slow`` runs the 50-kill versions fo
 seen-file).  The slow ones must run on a tree nobody is editing: the test process
 and the ``pbem`` processes it starts must import the same rules.
 
-The helpers here (a referee's desk with many games, queued through the library,
-and the checks made after every kill) are shared with ``test_concurrency.py``.
+The referee's desk with many games, queued through the library, and the checks
+made after every kill are in ``tests/support/desk.py``.
 """
 
 from __future__ import annotations
@@ -25,179 +25,33 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from pbem import store
-from pbem.audit import archive
-from pbem.audit import verify as audit
-from pbem.referee import intake, lifecycle, resolve
-from pbem.turnfiles import keys, sshsig
+from pbem.referee import lifecycle, resolve
+from pbem.turnfiles import sshsig
+from tests.support.desk import (
+    ROOT,
+    Desk,
+    assert_sound,
+    games_in_play,
+    needs_ingest,
+    new_games,
+    open_desk,
+    queue_next_turns,
+    queued_count,
+    write_next_turns,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
 FAULT = {resolve.FAULT_ENV: "kill-mid-resolution"}
 KILLED = -signal.SIGKILL
 
 
-# ----------------------------------------------------------------- the desk
-
-
-@dataclass
-class Desk:
-    """A referee's database with games between the same two players, and the
-    digests of every turn file queued (the files that must never be lost)."""
-
-    tmp: Path
-    db: Path | str  # a SQLite file, or an SQLAlchemy URL
-    engine: Engine
-    signers: dict[str, keys.PrivateKey]
-    public: dict[str, str]
-    queued: set[str] = field(default_factory=set)
-    """Digests of every turn file accepted so far (queued, then resolved)."""
-
-    def pbem(
-        self, *args: str, env: dict[str, str] | None = None, timeout: float = 300
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **(env or {})},
-            timeout=timeout,
-            cwd=ROOT,
-        )
-
-    def popen(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-        return subprocess.Popen(
-            [sys.executable, "-m", "pbem", "--db", str(self.db), *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, **(env or {})},
-            cwd=ROOT,
-        )
-
-    def reopen(self) -> None:
-        self.engine.dispose()
-        self.engine = store.open_engine(self.db, create=False)
-
-
-def open_desk(tmp: Path, url: str | None = None) -> Desk:
-    """Keys for both sides and a database: a SQLite file in ``tmp``, or ``url``."""
-    keydir = tmp / "keys"
-    signers: dict[str, keys.PrivateKey] = {}
-    public: dict[str, str] = {}
-    for side in ("republic", "empire"):
-        private, pub = keys.generate_ed25519(side, keydir)
-        signers[side] = keys.load_private_key(private)
-        public[side] = pub.read_text(encoding="utf-8").strip()
-    db = tmp / "referee.db" if url is None else url
-    return Desk(tmp, db, store.open_engine(db), signers, public)
-
-
-def new_games(desk: Desk, count: int, prefix: str = "g") -> list[str]:
-    ids = [f"{prefix}{i:04d}" for i in range(count)]
-    for game_id in ids:
-        lifecycle.new_game(desk.engine, game_id, "farrapos", None, [], desk.public)
-    return ids
-
-
-def signed_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> list[tuple[str, bytes, str]]:
-    """(game, signed message, armored signature) for every side awaited in each game."""
-    out = []
-    for game_id in game_ids:
-        st = lifecycle.status(desk.engine, game_id)
-        for side in [] if st.over else st.awaiting:
-            message = lifecycle.next_turn_file(desk.engine, game_id, side, bot="random", seed=seed).encode("utf-8")
-            out.append((game_id, message, sshsig.sign(message, desk.signers[side])))
-    return out
-
-
-def queue_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> int:
-    """Submit (through the library) a bot's signed turn file for every awaited side."""
-    files = signed_next_turns(desk, game_ids, seed)
-    for _game, message, signature in files:
-        intake.submit(desk.engine, message, signature, source="test")
-        desk.queued.add(hashlib.sha256(message).hexdigest())
-    return len(files)
-
-
-def write_next_turns(desk: Desk, game_ids: list[str], folder: Path, seed: int = 0) -> list[Path]:
-    """Write signed turn files (inline signatures) for ``pbem ingest --dir``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for game_id, message, signature in signed_next_turns(desk, game_ids, seed):
-        tf_side = message.split(b"\nside: ", 1)[1].split(b"\n", 1)[0].decode()
-        path = folder / f"{game_id}-{tf_side}-{hashlib.sha256(message).hexdigest()[:8]}.txt"
-        path.write_bytes(message + signature.encode("ascii"))
-        paths.append(path)
-    return paths
-
-
-def games_in_play(desk: Desk) -> list[str]:
-    return resolve.pending_games(desk.engine)
-
-
-# ------------------------------------------------------------------ checks
-
-
-def assert_sound(desk: Desk, moment: str = "") -> dict[str, int]:
-    """After a kill: the database opens; every game audits; no accepted file is
-    lost; each was resolved at most once; the positions chain holds.  Returns
-    the number of resolutions per game."""
-    where = f" (after {moment})" if moment else ""
-    desk.reopen()
-    with Session(desk.engine) as session:
-        subs = list(session.exec(select(store.Submission)).all())
-        games = list(session.exec(select(store.Game)).all())
-        resolutions = list(session.exec(select(store.Resolution)).all())
-    live = [s for s in subs if s.status in (store.SubmissionStatus.QUEUED, store.SubmissionStatus.RESOLVED)]
-    counts = Counter(s.digest for s in live)
-    lost = desk.queued - set(counts)
-    assert not lost, f"{len(lost)} accepted turn file(s) lost{where}; refused because: {refusal_reasons(desk, lost)}"
-    twice = [d for d, n in counts.items() if n > 1]
-    assert not twice, f"{len(twice)} turn file(s) stored twice{where}"
-    per_game = Counter(r.game_id for r in resolutions)
-    for game in games:
-        ks = sorted(r.k for r in resolutions if r.game_id == game.id)
-        assert ks == list(range(1, game.current_k + 1)), (
-            f"{game.id}: resolutions {ks} but current_k {game.current_k}{where}"
-        )
-        for s in live:
-            if s.game_id != game.id:
-                continue
-            if s.status == store.SubmissionStatus.RESOLVED:
-                assert s.turn <= game.current_k, (
-                    f"{game.id}: file for turn {s.turn} marked resolved at k={game.current_k}{where}"
-                )
-            else:
-                assert s.turn == game.next_k, (
-                    f"{game.id}: file queued for turn {s.turn} but the game waits for {game.next_k}{where}"
-                )
-        try:
-            audit.audit_archive(archive.build_archive(desk.engine, game.id))
-        except audit.AuditFailure as exc:
-            pytest.fail(f"{game.id}: audit failed{where}: {exc}")
-    return {g.id: per_game[g.id] for g in games}
-
-
-def refusal_reasons(desk: Desk, digests: set[str]) -> list[str]:
-    """Why the files with these digests were refused, if they were."""
-    with Session(desk.engine) as session:
-        refusals = list(session.exec(select(store.Refusal)).all())
-    return [r.reason for r in refusals if hashlib.sha256(sshsig.split_inline(r.data)[0]).hexdigest() in digests][:3]
-
-
-def queued_count(desk: Desk) -> int:
-    with Session(desk.engine) as session:
-        stmt = select(store.Submission.id).where(store.Submission.status == store.SubmissionStatus.QUEUED)
-        return len(session.exec(stmt).all())
+# ------------------------------------------------------------------ kills
 
 
 def kill_after(proc: subprocess.Popen[str], delay: float) -> int:
@@ -239,7 +93,7 @@ def desk(tmp_path: Path) -> Desk:
 
 
 def test_process_killed_mid_resolution_keeps_the_last_good_state(desk: Desk) -> None:
-    """Issue 2: the fault hook kills ``pbem process`` after it wrote resolution 1
+    """The fault hook kills ``pbem process`` after it wrote resolution 1
     and before the commit.  Reopened: the game is at its set-up position, the
     turn file is still queued, and the next ``process`` makes resolution 1."""
     [game] = new_games(desk, 1)
@@ -349,7 +203,7 @@ def test_process_all_killed_at_random_moments(desk: Desk) -> None:
 
 @pytest.mark.slow
 def test_process_all_killed_fifty_times(desk: Desk) -> None:
-    """Issue 8: ``pbem process --all`` over sixty games killed with SIGKILL at
+    """``pbem process --all`` over sixty games killed with SIGKILL at
     fifty random moments; after each kill the database opens, every game audits,
     no queued file is lost, and the next run completes.  Some kills must land in
     the middle of the batch (not all in the interpreter's start-up): the odd
@@ -361,19 +215,6 @@ def test_process_all_killed_fifty_times(desk: Desk) -> None:
 
 
 # ------------------------------------------------------------------ ingest
-
-
-def _ingest_available() -> bool:
-    try:
-        import pbem.mail.readers  # noqa: F401
-    except ImportError:
-        return False
-    from pbem.cli.application import app
-
-    return any((c.name or c.callback.__name__) == "ingest" for c in app.registered_commands if c.callback)
-
-
-needs_ingest = pytest.mark.skipif(not _ingest_available(), reason="pbem ingest is not wired into the CLI yet")
 
 
 def write_mail(folder: Path, paths: list[Path]) -> None:
@@ -443,7 +284,7 @@ def test_ingest_killed_at_a_random_moment(desk: Desk, source: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("source", ["--dir", "--maildir"])
 def test_ingest_killed_fifty_times(desk: Desk, source: str) -> None:
-    """Issue 8: the same for ``pbem ingest``: no file ingested twice or lost."""
+    """The same for ``pbem ingest``: no file ingested twice or lost."""
     games = new_games(desk, 40)
     ingest_kill_rounds(desk, games, kills=50, seed=int(os.environ.get("PBEM_SOAK_SEED", "8")), source=source)
 

@@ -1,4 +1,4 @@
-"""Dice, version 1 (DESIGN.md "Dice, version 1"; docs/dice.md): the published test
+"""Dice, version 1 (docs/design.md, "Dice, version 1"; docs/dice.md): the published test
 vectors, an independent re-implementation, uniformity, the rejection step, the
 statistics behind ``pbem dice --stats`` and the third-party verifier."""
 

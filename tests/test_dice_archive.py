@@ -1,4 +1,4 @@
-"""``pbem dice --archive FILE`` (issue 14): the dice history read from an exported
+"""``pbem dice --archive FILE`` (the speed work): the dice history read from an exported
 archive, with no database, is the one the referee's database gives."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from pbem.audit import archive
 from pbem.cli.application import app
 from pbem.referee import lifecycle, resolve
-from tests.test_crash import new_games, open_desk, queue_next_turns
+from tests.support.desk import new_games, open_desk, queue_next_turns
 
 
 def test_the_archive_gives_the_same_dice_history_as_the_database(tmp_path: Path) -> None:

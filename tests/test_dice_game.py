@@ -1,4 +1,4 @@
-"""Issue 3 through a whole game: the seed never leaves the database, an
+"""The dice seed through a whole game: the seed never leaves the database, an
 independent verifier agrees with every stored roll, and tampering with an
 exported archive is caught by `pbem audit --archive`."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Table
-from tests.test_pipeline_cli import sign, status, write_orders
+from tests.support.cli_steps import sign, status, write_orders
 
 ROOT = Path(__file__).resolve().parent.parent
 

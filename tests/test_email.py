@@ -1,4 +1,4 @@
-"""Report e-mails and receipts (issue 7, "pbem report --format eml"): parsed back
+"""Report e-mails and receipts: parsed back
 with the standard library."""
 
 from __future__ import annotations
@@ -7,11 +7,10 @@ import email
 import email.policy
 from email.message import EmailMessage
 
-from test_report_data import EVIL, report_data
-
 from pbem.mail.build import receipt_email
 from pbem.reports.message import report_email, report_message_id, report_subject, thread_root_id
 from pbem.reports.render import turn_file_name
+from tests.support.report_data import EVIL, report_data
 
 REFEREE = "Referee <referee@pbem.example>"
 
@@ -86,7 +85,8 @@ def test_report_email_without_a_map_or_turn_file_is_just_the_two_alternatives():
 
 def original_message() -> email.message.Message:
     return email.message_from_bytes(
-        b"From: Bento <bento@republic.example>\nReply-To: b2@republic.example\nSubject: Re: [pbem g1] 1837, turn 4: your move\n"
+        b"From: Bento <bento@republic.example>\nReply-To: b2@republic.example\nSubject: Re: [pbem g1] 1837, turn "
+        b"4: your move\n"
         b"Message-ID: <orders-1@republic.example>\nReferences: <pbem.g1.k0.republic@pbem.invalid>\n\norders\n"
     )
 

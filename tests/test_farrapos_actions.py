@@ -109,14 +109,16 @@ def test_action_d_no_action_and_leaving_a_city_empty_loses_its_vp():
         (
             {"triunfo": {"units": ["inf-1", "inf-2"]}},
             "move inf-1 from triunfo to rio-pardo",
-            "rio-pardo is directly linked to triunfo: that is an invasion (b): invade rio-pardo from triunfo with inf-1 "
+            "rio-pardo is directly linked to triunfo: that is an invasion (b): invade rio-pardo from triunfo "
+            "with inf-1 "
             "(a move, c, ends only in a city with no direct link to its origin; "
             "from triunfo inf-1 can move to: cachoeira, camaqua, encruzilhada, santo-antonio, viamao)",
         ),
         (
             {"triunfo": {"units": ["inf-1", "inf-2"]}, "porto-alegre": {"units": ["inf-13"]}},
             "move inf-1 inf-2 from triunfo to porto-alegre",
-            "porto-alegre is directly linked to triunfo: that is an attack (a): attack porto-alegre from triunfo with inf-1 inf-2",
+            "porto-alegre is directly linked to triunfo: that is an attack (a): attack porto-alegre from triunfo "
+            "with inf-1 inf-2",
         ),
         (
             {"pelotas": {"units": ["inf-3", "inf-4"]}, "piratini": {"units": ["inf-5"]}},

@@ -5,7 +5,8 @@ seeded games."""
 import random
 
 import pytest
-from test_farrapos_random_games import RULES, play_game
+
+from tests.support.farrapos_games import RULES, play_game
 
 
 def test_bots_are_random_and_greedy():

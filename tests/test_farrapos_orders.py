@@ -115,8 +115,8 @@ def test_order_template_lists_forms_and_what_each_city_can_do():
     assert max(len(line) for line in template.splitlines()) <= 72, "mail clients wrap longer lines"
     unwrapped = template.replace("\n#       ", " ")
     assert (
-        "move cav-3 cav-4 inf-5 inf-6 (all together, MF 2): cachoeira cangucu encruzilhada jaguarao livramento pelotas sao-gabriel"
-        in unwrapped
+        "move cav-3 cav-4 inf-5 inf-6 (all together, MF 2): cachoeira cangucu encruzilhada jaguarao livramento "
+        "pelotas sao-gabriel" in unwrapped
     )
     assert "move art-1" not in template
     parsed, problems = RULES.parse_orders(template)

@@ -4,40 +4,15 @@ eliminated MU stay out, arrivals happen in their phase, and the game ends by a r
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections import Counter
-from collections.abc import Callable
 
-from pbem.dice import DiceStream
-from pbem.rules import find_ruleset
 from pbem.rules.farrapos.counters import load_counters
 from pbem.rules.farrapos.position import View
 from pbem.rules.farrapos.victory_points import count_vp
 from pbem.turnfiles.canonical import position_hash
+from tests.support.farrapos_games import RULES, play_game
 
-RULES = find_ruleset("farrapos")
 SHEET = load_counters()
-
-
-def play_game(
-    seed: int, bots: dict[str, str], options: tuple[str, ...] = (), after_turn: Callable | None = None
-) -> dict:
-    """One game to its end; ``after_turn(before, after, side, events)`` after each turn."""
-    position = RULES.setup(None, list(options))
-    rng = random.Random(seed)
-    dice = DiceStream(hashlib.sha256(f"test-{seed}".encode()).digest())
-    while RULES.due(position):
-        (side,) = RULES.due(position)
-        body = RULES.bot_orders(position, side, bots[side], rng)
-        orders, problems = RULES.parse_orders(body)
-        assert not problems, (body, problems)
-        assert not RULES.validate(position, side, orders), body
-        resolution = RULES.resolve(position, {side: orders}, dice)
-        if after_turn is not None:
-            after_turn(position, resolution.position, side, resolution.events)
-        position = resolution.position
-    return position
 
 
 BOTS = [

@@ -5,11 +5,11 @@ import doctest
 import importlib
 
 import pytest
-from test_farrapos_random_games import play_game
 
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos.case_form import CaseFormError
 from pbem.rules.farrapos.setup import OPTIONS
+from tests.support.farrapos_games import play_game
 
 RULES = find_ruleset("farrapos")
 MODULES = ["board", "counters", "orders", "legal", "battle", "sequence", "victory_points", "__init__"]

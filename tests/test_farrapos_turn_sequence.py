@@ -29,7 +29,7 @@ def test_turn_sequence_11_phases_of_4_turns_republic_first_alternating():
     seen, final = play_out_with_no_orders(RULES.setup(None, []))
     assert len(seen) == 44
     assert [p for p, _, _ in seen[::4]] == list(range(1835, 1846))
-    for phase, turn, side in seen:
+    for _phase, turn, side in seen:
         assert side == ("republic" if turn in (1, 3) else "empire")
     assert RULES.due(final) == ()
     assert RULES.turn_label(final) == "1845, turn 4 (Empire)"

@@ -16,7 +16,7 @@ from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import check_move
 from pbem.rules.furor_barbarus.stacking import stack_is_legal
 from pbem.turnfiles.canonical import position_hash
-from tests.test_furor_barbarus_core_support import RULES, SCENARIO, battlefield
+from tests.support.furor_barbarus_test_map import RULES, SCENARIO, battlefield
 
 
 def test_legal_moves_and_attacks_pass_the_checker() -> None:
@@ -78,8 +78,16 @@ def play(seed: int) -> dict:  # type: ignore[type-arg]
     return pos
 
 
-@pytest.mark.parametrize("seed", range(200))
+# The shipped scenarios' bot games are in tests/test_simulation.py; here the test map's
+# own scenario, with its stacking and event checks: 12 seeds by default, 200 with -m slow.
+@pytest.mark.parametrize("seed", range(12))
 def test_random_games_on_the_test_scenario(seed: int) -> None:
+    play(seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12, 200))
+def test_random_games_on_the_test_scenario_many_seeds(seed: int) -> None:
     play(seed)
 
 

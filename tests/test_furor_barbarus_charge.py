@@ -7,7 +7,7 @@ import pytest
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.movement import apply_move
-from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
+from tests.support.furor_barbarus_test_map import attack, battlefield, blank_map, dice, events
 
 # austrasie (cavalry 3) charges straight up column 04 at neustrie (infantry 3) in 0402
 START = {"neustrie": "0402", "austrasie": "0405"}

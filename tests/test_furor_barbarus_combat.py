@@ -14,7 +14,7 @@ from pbem.rules.furor_barbarus.combat import (
     standard_crt,
     terrain_modifiers,
 )
-from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
+from tests.support.furor_barbarus_test_map import attack, battlefield, blank_map, dice, events
 
 PRINTED = {  # the rulebook's Combat Result Table, rows 1-3
     1: "DR DT D1 D1 D1R D2 D2",

@@ -17,7 +17,7 @@ from pbem.rules.furor_barbarus.counters import UnitType
 from pbem.rules.furor_barbarus.hexgrid import adjacent
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
 from pbem.rules.furor_barbarus.morale import morale_value
-from tests.test_furor_barbarus_core_support import (
+from tests.support.furor_barbarus_test_map import (
     RULES,
     SCENARIO,
     attack,

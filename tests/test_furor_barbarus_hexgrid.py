@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pbem.rules.furor_barbarus.counters import CounterError, Mark, UnitType, counter_from_dict
 from pbem.rules.furor_barbarus.hexgrid import Hex, HexError, hex_distance, straight_line
 from pbem.rules.furor_barbarus.maps import MapDataError, map_from_dict
 from pbem.rules.furor_barbarus.scenarios import ScenarioError, expand_area
 from pbem.rules.furor_barbarus.terrain import Crossing, Feature, Terrain
-from tests.test_furor_barbarus_core_support import RULES, SCENARIO, blank_map
+from tests.support.furor_barbarus_test_map import RULES, SCENARIO, blank_map
 
 
 def _rule_neighbours(c: int, r: int) -> set[tuple[int, int]]:
@@ -132,9 +134,6 @@ def test_2_counter_errors() -> None:
     with pytest.raises(CounterError, match="'x'"):
         counter_from_dict({"id": "x", "side": "a", "type": "chariot", "strength": 1})
 
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st
 
 HEXES = st.builds(Hex, st.integers(1, 40), st.integers(1, 40))
 

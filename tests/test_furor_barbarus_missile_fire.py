@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbem.rules.furor_barbarus.combat import declare
-from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice
+from tests.support.furor_barbarus_test_map import attack, battlefield, blank_map, dice
 
 
 def test_9_3_hand_to_hand_at_minus_one_minimum_one() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.movement import apply_move, check_move, reachable
 from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
-from tests.test_furor_barbarus_core_support import RULES, battlefield, blank_map, position
+from tests.support.furor_barbarus_test_map import RULES, battlefield, blank_map, position
 
 COLUMN_4 = [f"04{r:02d}" for r in range(1, 13)]
 
@@ -79,7 +79,7 @@ def test_7_unused_mp_are_not_carried_to_the_next_turn() -> None:
     # a unit that moved one hex last phase has its full allowance again
     pos = position({"bourgogne": "1201", "neustrie": "0214"})
     orders, _ = RULES.parse_orders("move bourgogne 1202\n")
-    from tests.test_furor_barbarus_core_support import dice
+    from tests.support.furor_barbarus_test_map import dice
 
     pos = RULES.resolve(pos, {"lothaire": orders}, dice()).position
     pos = RULES.resolve(pos, {}, dice()).position  # charles: no orders

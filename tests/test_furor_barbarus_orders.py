@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, Order
-from tests.test_furor_barbarus_core_support import RULES, position
+from tests.support.furor_barbarus_test_map import RULES, position
 
 LINES = [
     "place clovis 0907",
@@ -59,9 +61,6 @@ def test_problems_name_the_line_and_the_rule() -> None:
     problems = RULES.validate(pos, "lothaire", orders)
     assert [p.line for p in problems] == [2] and problems[0].message.endswith("(8)")
 
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st
 
 IDS = st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True).filter(
     lambda s: s not in ("with", "charge", "losses", "advance")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pbem.rules.furor_barbarus.combat import allocate_steps
 from pbem.rules.furor_barbarus.morale import morale_check, retreat
-from tests.test_furor_barbarus_core_support import attack, battlefield, blank_map, dice, events
+from tests.support.furor_barbarus_test_map import attack, battlefield, blank_map, dice, events
 
 
 def test_9_8_retreat_prefers_a_free_hex_without_friend_or_zoc() -> None:

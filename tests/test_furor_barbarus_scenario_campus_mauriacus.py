@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 from pbem.rules.dice import ScriptedDice
 from pbem.rules.furor_barbarus.charge import can_charge
@@ -20,6 +19,7 @@ from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import (
     feigned_flight,
     feigned_flight_problem,
 )
+from tests.support.furor_barbarus_scenarios import attack, battlefield, dice, events
 
 CM = "campus-mauriacus"
 
@@ -464,7 +464,7 @@ def test_victory_at_the_end_of_turn_12_lesser_losses_else_a_tie() -> None:
     assert check_victory(field, last_turn=False) is None
 
 
-# --- 9.8 with 5: the commanders of a retreat (issue 17, defect 3) ------------------------------------
+# --- 9.8 with 5: the commanders of a retreat (once wrongly resolved) ------------------------------------
 RETREAT_BOX = {"alan-1": "1108", "sangiban": "1108", "hun-1": "1109", "hun-2": "1008", "hun-3": "1208"}
 
 

@@ -4,12 +4,12 @@ option and the scenario's victory rule."""
 from __future__ import annotations
 
 import pytest
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 from pbem.rules.furor_barbarus.orders import PlaceOrder
 from pbem.rules.furor_barbarus.setup import placement_problem
 from pbem.rules.furor_barbarus.victory import check_victory
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from tests.support.furor_barbarus_scenarios import attack, battlefield, dice, events
 
 SO = "soissons"
 CHARARIC = {"chararic-salian-3": "0703", "chararic-salian-2": "0702", "chararic-light": "0803"}

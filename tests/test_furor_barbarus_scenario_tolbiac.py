@@ -3,12 +3,11 @@ and the scenario's victory rule."""
 
 from __future__ import annotations
 
-from test_furor_barbarus_scenario_support import battlefield, events
-
 from pbem.rules.furor_barbarus.morale import morale_value
 from pbem.rules.furor_barbarus.scenarios import DataLibrary
 from pbem.rules.furor_barbarus.terrain import Terrain
 from pbem.rules.furor_barbarus.victory import check_victory
+from tests.support.furor_barbarus_scenarios import battlefield, events
 
 TO = "tolbiac"
 UNITS = {

@@ -4,12 +4,12 @@ exception and the elite variation."""
 from __future__ import annotations
 
 import pytest
-from test_furor_barbarus_scenario_support import attack, battlefield, dice, events
 
 from pbem.rules.furor_barbarus.charge import can_charge
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.missile_fire import melee_strength
 from pbem.rules.furor_barbarus.scenarios import DataLibrary
+from tests.support.furor_barbarus_scenarios import attack, battlefield, dice, events
 
 VO = "vouille"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
-from tests.test_furor_barbarus_core_support import RULES, SCENARIO, dice, position
+from tests.support.furor_barbarus_test_map import RULES, SCENARIO, dice, position
 
 
 def test_3_setup_is_due_from_both_sides_and_records_scenario_and_options() -> None:
@@ -126,7 +126,8 @@ def test_4_a_standing_key_or_value_the_scenario_does_not_have_is_refused() -> No
     assert [(p.line, p.message) for p in RULES.validate(pos, "lothaire", orders)] == [
         (
             1,
-            "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean advance?)",
+            "unknown standing order 'advanc'; the standing orders are: advance, losses, retreat (did you mean "
+            "advance?)",
         ),
         (2, "unknown standing order 'breton-evasion'; the standing orders are: advance, losses, retreat"),
         (

@@ -1,6 +1,6 @@
-"""Section 3 and each scenario's set-up: the set-up in the printed order (issue 17,
-defect 4).  One side sets up first and the other after seeing it; at Campus
-Mauriacus the commanders are noted secretly and revealed together."""
+"""Section 3 and each scenario's set-up: the set-up in the printed order.  One side
+sets up first and the other after seeing it; at Campus Mauriacus the commanders are
+noted secretly and revealed together."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def test_scenario_1_the_huns_place_their_units_then_note_their_commanders_with_t
 
 
 def test_3_a_game_created_before_set_up_steps_still_sets_up_in_one_step() -> None:
-    """An archive written before issue 17 has one set-up resolution with both files:
+    """An archive written before set-up steps has one set-up resolution with both files:
     a set-up position without ``setup_step`` keeps that behaviour, so it replays."""
     position = RULES.setup("soissons", [])
     del position["setup_step"]

@@ -6,7 +6,7 @@ from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.morale import morale_check, morale_value, retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.stacking import stacking_problem
-from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice
+from tests.support.furor_barbarus_test_map import battlefield, blank_map, dice
 
 
 def test_5_one_unit_per_hex_except_commander_and_one_baggage() -> None:

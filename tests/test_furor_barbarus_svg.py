@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from tests.test_furor_barbarus_core_support import RULES, dice, position
+from tests.support.furor_barbarus_test_map import RULES, dice, position
 
 
 def test_svg_is_standalone_and_draws_the_last_resolution() -> None:
@@ -17,7 +17,6 @@ def test_svg_is_standalone_and_draws_the_last_resolution() -> None:
             "aquitaine": "0711",
             "lothaire": "0711",
             "baggage-c": "0708",
-            "provence": "0708",
         }
     )
     orders, _ = RULES.parse_orders(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbem.rules.base import OutcomeKind
 from pbem.rules.furor_barbarus.battlefield import morale_points
 from pbem.rules.furor_barbarus.victory import core_outcome
-from tests.test_furor_barbarus_core_support import RULES, battlefield, dice, position
+from tests.support.furor_barbarus_test_map import RULES, battlefield, dice, position
 
 
 def test_10_eliminated_strength_commander_plus_4_baggage_plus_2() -> None:

@@ -8,7 +8,7 @@ import pytest
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import COLUMNS, declare
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
-from tests.test_furor_barbarus_core_support import RULES, battlefield, dice, position
+from tests.support.furor_barbarus_test_map import RULES, battlefield, dice, position
 
 ARMIES = {
     "provence": "0708",

@@ -7,7 +7,7 @@ import pytest
 from pbem.rules.furor_barbarus.morale import retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
-from tests.test_furor_barbarus_core_support import battlefield, blank_map, dice, events
+from tests.support.furor_barbarus_test_map import battlefield, blank_map, dice, events
 
 
 def test_8_a_unit_stops_on_entering_an_enemy_zoc() -> None:

@@ -1,4 +1,4 @@
-"""Issue 13: integrity and security hardening.  One test (or a few) per item,
+"""Integrity and security hardening.  One test (or a few) per item,
 named after it; each failed on the code before its fix."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pbem import dice, paths
 from pbem.turnfiles import sshsig
 from pbem.turnfiles.keys import wire_string
 from tests.conftest import ROOT, Table
-from tests.test_pipeline_cli import _refused, sign, status, write_orders
+from tests.support.cli_steps import assert_refused, sign, status, write_orders
 
 
 def _variant(t: Table, path: Path, name: str, note: str) -> Path:
@@ -51,15 +51,15 @@ def test_1_a_superseded_file_cannot_come_back(new_farrapos) -> None:
     assert t.run("submit", str(a)).exit_code == 0
     assert t.run("submit", str(b)).exit_code == 0
     queued_before = _queued(t, "g1")
-    _refused(t, a, "superseded on ")
-    _refused(t, a, "sign a new file to change your orders")
+    assert_refused(t, a, "superseded on ")
+    assert_refused(t, a, "sign a new file to change your orders")
     assert _queued(t, "g1") == queued_before, "the replayed file replaced the newer one"
     assert t.run("process", "g1").exit_code == 0
     con = sqlite3.connect(t.db)
     resolved = con.execute("SELECT message FROM submission WHERE status = 'RESOLVED'").fetchall()
     con.close()
     assert [bytes(m) for (m,) in resolved] == [b.read_bytes()]
-    _refused(t, a, "superseded on ")  # still refused once the turn is resolved
+    assert_refused(t, a, "superseded on ")  # still refused once the turn is resolved
 
 
 def test_1_a_file_set_aside_by_a_rollback_cannot_come_back(new_farrapos) -> None:
@@ -74,7 +74,7 @@ def test_1_a_file_set_aside_by_a_rollback_cannot_come_back(new_farrapos) -> None
     assert t.run("submit", str(second)).exit_code == 0
     assert t.run("process", "g1").exit_code == 0
     assert t.run("rollback", "g1", "--to", "1").exit_code == 0
-    _refused(t, second, "set aside by a rollback")
+    assert_refused(t, second, "set aside by a rollback")
 
 
 # --- 2. game ids can be paths
@@ -163,8 +163,8 @@ def test_5_chain_length_1_is_refused_cleanly(table: Table) -> None:
     )
     assert r.exit_code == 1
     assert (
-        r.stderr
-        == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)\n"
+        r.stderr == "pbem: dice chain length 1 refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 "
+        "resolutions)\n"
     )
 
 
@@ -181,7 +181,7 @@ def test_5_an_exhausted_chain_is_refused_at_submit_named_in_status_and_stops_no_
     side = st["awaiting"][0]
     late = write_orders(t, "short", side, "late.txt")
     sign(t, late, side)
-    _refused(
+    assert_refused(
         t, late, "game short's dice chain is used up: it serves resolutions up to 2, so resolution 3 cannot be rolled"
     )
     # the other game resolves in the same batch; the used-up game is named, no traceback
@@ -240,7 +240,7 @@ def test_3_database_wal_shm_and_private_keys_are_0600_whatever_the_umask(tmp_pat
     files (which hold the seed while the game runs) and the private key are 0600."""
     t = Table(tmp_path, tmp_path / "referee.db")
     script = (
-        "import os, sys; os.umask(%d); from pbem.cli import main; sys.argv = ['pbem'] + sys.argv[1:]; main()" % umask
+        f"import os, sys; os.umask({umask:d}); from pbem.cli import main; sys.argv = ['pbem'] + sys.argv[1:]; main()"
     )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -334,7 +334,7 @@ def test_4_a_signature_by_a_weak_key_is_refused_at_submit(new_farrapos) -> None:
     con.close()
     path = write_orders(t, "g1", "republic", "t1.txt")
     path.with_name(path.name + ".sig").write_text(_weak_signature(key, path.read_bytes()))
-    _refused(t, path, "RSA key of 768 bits refused")
+    assert_refused(t, path, "RSA key of 768 bits refused")
 
 
 def test_4_signing_with_a_weak_key_is_refused(table: Table) -> None:
@@ -413,7 +413,7 @@ ARCHIVES = sorted((NASTY / "archives").iterdir())
 
 
 def _peak_rss():
-    from tests.test_resource_limits import PEAK_RSS
+    from tests.support.peak_rss import PEAK_RSS
 
     return PEAK_RSS
 
@@ -433,7 +433,7 @@ def _huge_archives(folder: Path) -> dict[str, tuple[Path, str]]:
     million = folder / "million-resolutions.json"
     with million.open("w") as f:
         f.write('{"format": "pbem-archive/1", "resolutions": [')
-        f.write(",".join('{"k":%d}' % k for k in range(1, 1_000_001)))
+        f.write(",".join(f'{{"k":{k:d}}}' for k in range(1, 1_000_001)))
         f.write("]}")
     flat_million = folder / "million-flat-resolutions.json"
     flat_million.write_text('{"format": "pbem-archive/1", "resolutions": [' + ",".join(["1"] * 1_000_000) + "]}")
@@ -480,7 +480,7 @@ def test_7_a_parse_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(limits, "TURN_FILE_PARSE_SECONDS", 0.2)
     monkeypatch.setattr("pbem.referee.verdict.parse_turn_file", crawl)
-    _refused(t, path, "reading the turn file took over 0.2 s, the limit; it was not read")
+    assert_refused(t, path, "reading the turn file took over 0.2 s, the limit; it was not read")
 
 
 def test_7_time_limits_nest_and_restore() -> None:

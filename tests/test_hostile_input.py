@@ -1,4 +1,4 @@
-"""Hostile input (issue 8 part 3): turn files and mail built to break the referee.
+"""Hostile input: turn files and mail built to break the referee.
 
 Every case goes through the real path (``pipeline.submit``, the ``pbem submit``
 command, ``mail_intake`` + ``ingest``) and must end in a clear refusal: exit
@@ -401,7 +401,8 @@ def broken_mime(draw: st.DrawFn) -> bytes:
     charset = draw(st.sampled_from(["utf-8", "x-unknown", "utf-16", "latin-1", ""]))
     body = draw(st.binary(max_size=600))
     parts = [
-        f"--{boundary}\r\nContent-Type: text/plain; charset={charset}\r\nContent-Transfer-Encoding: {encoding}\r\n\r\n".encode()
+        f"--{boundary}\r\nContent-Type: text/plain; charset={charset}\r\nContent-Transfer-Encoding: "
+        f"{encoding}\r\n\r\n".encode()
         + body
         for _ in range(draw(st.integers(0, 4)))
     ]
@@ -488,7 +489,7 @@ def test_pbem_ingest_of_the_broken_mail(referee: Referee, tmp_path: Path) -> Non
 
 
 def test_pbem_ingest_exits_1_when_it_refused_everything(referee: Referee, tmp_path: Path) -> None:
-    """Issue 8: every hostile case ends in "a clear refusal, exit 1".  (A batch in
+    """Every hostile case ends in "a clear refusal, exit 1".  (A batch in
     which something was accepted still exits 0: tests/test_mail_loop.py.)  On a
     database of its own: the referee remembers every message it has judged, in
     any mailbox, and skips it the next time."""

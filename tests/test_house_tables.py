@@ -1,4 +1,4 @@
-"""House tables (issue 17): `pbem tables`, `pbem table`, `pbem new --table`, and a
+"""House tables: `pbem tables`, `pbem table`, `pbem new --table`, and a
 game played by a house table, exported and audited from its archive; through the
 real CLI on a real SQLite file with real signatures."""
 
@@ -65,7 +65,8 @@ def test_tables_lists_each_replaceable_table_printed_or_designed_and_where_docum
     r = table.run("tables", "furor-barbarus", "--scenario", "soissons")
     assert r.exit_code == 0, r.stderr
     assert r.stdout == (
-        'crt\tprinted in part: rows 1-3 printed; rows 4-6 designed\tdocs/rules/furor-barbarus.md, "9. Combat" (the CRT)\n'
+        'crt\tprinted in part: rows 1-3 printed; rows 4-6 designed\tdocs/rules/furor-barbarus.md, "9. Combat" '
+        "(the CRT)\n"
         "counter-values\tdesigned (strengths the rulebook prints are not in the table)\t"
         'docs/rules/furor-barbarus.md, "Counter values" and the scenario\'s order of battle\n'
     )
@@ -175,7 +176,8 @@ MALFORMED = [
         None,
         "battle-table",
         _battle(lambda d: d.__setitem__("columns", ["1", "2"])),
-        "columns must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11-15, 16-20, 21-25, +25 (the printed strength columns), not 1, 2",
+        "columns must be 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11-15, 16-20, 21-25, +25 (the printed strength columns), "
+        "not 1, 2",
     ),
     (
         "farrapos",

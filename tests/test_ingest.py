@@ -1,4 +1,4 @@
-"""Mail intake (issue 7, "pbem ingest"): a corpus of real-shaped messages written
+"""Mail intake: a corpus of real-shaped messages written
 into a Maildir and an mbox, run through ingest with a fake pipeline that records
 its calls.  Every message must end accepted, refused, checked or skipped with the
 reply expected, and nothing may be accepted twice."""
@@ -335,7 +335,10 @@ def test_missing_mailboxes_are_named(tmp_path):
 
 @pytest.mark.parametrize("depth", [60, 3000])
 def test_a_deeply_nested_message_without_message_id_is_refused_and_answered(tmp_path, depth):
-    head = "From: Bento <bento@republic.example>\nSubject: orders\nDate: Fri, 06 Nov 2026 10:00:00 -0300\nMIME-Version: 1.0\n"
+    head = (
+        "From: Bento <bento@republic.example>\nSubject: orders\nDate: Fri, 06 Nov 2026 10:00:00 "
+        "-0300\nMIME-Version: 1.0\n"
+    )
     parts = [f'Content-Type: multipart/mixed; boundary="n{i}"\n\n--n{i}\n' for i in range(depth)]
     raw = (
         head

@@ -1,4 +1,4 @@
-"""Signatures (DESIGN): OpenSSH keys that `pbem keygen` writes and `ssh-keygen` reads, and back."""
+"""Signatures (docs/design.md): OpenSSH keys that `pbem keygen` writes and `ssh-keygen` reads, and back."""
 
 from __future__ import annotations
 

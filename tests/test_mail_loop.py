@@ -8,68 +8,17 @@ import email
 import email.policy
 import json
 import mailbox
-import socket
 import sqlite3
 import time
 from email.message import EmailMessage
 
-import pytest
-from aiosmtpd.controller import Controller
-
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
-
-
-class Collector:
-    def __init__(self) -> None:
-        self.messages: list[bytes] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(envelope.original_content or envelope.content)
-        return "250 OK"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def smtp_server():
-    handler = Collector()
-    port = _free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield handler, port
-    finally:
-        controller.stop()
-
-
-def _game_with_mail(table: Table) -> Table:
-    _, rep = table.key("republic")
-    _, emp = table.key("empire")
-    r = table.run(
-        "new",
-        "mail1",
-        "--rules",
-        "farrapos",
-        "--player",
-        f"republic={rep}",
-        "--player",
-        f"empire={emp}",
-        "--email",
-        "republic=alice@example.org",
-        "--email",
-        "empire=bob@example.org",
-    )
-    assert r.exit_code == 0, r.stderr
-    return table
+from tests.support.mail_game import game_with_mail
 
 
 def test_send_then_ingest_reply_then_process(table: Table, smtp_server) -> None:
-    t = _game_with_mail(table)
+    t = game_with_mail(table)
     handler, port = smtp_server
     r = t.run("send", "mail1", "--turn", "0", "--smtp", f"127.0.0.1:{port}", "--sender", "referee@example.org")
     assert r.exit_code == 0, r.stderr
@@ -145,7 +94,7 @@ def test_send_then_ingest_reply_then_process(table: Table, smtp_server) -> None:
 
 
 def test_ingest_dir_of_signed_files(table: Table) -> None:
-    t = _game_with_mail(table)
+    t = game_with_mail(table)
     folder = t.tmp / "drop"
     folder.mkdir()
     path = folder / "turn.txt"
@@ -173,7 +122,7 @@ def test_ingest_needs_exactly_one_source(table: Table) -> None:
     assert table.run("ingest").exit_code == 2
     r = table.run("ingest", "--maildir", str(table.tmp / "nope"))
     assert r.exit_code == 1 and "no database" in r.stderr
-    _game_with_mail(table)
+    game_with_mail(table)
     r = table.run("ingest", "--maildir", str(table.tmp / "nope"))
     assert r.exit_code == 1 and "not a Maildir" in r.stderr
 

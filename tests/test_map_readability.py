@@ -1,4 +1,4 @@
-"""Maps players can read (issue 15), measured in headless Chromium.
+"""Maps players can read, measured in headless Chromium.
 
 Every shipped map (Farrapos, and each Furor Barbarus scenario), at the start and
 late in a bot-vs-bot game, is drawn at its own size; the browser measures the box
@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 
 import pytest
-from map_positions import SHIPPED, Drawn, every_map, late
 
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus.svg import short_ids
 from pbem.rules.mapdraw import crop, focus_of
+from tests.support.map_positions import SHIPPED, Drawn, every_map, late
 
 MEASURE = """<script>
 window.addEventListener("load", function () {
@@ -42,7 +42,8 @@ window.addEventListener("load", function () {
       boxes.push({x: b.left, y: b.top, w: b.width, h: b.height, o: cs[j].closest("g.counter, g.city").id});
     }
     var frame = svg.getBoundingClientRect();
-    out.push({name: maps[m].id, width: frame.width, frame: {x: frame.left, y: frame.top, w: frame.width, h: frame.height}, texts: texts, counters: boxes});
+    out.push({name: maps[m].id, width: frame.width, \
+frame: {x: frame.left, y: frame.top, w: frame.width, h: frame.height}, texts: texts, counters: boxes});
   }
   var pre = document.createElement("pre");
   pre.id = "measured";
@@ -101,7 +102,7 @@ def map_page(drawn: list[Drawn]) -> str:
 
 
 def measure(tmp_path: Path, page: str) -> list[dict]:
-    from test_browser import run_chromium
+    from tests.support.browser import run_chromium
 
     path = tmp_path / "maps.html"
     path.write_text(page, encoding="utf-8")
@@ -216,7 +217,7 @@ def demo_games(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_every_link_of_the_demo_and_its_game_sites_resolves(demo_games):
-    from test_site import broken_links_in_folder
+    from tests.support.site_links import broken_links_in_folder
 
     out, results = demo_games
     assert broken_links_in_folder(out) == []
@@ -226,7 +227,7 @@ def test_every_link_of_the_demo_and_its_game_sites_resolves(demo_games):
 
 
 def screenshot(tmp_path: Path, page: Path, name: str, widths: tuple[int, ...] = (1280, 390)) -> list[Path]:
-    from test_browser import run_chromium
+    from tests.support.browser import run_chromium
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     shots = []
@@ -268,7 +269,7 @@ def test_screenshots_of_late_reports_the_site_index_and_the_audit_page(demo_game
 @pytest.mark.browser
 def test_the_demo_index_keeps_every_link_on_a_phone_screen(demo_games, tmp_path):
     """Its table became cards on a phone: no sideways scrolling at 390 px."""
-    from test_browser import check_in_browser
+    from tests.support.browser import check_in_browser
 
     out, _results = demo_games
     check_in_browser(tmp_path, "demo-index", (out / "index.html").read_text(encoding="utf-8"))

@@ -1,5 +1,5 @@
 """`pbem check FILE --position POSFILE`: a player far from the referee gets the
-referee's verdict from nothing but the files mailed with a report (issue 16)."""
+referee's verdict from nothing but the files mailed with a report."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from pbem.cli.application import app
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
-from tests.test_mail_loop import _game_with_mail, smtp_server  # noqa: F401  (fixture)
+from tests.support.mail_game import game_with_mail
 
 
 def _player(*args: str) -> tuple[int, str, str]:
@@ -41,7 +41,7 @@ def _sign(path: Path, key: Path) -> None:
 def test_the_mailed_attachments_alone_give_the_referees_verdict(
     table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    t = _game_with_mail(table)
+    t = game_with_mail(table)
     handler, port = smtp_server
     player = t.tmp / "player"
     assert _mailed_attachments(t, port, handler, player) == ["mail1-r0.position.json", "turn-mail1-1-republic.txt"]
@@ -90,8 +90,8 @@ def test_reports_written_by_process_carry_the_position_file_and_the_template(
     code, out, err = _player("check", template, "--position", "g1-r1.position.json")
     assert (code, err) == (0, "")
     assert (
-        out
-        == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed (signature not checked)\n"
+        out == "turn-g1-2-empire.txt: OK: g1, empire, resolution 2 - 1835, turn 2 (Empire); 0 order(s); not signed "
+        "(signature not checked)\n"
     )
 
 
@@ -120,8 +120,8 @@ def test_offline_check_messages(new_farrapos, monkeypatch: pytest.MonkeyPatch) -
     assert _player("check", "turn.txt", "--position", "nowhere.json") == (1, "", "pbem: nowhere.json: no such file\n")
 
 
-def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    t = _game_with_mail(table)
+def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = game_with_mail(table)
     handler, port = smtp_server
     player = t.tmp / "player"
     _mailed_attachments(t, port, handler, player)
@@ -133,6 +133,6 @@ def test_a_changed_position_file_is_refused(table: Table, smtp_server, monkeypat
     code, out, err = _player("check", "turn-mail1-1-republic.txt", "--position", kept.name)
     assert (code, out) == (1, "")
     assert (
-        err
-        == f"pbem: mail1-r0.position.json: its position does not hash to its state {data['state']}; the file was changed after the referee wrote it\n"
+        err == f"pbem: mail1-r0.position.json: its position does not hash to its state {data['state']}; the file was "
+        "changed after the referee wrote it\n"
     )

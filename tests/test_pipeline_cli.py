@@ -13,34 +13,13 @@ import pytest
 
 from pbem import store
 from tests.conftest import Table
+from tests.support.cli_steps import assert_refused, sign, status, write_orders
 
 SSH_KEYGEN = shutil.which("ssh-keygen")
 
 
-def write_orders(t: Table, game: str, side: str, name: str, bot: str | None = "random", seed: int = 0) -> Path:
-    path = t.tmp / name
-    args = ["orders", game, "--side", side, "-o", str(path)]
-    if bot:
-        args += ["--bot", bot, "--seed", str(seed)]
-    r = t.run(*args)
-    assert r.exit_code == 0, r.stderr
-    return path
-
-
-def sign(t: Table, path: Path, side: str, inline: bool = False) -> None:
-    private, _ = t.key(side)
-    r = t.run("sign", str(path), "--key", str(private), *(["--inline"] if inline else []))
-    assert r.exit_code == 0, r.stderr
-
-
-def status(t: Table, game: str) -> dict:
-    r = t.run("status", game, "--json")
-    assert r.exit_code == 0, r.stderr
-    return json.loads(r.stdout)
-
-
 def test_whole_farrapos_game_through_signed_files(new_farrapos) -> None:
-    """Issue 2: a whole Farrapos game from `pbem new` to its end, every turn file
+    """A whole Farrapos game from `pbem new` to its end, every turn file
     written by the legal-order generator, signed, submitted and processed."""
     t = new_farrapos("campaign")
     turns = 0
@@ -130,22 +109,6 @@ def test_pbem_signed_file_verifies_with_ssh_keygen(new_farrapos) -> None:
 # --- refusals: exit 1, one line per problem, nothing changed, refusal recorded
 
 
-def _refused(t: Table, path: Path, expected: str, *extra: str) -> None:
-    before = t.dump()
-    refusals = t.count("refusal")
-    r = t.run("submit", str(path), *extra)
-    assert r.exit_code == 1, (r.stdout, r.stderr)
-    assert expected in r.stderr, r.stderr
-    assert r.stderr.startswith("pbem: ")
-    assert t.dump() == before, "a refused file changed the database"
-    assert t.count("refusal") == refusals + 1, "the refusal was not recorded"
-    con = sqlite3.connect(t.db)
-    data, reason = con.execute("SELECT data, reason FROM refusal ORDER BY id DESC LIMIT 1").fetchone()
-    con.close()
-    assert data == path.read_bytes(), "the refused bytes were not kept exactly"
-    assert expected in reason
-
-
 def test_refused_one_byte_changed(new_farrapos) -> None:
     t = new_farrapos("g1")
     path = write_orders(t, "g1", "republic", "turn.txt")
@@ -153,21 +116,21 @@ def test_refused_one_byte_changed(new_farrapos) -> None:
     data = bytearray(path.read_bytes())
     data[-2] = ord("x") if data[-2] != ord("x") else ord("y")
     path.write_bytes(bytes(data))
-    _refused(t, path, "does not match")
+    assert_refused(t, path, "does not match")
 
 
 def test_refused_signed_by_the_other_side(new_farrapos) -> None:
     t = new_farrapos("g1")
     path = write_orders(t, "g1", "republic", "turn.txt")
     sign(t, path, "empire")
-    _refused(t, path, "the empire side's key")
+    assert_refused(t, path, "the empire side's key")
 
 
 def test_refused_unknown_key(new_farrapos) -> None:
     t = new_farrapos("g1")
     path = write_orders(t, "g1", "republic", "turn.txt")
     sign(t, path, "stranger")
-    _refused(t, path, "an unknown key")
+    assert_refused(t, path, "an unknown key")
 
 
 @pytest.mark.skipif(SSH_KEYGEN is None, reason="needs OpenSSH ssh-keygen")
@@ -178,7 +141,7 @@ def test_refused_wrong_namespace(new_farrapos) -> None:
     subprocess.run(
         [SSH_KEYGEN, "-Y", "sign", "-q", "-f", str(private), "-n", "git", str(path)], check=True, capture_output=True
     )
-    _refused(t, path, "namespace")
+    assert_refused(t, path, "namespace")
 
 
 def test_refused_for_another_game(new_farrapos) -> None:
@@ -188,7 +151,7 @@ def test_refused_for_another_game(new_farrapos) -> None:
     text = path.read_text().replace("game: g2", "game: g3")
     path.write_text(text)
     sign(t, path, "republic")
-    _refused(t, path, "no game 'g3'")
+    assert_refused(t, path, "no game 'g3'")
 
 
 def test_refused_stale_turn_and_replay(new_farrapos) -> None:
@@ -198,15 +161,16 @@ def test_refused_stale_turn_and_replay(new_farrapos) -> None:
     assert t.run("submit", str(first)).exit_code == 0
     assert t.run("process", "g1").exit_code == 0
     # the very same file again: a replay of a resolved file
-    _refused(t, first, "already resolved in resolution 1")
+    assert_refused(t, first, "already resolved in resolution 1")
     # a new file for turn 1, written against the old position: stale
     stale = t.tmp / "stale.txt"
     stale.write_text(first.read_text().replace("# ", "#  ", 1) + "\n")
     sign(t, stale, "republic")
-    _refused(
+    assert_refused(
         t,
         stale,
-        "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, turn 2 (Empire))",
+        "the turn file is for resolution 1, which is already resolved: game g1 now awaits resolution 2 (1835, "
+        "turn 2 (Empire))",
     )
 
 
@@ -217,11 +181,11 @@ def test_refused_wrong_state_and_not_your_turn(new_farrapos) -> None:
     state = next(line for line in text.splitlines() if line.startswith("state: "))
     path.write_text(text.replace(state, "state: " + "0" * 64))
     sign(t, path, "republic")
-    _refused(t, path, "is not the current position")
+    assert_refused(t, path, "is not the current position")
     emp = t.tmp / "emp.txt"
     emp.write_text(text.replace("side: republic", "side: empire"))
     sign(t, emp, "empire")
-    _refused(t, emp, "not the empire side's turn")
+    assert_refused(t, emp, "not the empire side's turn")
 
 
 def test_refused_illegal_order_names_the_line(new_farrapos) -> None:
@@ -230,7 +194,7 @@ def test_refused_illegal_order_names_the_line(new_farrapos) -> None:
     path.write_text(path.read_text() + "fly to the moon\n")
     sign(t, path, "republic")
     lines = path.read_text().splitlines()
-    _refused(t, path, f"line {len(lines)}:")
+    assert_refused(t, path, f"line {len(lines)}:")
 
 
 def test_unsigned_file_refused_on_submit_but_checked(new_farrapos) -> None:
@@ -239,7 +203,7 @@ def test_unsigned_file_refused_on_submit_but_checked(new_farrapos) -> None:
     r = t.run("check", str(path))
     assert r.exit_code == 0, r.stderr
     assert "not signed" in r.stdout
-    _refused(t, path, "not signed")
+    assert_refused(t, path, "not signed")
 
 
 def test_new_submission_supersedes_the_queued_one(new_farrapos) -> None:

@@ -1,4 +1,4 @@
-"""The player's side (issue 16): every message a player meets, as sqlite-utils
+"""The player's side: every message a player meets, as sqlite-utils
 tests it: the real CLI on a real SQLite file, the exit status and the exact text.
 
 Each message names its line in the whole file, quotes it, says what is wrong and
@@ -20,8 +20,8 @@ import pytest
 
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
-from tests.test_furor_barbarus_core_support import RULES as FONTENOY
-from tests.test_furor_barbarus_core_support import position as fontenoy
+from tests.support.furor_barbarus_test_map import RULES as FONTENOY
+from tests.support.furor_barbarus_test_map import position as fontenoy
 
 HEADER_LINES = 6  # game, rules, side, turn, state, blank: the first order is line 7
 
@@ -95,35 +95,43 @@ FARRAPOS = [
     pytest.param(
         "attack porto-alegre from triunfo with inf-1\ninvade Rio Pardo from triunfo with inf-2",
         "pbem: line 8: 'invade Rio Pardo from triunfo with inf-2': a turn is one action (one attack, one invade, "
-        "move lines, or pass) and 'attack porto-alegre from triunfo with inf-1' above already gives this turn's action ('attack')",
+        "move lines, or pass) and 'attack porto-alegre from triunfo with inf-1' above already gives this turn's "
+        "action ('attack')",
         id="the one-action rule comes before the name",
     ),
     pytest.param(
         "place pelotas inf-7",
-        "pbem: line 7: 'place pelotas inf-7': the MU come first, then the city: 'place inf-7 pelotas'; the form is: place MU... CITY",
+        "pbem: line 7: 'place pelotas inf-7': the MU come first, then the city: 'place inf-7 pelotas'; the form "
+        "is: place MU... CITY",
         id="place with the city first",
     ),
     pytest.param(
         "attack porto-alegre from triunfo with inf-1 rounds",
-        "pbem: line 7: 'attack porto-alegre from triunfo with inf-1 rounds': 'rounds' needs a number of 1 or more after it (e.g. 'rounds 2')",
+        "pbem: line 7: 'attack porto-alegre from triunfo with inf-1 rounds': 'rounds' needs a number of 1 or "
+        "more after it (e.g. 'rounds 2')",
         id="rounds without its number",
     ),
     pytest.param(
         "invade rio-pardo from triunfo with militia",
-        "pbem: line 7: 'invade rio-pardo from triunfo with militia': Militia have no MF: a Militia counter stays in the "
+        "pbem: line 7: 'invade rio-pardo from triunfo with militia': Militia have no MF: a Militia counter stays "
+        "in the "
         "city it was deployed in and only defends it; the Republic MU in triunfo are: art-1, cav-1, inf-1, inf-2",
         id="militia in an invasion",
     ),
     pytest.param(
         "move art-1 from triunfo to cachoeira",
-        "pbem: line 7: 'move art-1 from triunfo to cachoeira': art-1 cannot reach cachoeira from triunfo within MF 1 by "
-        "path lines the Empire does not hold; they can reach: none (a move, c, ends in a city with no direct link to its "
-        "origin, so it is at least 2 path lines long; art-1 with MF 1 enters a linked city only by an attack, a, or an invasion, b)",
+        "pbem: line 7: 'move art-1 from triunfo to cachoeira': art-1 cannot reach cachoeira from triunfo within "
+        "MF 1 by "
+        "path lines the Empire does not hold; they can reach: none (a move, c, ends in a city with no direct "
+        "link to its "
+        "origin, so it is at least 2 path lines long; art-1 with MF 1 enters a linked city only by an attack, a, "
+        "or an invasion, b)",
         id="an artillery move says why nothing is in reach",
     ),
     pytest.param(
         "defend rio-grande losses inf-3",
-        "pbem: line 7: 'defend rio-grande losses inf-3': the Republic does not hold rio-grande, so it has no defence there "
+        "pbem: line 7: 'defend rio-grande losses inf-3': the Republic does not hold rio-grande, so it has no "
+        "defence there "
         "to order; the Republic holds: triunfo, pelotas, bage",
         id="a standing loss order for a city the side does not hold",
     ),
@@ -145,14 +153,18 @@ def test_farrapos_messages(desk: Table, body: str, message: str) -> None:
 FUROR_SETUP = [
     pytest.param(
         "place aetuis 1705",
-        "pbem: line 7: 'place aetuis 1705': unknown unit 'aetuis'; the units you place are: aetius, burgundians, franks, "
-        "armoricans, saxons, roman-1, roman-2, roman-3, sangiban, alan-1, alan-2, alan-3, theodoric, visigoth-1, visigoth-2, "
-        "visigoth-3, visigoth-4, visigoth-5, visigoth-6, visigoth-7, visigoth-8, visigoth-9, visigoth-10 (did you mean aetius?)",
+        "pbem: line 7: 'place aetuis 1705': unknown unit 'aetuis'; the units you place are: aetius, burgundians, "
+        "franks, "
+        "armoricans, saxons, roman-1, roman-2, roman-3, sangiban, alan-1, alan-2, alan-3, theodoric, visigoth-1, "
+        "visigoth-2, "
+        "visigoth-3, visigoth-4, visigoth-5, visigoth-6, visigoth-7, visigoth-8, visigoth-9, visigoth-10 (did "
+        "you mean aetius?)",
         id="a misspelt unit",
     ),
     pytest.param(
         "standing advanc yes",
-        "pbem: line 7: 'standing advanc yes': unknown standing order 'advanc'; the standing orders are: advance, losses, "
+        "pbem: line 7: 'standing advanc yes': unknown standing order 'advanc'; the standing orders are: advance, "
+        "losses, "
         "retreat, impetuous-target (did you mean advance?)",
         id="an unknown standing key",
     ),
@@ -164,7 +176,8 @@ FUROR_SETUP = [
     ),
     pytest.param(
         "standing impetuous-target Weak",
-        "pbem: line 7: 'standing impetuous-target Weak': 'standing impetuous-target' takes strongest or weakest, not 'weak' "
+        "pbem: line 7: 'standing impetuous-target Weak': 'standing impetuous-target' takes strongest or weakest, "
+        "not 'weak' "
         "(did you mean weakest?)",
         id="a standing value the key does not take",
     ),
@@ -211,7 +224,8 @@ def test_a_standing_value_of_vouille_is_yes_no_or_off_map(desk: Table) -> None:
     )
     assert check(desk, "v1", "franks", "standing breton-evasion maybe") == (
         1,
-        "pbem: line 7: 'standing breton-evasion maybe': 'standing breton-evasion' takes yes or no or off-map, not 'maybe'\n",
+        "pbem: line 7: 'standing breton-evasion maybe': 'standing breton-evasion' takes yes or no or off-map, "
+        "not 'maybe'\n",
     )
     assert check(desk, "v1", "franks", "standing breton-evasion no")[0] == 0
     assert check(desk, "v1", "franks", "standing breton-evasion off-map")[0] == 0
@@ -223,7 +237,8 @@ def test_advance_names_a_hand_to_hand_attacker_not_one_firing_at_range() -> None
     assert [(p.line, p.message) for p in FONTENOY.validate(pos, "lothaire", orders)] == [
         (
             1,
-            "bowmen fires at range, and only a hand-to-hand attacker advances after combat (9.11); the hand-to-hand attackers are: bourgogne",
+            "bowmen fires at range, and only a hand-to-hand attacker advances after combat (9.11); the "
+            "hand-to-hand attackers are: bourgogne",
         ),
     ]
     orders, _ = FONTENOY.parse_orders("attack neustrie with bourgogne bowmen advance bourgogne")
@@ -235,13 +250,15 @@ def test_advance_names_a_hand_to_hand_attacker_not_one_firing_at_range() -> None
 NEW = [
     pytest.param(
         ["--rules", "furor-barbarus", "--scenario", "campus-mauriacu"],
-        "pbem: unknown scenario 'campus-mauriacu' for furor-barbarus (scenarios: campus-mauriacus, soissons, tolbiac, vouille) "
+        "pbem: unknown scenario 'campus-mauriacu' for furor-barbarus (scenarios: campus-mauriacus, soissons, "
+        "tolbiac, vouille) "
         "(did you mean campus-mauriacus?)",
         id="unknown scenario: no path, the scenarios listed",
     ),
     pytest.param(
         ["--rules", "furor-barbarus"],
-        "pbem: furor-barbarus has 4 scenarios: choose one with --scenario (campus-mauriacus, soissons, tolbiac, vouille)",
+        "pbem: furor-barbarus has 4 scenarios: choose one with --scenario (campus-mauriacus, soissons, tolbiac, "
+        "vouille)",
         id="no --scenario where there are several",
     ),
     pytest.param(
@@ -333,8 +350,8 @@ def test_furor_barbarus_set_up_template_gives_strengths_and_every_standing_order
     huns_set_up(desk)
     text = desk.run("orders", "cm", "--side", "romans").stdout
     assert (
-        "#   burgundians (infantry 3, 4 MP), franks (infantry 3, 4 MP),\n#     armoricans (infantry 3, 4 MP), saxons (infantry 2, 4 MP) -> 1705\n"
-        in text
+        "#   burgundians (infantry 3, 4 MP), franks (infantry 3, 4 MP),\n#     armoricans (infantry 3, 4 MP), "
+        "saxons (infantry 2, 4 MP) -> 1705\n" in text
     )
     for form in (
         "standing advance yes|no",
@@ -452,7 +469,7 @@ def test_outcome_and_score_in_plain_words(desk: Table) -> None:
 
 def test_a_major_victory_is_written_in_plain_words() -> None:
     from pbem.rules.furor_barbarus.victory import core_outcome
-    from tests.test_furor_barbarus_core_support import battlefield
+    from tests.support.furor_barbarus_test_map import battlefield
 
     outcome = core_outcome(battlefield({}, losses={"charles": 10, "lothaire": 3}), last_turn=False)
     assert outcome is not None
@@ -509,8 +526,10 @@ def test_a_file_that_is_no_key_at_all_is_named_without_library_advice(desk: Tabl
             "g1",
             "republic",
             "atack porto-alegre from triunfo with inf-1",
-            "pbem: line 7: 'atack porto-alegre from triunfo with inf-1' is not an order (did you mean attack?); the orders are: "
-            "attack CITY from CITY with MU... [until-won | rounds N | stop-after N] [losses MU...] [occupy MU...|all|none]; "
+            "pbem: line 7: 'atack porto-alegre from triunfo with inf-1' is not an order (did you mean attack?); "
+            "the orders are: "
+            "attack CITY from CITY with MU... [until-won | rounds N | stop-after N] [losses MU...] [occupy "
+            "MU...|all|none]; "
             "invade CITY from CITY with MU...; move MU... from CITY to CITY; pass; carry MU... from PORT to PORT; "
             "place MU... CITY; militia CITY; losses MU|militia ...; defend CITY losses MU|militia ...",
         ),
@@ -518,7 +537,8 @@ def test_a_file_that_is_no_key_at_all_is_named_without_library_advice(desk: Tabl
             "cm",
             "romans",
             "Plase aetius 1705",
-            "pbem: line 7: 'Plase aetius 1705': unknown order 'Plase' (orders: place, move, attack, standing, special) (did you mean place?)",
+            "pbem: line 7: 'Plase aetius 1705': unknown order 'Plase' (orders: place, move, attack, standing, "
+            "special) (did you mean place?)",
         ),
         ("cm", "romans", "place aetius", "pbem: line 7: 'place aetius': expected 'place UNIT HEX'"),
     ],

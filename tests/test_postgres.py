@@ -1,6 +1,6 @@
 """pbem on PostgreSQL: ``--db`` takes any SQLAlchemy URL (docs/formats.md, Database).
 
-A throwaway server (tests/pg_server.py) holds a fresh database per test.  A whole
+A throwaway server (tests/support/pg_server.py) holds a fresh database per test.  A whole
 game goes through the CLI, refusals included; then several processes submit,
 ingest and resolve at once, where PostgreSQL's row locks (``SELECT ... FOR
 UPDATE`` on the game) stand in for SQLite's whole-database write lock.
@@ -23,8 +23,8 @@ from sqlmodel import select
 from pbem import store
 from pbem.referee import resolve
 from pbem.turnfiles import sshsig
-from tests.test_concurrency import resolve_rounds, run_together
-from tests.test_crash import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
+from tests.support.desk import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
+from tests.support.desk_runs import resolve_rounds, run_together
 
 pytestmark = pytest.mark.postgres
 
@@ -112,7 +112,7 @@ def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_
 
 
 def test_a_game_another_processor_holds_is_passed_over_not_waited_for(postgres_url: str, tmp_path: Path) -> None:
-    """Issue 14: a processor claims a ready game with ``FOR UPDATE SKIP LOCKED``:
+    """A processor claims a ready game with ``FOR UPDATE SKIP LOCKED``:
     while another transaction holds the game's row, ``process`` passes it over at
     once and resolves the others; once the row is free, the game is resolved."""
     desk = open_desk(tmp_path, postgres_url)
@@ -145,10 +145,10 @@ def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
 
 
 def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url: str, tmp_path: Path) -> None:
-    """Issue 14: on PostgreSQL the plain-SQL commands (``check``, ``submit``,
+    """On PostgreSQL the plain-SQL commands (``check``, ``submit``,
     ``process``, with workers too, ``status``) go through psycopg alone
     (:mod:`pbem.store.pg`), importing no SQLAlchemy, and a turn resolves through them."""
-    from tests.test_startup import imports_of, offending
+    from tests.support.imports import imports_of, offending
 
     ok = passes(postgres_url, tmp_path)
     ok("keygen", "rep", "--dir", "k")

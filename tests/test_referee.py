@@ -1,4 +1,4 @@
-"""Issue 12: the referee as a service.  The outbox, intake that answers only
+"""The referee as a service.  The outbox, intake that answers only
 players, deadlines, tick and serve, on a real SQLite file, through the real CLI,
 with a real SMTP server (aiosmtpd) on loopback."""
 
@@ -19,32 +19,8 @@ import pytest
 from pbem import store
 from pbem.referee import deadlines
 from tests.conftest import Table
-from tests.mailkit import SmtpServer, plain_mail, signed_reply, smtp  # noqa: F401  (fixture)
-
-REFEREE = "referee@example.org"
-REP, EMP = "rep@example.org", "emp@example.org"
-
-
-def game(table: Table, name: str = "g1", *extra: str) -> Table:
-    _, rep = table.key("republic")
-    _, emp = table.key("empire")
-    r = table.run(
-        "new",
-        name,
-        "--rules",
-        "farrapos",
-        "--player",
-        f"republic={rep}",
-        "--player",
-        f"empire={emp}",
-        "--email",
-        f"republic={REP}",
-        "--email",
-        f"empire={EMP}",
-        *extra,
-    )
-    assert r.exit_code == 0, r.stderr
-    return table
+from tests.support.mailkit import SmtpServer, plain_mail, signed_reply
+from tests.support.referee_game import EMP, REFEREE, REP, game, turn_file
 
 
 def rows(table: Table, sql: str, *params: object) -> list[tuple]:
@@ -59,15 +35,6 @@ def outbox(table: Table) -> list[dict]:
     r = table.run("outbox", "--json")
     assert r.exit_code == 0, r.stderr
     return json.loads(r.stdout)
-
-
-def turn_file(table: Table, name: str, side: str, seed: int = 0) -> bytes:
-    path = table.tmp / f"{name}-{side}.txt"
-    assert (
-        table.run("orders", name, "--side", side, "--bot", "random", "--seed", str(seed), "-o", str(path)).exit_code
-        == 0
-    )
-    return path.read_bytes()
 
 
 def inbox(table: Table) -> mailbox.Maildir:
@@ -169,7 +136,8 @@ def test_receipt_goes_to_sender_and_registered_address_spam_is_not_answered_pois
     private, _ = table.key("republic")
     poison = (
         b"From: rep.other@example.net\r\nTo: referee@example.org\r\nSubject: =?utf-8?b?/w==?=\r\n"
-        b"Message-ID: <poison@example.net>\r\nDate: Tue, 01 Dec 2026 10:00:00 +0000\r\n\r\ngame: g1\r\nside: republic\r\n\xff\xfe\r\n"
+        b"Message-ID: <poison@example.net>\r\nDate: Tue, 01 Dec 2026 10:00:00 +0000\r\n\r\ngame: g1\r\nside: "
+        b"republic\r\n\xff\xfe\r\n"
     )
     box.add(poison)
     box.add(plain_mail("buy@spam.example", REFEREE, "Buy now", "cheap watches", "<spam@spam.example>"))
@@ -411,7 +379,7 @@ def test_bad_service_options_are_named_and_change_nothing(
     r = table.run("tick", "--imap", "imap://referee@127.0.0.1:1/INBOX")
     assert r.exit_code == 1 and "no IMAP password" in r.stderr
     monkeypatch.setenv("PBEM_IMAP_PASSWORD", "s3cret-pw")
-    from tests.imap_server import free_port
+    from tests.support.imap_server import free_port
 
     r = table.run("tick", "--imap", f"imap://referee@127.0.0.1:{free_port()}/INBOX")
     assert r.exit_code == 1 and "cannot reach IMAP server 127.0.0.1:" in r.stderr and "s3cret-pw" not in r.stderr
@@ -500,8 +468,8 @@ def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(
     from aiosmtpd.controller import Controller
     from aiosmtpd.smtp import AuthResult, LoginPassword
 
-    from tests.imap_server import free_port
-    from tests.mailkit import Collector
+    from tests.support.imap_server import free_port
+    from tests.support.mailkit import Collector
 
     def authenticator(server, session, envelope, mechanism, auth_data):
         ok = (

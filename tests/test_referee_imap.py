@@ -1,5 +1,5 @@
 """IMAP intake against a real IMAP server that the tests start (dovecot, see
-tests/imap_server.py), with receipts delivered through a real SMTP server."""
+tests/support/imap_server.py), with receipts delivered through a real SMTP server."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import time
 import pytest
 
 from tests.conftest import Table
-from tests.imap_server import Dovecot, dovecot, dovecot_plain, password  # noqa: F401  (fixtures)
-from tests.mailkit import SmtpServer, plain_mail, signed_reply, smtp  # noqa: F401  (fixture)
-from tests.test_referee import EMP, REFEREE, REP, game, turn_file
+from tests.support.imap_server import Dovecot, password
+from tests.support.mailkit import SmtpServer, plain_mail, signed_reply
+from tests.support.referee_game import EMP, REFEREE, REP, game, turn_file
 
 
 @pytest.fixture

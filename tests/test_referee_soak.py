@@ -1,4 +1,4 @@
-"""Issue 12, the long runs: a whole Farrapos game played by mail between two
+"""The referee as a service, the long runs: a whole Farrapos game played by mail between two
 accounts on a real IMAP server with ``pbem serve`` as the referee, and
 ``pbem serve`` killed (SIGKILL) at random moments over a game's mail."""
 
@@ -24,8 +24,8 @@ import pytest
 from pbem import store
 from pbem.referee import lifecycle
 from tests.conftest import Table
-from tests.imap_server import Dovecot, dovecot, free_port, password  # noqa: F401  (fixture)
-from tests.mailkit import Collector, SmtpServer, plain_mail, signed_reply
+from tests.support.imap_server import Dovecot, free_port, password
+from tests.support.mailkit import Collector, SmtpServer, plain_mail, signed_reply
 
 REFEREE = "referee@example.org"
 SIDES = ("republic", "empire")
@@ -243,7 +243,8 @@ def _assert_nothing_judged_twice_and_no_reply_lost(db: Path, dropped: dict[tuple
             assert f"report:crash:{k}:{side}" in owed, f"the {side} report of resolution {k} is lost"
     subs = db_rows(
         db,
-        "SELECT turn, side, COUNT(*) FROM submission WHERE status IN ('QUEUED', 'RESOLVED') GROUP BY turn, side HAVING COUNT(*) > 1",
+        "SELECT turn, side, COUNT(*) FROM submission WHERE status IN ('QUEUED', 'RESOLVED') GROUP BY turn, side "
+        "HAVING COUNT(*) > 1",
     )
     assert not subs, f"a turn file queued twice: {subs}"
 
@@ -276,7 +277,8 @@ def test_serve_killed_thirty_times_over_a_games_mail_loses_nothing(table: Table)
         return tuple(
             db_rows(
                 table.db,
-                "SELECT (SELECT COUNT(*) FROM intake), (SELECT COUNT(*) FROM intake_part), (SELECT COUNT(*) FROM resolution), (SELECT COUNT(*) FROM outbox WHERE state = 'sent')",
+                "SELECT (SELECT COUNT(*) FROM intake), (SELECT COUNT(*) FROM intake_part), (SELECT COUNT(*) FROM "
+                "resolution), (SELECT COUNT(*) FROM outbox WHERE state = 'sent')",
             )[0]
         )
 

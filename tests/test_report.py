@@ -1,4 +1,4 @@
-"""Turn reports (issue 7, "Templates"): header, map, what happened, the dice proof,
+"""Turn reports: header, map, what happened, the dice proof,
 problems and the next turn file; Jinja autoescaping; the audit page and its charts."""
 
 from __future__ import annotations
@@ -12,16 +12,6 @@ from dataclasses import replace
 
 import pytest
 from markupsafe import escape
-from test_report_data import (
-    EVIL,
-    SMALL_SVG,
-    assert_svg_parses_with_viewbox,
-    chain,
-    played_report,
-    real_ruleset_report,
-    report_data,
-    svg_elements,
-)
 
 from pbem.reports import charts
 from pbem.reports.render import (
@@ -34,6 +24,16 @@ from pbem.reports.render import (
     verify_command,
 )
 from pbem.rules.base import ScoreLine
+from tests.support.report_data import (
+    EVIL,
+    SMALL_SVG,
+    assert_svg_parses_with_viewbox,
+    chain,
+    played_report,
+    real_ruleset_report,
+    report_data,
+    svg_elements,
+)
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
@@ -272,7 +272,10 @@ def test_a_played_resolution_shows_every_event_and_every_die(rules_id):
     for event in data.events:
         assert str(escape(event["text"])) in html
         if event.get("type") == "battle_round":  # the text report shows the rounds as a table
-            row = f"{event['round']} AF {event['attack_strength']} {event['attacker_die']} {event['attacker_index']} DF {event['defence_strength']}"
+            row = (
+                f"{event['round']} AF {event['attack_strength']} {event['attacker_die']} "
+                f"{event['attacker_index']} DF {event['defence_strength']}"
+            )
             assert row in flat_text, row
         elif event.get("type") == "combat" and event.get("die") is not None:
             assert f"{event['odds']} {event['column']}" in flat_text and str(event["result"]) in flat_text
@@ -284,7 +287,7 @@ def test_a_played_resolution_shows_every_event_and_every_die(rules_id):
         assert_svg_parses_with_viewbox(svg)
 
 
-# --- battles as tables (issue 15) ------------------------------------------------------------
+# --- battles as tables ------------------------------------------------------------
 
 
 def _round(n: int, city: str = "triunfo", winner: str = "empire") -> dict:

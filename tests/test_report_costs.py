@@ -1,4 +1,4 @@
-"""What a report no longer does (issue 14): each test counts calls or imports,
+"""What a report no longer does (the speed work): each test counts calls or imports,
 never time, and failed before the change it guards (see tests/test_costs.py for
 the store's side).
 
@@ -32,7 +32,8 @@ from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import template_cache
 from pbem.rules import find_ruleset
-from tests.test_crash import new_games, open_desk, queue_next_turns
+from tests.support.desk import new_games, open_desk, queue_next_turns
+from tests.support.report_data import a_report
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, calls: dict[str, int]) -> None:
@@ -186,7 +187,7 @@ def test_an_edited_template_is_never_served_from_the_cache(
     monkeypatch.setattr(report, "TEMPLATE_DIR", folder)
     monkeypatch.setenv("PBEM_CACHE_DIR", str(tmp_path / "cache"))
     calls = _compiles(monkeypatch)
-    data = _a_report()
+    data = a_report()
 
     def render() -> str:
         report.environment.cache_clear()  # as in a new process
@@ -208,11 +209,11 @@ def test_a_second_process_loads_the_reports_templates_from_the_cache(tmp_path: P
     script = (
         "import jinja2\n"
         "from pbem.reports import render as report\n"
-        "from tests.test_report_costs import _a_report\n"
+        "from tests.support.report_data import a_report\n"
         "real = jinja2.Environment.compile\n"
         "calls = []\n"
         "jinja2.Environment.compile = lambda self, *a, **k: calls.append(a) or real(self, *a, **k)\n"
-        "data = _a_report()\n"
+        "data = a_report()\n"
         "report.render_html(data); report.render_text(data)\n"
         "print(len(calls))\n"
     )
@@ -244,7 +245,7 @@ def test_a_cache_folder_that_cannot_be_used_means_no_cache(
         assert template_cache.bytecode_cache() is None
     monkeypatch.setenv("PBEM_CACHE_DIR", str(tmp_path / "file" / "cache"))
     report.environment.cache_clear()
-    assert "<h2>Score</h2>" in report.render_html(_a_report())
+    assert "<h2>Score</h2>" in report.render_html(a_report())
 
 
 def test_the_cache_folder_follows_the_users_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -256,9 +257,3 @@ def test_the_cache_folder_follows_the_users_settings(monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("XDG_CACHE_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert template_cache.cache_folder() == tmp_path / "home" / ".cache" / "pbem" / "templates"
-
-
-def _a_report() -> report.ReportData:
-    from tests.test_report_data import report_data
-
-    return report_data(side="republic", k=3)

@@ -1,4 +1,4 @@
-"""Resource limits (issue 8 part 3): a 100 MB turn file or message, or a zip bomb
+"""Resource limits: a 100 MB turn file or message, or a zip bomb
 attachment, is refused without reading it all into memory.
 
 Memory is measured, not time: in-process with ``tracemalloc`` (its peak counts
@@ -10,7 +10,6 @@ files are sparse, so they cost no disk.
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import io
 import mailbox
 import sqlite3
@@ -28,6 +27,7 @@ from pbem.mail import intake as mail_intake
 from pbem.referee import intake as submitting
 from pbem.referee import lifecycle, verdict
 from pbem.turnfiles import keys
+from tests.support.peak_rss import PEAK_RSS
 
 ROOT = Path(__file__).resolve().parent.parent
 BIG = 100 * 1024 * 1024
@@ -52,19 +52,6 @@ def peak_traced(call: Callable[[], Any]) -> tuple[Any, int]:
         return result, tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-
-
-def _peak_rss_module():
-    spec = importlib.util.spec_from_file_location(
-        "peak_rss", Path(__file__).resolve().parent.parent / "bench" / "peak_rss.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-PEAK_RSS = _peak_rss_module()
 
 
 def run_measured(args: list[str], cwd: Path) -> tuple[int, str, int]:

@@ -1,5 +1,5 @@
 """No import cycle inside ``rules/``: each engine is a pure core that its rule
-steps depend on, never the reverse (issue 17).
+steps depend on, never the reverse.
 
 Every ``import`` and ``from ... import`` of a module under ``rules/`` is read
 with ``ast``: at module level, inside functions (a lazy import is still a

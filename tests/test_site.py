@@ -1,86 +1,23 @@
-"""Issue 15: the game's site (`pbem site G -o DIR [--site-url URL]`), links that
+"""The game's site (`pbem site G -o DIR [--site-url URL]`), links that
 resolve in the site and in every mailed report, one vocabulary (resolution vs the
 game's own calendar), and rollbacks announced.  Real CLI, real SQLite file, real
 signatures."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
-from html.parser import HTMLParser
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from pbem import store
 from pbem.referee import mail_room as mailroom
 from tests.conftest import Table
-from tests.test_pipeline_cli import sign, status, write_orders
+from tests.support.cli_steps import sign, status, write_orders
+from tests.support.site_links import broken_links_in_folder, data_uri_decodes, links_of
 
 URL = "https://games.example.org/pbem/g1/"
 EMAILS = ("--email", "republic=rep@example.org", "--email", "empire=emp@example.org")
-
-
-class Links(HTMLParser):
-    """Every href and src of a page, and every id it defines."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.refs: list[str] = []
-        self.ids: set[str] = set()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            if name in ("href", "src", "xlink:href") and value is not None:
-                self.refs.append(value)
-            if name == "id" and value:
-                self.ids.add(value)
-
-    handle_startendtag = handle_starttag
-
-
-def links_of(html: str) -> Links:
-    parser = Links()
-    parser.feed(html)
-    return parser
-
-
-def data_uri_decodes(ref: str) -> bool:
-    head, sep, payload = ref.partition(",")
-    if not sep:
-        return False
-    try:
-        (base64.b64decode(payload, validate=True) if head.endswith(";base64") else unquote(payload).encode()).decode(
-            "utf-8"
-        )
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return True
-
-
-def broken_links_in_folder(folder: Path) -> list[str]:
-    """Every href/src of every page in ``folder`` that does not resolve to a file of
-    the folder (and, with a fragment, to an id in it)."""
-    pages = {p.name: links_of(p.read_text(encoding="utf-8")) for p in folder.glob("*.html")}
-    broken = []
-    for name, page in pages.items():
-        for ref in page.refs:
-            parts = urlsplit(ref)
-            if parts.scheme == "data":  # a file carried in the page itself (the position and turn files)
-                if not data_uri_decodes(ref):
-                    broken.append(f"{name}: {ref[:60]}... does not decode")
-                continue
-            if parts.scheme or parts.netloc:
-                broken.append(f"{name}: {ref} leaves the site")
-                continue
-            target = unquote(parts.path) or name
-            if not (folder / target).is_file():
-                broken.append(f"{name}: {ref} (no file {target})")
-            elif parts.fragment and target in pages and parts.fragment not in pages[target].ids:
-                broken.append(f"{name}: {ref} (no id {parts.fragment} in {target})")
-    return broken
 
 
 def play(t: Table, game: str, resolutions: int) -> None:
@@ -141,8 +78,10 @@ def test_a_file_written_before_a_rollback_is_refused_saying_so_and_the_rollback_
     r = t.run("submit", str(t.tmp / "t3-republic.txt"))
     assert r.exit_code == 1
     assert re.fullmatch(
-        r"pbem: this turn file \(received .* UTC, for resolution 3\) was set aside by a rollback on \d{4}-\d\d-\d\d \d\d:\d\d UTC "
-        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\); write and sign new orders against the latest report",
+        r"pbem: this turn file \(received .* UTC, for resolution 3\) was set aside by a rollback on "
+        r"\d{4}-\d\d-\d\d \d\d:\d\d UTC "
+        r"\(back to resolution 2\): game g1 now awaits resolution 6 \(1835, turn 3 \(Republic\)\); write and "
+        r"sign new orders against the latest report",
         r.stderr.strip(),
     ), r.stderr
     assert t.dump() == before
@@ -208,7 +147,7 @@ def test_mailed_reports_name_only_what_they_attach_until_a_site_url_is_set(rolle
             for ref in page.refs:
                 if ref.startswith("cid:"):
                     assert ref[4:] in cids, ref
-                elif ref.startswith("data:"):  # a file carried in the page itself (issue 16)
+                elif ref.startswith("data:"):  # a file carried in the page itself
                     assert data_uri_decodes(ref), ref[:60]
                 else:
                     assert ref.startswith("#") and ref[1:] in page.ids, ref

@@ -1,4 +1,4 @@
-"""Sending reports over SMTP (issue 7, "pbem send"): a real SMTP server (aiosmtpd on
+"""Sending reports over SMTP: a real SMTP server (aiosmtpd on
 loopback) receives each side's report, parsed back with the standard library."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import ssl
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
-from test_report_data import report_data
 
 from pbem.mail.smtp import SendError, send
 from pbem.reports.message import report_email, thread_root_id
-from tests.imap_server import self_signed_certificate
+from tests.support.imap_server import self_signed_certificate
+from tests.support.report_data import report_data
 
 REFEREE = "Referee <referee@pbem.example>"
 

@@ -1,4 +1,4 @@
-"""Signatures (DESIGN): SSHSIG exactly as OpenSSH writes it, checked against real ssh-keygen."""
+"""Signatures (docs/design.md): SSHSIG exactly as OpenSSH writes it, checked against real ssh-keygen."""
 
 from __future__ import annotations
 

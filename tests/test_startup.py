@@ -1,4 +1,4 @@
-"""Fast start (issue 14, item 2): what each command imports, not how long it takes.
+"""Fast start (the speed work): what each command imports, not how long it takes.
 
 Every registered command runs as a real process (``python -X importtime -m pbem``)
 on a real database, and the modules it imported are checked against what it may
@@ -13,7 +13,6 @@ docs/performance.md ("Start-up") gives the CPU these imports cost.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 import subprocess
@@ -30,6 +29,7 @@ from pbem.audit import archive
 from pbem.cli.application import app
 from pbem.referee import intake, lifecycle, resolve
 from pbem.turnfiles import keys, sshsig
+from tests.support.imports import imports_of, offending
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
@@ -124,7 +124,8 @@ RUNS: dict[str, list[Run] | str] = {
     "process": [
         Run(lambda w: ["process", "--all", "-q"], PLAIN_SQL, prepare=_submit_turn),
         Run(lambda w: ["process", "--all", "-q", "--jobs", "2"], PLAIN_SQL, prepare=_submit_turn),
-        # --reports writes each side's report: read in plain SQL, rendered from the Jinja templates (compiled ones from the cache)
+        # --reports writes each side's report: read in plain SQL, rendered from the Jinja templates
+        # (compiled ones from the cache)
         Run(
             lambda w: ["process", "--all", "-q", "--reports", str(w / "reports")], (*ORM, "rich"), prepare=_submit_turn
         ),
@@ -179,7 +180,8 @@ RUNS: dict[str, list[Run] | str] = {
     "site": [
         Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))
     ],
-    # renders the report of the side with an address, then finds no SMTP server there (exit 1): the report stack and the mail builder
+    # renders the report of the side with an address, then finds no SMTP server there (exit 1):
+    # the report stack and the mail builder
     "send": [
         Run(
             lambda w: ["send", "g1", "--smtp", "127.0.0.1:1", "--sender", "referee@example.org"],
@@ -221,28 +223,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     con.close()
     (w / "inbox").mkdir()
     return w
-
-
-def imports_of(args: list[str], cwd: Path, db: Path | None = None) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    """Run ``pbem ARGS`` in a new interpreter; its result and every module it imported."""
-    env = {k: v for k, v in os.environ.items() if k != "PBEM_DB"}
-    db_args = ["--db", str(db)] if db is not None else []
-    result = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pbem", *db_args, *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=120,
-    )
-    modules = {
-        line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if line.startswith("import time:")
-    }
-    return result, modules
-
-
-def offending(modules: set[str], forbidden: tuple[str, ...]) -> list[str]:
-    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in forbidden))
 
 
 def test_every_command_has_an_import_check() -> None:

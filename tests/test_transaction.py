@@ -74,7 +74,7 @@ def _play_desk(tmp_path: Path, database: Path | str, runner: str) -> Iterator[De
     ]
 )
 def desk(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Desk]:
-    """Every runner: both SQLite ones, and both PostgreSQL ones (see tests/pg_server.py)."""
+    """Every runner: both SQLite ones, and both PostgreSQL ones (see tests/support/pg_server.py)."""
     database = (
         request.getfixturevalue("postgres_url")
         if request.param in ("psycopg", "postgresql-sqlalchemy")

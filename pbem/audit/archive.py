@@ -1,4 +1,4 @@
-"""The game archive, version 1 (DESIGN.md, "Archive, version 1"; docs/formats.md).
+"""The game archive, version 1 (docs/design.md, "Archive, version 1"; docs/formats.md).
 
 Everything an auditor needs and nothing secret: no seed, no reveal of a
 resolution not yet processed.  Additions to the printed format, all optional for
@@ -50,7 +50,8 @@ def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
 
 def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     game = tx.one(
-        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result FROM game WHERE id = :game",
+        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result "
+        "FROM game WHERE id = :game",
         {"game": game_id},
     )
     if game is None:
@@ -60,7 +61,8 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         "SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
     )
     resolutions = tx.all(
-        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
+        "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM "
+        "resolution WHERE game_id = :game ORDER BY k",
         {"game": game_id},
     )
     parts = _ResolutionParts(_files(tx, game_id), _rolls(tx, game_id), {})
@@ -135,7 +137,8 @@ def _files(tx: Tx, game_id: str) -> dict[tuple[int, str], list[dict[str, str]]]:
     """Every resolved or set-aside turn file, by turn and status, in side order."""
     files: dict[tuple[int, str], list[dict[str, str]]] = defaultdict(list)
     for turn, status, side, message, signature in tx.all(
-        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN (:resolved, :set_aside) ORDER BY side, id",
+        "SELECT turn, status, side, message, signature FROM submission WHERE game_id = :game AND status IN "
+        "(:resolved, :set_aside) ORDER BY side, id",
         {
             "game": game_id,
             "resolved": store.SubmissionStatus.RESOLVED.name,
@@ -185,7 +188,8 @@ def _player_changes(tx: Tx, game_id: str) -> list[dict[str, Any]]:
             ),
         }
         for side, from_k, at, email, previous_email, public_key, previous_public_key in tx.all(
-            "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+            "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change "
+            "WHERE game_id = :game ORDER BY id",
             {"game": game_id},
         )
     ]
@@ -242,6 +246,7 @@ def load(path: Path) -> dict[str, Any]:
         )
     if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
         raise ValueError(
-            f"{path} is not a {ARCHIVE_FORMAT} archive (format: {archive.get('format') if isinstance(archive, dict) else None!r})"
+            f"{path} is not a {ARCHIVE_FORMAT} archive (format: "
+            f"{archive.get('format') if isinstance(archive, dict) else None!r})"
         )
     return archive

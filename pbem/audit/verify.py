@@ -50,7 +50,8 @@ class AuditSummary:
     def lines(self) -> list[str]:
         out = [
             f"game {self.game}: all checks hold",
-            f"  resolutions replayed: {self.resolutions} active, {self.set_aside} set aside by {self.rollbacks} rollback(s)",
+            f"  resolutions replayed: {self.resolutions} active, {self.set_aside} set aside by {self.rollbacks} "
+            "rollback(s)",
             f"  turn files verified:  {self.files} (signatures and headers)",
             f"  dice verified:        {self.rolls} rolls recomputed from the committed chain",
         ]
@@ -125,7 +126,8 @@ def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain
                         candidates.setdefault(chunk, where)
             if len(candidates) > MAX_UNEXPLAINED_VALUES:
                 raise AuditFailure(
-                    f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at {_spelt(next(iter(candidates.values())))}); an archive from pbem carries none"
+                    f"archive carries over {MAX_UNEXPLAINED_VALUES} unexplained 32-byte hex values (first at "
+                    f"{_spelt(next(iter(candidates.values())))}); an archive from pbem carries none"
                 )
     for chunk, where in candidates.items():
         value = bytes.fromhex(chunk)
@@ -133,7 +135,8 @@ def leaked_secrets(archive: dict[str, Any], chains: list[dice_chains.PublicChain
             value = dicev1.H(value)
             if value in frontier:
                 found.append(
-                    f"{_spelt(where)}: holds a dice chain value not yet revealed ({steps} hash(es) above the last published link of {frontier[value]}): whoever reads it knows future dice"
+                    f"{_spelt(where)}: holds a dice chain value not yet revealed ({steps} hash(es) above the "
+                    f"last published link of {frontier[value]}): whoever reads it knows future dice"
                 )
                 break
     return found
@@ -147,7 +150,7 @@ def _may_hold_hex(value: Any) -> bool:
 
 _Where = Union[str, tuple[Any, Union[str, int]]]
 """Where a value sits in the archive: ``"archive"``, or (where its container sits,
-its key or list index).  Spelt out only for a value reported (issue 14: the walk
+its key or list index).  Spelt out only for a value reported (before the speed work, the walk
 wrote out the place of every value of the archive)."""
 
 
@@ -234,7 +237,8 @@ def _check_signatures(archive: dict[str, Any], resolutions: _Resolutions) -> int
             expected = key_at(sub["side"], res["k"])
             if not signer.same_key(expected):
                 raise AuditFailure(
-                    f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key {expected.fingerprint()}"
+                    f"{where}: signed by {signer.fingerprint()}, expected the {sub['side']} key "
+                    f"{expected.fingerprint()}"
                 )
             files += 1
     return files
@@ -253,7 +257,8 @@ def _check_headers(archive: dict[str, Any], resolutions: _Resolutions) -> dict[t
         if active:
             if prev != expected_prev:
                 raise AuditFailure(
-                    f"resolution {res['k']}: follows position {prev}, expected {expected_prev} (the chain of positions is broken)"
+                    f"resolution {res['k']}: follows position {prev}, expected {expected_prev} (the chain of "
+                    "positions is broken)"
                 )
             expected_prev = res["state_hash"]
         elif prev not in known_hashes:
@@ -287,7 +292,8 @@ def _check_reveals(archive: dict[str, Any], resolutions: _Resolutions) -> None:
         chain = dice_chains.chain_for(chains, res["k"])
         if chain is None or res["k"] > chain.last_k:
             raise AuditFailure(
-                f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to {dice_chains.last_served(chains)})"
+                f"resolution {res['k']}: no committed dice chain serves it (the chains serve up to "
+                f"{dice_chains.last_served(chains)})"
             )
         starts = res["k"] == chain.first_k
         if starts:
@@ -320,7 +326,8 @@ def _check_rolls(game_id: str, resolutions: _Resolutions) -> tuple[int, dict[int
             value = stream.roll(roll["sides"], roll["purpose"])
             if value != roll["value"]:
                 raise AuditFailure(
-                    f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to {value}, archive says {roll['value']}"
+                    f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to "
+                    f"{value}, archive says {roll['value']}"
                 )
             rolls += 1
     return rolls, dice_keys
@@ -406,7 +413,9 @@ def _check_replay(res: dict[str, Any], stream: dicev1.DiceStream, result: Resolu
             (i for i, (a, b) in enumerate(zip(replayed, recorded)) if a != b), min(len(replayed), len(recorded))
         )
         raise AuditFailure(
-            f"resolution {res['k']}, roll {first}: replay asks for {replayed[first] if first < len(replayed) else 'no roll'}, archive has {recorded[first] if first < len(recorded) else 'no roll'}"
+            f"resolution {res['k']}, roll {first}: replay asks for "
+            f"{replayed[first] if first < len(replayed) else 'no roll'}, archive has "
+            f"{recorded[first] if first < len(recorded) else 'no roll'}"
         )
     if canonical_json(result.events) != canonical_json(res["events"]):
         raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
@@ -469,19 +478,23 @@ def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> tuple[str, ...
         if record is not None:
             if sorted(record.get("sides", [])) != sorted(nmr):
                 raise AuditFailure(
-                    f"resolution {res['k']}: the deadline record names {record.get('sides')}, the resolution's no-moves sides are {nmr}"
+                    f"resolution {res['k']}: the deadline record names {record.get('sides')}, the resolution's "
+                    f"no-moves sides are {nmr}"
                 )
             sent = {s["side"] for s in res["submissions"]} & set(nmr)
             if sent:
                 raise AuditFailure(
-                    f"resolution {res['k']}: {', '.join(sorted(sent))} resolved with no orders but has a turn file in it"
+                    f"resolution {res['k']}: {', '.join(sorted(sent))} resolved with no orders but has a turn "
+                    "file in it"
                 )
             if not (record["deadline"] <= record["grace_until"] <= record["resolved_at"]):
                 raise AuditFailure(
-                    f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace {record['grace_until']} (deadline {record['deadline']})"
+                    f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace "
+                    f"{record['grace_until']} (deadline {record['deadline']})"
                 )
             notes.append(
-                f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until {record['grace_until']}, resolved {record['resolved_at']})"
+                f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until "
+                f"{record['grace_until']}, resolved {record['resolved_at']})"
             )
         elif nmr:
             notes.append(f"resolution {res['k']}: {', '.join(nmr)} (resolved with no orders by the referee)")
@@ -497,7 +510,8 @@ def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:
         chain = dice_chains.PublicChain(int(ext["first_k"]), int(ext["chain_length"]), str(ext["anchor"]))
         if chain.first_k != chains[-1].last_k + 1 or chain.chain_length < 2:
             raise AuditFailure(
-                f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where the chain before it ends, with a length of at least 2"
+                f"dice extension from resolution {chain.first_k}: must start at {chains[-1].last_k + 1}, where "
+                "the chain before it ends, with a length of at least 2"
             )
         chains.append(chain)
     return chains

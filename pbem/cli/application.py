@@ -145,7 +145,7 @@ def _main(
 
 def _name(command: "typer.models.CommandInfo | typer.models.TyperInfo") -> str | None:
     if isinstance(command, typer.models.TyperInfo) or command.name:
-        return command.name  # type: ignore[return-value]
+        return command.name
     return typer.main.get_command_name(command.callback.__name__) if command.callback else None
 
 

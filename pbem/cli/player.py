@@ -103,7 +103,8 @@ def check(
         typer.Option(
             "--position",
             metavar="POSFILE",
-            help="Check offline against this position file (G-rK.position.json, attached to every report); no database.",
+            help="Check offline against this position file (G-rK.position.json, attached to every report); no "
+            "database.",
         ),
     ] = None,
 ) -> None:
@@ -127,12 +128,14 @@ def check(
                 db = database()
             except store.NoDatabase:
                 fail(
-                    f"no referee's database here: a player checks offline with 'pbem check {file} --position G-rK.position.json' (the position file attached to the latest report)"
+                    f"no referee's database here: a player checks offline with 'pbem check {file} --position "
+                    "G-rK.position.json' (the position file attached to the latest report)"
                 )
             checked = verdict.check(db, data, _signature_for(file, sig))
     signed = "signature verified" if checked.signature else "not signed (signature not checked)"
     typer.echo(
-        f"{file}: OK: {checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}; {len(checked.orders)} order(s); {signed}"
+        f"{file}: OK: {checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}; "
+        f"{len(checked.orders)} order(s); {signed}"
     )
 
 

@@ -200,7 +200,8 @@ def demo(
     for r in results:
         outcome = find_ruleset(r.rules).outcome_text(r.result) if r.result else "not over"
         typer.echo(
-            f"{r.game_id}: {outcome}; {r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls verified by audit"
+            f"{r.game_id}: {outcome}; {r.resolutions} resolutions, {r.files} signed turn files, {r.rolls} rolls "
+            "verified by audit"
         )
     typer.echo(f"open {out / 'index.html'}")
 

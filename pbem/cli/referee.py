@@ -263,7 +263,8 @@ def rollback(
         st = lifecycle.status(db, game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
     typer.echo(
-        f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the report of resolution {to}, announcing the rollback)"
+        f"{game}: now awaits resolution {st.turn} - {st.label}; `pbem send {game} ...` tells both sides (the "
+        f"report of resolution {to}, announcing the rollback)"
     )
 
 

@@ -78,7 +78,8 @@ def ingest(
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")
     ] = False,
 ) -> None:
-    """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
+    """Batch submit every turn file or message found; each refusal recorded with its reason, \
+each reply queued in the outbox."""
     from pbem import store
     from pbem.cli.progress import BatchProgress
     from pbem.mail.readers import IngestError
@@ -181,7 +182,8 @@ def tick(
     backoff: Annotated[float, _BACKOFF] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
 ) -> None:
-    """One pass: intake, deadlines and reminders, resolution, delivery of the outbox (exit 0 even when deliveries stay queued)."""
+    """One pass: intake, deadlines and reminders, resolution, delivery of the outbox \
+(exit 0 even when deliveries stay queued)."""
     from pbem.referee import service as referee
 
     options = _referee_options(
@@ -294,7 +296,8 @@ def outbox_list(
         typer.echo(f"{r.id:>5} {r.state:<7} {r.attempts:>2}x {r.kind:<9} {r.to:<30} {r.subject}{error}")
     counts = {state: sum(1 for r in rows if r.state == state) for state in (owed.PENDING, owed.SENT, owed.FAILED)}
     typer.echo(
-        f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, {counts[owed.FAILED]} failed"
+        f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, "
+        f"{counts[owed.FAILED]} failed"
     )
 
 

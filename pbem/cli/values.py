@@ -84,7 +84,7 @@ def _convert(kind: type, value: Any, param: Any, ctx: Any) -> Any:
 
 if RuntimeParam is not None:
 
-    class PlainValue(RuntimeParam):  # type: ignore[misc,valid-type]
+    class PlainValue(RuntimeParam):
         """Typer's runtime conversion for one plain parameter, without pydantic."""
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Dice, version 1 (DESIGN.md, "Dice, version 1"; explained in docs/dice.md).
+"""Dice, version 1 (docs/design.md, "Dice, version 1"; explained in docs/dice.md).
 
 A committed hash chain ``s_0 = seed, s_(i+1) = H(s_i)``; the anchor is ``s_N``.
 Resolution ``k`` reveals ``s_(N-k)``; its dice key binds the reveal to the game
@@ -93,7 +93,7 @@ def _walk_up(checkpoint: bytes, steps: int) -> bytes:
     reveals of the game's next resolutions, so the walk is kept (per process, as
     secret as the checkpoint it starts from, for the last ``WALKS_KEPT``
     checkpoints) and the next reveal is read from it instead of walking again
-    (issue 14: up to 127 hashes per resolution)."""
+    (before the speed work, up to 127 hashes per resolution)."""
     walk = _walks.get(checkpoint)
     if walk is None:
         if len(_walks) >= WALKS_KEPT:

@@ -72,13 +72,15 @@ def parse_url(url: str, password: str | None) -> ImapSource:
         )
     if parts.password is not None:
         raise ImapError(
-            f"--imap URL for {parts.hostname} carries a password: give it in --imap-password-file or ${PASSWORD_ENV}, never on the command line"
+            f"--imap URL for {parts.hostname} carries a password: give it in --imap-password-file or "
+            f"${PASSWORD_ENV}, never on the command line"
         )
     if not parts.username or not parts.hostname:
         raise ImapError("--imap needs a user and a host: imaps://USER@HOST[:PORT]/MAILBOX")
     if password is None:
         raise ImapError(
-            f"no IMAP password for {unquote(parts.username)}@{parts.hostname}: give --imap-password-file FILE or set ${PASSWORD_ENV}"
+            f"no IMAP password for {unquote(parts.username)}@{parts.hostname}: give --imap-password-file FILE or "
+            f"set ${PASSWORD_ENV}"
         )
     mailbox = unquote(parts.path.lstrip("/")) or "INBOX"
     secure = parts.scheme == "imaps"

@@ -18,7 +18,7 @@ signed turn file is present).
 A turn file is recognised by its header block (``game:``, ``rules:``, ``side:``,
 ``turn:``, ``state:`` lines, possibly with ``#`` comment lines); the signed
 message is every line from the start of that block to the line before
-``-----BEGIN SSH SIGNATURE-----`` (DESIGN: "Signatures", inline).  Without a
+``-----BEGIN SSH SIGNATURE-----`` (docs/design.md, "Signatures", inline).  Without a
 signature block the file runs to the first quoted line, signature separator
 (``-- ``) or the end of the text; such a candidate is offered with ``signature
 None`` (the pipeline refuses it, saying it is unsigned, unless it is a check).
@@ -109,7 +109,8 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
             sent=_date(headers),
             message_id=header_line(headers, "Message-ID"),
             problems=(
-                f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",
+                f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file "
+                "alone, it is at most 64 KiB)",
             ),
         )
     try:
@@ -431,7 +432,7 @@ class _HTMLText(HTMLParser):
         if self.out and not self.out[-1].endswith("\n"):
             self.out.append("\n")
 
-    def handle_starttag(self, tag: str, attrs) -> None:  # type: ignore[no-untyped-def]
+    def handle_starttag(self, tag: str, attrs) -> None:
         if tag in _SKIP_TAGS:
             self.skip += 1
         elif tag == "br":
@@ -442,7 +443,7 @@ class _HTMLText(HTMLParser):
             if tag == "pre":
                 self.pre += 1
 
-    def handle_startendtag(self, tag: str, attrs) -> None:  # type: ignore[no-untyped-def]
+    def handle_startendtag(self, tag: str, attrs) -> None:
         if tag == "br" and not self.skip:
             self.out.append("\n")
 

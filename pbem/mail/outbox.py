@@ -63,7 +63,8 @@ def addresses(to: Sequence[str | None]) -> list[str]:
 
 
 _INSERT = (
-    'INSERT INTO outbox (kind, game_id, side, k, "to", subject, message_id, dedupe, body, state, attempts, next_attempt, created)'
+    'INSERT INTO outbox (kind, game_id, side, k, "to", subject, message_id, dedupe, body, state, attempts, '
+    "next_attempt, created)"
     " VALUES (:kind, :game, :side, :k, :to, :subject, :message_id, :dedupe, :body, :state, 0, :now, :now)"
     " ON CONFLICT (dedupe) DO NOTHING"
 )
@@ -206,9 +207,9 @@ _COLUMNS = (
 )
 
 
-def _row(values: Sequence) -> Row:  # type: ignore[type-arg]
+def _row(values: Sequence) -> Row:
     *head, next_attempt, created, sent = values
-    return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)  # type: ignore[arg-type]
+    return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)
 
 
 def rows(engine: Database, state: str | None = None) -> list[Row]:
@@ -274,7 +275,8 @@ def due_rows(engine: Database, now: datetime) -> list[Row]:
 def _mark_sent(engine: Database, row: Row, now: datetime, subject: str) -> None:
     with transaction(engine) as tx:
         tx.run(
-            "UPDATE outbox SET state = :sent, sent = :now, attempts = attempts + 1, last_error = NULL, subject = :subject WHERE id = :id",
+            "UPDATE outbox SET state = :sent, sent = :now, attempts = attempts + 1, last_error = NULL, subject = "
+            ":subject WHERE id = :id",
             {"sent": SENT, "now": now, "subject": subject, "id": row.id},
         )
 
@@ -283,7 +285,8 @@ def _mark_refused(engine: Database, row: Row, now: datetime, error: str, permane
     attempts = row.attempts + 1
     with transaction(engine) as tx:
         tx.run(
-            "UPDATE outbox SET state = :state, attempts = :attempts, last_error = :error, next_attempt = :next WHERE id = :id AND state = :pending",
+            "UPDATE outbox SET state = :state, attempts = :attempts, last_error = :error, next_attempt = :next "
+            "WHERE id = :id AND state = :pending",
             {
                 "state": FAILED if permanent else PENDING,
                 "attempts": attempts,

@@ -95,13 +95,15 @@ class Connection:
             if s.username is not None:
                 if s.security == "plain" and not s.allow_plain_auth:
                     raise LoginError(
-                        f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS or TLS)"
+                        f"refusing to send the password for {s.username!r} to {s.name} unencrypted (use STARTTLS "
+                        "or TLS)"
                     )
                 try:
                     client.login(s.username, s.password or "")
                 except smtplib.SMTPAuthenticationError as exc:
                     raise LoginError(
-                        f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the user and the password"
+                        f"SMTP server {s.name} refused the login of {s.username!r} ({exc.smtp_code}): check the "
+                        "user and the password"
                     ) from None
         except SendError:
             self._close()
@@ -154,7 +156,7 @@ def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-def _refusals(recipients: dict) -> str:  # type: ignore[type-arg]
+def _refusals(recipients: dict) -> str:
     return ", ".join(f"{addr} ({code} {_text(text)})" for addr, (code, text) in recipients.items())
 
 

@@ -97,7 +97,8 @@ def check_clock(clock: Clock) -> Clock:
         problems.append("the deadline must be longer than 0s")
     if clock.deadline is not None and clock.remind >= clock.deadline:
         problems.append(
-            f"the reminder ({format_duration(clock.remind)} before the deadline) must come after the turn starts (deadline {format_duration(clock.deadline)})"
+            f"the reminder ({format_duration(clock.remind)} before the deadline) must come after the turn starts "
+            f"(deadline {format_duration(clock.deadline)})"
         )
     if problems:
         raise verdict.Refused(problems)
@@ -157,17 +158,19 @@ def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Cloc
             fields.update(grace=0, remind=0, wait=False)
         new = check_clock(
             Clock(fields["deadline"], int(fields["grace"] or 0), int(fields["remind"] or 0), bool(fields["wait"]))
-        )  # type: ignore[arg-type]
+        )
         params = {"game": game_id, "deadline": new.deadline, "grace": new.grace, "remind": new.remind, "wait": new.wait}
         if (
             tx.run(
-                "UPDATE game_clock SET deadline = :deadline, grace = :grace, remind = :remind, wait = :wait WHERE game_id = :game",
+                "UPDATE game_clock SET deadline = :deadline, grace = :grace, remind = :remind, wait = :wait "
+                "WHERE game_id = :game",
                 params,
             )
             == 0
         ):
             tx.run(
-                "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
+                "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, "
+                ":grace, :remind, :wait)",
                 params,
             )
         return new
@@ -264,7 +267,8 @@ def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, ga
                 if notices.queue_late_notice(tx, game_id, t.k, t.awaiting, t.label, t.deadline, t.grace_until):
                     made += 1
                     log(
-                        f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline {_when(t.deadline)} (grace until {_when(t.grace_until)})"
+                        f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline "
+                        f"{_when(t.deadline)} (grace until {_when(t.grace_until)})"
                     )
     return made
 
@@ -273,7 +277,8 @@ def clocked_games(engine: Engine) -> list[str]:
     """The games not over that have a deadline (the only ones a notice can be due for)."""
     with transaction(engine, write=False) as tx:
         rows = tx.all(
-            "SELECT g.id FROM game g JOIN game_clock c ON c.game_id = g.id WHERE g.over = :over AND c.deadline IS NOT NULL ORDER BY g.id",
+            "SELECT g.id FROM game g JOIN game_clock c ON c.game_id = g.id WHERE g.over = :over AND c.deadline "
+            "IS NOT NULL ORDER BY g.id",
             {"over": False},
         )
     return [r[0] for r in rows]
@@ -284,7 +289,8 @@ def _record_late(t: Timing, now: datetime) -> Callable[[Tx, resolve.ProcessOutco
         if made.resolved != t.k or not made.nmr or t.deadline is None or t.grace_until is None:
             return
         tx.run(
-            "INSERT INTO late_turn (game_id, k, deadline, grace_until, resolved_at, sides) VALUES (:game, :k, :deadline, :grace, :at, :sides)",
+            "INSERT INTO late_turn (game_id, k, deadline, grace_until, resolved_at, sides) VALUES (:game, :k, "
+            ":deadline, :grace, :at, :sides)",
             {
                 "game": t.game_id,
                 "k": t.k,
@@ -312,7 +318,8 @@ def resolution_step(
         if outcome.resolved is not None:
             nmr = f", no moves received from {', '.join(outcome.nmr)} (deadline passed)" if outcome.nmr else ""
             log(
-                f"{game_id}: resolution {outcome.resolved} ({outcome.label}){nmr}{', game over' if outcome.over else ''}"
+                f"{game_id}: resolution {outcome.resolved} "
+                f"({outcome.label}){nmr}{', game over' if outcome.over else ''}"
             )
         for problem in outcome.problems:
             log(f"{problem}")

@@ -139,12 +139,14 @@ def _setting_problems(
     for option in options:
         if option not in known_options:
             problems.append(
-                f"unknown option {option!r} for {rules_id} (options: {', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}"
+                f"unknown option {option!r} for {rules_id} (options: "
+                f"{', '.join(sorted(known_options)) or 'none'}){did_you_mean(option, sorted(known_options))}"
             )
     for side in player_keys:
         if side not in info.sides:
             problems.append(
-                f"unknown side {side!r} in {rules_id}/{info.id} (sides: {', '.join(info.sides)}){did_you_mean(side, info.sides)}"
+                f"unknown side {side!r} in {rules_id}/{info.id} (sides: "
+                f"{', '.join(info.sides)}){did_you_mean(side, info.sides)}"
             )
     for side in info.sides:
         if side not in player_keys:
@@ -164,7 +166,8 @@ def _setting_problems(
             problems.append(f"--email {side}: {exc}")
     if not 2 <= chain_length <= 1_000_000:
         problems.append(
-            f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"
+            f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves "
+            "N-1 resolutions)"
         )
     return problems, parsed_keys
 
@@ -181,7 +184,8 @@ def _insert_players(
 
 def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
     tx.run(
-        "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, :remind, :wait)",
+        "INSERT INTO game_clock (game_id, deadline, grace, remind, wait) VALUES (:game, :deadline, :grace, "
+        ":remind, :wait)",
         {"game": game_id, "deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
     )
 
@@ -189,7 +193,8 @@ def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
 def _insert_game(tx: Tx, game: store.GameState, options: list[str], initial: str) -> None:
     """The game's row, every column as the ORM's ``Game`` writes it."""
     tx.run(
-        "INSERT INTO game (id, rules, scenario, options, created, seed, seed_checkpoints, chain_length, anchor, initial_position,"
+        "INSERT INTO game (id, rules, scenario, options, created, seed, seed_checkpoints, chain_length, anchor, "
+        "initial_position,"
         " initial_state_hash, current_k, next_k, state_hash, over, result)"
         " VALUES (:id, :rules, :scenario, :options, :created, :seed, :checkpoints, :chain_length, :anchor, :initial,"
         " :initial_hash, :current_k, :next_k, :state_hash, :over, :result)",
@@ -237,7 +242,8 @@ def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT
     if not 2 <= chain_length <= 1_000_000:
         raise Refused(
             [
-                f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N serves N-1 resolutions)"
+                f"dice chain length {chain_length} refused: it must be between 2 and 1,000,000 (a chain of N "
+                "serves N-1 resolutions)"
             ]
         )
     with transaction(engine) as tx:
@@ -292,7 +298,8 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
             tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)[0], to_k, discarded
         )  # type: ignore[index]
         tx.run(
-            "UPDATE resolution SET active = :inactive, rollback_id = :rollback WHERE game_id = :game AND active = :active AND k > :to_k",
+            "UPDATE resolution SET active = :inactive, rollback_id = :rollback WHERE game_id = :game AND active "
+            "= :active AND k > :to_k",
             {**params, "inactive": False, "active": True, "rollback": record.id},
         )
         set_aside, resolved, queued = (
@@ -315,7 +322,8 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
         ruleset = find_ruleset(game.rules)
         outcome = ruleset.outcome(position)
         tx.run(
-            "UPDATE game SET current_k = :to_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
+            "UPDATE game SET current_k = :to_k, state_hash = :state_hash, over = :over, result = :result WHERE "
+            "id = :game",
             {
                 **params,
                 "state_hash": state_hash,
@@ -345,7 +353,8 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
         if side not in due:
             raise Refused(
                 [
-                    f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for resolution {game.next_k}"
+                    f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for "
+                    f"resolution {game.next_k}"
                 ]
             )
         if bot is None:

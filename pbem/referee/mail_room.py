@@ -43,7 +43,10 @@ if TYPE_CHECKING:
 
 def _understood(checked: verdict.Checked) -> tuple[str, ...]:
     count = len(checked.orders)
-    head = f"{checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}: {count} {'order' if count == 1 else 'orders'}"
+    head = (
+        f"{checked.game_id}, {checked.side}, resolution {checked.turn} - {checked.label}: {count} "
+        f"{'order' if count == 1 else 'orders'}"
+    )
     return (head, *(f"line {o.line + checked.turn_file.body_offset}: {o.order}" for o in checked.orders))
 
 
@@ -86,7 +89,8 @@ class StoreLedger:
             else:
                 lines = tuple(problems)
             tx.run(
-                "INSERT INTO intake_part (digest, part, accepted, lines, game_id, side) VALUES (:d, :p, :a, :l, :g, :s)",
+                "INSERT INTO intake_part (digest, part, accepted, lines, game_id, side) VALUES (:d, :p, :a, :l, "
+                ":g, :s)",
                 {
                     "d": digest,
                     "p": source,

@@ -173,7 +173,10 @@ def queue_player_notice(
     made = 0
     addresses = player_addresses(tx, game_id)
     text = "; ".join(what)
-    body = f"Game {game_id}: the referee changed the {side} side's registration: {text}.\nThe change is recorded in the game's archive.\n"
+    body = (
+        f"Game {game_id}: the referee changed the {side} side's registration: {text}.\nThe change is recorded in "
+        "the game's archive.\n"
+    )
     for other, addr in addresses.items():
         extra = list(also) if other == side else []
         made += _notice(

@@ -81,7 +81,8 @@ def change_player(
         set_aside = 0
         if change["public_key"] is not None:
             set_aside = tx.run(
-                "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND side = :side AND status = :queued",
+                "UPDATE submission SET status = :set_aside WHERE game_id = :game AND turn = :k AND side = :side "
+                "AND status = :queued",
                 {
                     **params,
                     "k": game.next_k,
@@ -91,14 +92,16 @@ def change_player(
             )
             if set_aside:
                 what.append(
-                    f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write and sign new orders with the new key"
+                    f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write "
+                    "and sign new orders with the new key"
                 )
         tx.run(
             "UPDATE player SET email = :email, public_key = :key WHERE game_id = :game AND side = :side",
             {**params, "email": change["email"] or old_email, "key": change["public_key"] or old_key},
         )
         tx.run(
-            "INSERT INTO player_change (game_id, side, from_k, at, email, previous_email, public_key, previous_public_key)"
+            "INSERT INTO player_change (game_id, side, from_k, at, email, previous_email, public_key, "
+            "previous_public_key)"
             " VALUES (:game, :side, :from_k, :at, :email, :previous_email, :public_key, :previous_public_key)",
             {**params, **change, "from_k": game.next_k, "at": store.utcnow()},
         )

@@ -112,7 +112,8 @@ def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]
         except keys.KeyFileError as exc:
             raise Refused(
                 [
-                    f"the {side} side's registered key is refused: {exc}; the referee registers a new one with 'pbem player {game_id} {side} --key FILE'"
+                    f"the {side} side's registered key is refused: {exc}; the referee registers a new one with "
+                    f"'pbem player {game_id} {side} --key FILE'"
                 ]
             ) from None
     return roster
@@ -196,7 +197,8 @@ def judge(
     if tf.state != game.state_hash:
         raise Refused(
             [
-                f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your orders against the latest report"
+                f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your "
+                "orders against the latest report"
             ]
         )
     ruleset = find_ruleset(game.rules)
@@ -204,7 +206,8 @@ def judge(
     if tf.side not in due:
         raise Refused(
             [
-                f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} for resolution {game.next_k}"
+                f"it is not the {tf.side} side's turn in game {game.id}: awaiting {', '.join(due) or 'nobody'} "
+                f"for resolution {game.next_k}"
             ]
         )
     try:
@@ -227,7 +230,8 @@ def _check_signature(
         if required:
             raise Refused(
                 [
-                    f"turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n {sshsig.NAMESPACE})"
+                    "turn file is not signed: sign it with 'pbem sign FILE --key KEY' (or ssh-keygen -Y sign -n "
+                    f"{sshsig.NAMESPACE})"
                 ]
             )
         return
@@ -267,7 +271,10 @@ def wrong_resolution(
         return f"the turn file is for resolution {k}, which is not due yet: {now}"
     rb = rollback_of(k)
     if rb is not None:
-        return f"the turn file is for resolution {k}, which was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {now}"
+        return (
+            f"the turn file is for resolution {k}, which was set aside by a rollback on {rb.at:%Y-%m-%d %H:%M} "
+            f"UTC (back to resolution {rb.to_k}): {now}"
+        )
     return f"the turn file is for resolution {k}, which is already resolved: {now}"
 
 
@@ -283,11 +290,20 @@ def seen_before(earlier: store.EarlierCopy, rollback: str = "") -> str:
             return f"this turn file is already queued for resolution {earlier.turn} (received {when}); nothing to do"
         case store.SubmissionStatus.SUPERSEDED:
             replaced = f"{earlier.replaced:%Y-%m-%d %H:%M} UTC" if earlier.replaced else "a later date"
-            return f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new file to change your orders"
+            return (
+                f"this turn file was superseded on {replaced} by a newer file from the same side; sign a new "
+                "file to change your orders"
+            )
         case _:
             if rollback:
-                return f"this turn file (received {when}, for resolution {earlier.turn}) was set aside by a rollback on {rollback}; write and sign new orders against the latest report"
-            return f"this turn file (received {when}) was set aside, by a rollback or a new key for its side; write and sign new orders against the latest report"
+                return (
+                    f"this turn file (received {when}, for resolution {earlier.turn}) was set aside by a "
+                    f"rollback on {rollback}; write and sign new orders against the latest report"
+                )
+            return (
+                f"this turn file (received {when}) was set aside, by a rollback or a new key for its side; write "
+                "and sign new orders against the latest report"
+            )
 
 
 def _chain_link(tx: Tx, game: store.GameState, k: int) -> tuple[str, int, str, int] | None:
@@ -361,7 +377,7 @@ _orders_read: dict[bytes, Orders] = {}
 def _remember_orders(message: bytes, orders: Orders) -> None:
     """The orders a turn file's verdict parsed from ``message`` (parsing is a pure
     function of the bytes, and orders are immutable): a process that submits and
-    then resolves a file parses it once (issue 14).  The last ``ORDERS_KEPT``."""
+    then resolves a file parses it once (since the speed work).  The last ``ORDERS_KEPT``."""
     if len(_orders_read) >= ORDERS_KEPT:
         del _orders_read[next(iter(_orders_read))]  # the oldest
     _orders_read[message] = orders
@@ -384,7 +400,8 @@ def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
     if problems:  # cannot happen either: parsed at submit
         raise Refused(
             [
-                f"queued {queued.side} file no longer readable: {Problem(p.line + tf.body_offset if p.line else 0, p.message)}"
+                f"queued {queued.side} file no longer readable: "
+                f"{Problem(p.line + tf.body_offset if p.line else 0, p.message)}"
                 for p in problems
             ]
         )

@@ -55,7 +55,8 @@ TABLES: dict[
     "battle_round": (
         lambda e: ("battle", e.get("city"), e.get("origin")),
         lambda e: (
-            f"Battle of {e.get('city')}: {e.get('attacker')} attacks from {e.get('origin')}, {e.get('defender')} defends"
+            f"Battle of {e.get('city')}: {e.get('attacker')} attacks from {e.get('origin')}, {e.get('defender')} "
+            "defends"
         ),
         [
             ("round", _get("round")),

@@ -26,7 +26,8 @@ def _open(title: str) -> list[str]:
     return [
         f'<svg xmlns="{SVG_NS}" viewBox="0 0 {_W} {_H}" role="img" aria-label={quoteattr(title)} class="chart">',
         f"<title>{escape(title)}</title>",
-        f'<text x="{_W / 2:g}" y="18" text-anchor="middle" font-size="13" font-family="sans-serif">{escape(title)}</text>',
+        f'<text x="{_W / 2:g}" y="18" text-anchor="middle" font-size="13" '
+        f'font-family="sans-serif">{escape(title)}</text>',
     ]
 
 
@@ -57,7 +58,8 @@ def histogram_svg(values: Sequence[int], sides: int, title: str | None = None) -
     for tick in (0, top / 2, top):
         y = _TOP + plot_h - plot_h * tick / top
         parts.append(
-            f'<text x="{_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10" font-family="sans-serif">{tick:g}</text>'
+            f'<text x="{_LEFT - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10" '
+            f'font-family="sans-serif">{tick:g}</text>'
         )
     label_every = 1 if sides <= 20 else (sides + 19) // 20
     for face in range(1, sides + 1):
@@ -65,12 +67,14 @@ def histogram_svg(values: Sequence[int], sides: int, title: str | None = None) -
         h = plot_h * count / top
         x = _LEFT + (face - 1) * slot
         parts.append(
-            f'<rect x="{x + slot * 0.1:.1f}" y="{_TOP + plot_h - h:.1f}" width="{slot * 0.8:.1f}" height="{h:.1f}" fill="{PALETTE[0]}">'
+            f'<rect x="{x + slot * 0.1:.1f}" y="{_TOP + plot_h - h:.1f}" width="{slot * 0.8:.1f}" '
+            f'height="{h:.1f}" fill="{PALETTE[0]}">'
             f"<title>{face}: {count}</title></rect>"
         )
         if (face - 1) % label_every == 0 or face == sides:
             parts.append(
-                f'<text x="{x + slot / 2:.1f}" y="{_TOP + plot_h + 14}" text-anchor="middle" font-size="10" font-family="sans-serif">{face}</text>'
+                f'<text x="{x + slot / 2:.1f}" y="{_TOP + plot_h + 14}" text-anchor="middle" font-size="10" '
+                f'font-family="sans-serif">{face}</text>'
             )
     if values:
         y = _TOP + plot_h - plot_h * expected / top
@@ -79,7 +83,8 @@ def histogram_svg(values: Sequence[int], sides: int, title: str | None = None) -
             f"<title>fair die: {expected:.1f} each</title></line>"
         )
     parts.append(
-        f'<text x="{_W / 2:g}" y="{_H - 4}" text-anchor="middle" font-size="10" font-family="sans-serif">face (dashed: a fair die\'s average)</text>'
+        f'<text x="{_W / 2:g}" y="{_H - 4}" text-anchor="middle" font-size="10" font-family="sans-serif">face '
+        "(dashed: a fair die's average)</text>"
     )
     parts.append("</svg>")
     return "".join(parts)
@@ -111,15 +116,18 @@ def line_chart_svg(series: Mapping[str, Sequence[tuple[int, int]]], title: str =
     parts.append(f'<line x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{_TOP + plot_h}" stroke="#444"/>')
     for tick in sorted({y_low, (y_low + y_top) / 2, y_top}):
         parts.append(
-            f'<text x="{_LEFT - 4}" y="{sy(tick) + 4:.1f}" text-anchor="end" font-size="10" font-family="sans-serif">{tick:g}</text>'
+            f'<text x="{_LEFT - 4}" y="{sy(tick) + 4:.1f}" text-anchor="end" font-size="10" '
+            f'font-family="sans-serif">{tick:g}</text>'
         )
     for tick in sorted({x0, x1, (x0 + x1) // 2}):
         parts.append(
-            f'<text x="{sx(tick):.1f}" y="{_TOP + plot_h + 14}" text-anchor="middle" font-size="10" font-family="sans-serif">{tick:g}</text>'
+            f'<text x="{sx(tick):.1f}" y="{_TOP + plot_h + 14}" text-anchor="middle" font-size="10" '
+            f'font-family="sans-serif">{tick:g}</text>'
         )
     if x_label:
         parts.append(
-            f'<text x="{_W - _RIGHT}" y="{_TOP + plot_h + 26}" text-anchor="end" font-size="10" font-family="sans-serif">{escape(x_label)}</text>'
+            f'<text x="{_W - _RIGHT}" y="{_TOP + plot_h + 26}" text-anchor="end" font-size="10" '
+            f'font-family="sans-serif">{escape(x_label)}</text>'
         )
     legend_y = _TOP + plot_h + 40
     for i, (name, pts) in enumerate(series.items()):
@@ -127,11 +135,13 @@ def line_chart_svg(series: Mapping[str, Sequence[tuple[int, int]]], title: str =
         ordered = sorted(pts)
         path = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in ordered)
         parts.append(
-            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"><title>{escape(name)}</title></polyline>'
+            f'<polyline points="{path}" fill="none" stroke="{colour}" '
+            f'stroke-width="2"><title>{escape(name)}</title></polyline>'
         )
         for x, y in ordered:
             parts.append(
-                f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{colour}"><title>{escape(name)} {x}: {y}</title></circle>'
+                f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{colour}"><title>{escape(name)} {x}: '
+                f"{y}</title></circle>"
             )
         lx = _LEFT + (i % 3) * (plot_w / 3)
         ly = legend_y + 14 * (i // 3)

@@ -66,7 +66,10 @@ def report_subject(data: ReportData) -> str:
     """``[pbem G] resolution 7 - 1837, turn 3: your move`` (or ``...: report`` /
     ``...: game over``; ``[pbem G] rollback to resolution 2: resolution 6 awaited``)."""
     if any(r.awaits for r in data.rollbacks):
-        return f"[pbem {data.game_id}] rollback to resolution {data.k}: resolution {data.next_k} - {data.next_label} awaited"
+        return (
+            f"[pbem {data.game_id}] rollback to resolution {data.k}: resolution {data.next_k} - "
+            f"{data.next_label} awaited"
+        )
     if data.over:
         return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: game over"
     if data.your_move:

@@ -70,7 +70,7 @@ class HistoryLine(NamedTuple):
 def active_history(tx: Tx, game_id: str) -> list[HistoryLine]:
     """The active resolutions' numbers, labels and hashes, without their positions
     and events (a report lists them; reading every whole row made each report
-    cost more the longer the game, issue 14)."""
+    cost more the longer the game, before the speed work)."""
     rows = tx.all(
         "SELECT k, label, state_hash FROM resolution WHERE game_id = :game AND active = :active ORDER BY k",
         {"game": game_id, "active": True},
@@ -92,7 +92,8 @@ def resolution_and_reveal_before(tx: Tx, game_id: str, k: int) -> tuple[Resoluti
     """Resolution ``k``'s whole row and the reveal of resolution ``k - 1`` (active
     or set aside: a dice chain runs over both), in one statement."""
     rows = tx.all(
-        "SELECT k, label, CASE WHEN k = :k THEN position END, state_hash, previous_state_hash, CASE WHEN k = :k THEN events END, reveal"
+        "SELECT k, label, CASE WHEN k = :k THEN position END, state_hash, previous_state_hash, CASE WHEN k = :k "
+        "THEN events END, reveal"
         " FROM resolution WHERE game_id = :game AND k IN (:k, :before)",
         {"game": game_id, "k": k, "before": k - 1},
     )

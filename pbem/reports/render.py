@@ -3,7 +3,7 @@
 The templates live in ``templates/`` (Jinja): the report is ``report.html.j2``
 and ``report.txt.j2``, with the parts every reader of one resolution sees alike
 in ``report_parts.html.j2`` and ``report_parts.txt.j2`` (rendered once per
-resolution, issue 14); the audit page, the site's pages and mail receipts are
+resolution, before the speed work); the audit page, the site's pages and mail receipts are
 there too.  Compiled templates are kept between processes
 (:mod:`pbem.reports.template_cache`).  HTML templates (``*.html.j2``) are autoescaped:
 every string from the game (side names, unit names, emails, order lines, event
@@ -315,7 +315,7 @@ class Shared:
     """What the reports of one resolution show alike whoever reads them (its
     events as blocks, its dice and their proof, the footer, the position file's
     link), worked out and rendered (``report_parts.*.j2``) once for all its
-    readers' HTML and text reports (issue 14).
+    readers' HTML and text reports (since the speed work).
     A report of another resolution, or of other data, gets its own
     (:meth:`serves`)."""
 

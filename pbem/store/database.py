@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
+# 2: game.seed_checkpoints; 3: dice_chain (extensions), and the new tables house_table (house tables); outbox,
+# intake, intake_part, game_clock, late_turn, player_change (the referee as a service); site (the game's site)
+SCHEMA_VERSION = 3
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {

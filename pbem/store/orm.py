@@ -274,7 +274,7 @@ class HouseTable(SQLModel, table=True):
     checked table as canonical JSON and its SHA-256.  The same data rides in the
     game's opening position, so the position hashes cover it."""
 
-    __tablename__ = "house_table"  # type: ignore[assignment]
+    __tablename__ = "house_table"
     __table_args__ = (UniqueConstraint("game_id", "name"),)
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)
@@ -323,7 +323,8 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, c
         ) from None
     except ImportError as exc:
         raise StoreError(
-            f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install 'pbem[postgres]'"
+            f"--db {shown!r}: its database driver is not installed ({exc}); for PostgreSQL: pip install "
+            "'pbem[postgres]'"
         ) from None
     except ArgumentError as exc:
         raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None

@@ -47,7 +47,7 @@ def parsed_position(text: str) -> dict[str, Any]:
 
     Checking a turn file, the look before a resolution and the resolution itself
     read the same position: its JSON is parsed once per process, and each later
-    read is a ``marshal`` copy of that parse, several times faster (issue 14: three
+    read is a ``marshal`` copy of that parse, several times faster (before the speed work, three
     parses per resolution).  Keyed by the whole text, so a changed row is parsed
     afresh; the last ``POSITIONS_KEPT`` positions are kept."""
     kept = _positions.get(text)
@@ -137,7 +137,8 @@ def claim_game(tx: Tx, game_id: str) -> bool:
 def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
     """The sides with a file queued for ``turn``, in order."""
     rows = tx.all(
-        "SELECT DISTINCT side FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued ORDER BY side",
+        "SELECT DISTINCT side FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued ORDER "
+        "BY side",
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
     return [r[0] for r in rows]
@@ -243,7 +244,8 @@ def queue_submission(
     """Queue a checked turn file; an earlier one of the same side for the same turn
     is superseded.  Returns how many were superseded."""
     superseded = tx.run(
-        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND status = :queued",
+        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND "
+        "status = :queued",
         {
             "superseded": SubmissionStatus.SUPERSEDED.name,
             "queued": SubmissionStatus.QUEUED.name,
@@ -304,7 +306,8 @@ class QueuedFile(NamedTuple):
 
 def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
     rows = tx.all(
-        "SELECT id, side, message FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued ORDER BY side, id",
+        "SELECT id, side, message FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued "
+        "ORDER BY side, id",
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
     return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
@@ -327,7 +330,8 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
     """Write a resolution, its rolls (``idx``, ``sides``, ``value``, ``purpose``),
     mark the files it resolved, and move the game on to it."""
     tx.run(
-        "INSERT INTO resolution (game_id, k, label, position, state_hash, previous_state_hash, events, reveal, nmr, created, active)"
+        "INSERT INTO resolution (game_id, k, label, position, state_hash, previous_state_hash, events, reveal, "
+        "nmr, created, active)"
         " VALUES (:game, :k, :label, :position, :state_hash, :previous, :events, :reveal, :nmr, :created, :active)",
         {
             "game": new.game_id,
@@ -345,7 +349,8 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
     )
     if rolls:
         tx.run_many(
-            "INSERT INTO roll (game_id, k, idx, sides, value, purpose) VALUES (:game, :k, :idx, :sides, :value, :purpose)",
+            "INSERT INTO roll (game_id, k, idx, sides, value, purpose) VALUES (:game, :k, :idx, :sides, :value, "
+            ":purpose)",
             [{"game": new.game_id, "k": new.k, **roll} for roll in rolls],
         )
     for submission_id in resolved_ids:
@@ -354,7 +359,8 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
             {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id},
         )
     tx.run(
-        "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = :result WHERE id = :game",
+        "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = "
+        ":result WHERE id = :game",
         {
             "k": new.k,
             "next_k": new.k + 1,

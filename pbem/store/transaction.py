@@ -39,7 +39,10 @@ def sqlite_datetime(value: datetime) -> str:
     """SQLAlchemy's own text form of a timestamp on SQLite (its ``DATETIME``
     storage format), so rows written here read back through the ORM exactly like
     rows it wrote (tests/test_transaction.py compares the two)."""
-    return f"{value.year:04d}-{value.month:02d}-{value.day:02d} {value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}"
+    return (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d} "
+        f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}.{value.microsecond:06d}"
+    )
 
 
 def sqlite_pragmas(conn: sqlite3.Connection) -> None:
@@ -89,7 +92,7 @@ Database = Union["Engine", SqliteFile, "PgDatabase"]
 def _sqlite_params(params: Params) -> Params:
     for value in params.values():  # a plain loop: a generator per statement cost more than the statement's other Python
         if isinstance(value, datetime):
-            return {k: sqlite_datetime(v) if isinstance(v, datetime) else v for k, v in params.items()}  # type: ignore[misc]
+            return {k: sqlite_datetime(v) if isinstance(v, datetime) else v for k, v in params.items()}
     return params
 
 

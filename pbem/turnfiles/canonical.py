@@ -1,4 +1,4 @@
-"""Canonical JSON and the position hash (DESIGN: "Positions")."""
+"""Canonical JSON and the position hash (docs/design.md, "Positions")."""
 
 from __future__ import annotations
 

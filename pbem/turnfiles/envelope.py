@@ -1,9 +1,11 @@
-"""The turn file envelope (DESIGN.md, "Turn file").
+"""The turn file envelope (docs/design.md, "Turn file").
 
 UTF-8 text, LF line ends (CRLF read as LF); a header of ``key: value`` lines, a
 blank line, one order per line; ``#`` starts a comment; at most 64 KiB.
 
->>> tf = parse_turn_file(b"game: g1\\nrules: farrapos\\nside: republic\\nturn: 1\\nstate: " + b"0" * 64 + b"\\n\\n# nothing\\n")
+>>> tf = parse_turn_file(
+...     b"game: g1\\nrules: farrapos\\nside: republic\\nturn: 1\\nstate: " + b"0" * 64 + b"\\n\\n# nothing\\n"
+... )
 >>> tf.game, tf.side, tf.turn, tf.body_offset
 ('g1', 'republic', 1, 6)
 """
@@ -94,7 +96,8 @@ def parse_turn_file(data: bytes) -> TurnFile:
             problems.append(
                 Problem(
                     number,
-                    f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from the orders)",
+                    f"header line {line[:60]!r} is not 'key: value' (a blank line must separate the header from "
+                    "the orders)",
                 )
             )
             continue

@@ -1,4 +1,4 @@
-"""OpenSSH keys: generate, load, and the public key as a value (DESIGN: "Signatures").
+"""OpenSSH keys: generate, load, and the public key as a value (docs/design.md, "Signatures").
 
 Players sign turn files with ordinary OpenSSH keys. `pbem keygen` writes an Ed25519
 pair in the same files `ssh-keygen -t ed25519` does; keys made by `ssh-keygen`

@@ -6,11 +6,13 @@ verdict offline, with no database: the file holds what the referee's check reads
 of the game (rules, the turn it waits for, the position and its hash, who is due,
 each side's public key).  Nothing secret is in it: no dice seed, no reveal.
 
-The position inside hashes (canonical JSON, DESIGN.md "Positions") to ``state``,
+The position inside hashes (canonical JSON, docs/design.md, "Positions") to ``state``,
 the hash a turn file written against it carries in its header; :func:`load`
 refuses a file where the two disagree.
 
->>> f = PositionFile("g1", "farrapos", "campaign", (), 3, 4, "1836, turn 1", position_hash({"a": 1}), False, None, {}, {"a": 1})
+>>> f = PositionFile(
+...     "g1", "farrapos", "campaign", (), 3, 4, "1836, turn 1", position_hash({"a": 1}), False, None, {}, {"a": 1}
+... )
 >>> load(f.to_text().encode()).state == f.state, file_name("g1", 3)
 (True, 'g1-r3.position.json')
 """
@@ -101,7 +103,8 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         found = raw.get("format") if isinstance(raw, dict) else None
         raise PositionFileError(
-            f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json attached to a report)"
+            f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json "
+            "attached to a report)"
         )
     try:
         players = {str(p["side"]): str(p["public_key"]) for p in raw["players"]}
@@ -123,6 +126,7 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
         raise PositionFileError(f"{name}: position file lacks or garbles {exc}") from None
     if not isinstance(loaded.position, dict) or position_hash(loaded.position) != loaded.state_hash:
         raise PositionFileError(
-            f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after the referee wrote it"
+            f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after "
+            "the referee wrote it"
         )
     return loaded

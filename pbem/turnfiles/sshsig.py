@@ -1,4 +1,4 @@
-"""SSHSIG signatures, as OpenSSH writes them (`PROTOCOL.sshsig`; DESIGN: "Signatures").
+"""SSHSIG signatures, as OpenSSH writes them (`PROTOCOL.sshsig`; docs/design.md, "Signatures").
 
 A turn file is signed with `ssh-keygen -Y sign -f KEY -n pbem FILE` or `pbem sign`;
 both write the same armored block, and each checks the other's. The signed message
@@ -193,7 +193,7 @@ def _verify_rsa_or_ecdsa(key: CryptoPublicKey, raw: bytes, data: bytes, digest: 
     if isinstance(key, rsa.RSAPublicKey):
         key.verify(raw, data, padding.PKCS1v15(), digest)  # type: ignore[arg-type]
     else:
-        key.verify(_ecdsa_der(raw), data, ec.ECDSA(digest))  # type: ignore[arg-type,union-attr]
+        key.verify(_ecdsa_der(raw), data, ec.ECDSA(digest))
 
 
 def _ecdsa_der(raw: bytes) -> bytes:

@@ -190,7 +190,10 @@ def _battle_result(
         result = f"every attacking MU is lost; the {SIDE_NAMES[defender]} holds {name}"
         winner_side = defender
     else:
-        result = f"the {SIDE_NAMES[side]} stops the attack and keeps his MU in {board.name(attack.origin)}; the {SIDE_NAMES[defender]} holds {name}"
+        result = (
+            f"the {SIDE_NAMES[side]} stops the attack and keeps his MU in {board.name(attack.origin)}; the "
+            f"{SIDE_NAMES[defender]} holds {name}"
+        )
         winner_side = defender
     return occupants, result, winner_side
 

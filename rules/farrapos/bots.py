@@ -6,6 +6,7 @@ result with ``validate_orders`` before returning it.
 from __future__ import annotations
 
 import random
+from typing import cast
 
 from pbem.rules.base import OrderLine, Orders
 from pbem.rules.farrapos.battle import column_value, under_siege
@@ -64,7 +65,7 @@ def random_orders(position: Position, side: str, rng: random.Random) -> str:
     orders: list[Order] = []
     work = clone(position)
     if kind is Attack:
-        chosen = rng.choice(by_kind[Attack])
+        chosen = cast(Attack, rng.choice(by_kind[Attack]))  # by_kind[Attack] holds only attacks
         units = _subset(rng, mu_in(view, side, chosen.origin))
         decision = rng.choice(
             [
@@ -75,10 +76,10 @@ def random_orders(position: Position, side: str, rng: random.Random) -> str:
         )
         orders.append(Attack(chosen.target, chosen.origin, tuple(units), decision))
     elif kind is Invade:
-        chosen = rng.choice(by_kind[Invade])
-        units = _subset(rng, mu_in(view, side, chosen.origin))
-        orders.append(Invade(chosen.target, chosen.origin, tuple(units)))
-        apply_movement(work, units, chosen.origin, chosen.target, side)
+        invasion = cast(Invade, rng.choice(by_kind[Invade]))
+        units = _subset(rng, mu_in(view, side, invasion.origin))
+        orders.append(Invade(invasion.target, invasion.origin, tuple(units)))
+        apply_movement(work, units, invasion.origin, invasion.target, side)
     elif kind is Move:
         used: set[str] = set()
         for _ in range(rng.randint(1, 3)):

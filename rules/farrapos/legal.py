@@ -73,7 +73,8 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
 
     >>> from pbem.rules.farrapos.setup import opening_position
     >>> view = View(opening_position("campaign", ()))
-    >>> sorted(move_destinations(view, "republic", "bage", ["inf-5"]))  # MF 2; piratini, cacapava, dom-pedrito are linked
+    >>> # MF 2; piratini, cacapava, dom-pedrito are linked
+    >>> sorted(move_destinations(view, "republic", "bage", ["inf-5"]))
     ['cachoeira', 'cangucu', 'encruzilhada', 'jaguarao', 'livramento', 'pelotas', 'sao-gabriel']
     >>> move_destinations(view, "republic", "pelotas", ["inf-3", "art-2"])  # MF 1: only linked cities in reach
     []
@@ -202,7 +203,8 @@ def check_names(view: View, side: str, order: object) -> None:
         if not mu_in(view, side, order.origin):
             origins = view.cities_with_mu(side)
             raise IllegalOrderError(
-                f"the {name} has no MU in {order.origin}; it has MU in: {_list(origins)}{did_you_mean(order.origin, origins)}"
+                f"the {name} has no MU in {order.origin}; it has MU in: "
+                f"{_list(origins)}{did_you_mean(order.origin, origins)}"
             )
         _units_known(view, side, order.units, order.origin)
         if isinstance(order, Attack):
@@ -329,11 +331,13 @@ def check_move(view: View, side: str, order: Move, used: set[str]) -> None:
             slow = [u for u in order.units if view.factors(u).mf == mf]
             why = (
                 f" (a move, c, ends in a city with no direct link to its origin, so it is at least 2 path lines long; "
-                f"{_list(slow)} with MF {mf} {'enters' if len(slow) == 1 else 'enter'} a linked city only by an attack, a, or an invasion, b)"
+                f"{_list(slow)} with MF {mf} {'enters' if len(slow) == 1 else 'enter'} a linked city only by an "
+                "attack, a, or an invasion, b)"
             )
         raise IllegalOrderError(
             f"{_list(list(order.units))} cannot reach {order.destination} from {order.origin} within MF {mf} "
-            f"by path lines the {SIDE_NAMES[enemy(side)]} does not hold; they can reach: {_list(sorted(reachable))}{why}"
+            f"by path lines the {SIDE_NAMES[enemy(side)]} does not hold; they can reach: "
+            f"{_list(sorted(reachable))}{why}"
         )
 
 
@@ -508,7 +512,8 @@ def _check_after_action(
                 problems.append(
                     Problem(
                         line.line,
-                        f"a Militia deploys in a city of one's possession with no MU and no Militia; for the {SIDE_NAMES[side]} "
+                        "a Militia deploys in a city of one's possession with no MU and no Militia; for the "
+                        f"{SIDE_NAMES[side]} "
                         f"after this turn's action those are (or may be, after the battle): {_list(militia_allowed)}",
                     )
                 )

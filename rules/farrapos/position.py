@@ -32,7 +32,7 @@ def working_copy(position: Position) -> Position:
     engine changes in place is copied: each city, the standing loss orders, the
     Militia lost; every other value is shared, because the engine only ever
     replaces it (``work["reduced"] = ...``), so ``position`` is left as it was.  A
-    deep copy of the whole position was a third of a resolution (issue 14)."""
+    deep copy of the whole position was a third of a resolution (since the speed work)."""
     work = dict(position)
     work["cities"] = {city: {**data, "units": list(data["units"])} for city, data in position["cities"].items()}
     if "standing" in position:

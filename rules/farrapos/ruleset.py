@@ -81,7 +81,8 @@ class Farrapos(Ruleset):
                 SCENARIO,
                 "The Ragamuffin War, 1835-1845",
                 SIDES,
-                "The Republic Rio-Grandense against the Empire of Brazil, 11 Phases of 4 turns; the Republic moves first.",
+                "The Republic Rio-Grandense against the Empire of Brazil, 11 Phases of 4 turns; the Republic "
+                "moves first.",
             ),
         )
 
@@ -104,7 +105,7 @@ class Farrapos(Ruleset):
         lines = []
         for side in SIDES:
             value = int(position["vp"][side])
-            vp = breakdown(view, side)  # once per side (issue 14: it was worked out twice)
+            vp = breakdown(view, side)  # once per side (before the speed work, it was worked out twice)
             lines.append(ScoreLine(side, value, str(vp) if vp.total == value else f"{value} VP", what="VP"))
         return lines
 
@@ -165,13 +166,15 @@ class Farrapos(Ruleset):
         arrivals = view.arrivals_now(side)
         if arrivals:
             out.append(
-                f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: {' '.join(placement_cities(view, side))}"
+                f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: "
+                f"{' '.join(placement_cities(view, side))}"
                 " (or a city this turn's action takes)"
             )
         if view.militia_available(side):
             spots = militia_cities(view, side)
             out.append(
-                f"# Militia left: {view.militia_available(side)}; cities with no MU and no Militia now: {' '.join(spots) or 'none'}"
+                f"# Militia left: {view.militia_available(side)}; cities with no MU and no Militia now: "
+                f"{' '.join(spots) or 'none'}"
                 " (or a city this turn's action empties)"
             )
         if carry_allowed(view, side):

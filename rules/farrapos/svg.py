@@ -218,7 +218,7 @@ class _Drawing:
     """What the map of one board draws the same in every position, worked out once
     per board: the board and its path lines, each city's mark and name label in
     each of their looks (owner, held or not), the tracks and the key.  A render
-    only looks each city up and draws what moves (issue 14)."""
+    only looks each city up and draws what moves (since the speed work)."""
 
     at: dict[str, tuple[float, float]]
     labels: Placement
@@ -280,7 +280,8 @@ def _city_marks(board: Board, at: dict[str, tuple[float, float]]) -> dict[str, d
             (owner, occupied): "\n".join(
                 [
                     f'<g class="city" id={quoteattr("city-" + cid)}><title>{escape(city.name)}</title>'
-                    f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} stroke-width="{4 if occupied else 2}"/>',
+                    f'<circle cx="{x}" cy="{y}" r="12" fill={quoteattr(fill)} stroke={quoteattr(stroke)} '
+                    f'stroke-width="{4 if occupied else 2}"/>',
                     *tail,
                 ]
             )
@@ -301,7 +302,8 @@ def _city_names(
         city = board.cities[cid]
         lead = (
             [
-                f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" stroke-width="1"/>'
+                f'<line x1="{leader[0]}" y1="{leader[1]}" x2="{leader[2]}" y2="{leader[3]}" stroke="#777" '
+                'stroke-width="1"/>'
             ]
             if leader
             else []
@@ -344,8 +346,8 @@ def _track_boxes(px: int) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[s
         cx, y = px + (turn - 1) * 110, TURN_TRACK_Y + 8
         who = SIDE_NAMES["republic" if turn % 2 else "empire"]
         turns[turn] = tuple(
-            f'<rect x="{cx}" y="{y}" width="104" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>\n'
-            + _text(cx + 52, y + 14, f"{turn} {who}", 10, "middle", "bold" if current else "normal")
+            f'<rect x="{cx}" y="{y}" width="104" height="20" fill="{"#ffd966" if current else "#eee"}" '
+            'stroke="#888"/>\n' + _text(cx + 52, y + 14, f"{turn} {who}", 10, "middle", "bold" if current else "normal")
             for current in (False, True)
         )
     y = VP_TRACK_Y + 8
@@ -376,7 +378,8 @@ def _key(board: Board, px: int, y: float) -> tuple[str, float]:
     def sample(colour: str, dashed: bool, ring: bool = False) -> str:
         dash = ' stroke-dasharray="6 4"' if dashed else ""
         shape = (
-            f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} stroke-width="3"{dash} '
+            f'<line x1="{px}" y1="{y - 4}" x2="{px + 40}" y2="{y - 4}" stroke={quoteattr(colour)} '
+            f'stroke-width="3"{dash} '
             f'marker-end="url(#arrow)" opacity="0.8"/>'
         )
         if ring:
@@ -441,7 +444,8 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         )
     height = y + 24
     out[panel_at] = (
-        f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" fill="#fffdf6" stroke="#c9bb95"/>'
+        f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
+        'fill="#fffdf6" stroke="#c9bb95"/>'
     )
     focus, why = _focus(view, drawing, events)
     out[0] = (

@@ -44,7 +44,8 @@ TABLES = (
         "printed in part: row 1 (die 1) printed; rows 2-6 designed",
         'docs/rules/farrapos.md, "Battles"',
         (
-            'Rows by die (1-6), columns by Military Strength Index; a cell is the index (a whole number, 0 or more; "-" is 0).',
+            "Rows by die (1-6), columns by Military Strength Index; a cell is the index (a whole number, 0 or "
+            'more; "-" is 0).',
             "Row 1 is printed and cannot be changed; rows 2-6 are designed: replace them with the printed game's.",
         ),
     ),
@@ -115,7 +116,8 @@ def read_battle_table(data: Mapping[str, Any]) -> dict[str, Any]:
         for i, (mine, theirs) in enumerate(zip(rows[die - 1], printed[die - 1])):
             if mine != theirs:
                 raise TableError(
-                    f"row {die}, column {COLUMNS[i]}: {mine}, but the rulebook prints {theirs or '-'} (printed cells cannot be replaced)"
+                    f"row {die}, column {COLUMNS[i]}: {mine}, but the rulebook prints {theirs or '-'} (printed "
+                    "cells cannot be replaced)"
                 )
     return BattleTable(rows).to_data()
 

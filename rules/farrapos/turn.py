@@ -55,11 +55,20 @@ def _move_event(kind: str, side: str, units: tuple[str, ...], origin: str, desti
     verbs = {"move": "moves", "invade": "invades", "carry": "carries"}
     board = view.board
     if kind == "invade":
-        text = f"The {SIDE_NAMES[side]} invades {board.name(destination)} from {board.name(origin)} with {', '.join(units)}."
+        text = (
+            f"The {SIDE_NAMES[side]} invades {board.name(destination)} from {board.name(origin)} with "
+            f"{', '.join(units)}."
+        )
     elif kind == "carry":
-        text = f"The {SIDE_NAMES[side]} carries {', '.join(units)} by water from {board.name(origin)} to {board.name(destination)}."
+        text = (
+            f"The {SIDE_NAMES[side]} carries {', '.join(units)} by water from {board.name(origin)} to "
+            f"{board.name(destination)}."
+        )
     else:
-        text = f"The {SIDE_NAMES[side]} {verbs[kind]} {', '.join(units)} from {board.name(origin)} to {board.name(destination)}."
+        text = (
+            f"The {SIDE_NAMES[side]} {verbs[kind]} {', '.join(units)} from {board.name(origin)} to "
+            f"{board.name(destination)}."
+        )
     return {"type": kind, "text": text, "side": side, "units": list(units), "from": origin, "to": destination}
 
 
@@ -70,7 +79,8 @@ def _leave_note(work: Position, origin: str, side: str, view: View) -> list[Even
     return [
         {
             "type": "city_empty",
-            "text": f"{view.board.name(origin)} is left with no MU or Militia: it is empty and its VP are not recorded.",
+            "text": f"{view.board.name(origin)} is left with no MU or Militia: "
+            "it is empty and its VP are not recorded.",
             "city": origin,
             "side": side,
         }
@@ -121,7 +131,8 @@ def _actions(work: Position, side: str, orders: Orders, dice: Dice, start: View)
             events.append(
                 {
                     "type": "attack",
-                    "text": f"The {SIDE_NAMES[side]} attacks {board.name(order.target)} from {board.name(order.origin)} "
+                    "text": f"The {SIDE_NAMES[side]} attacks {board.name(order.target)} "
+                    f"from {board.name(order.origin)} "
                     f"with {', '.join(order.units)} ({order.decision}).",
                     "side": side,
                     "city": order.target,
@@ -233,7 +244,7 @@ def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
     """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
     events: list[Event] = []
     final = View(work)
-    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text (issue 14)
+    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text
     work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
         {
@@ -263,7 +274,7 @@ def resolve_turn(
     """The due side's turn.  Its orders are validated first and refused with
     :class:`IllegalOrderError`, unless ``validated`` says the caller has just
     validated them against this very position (``Farrapos.resolve_validated``:
-    the referee's ``process`` and the audit; issue 14, it was half an audit)."""
+    the referee's ``process`` and the audit; before the speed work it was half an audit)."""
     start = View(position)
     side = start.due_side()
     if side is None:

@@ -71,7 +71,7 @@ def advance_after_combat(
         return
     if not field.standing(field.side_of(d)).get("advance", False):
         return
-    for u, h in attacker_hexes.items():
+    for h in attacker_hexes.values():
         if h and not field.units_in(h) and _may_advance(field, d, h):
             _advance(field, d, h, "the defender advances after combat (9.11)")
             return

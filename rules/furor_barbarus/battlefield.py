@@ -75,7 +75,7 @@ class Battlefield:
         unit).  Told which unit changed, it keeps what that unit cannot affect: the
         zone of control of the enemies of ``side`` (``("zoc", side)``) depends only on
         the units of ``side``'s enemies, so a unit of the side that is moving leaves
-        its own side's cached enemy zone as it was (issue 14: clearing everything
+        its own side's cached enemy zone as it was (before the speed work, clearing everything
         made a movement phase work the zones out dozens of times).  ``was_side``:
         the unit's side before a change of side."""
         self._version += 1
@@ -96,7 +96,7 @@ class Battlefield:
     # --- reading -------------------------------------------------------------
     @property
     def units(self) -> dict[str, dict[str, Any]]:
-        return self.position["units"]  # type: ignore[no-any-return]
+        return self.position["units"]
 
     @property
     def turn(self) -> int:
@@ -200,7 +200,7 @@ class Battlefield:
         return int(self.position["losses"].get(side, 0))
 
     def standing(self, side: str) -> dict[str, Any]:
-        return self.position.setdefault("standing", {}).setdefault(side, {"advance": False, "losses": []})  # type: ignore[no-any-return]
+        return self.position.setdefault("standing", {}).setdefault(side, {"advance": False, "losses": []})
 
     # --- writing ---------------------------------------------------------------
     def add_event(self, type_: str, text: str, **data: Any) -> None:

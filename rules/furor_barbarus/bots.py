@@ -35,7 +35,7 @@ def legal_moves(field: Battlefield, side: str) -> list[MoveOrder]:
     """Every unit's every legal destination now (one path each)."""
     out = []
     for uid in field.on_map(side):
-        for h, path in sorted(reachable(field, uid).items()):
+        for _h, path in sorted(reachable(field, uid).items()):
             out.append(MoveOrder(uid, path))
     return out
 

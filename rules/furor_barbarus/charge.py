@@ -55,7 +55,10 @@ def charge_problem(field: Battlefield, uid: str, target_hex: str, path: list[str
         if side is not None and side.feature is Feature.STREAM and not side.bridged:
             return f"{uid} crosses the stream between {a} and {b} off the road: no charge (9.2)"
     if gm.terrain(target_hex) not in CHARGE_TARGET_TERRAIN:
-        return f"the charged unit is in {gm.terrain(target_hex).value} ({target_hex}): a charge needs clear, road or bridge (9.2)"
+        return (
+            f"the charged unit is in {gm.terrain(target_hex).value} ({target_hex}): a charge needs clear, road "
+            "or bridge (9.2)"
+        )
     return None
 
 

@@ -319,7 +319,8 @@ def declare(
             return [f"no unit at {target} to attack"], None
         enemies = sorted(u for u in field.on_map() if field.side_of(u) != side)
         return [
-            f"unknown unit {target!r}; the enemy units on the map are: {listing(enemies)}{did_you_mean(target, enemies)}"
+            f"unknown unit {target!r}; the enemy units on the map are: "
+            f"{listing(enemies)}{did_you_mean(target, enemies)}"
         ], None
     defender = field.principal(th)
     assert defender is not None

@@ -82,7 +82,7 @@ class Counter:
         return replace(self, **values)  # type: ignore[arg-type]
 
 
-def counter_from_dict(data: dict) -> Counter:  # type: ignore[type-arg]
+def counter_from_dict(data: dict) -> Counter:
     try:
         kind = UnitType(data["type"])
         marks = frozenset(Mark(m) for m in data.get("marks", []))

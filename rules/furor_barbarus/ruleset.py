@@ -107,7 +107,8 @@ class FurorBarbarus(Ruleset):
             known = self.library.scenario_ids()
             if scenario_id not in known and not scenario_id.startswith("test-"):
                 raise ValueError(
-                    f"unknown scenario {scenario_id!r} for {self.id} (scenarios: {', '.join(known)}){did_you_mean(scenario_id, known)}"
+                    f"unknown scenario {scenario_id!r} for {self.id} (scenarios: "
+                    f"{', '.join(known)}){did_you_mean(scenario_id, known)}"
                 )
             sc = self.library.scenario(scenario_id)
             return ScenarioInfo(sc.id, sc.title, sc.sides, str(sc.raw.get("description", "")))

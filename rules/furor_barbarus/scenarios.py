@@ -244,7 +244,7 @@ def load_scenario(path: Path | str) -> Scenario:
 @functools.lru_cache(maxsize=256)
 def _located(folders: tuple[Path, ...], kind: str, ident: str) -> Path:
     """The file of a scenario or map (``kind``), found once per process: the data
-    folders do not change while it runs (issue 14: every resolution looked again,
+    folders do not change while it runs (before the speed work, every resolution looked again,
     nine file-system calls each time).  A file not found is looked for again next
     time (``FileNotFoundError`` is not cached)."""
     for folder in folders:

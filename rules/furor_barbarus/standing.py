@@ -39,7 +39,10 @@ def standing_forms(field: Battlefield) -> list[str]:
 def standing_problem(field: Battlefield, side: str, order: StandingOrder) -> str | None:
     keys = standing_keys(field)
     if order.kind not in keys:
-        return f"unknown standing order {order.kind!r}; the standing orders are: {listing(keys)}{did_you_mean(order.kind, keys)}"
+        return (
+            f"unknown standing order {order.kind!r}; the standing orders are: "
+            f"{listing(keys)}{did_you_mean(order.kind, keys)}"
+        )
     allowed = keys[order.kind]
     if allowed:
         value = order.values[0] if order.values else ""

@@ -152,7 +152,7 @@ class _Drawing:
     def combat_hexes(self) -> list[str]:
         """Each combat's hex outlined in red, under the counters (it never crosses a label)."""
         out = ['<g class="combat-hexes">']
-        for n, e in self.combats():
+        for _n, e in self.combats():
             cx, cy = centre(e["hex"])
             out.append(
                 f'<polygon class="combat" points="{corners(cx, cy, SIZE - 2)}" fill="#d00000" fill-opacity="0.12" '
@@ -164,7 +164,7 @@ class _Drawing:
     def combat_marks(self) -> list[str]:
         """The attack arrows and the numbered badges, over the counters."""
         out = ['<g class="combats">']
-        for n, e in self.combats():
+        for _n, e in self.combats():
             cx, cy = centre(e["hex"])
             for fh in e.get("from_hexes") or []:
                 fx, fy = centre(fh)
@@ -200,14 +200,16 @@ class _Drawing:
         face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
         state = "reduced" if reduced else "full strength"
         out = [
-            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), {TYPE_WORDS.get(c.type.value, c.type.value)}, '
+            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
+            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, "
             f"{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>",
             f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
             f'stroke="{colour}" stroke-width="2"/>',
         ]
         if uid in self.attacking:
             out.append(
-                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" height="{h + 5:.1f}" rx="4" '
+                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" '
+                f'height="{h + 5:.1f}" rx="4" '
                 f'fill="none" stroke="#d00000" stroke-width="3"/>'
             )
         out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
@@ -221,7 +223,8 @@ class _Drawing:
         colour = self.colour(uid)
         return (
             f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
-            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in {self.field.hex_of(uid)}</title>"
+            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in "
+            f"{self.field.hex_of(uid)}</title>"
             f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
             f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
             + _text(
@@ -384,11 +387,13 @@ LEGEND_MARKS = [
         "move",
     ),
     (
-        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" marker-end="url(#fb-arrow-555555)"/>',
+        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" '
+        'marker-end="url(#fb-arrow-555555)"/>',
         "retreat",
     ),
     (
-        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" marker-end="url(#fb-arrow-555555)"/>',
+        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" '
+        'marker-end="url(#fb-arrow-555555)"/>',
         "advance",
     ),
     (
@@ -400,7 +405,8 @@ LEGEND_MARKS = [
         "combat (numbered above)",
     ),
     (
-        '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" marker-end="url(#fb-attack)"/>',
+        '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" '
+        'marker-end="url(#fb-attack)"/>',
         "missile fire at range",
     ),
     ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
@@ -432,7 +438,8 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         + _text(10 + COUNTER_W / 2, y + COUNTER_H - 15, "4-7", 10.5, "middle", "#fff", "bold")
     )
     out.append(
-        f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" stroke="{side}" stroke-width="2"/>'
+        f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" '
+        f'stroke="{side}" stroke-width="2"/>'
         + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold")
         + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
         + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold")

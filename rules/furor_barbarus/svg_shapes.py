@@ -115,7 +115,8 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
         out.append(f'<path d="M{x:.1f},{y + h:.1f} L{x + w:.1f},{y:.1f}" {s}/>')
     if kind in ("missile_infantry", "missile_cavalry"):
         out.append(
-            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} {x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
+            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} '
+            f'{x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
         )
     if kind == "commander":
         out.append(

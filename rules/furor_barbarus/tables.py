@@ -45,7 +45,8 @@ def table_infos(scenario_id: str) -> tuple[TableInfo, ...]:
             (
                 "Rows by modified die (1-6), columns by odds; a cell is a result: A or D, then 1 or 2 (steps),",
                 'T (morale check), R (retreat), e.g. DR, AT, D1R, A1; "-" is no effect.',
-                "Rows 1-3 are printed and cannot be changed; rows 4-6 are designed: replace them with the printed game's.",
+                "Rows 1-3 are printed and cannot be changed; rows 4-6 are designed: replace them with the "
+                "printed game's.",
             ),
         ),
         TableInfo(
@@ -54,8 +55,10 @@ def table_infos(scenario_id: str) -> tuple[TableInfo, ...]:
             "designed (strengths the rulebook prints are not in the table)",
             'docs/rules/furor-barbarus.md, "Counter values" and the scenario\'s order of battle',
             (
-                f"Under [units], one line per counter of {scenario_id}: strength (where the rulebook does not print it),",
-                "reduced (two-step units), mp, range (missile units); whole numbers 1-99, reduced no more than strength.",
+                f"Under [units], one line per counter of {scenario_id}: strength (where the rulebook does not "
+                "print it),",
+                "reduced (two-step units), mp, range (missile units); whole numbers 1-99, reduced no more than "
+                "strength.",
             ),
         ),
     )
@@ -89,7 +92,8 @@ def read_crt(data: Mapping[str, Any]) -> dict[str, Any]:
         for i, (text, printed) in enumerate(zip(rows[r], (c.text for c in shipped.rows[r]))):
             if text != printed:
                 raise TableError(
-                    f"row {r}, column {COLUMNS[i]}: {text}, but the rulebook prints {printed} (printed cells cannot be replaced)"
+                    f"row {r}, column {COLUMNS[i]}: {text}, but the rulebook prints {printed} (printed cells "
+                    "cannot be replaced)"
                 )
     return {"columns": list(COLUMNS), "rows": {str(r): list(rows[r]) for r in ROWS}}
 

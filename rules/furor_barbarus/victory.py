@@ -25,7 +25,8 @@ def core_outcome(field: Battlefield, last_turn: bool) -> Outcome | None:
         return Outcome(
             OutcomeKind.MAJOR_VICTORY,
             winner,
-            f"{_possessive(loser)} losses {field.losses(loser)} against a threshold of {info[loser].threshold} (rule 10)",
+            f"{_possessive(loser)} losses {field.losses(loser)} against a threshold of {info[loser].threshold} "
+            "(rule 10)",
         )
     if len(over) >= 2:
         a, b = sides[0], sides[1]
@@ -46,7 +47,8 @@ def core_outcome(field: Battlefield, last_turn: bool) -> Outcome | None:
         return Outcome(
             OutcomeKind.MINOR_VICTORY,
             winner,
-            f"end of turn {field.turn}: the {side_title(winner)} lost less ({min(la, lb)} against {max(la, lb)}) (scenario end)",
+            f"end of turn {field.turn}: the {side_title(winner)} lost less ({min(la, lb)} against {max(la, lb)}) "
+            "(scenario end)",
         )
     return None
 

@@ -38,7 +38,7 @@ def enemy_zoc(field: Battlefield, side: str) -> frozenset[str]:
                 out.update(field.game_map.zoc_reach(h))
         return frozenset(out)
 
-    return field.cached(("zoc", side), compute)  # type: ignore[no-any-return]
+    return field.cached(("zoc", side), compute)
 
 
 def in_enemy_zoc(field: Battlefield, h: str, side: str) -> bool:

@@ -129,7 +129,8 @@ def validate_orders(position: Position, side: str, orders: Orders) -> list[Probl
                     problems.append(
                         Problem(
                             line.line,
-                            f"{uid} in {units[uid]} has no road to {order.to} (roads to: {' '.join(sorted(BOARD.links[units[uid]]))})",
+                            f"{uid} in {units[uid]} has no road to {order.to} (roads to: "
+                            f"{' '.join(sorted(BOARD.links[units[uid]]))})",
                         )
                     )
                 after[uid] = order.to
@@ -182,7 +183,8 @@ def resolve_turn(position: Position, orders: Mapping[str, Orders], dice: Dice) -
                         "unit": uid,
                         "from": units[uid],
                         "to": line.order.to,
-                        "text": f"{uid} moves from {BOARD.places[units[uid]].title} to {BOARD.places[line.order.to].title}.",
+                        "text": f"{uid} moves from {BOARD.places[units[uid]].title} to "
+                        f"{BOARD.places[line.order.to].title}.",
                     }
                 )
                 units[uid] = line.order.to
@@ -261,7 +263,8 @@ def _end_of_turn(position: Position, events: list[Event]) -> None:
                     "type": "vp",
                     "side": held,
                     "vp": dict(position["vp"]),
-                    "text": f"The {side_title(held)} hold Hill 112 at the end of turn {position['turn']}: 1 VP ({position['vp'][held]} in all).",
+                    "text": f"The {side_title(held)} hold Hill 112 at the end of turn {position['turn']}: 1 VP "
+                    f"({position['vp'][held]} in all).",
                 }
             )
         if position["turn"] >= BOARD.turns:

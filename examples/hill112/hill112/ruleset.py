@@ -40,7 +40,8 @@ class Hill112(Ruleset):
                 engine.SCENARIO,
                 "Hill 112, July 1944",
                 SIDES,
-                f"British infantry and tanks against the Germans holding Hill 112; {BOARD.turns} turns, the British move first.",
+                f"British infantry and tanks against the Germans holding Hill 112; {BOARD.turns} turns, the "
+                "British move first.",
             ),
         )
 
@@ -82,7 +83,8 @@ class Hill112(Ruleset):
         for uid in sorted(u for u in position["units"] if BOARD.units[u].side == side):
             moves, attacks = engine.legal_targets(position, side, uid)
             out.append(
-                f"#   {uid} ({BOARD.units[uid].strength}) in {position['units'][uid]}: move {' '.join(moves) or '-'}; attack {' '.join(attacks) or '-'}"
+                f"#   {uid} ({BOARD.units[uid].strength}) in {position['units'][uid]}: move "
+                f"{' '.join(moves) or '-'}; attack {' '.join(attacks) or '-'}"
             )
         return "\n".join(out) + "\n"
 

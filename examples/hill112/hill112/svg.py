@@ -21,7 +21,8 @@ def _xy(place: str) -> tuple[int, int]:
 def render(position: Position, events: Sequence[Event] = ()) -> str:
     width, height = 80 + 100 * SCALE, 120 + 100 * SCALE
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" font-family="sans-serif">',
         f'<rect width="{width}" height="{height}" fill="#eef0e2"/>',
     ]
     done = set()
@@ -43,7 +44,9 @@ def render(position: Position, events: Sequence[Event] = ()) -> str:
         x, y = _xy(pid)
         ring = "#c22" if pid in battles else "#555"
         out.append(
-            f'<circle cx="{x}" cy="{y}" r="{44 if place.hill else 34}" fill="{"#d8cfa0" if place.hill else "#fff"}" stroke="{ring}" stroke-width="{4 if pid in battles else 2}"/>'
+            f'<circle cx="{x}" cy="{y}" r="{44 if place.hill else 34}" '
+            f'fill="{"#d8cfa0" if place.hill else "#fff"}" stroke="{ring}" '
+            f'stroke-width="{4 if pid in battles else 2}"/>'
         )
         out.append(f'<text x="{x}" y="{y - 48}" text-anchor="middle" font-size="16">{escape(place.title)}</text>')
         here = sorted(u for u, where in position["units"].items() if where == pid)
@@ -52,7 +55,8 @@ def render(position: Position, events: Sequence[Event] = ()) -> str:
             ux, uy = x - 30, y - 22 + i * 16
             out.append(f'<rect x="{ux}" y="{uy}" width="60" height="15" fill="{COLOURS.get(unit.side, "#999")}"/>')
             out.append(
-                f'<text x="{x}" y="{uy + 12}" text-anchor="middle" font-size="11" fill="#fff">{escape(uid)} ({unit.strength})</text>'
+                f'<text x="{x}" y="{uy + 12}" text-anchor="middle" font-size="11" fill="#fff">{escape(uid)} '
+                f"({unit.strength})</text>"
             )
     vp = position.get("vp", {})
     legend = "  ".join(f"{side_title(s)}: {v} VP" for s, v in sorted(vp.items()))

@@ -129,7 +129,7 @@ class CampusMauriacusRules(ScenarioRules):
         if IMPETUOUSNESS not in field.options or not is_impetuous_and_free(field, uid):
             return path
         enemies = enemy_units(field, uid)
-        if not any(hex_distance(h, field.hex_of(e)) < IMPETUOUS_DISTANCE for h in path for e in enemies):  # type: ignore[arg-type]
+        if not any(hex_distance(h, field.hex_of(e)) < IMPETUOUS_DISTANCE for h in path for e in enemies):
             return path
         rush = impetuous_roll(field, uid, "wants to move near the enemy")
         return rush if rush is not None else path
@@ -208,7 +208,7 @@ def feigned_flight_problem(
         return f"feigned flight: no unit {target!r} on the map"
     if not field.enemies(side, field.side_of(target)) or not field.counter(target).is_combat_unit:
         return f"feigned flight: {target} is not an enemy combat unit"
-    d = hex_distance(field.hex_of(uid), field.hex_of(target))  # type: ignore[arg-type]
+    d = hex_distance(field.hex_of(uid), field.hex_of(target))
     if d > FEIGNED_FLIGHT_RANGE:
         return f"feigned flight: {target} is {d} hexes from {uid}, more than {FEIGNED_FLIGHT_RANGE} (special rule 3)"
     neighbours = companions_of(field, target)
@@ -225,12 +225,7 @@ def companions_of(field: Battlefield, target: str) -> list[str]:
     """Units of the target's own side in the six hexes around it."""
     h = field.hex_of(target)
     side = field.side_of(target)
-    return [
-        u
-        for n in field.game_map.neighbours(h)
-        for u in field.units_in(n)  # type: ignore[arg-type]
-        if field.side_of(u) == side
-    ]
+    return [u for n in field.game_map.neighbours(h) for u in field.units_in(n) if field.side_of(u) == side]
 
 
 def _free_for(field: Battlefield, target: str, frm: str, to: str) -> bool:
@@ -244,7 +239,7 @@ def pull_path_problem(field: Battlefield, uid: str, target: str, hexes: tuple[st
     for h in hexes:
         if h not in field.game_map.neighbours(here) or not _free_for(field, target, here, h):  # type: ignore[arg-type]
             return f"{h} is not a free hex next to {here}"
-        if hex_distance(h, goal) >= hex_distance(here, goal):  # type: ignore[arg-type]
+        if hex_distance(h, goal) >= hex_distance(here, goal):
             return f"{h} is not nearer to {uid} than {here}: the target comes towards the activated unit"
         here = h
     return None
@@ -262,10 +257,10 @@ def pull_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
             for n in field.game_map.neighbours(here)
             if _free_for(field, target, here, n)  # type: ignore[arg-type]
             and hex_distance(n, goal) < hex_distance(here, goal)
-        ]  # type: ignore[arg-type]
+        ]
         if not options:
             break
-        here = min(options, key=lambda n: (hex_distance(n, goal), n))  # type: ignore[arg-type]
+        here = min(options, key=lambda n: (hex_distance(n, goal), n))
         out.append(here)
     return tuple(out)
 
@@ -359,11 +354,11 @@ def commander_death_roll(field: Battlefield, commander: str) -> None:
         field.memo.setdefault("commander_effects", []).append(
             {"commander": commander, "turn": turn, "value": value, "units": sorted(units)}
         )
+    band = "the " + DEATH_ROLL_LIMITS[commander] + " of his band" if commander in DEATH_ROLL_LIMITS else "his units"
     text = {
         -1: f"his units fight and test morale at -1 on turn {turn}",
         0: "no effect",
-        1: f"{'the ' + DEATH_ROLL_LIMITS[commander] + ' of his band' if commander in DEATH_ROLL_LIMITS else 'his units'}"
-        f" fight and test morale at +1 on turn {turn}",
+        1: f"{band} fight and test morale at +1 on turn {turn}",
     }[value]
     field.add_event(
         "commander_death",
@@ -418,7 +413,7 @@ def closest_enemy(field: Battlefield, uid: str) -> str | None:
     return min(
         enemies,
         key=lambda e: (
-            hex_distance(here, field.hex_of(e)),  # type: ignore[arg-type]
+            hex_distance(here, field.hex_of(e)),
             sign * field.strength(e),
             field.hex_of(e),
         ),
@@ -469,7 +464,7 @@ def impetuous_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]
     paths = impetuous_paths(field, uid, target)
     if not paths:
         return ()
-    return min(paths, key=lambda p: (hex_distance(p[-1], goal), p))  # type: ignore[arg-type]
+    return min(paths, key=lambda p: (hex_distance(p[-1], goal), p))
 
 
 def impetuous_roll(field: Battlefield, uid: str, why: str) -> tuple[str, ...] | None:

@@ -84,7 +84,7 @@ def evasion_hex(field: Battlefield, uid: str) -> str | None:
 
     def key(h: str) -> tuple[int, int, str]:
         nearest = min((hex_distance(h, e) for e in enemies if e), default=99)
-        return (-nearest, -hex_distance(h, start), h)  # type: ignore[arg-type]
+        return (-nearest, -hex_distance(h, start), h)
 
     return min(candidates, key=key)
 

@@ -43,7 +43,8 @@ state: {STATE}
 def headers(frm: str, subject: str, date: str, mid: str, extra: str = "") -> str:
     return (
         f"Return-Path: <{frm.split('<')[-1].rstrip('>')}>\n"
-        f"Received: from mail.example.org (mail.example.org [192.0.2.7])\n\tby mx.pbem.example with ESMTPS id 4Zx; {date}\n"
+        "Received: from mail.example.org (mail.example.org [192.0.2.7])\n\tby mx.pbem.example with ESMTPS id "
+        f"4Zx; {date}\n"
         f"From: {frm}\nTo: Referee <referee@pbem.example>\nSubject: {subject}\nDate: {date}\nMessage-ID: {mid}\n"
         f"{extra}MIME-Version: 1.0\n"
     )
@@ -152,9 +153,11 @@ def main() -> None:
         for line in (message.decode() + signature).rstrip("\n").split("\n")
     )
     html = (
-        '<html><head><style>div{font-family:Arial}</style></head><body><div dir="ltr"><div>Orders for turn 4&nbsp;below.</div><div><br></div>'
+        '<html><head><style>div{font-family:Arial}</style></head><body><div dir="ltr"><div>Orders for turn '
+        "4&nbsp;below.</div><div><br></div>"
         + divs
-        + '<div><br></div></div><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 2 Nov 2026 referee wrote:<br></div>'
+        + '<div><br></div></div><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 2 Nov 2026 '
+        "referee wrote:<br></div>"
         '<blockquote class="gmail_quote">game: g1<br>rules: farrapos<br>side: empire<br>turn: 4<br>state: '
         + STATE
         + "<br><br># move UNIT</blockquote></div></body></html>"
@@ -175,7 +178,8 @@ def main() -> None:
         "<above-1@republic.example>",
         "In-Reply-To: <pbem.g1.k3.republic@pbem.invalid>\n",
     ) + (
-        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nOn Mon, 2 Nov 2026 at 10:00, Referee <referee@pbem.example> wrote:\n"
+        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\nOn Mon, 2 Nov 2026 at "
+        "10:00, Referee <referee@pbem.example> wrote:\n"
         + quoted
         + "\n"
         + inline_text("republic", "move inf-5 from camaqua to pelotas\n")
@@ -193,8 +197,8 @@ def main() -> None:
     ) + (
         "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n"
         + inline_text("empire", "move inf-7 from rio-pardo to cachoeira\n")
-        + "\n-----Original Message-----\nFrom: Referee <referee@pbem.example>\nSent: Monday, 2 November 2026 10:00\nSubject: [pbem g1] 1837, turn 4: your move\n\n"
-        + REPORT_QUOTE
+        + "\n-----Original Message-----\nFrom: Referee <referee@pbem.example>\nSent: Monday, 2 November 2026 "
+        "10:00\nSubject: [pbem g1] 1837, turn 4: your move\n\n" + REPORT_QUOTE
     )
     # The same turn file as 01, sent again in a new message: the pipeline refuses it as a duplicate.
     files["10-resent-duplicate.eml"] = attachment_message(
@@ -241,7 +245,8 @@ def main() -> None:
     files["15-not-orders.eml"] = headers(
         REP, "are we still on for Thursday?", "Fri, 06 Nov 2026 10:00:00 -0300", "<chat-1@republic.example>"
     ) + (
-        "Content-Type: text/plain; charset=utf-8\n\nHi! Are we still playing on Thursday? I'll send my orders tonight.\nBento\n"
+        "Content-Type: text/plain; charset=utf-8\n\nHi! Are we still playing on Thursday? I'll send my orders "
+        "tonight.\nBento\n"
     )
     files["16-garbage.eml"] = bytes(range(256)) * 8 + b"\n\x00\xff not a mail at all \x00\n"
     files["18-check.eml"] = headers(EMP, "check", "Fri, 06 Nov 2026 12:00:00 -0300", "<check-1@empire.example>") + (
@@ -257,7 +262,8 @@ def main() -> None:
         "Auto-Submitted: auto-replied\n",
     ) + ("Content-Type: text/plain; charset=utf-8\n\nI am away until the 20th.\n")
     files["20-no-date.eml"] = (
-        f"From: {EMP}\nTo: referee@pbem.example\nSubject: orders\nMessage-ID: <nodate-1@empire.example>\nContent-Type: text/plain\n\n"
+        f"From: {EMP}\nTo: referee@pbem.example\nSubject: orders\nMessage-ID: "
+        "<nodate-1@empire.example>\nContent-Type: text/plain\n\n"
         + inline_text("empire", "move inf-10 from mostardas to viamao\n")
     )
     for name, content in files.items():

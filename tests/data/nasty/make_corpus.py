@@ -10,6 +10,10 @@ from __future__ import annotations
 import base64
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 HERE = Path(__file__).resolve().parent
 HEAD = "game: @GAME@\nrules: farrapos\nside: republic\nturn: 1\nstate: @STATE@\n"
@@ -78,7 +82,10 @@ def boundary_message(headers: str, body: str) -> str:
     return headers.strip("\n").replace("\n", "\r\n") + "\r\n\r\n" + body.replace("\n", "\r\n")
 
 
-FROM = "From: Republic <republic@example.org>\nTo: referee@example.org\nSubject: orders\nDate: Sun, 29 Nov 2026 12:00:00 +0000\n"
+FROM = (
+    "From: Republic <republic@example.org>\nTo: referee@example.org\nSubject: orders\nDate: Sun, 29 Nov 2026 "
+    "12:00:00 +0000\n"
+)
 
 
 def mails() -> None:
@@ -143,7 +150,9 @@ def mails() -> None:
         "only-sig-attachment.eml",
         boundary_message(
             FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="s"\n',
-            '--s\nContent-Type: application/octet-stream\nContent-Disposition: attachment; filename="turn.txt.sig"\n\n-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n--s--\n',
+            "--s\nContent-Type: application/octet-stream\nContent-Disposition: attachment; "
+            'filename="turn.txt.sig"\n\n-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH '
+            "SIGNATURE-----\n--s--\n",
         ),
     )
     mail(
@@ -170,9 +179,8 @@ def mails() -> None:
         "binary-attachment-as-text.eml",
         boundary_message(
             FROM + 'MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="u"\n',
-            '--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: base64\nContent-Disposition: attachment; filename="turn.txt"\n\n'
-            + b64
-            + "--u--\n",
+            "--u\nContent-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: "
+            'base64\nContent-Disposition: attachment; filename="turn.txt"\n\n' + b64 + "--u--\n",
         ),
     )
 
@@ -189,7 +197,7 @@ DICE = '"dice": {"version": 1, "chain_length": 4096, "anchor": "' + "00" * 32 + 
 
 
 def archives() -> None:
-    """Hostile archives for ``pbem audit --archive`` (issue 13.7); the test
+    """Hostile archives for ``pbem audit --archive`` (hardening: hostile archives); the test
     generates the oversized ones (10^6 resolutions, over 32 MiB) in a temporary folder."""
     archive("deep-nesting.json", "[" * 100_000 + "]" * 100_000)
     archive(
@@ -208,7 +216,8 @@ def archives() -> None:
         "huge-chain-length.json",
         '{"format": "pbem-archive/1", '
         + GAME
-        + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], "resolutions": []}',
+        + ', "dice": {"version": 1, "chain_length": 99999999999999999999999, "anchor": "00"}, "players": [], '
+        '"resolutions": []}',
     )
     archive("nan.json", '{"format": "pbem-archive/1", ' + GAME + ', "resolutions": [{"k": NaN}]}')
     archive(

@@ -15,7 +15,7 @@ from pbem.rules.furor_barbarus.maps import map_from_dict
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.furor_barbarus.scenario_rules import NO_SPECIAL_RULES
 
-TEST_DATA = Path(__file__).parent / "data" / "furor-barbarus"
+TEST_DATA = Path(__file__).resolve().parents[1] / "data" / "furor-barbarus"
 SCENARIO = "test-fontenoy"
 RULES = FurorBarbarus(data_dirs=[TEST_DATA])
 

@@ -15,7 +15,7 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from pbem.turnfiles import keys, sshsig
-from tests.imap_server import free_port
+from tests.support.imap_server import free_port
 
 
 class Collector:
