@@ -379,7 +379,7 @@ class Ruleset(ABC):
         drawing ``events`` of the last resolution (moves, battles) where it can.
         All text must be XML-escaped."""
 
-    # --- rule cases (tests/cases/<ruleset>/*.toml) -------------------------------
+    # --- rule cases (rules/<ruleset>/cases/*.toml) -------------------------------
     @abstractmethod
     def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
         """Build a position from a rule case's compact ``[position]`` table (each
@@ -393,7 +393,7 @@ class Ruleset(ABC):
     def cases_folder(self) -> Traversable | None:
         """The folder of this ruleset's own rule cases (``*.toml``, docs/formats.md
         "Rule cases"), shipped with it, that the conformance suite runs; ``None``
-        when it ships none (pbem's own games keep theirs in ``tests/cases/<id>/``).
+        when it ships none (pbem's own games keep theirs in ``rules/<package>/cases/``).
         A ruleset in package ``mygame`` returns
         ``importlib.resources.files("mygame") / "cases"``."""
         return None

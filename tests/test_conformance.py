@@ -14,19 +14,18 @@ from pbem.rules.base import Dice, Event, Orders, Position, Resolution
 from pbem.rules.conformance import CHECKS, check
 from pbem.rules.farrapos.ruleset import Farrapos
 
-CASES = Path(__file__).parent / "cases"
+CASES = Path(__file__).parent.parent / "rules"
 
 
 def test_farrapos_conforms(ruleset_conformance) -> None:  # type: ignore[no-untyped-def]
-    ruleset_conformance("farrapos", games=2, cases=CASES / "farrapos")
+    ruleset_conformance("farrapos", games=2)  # its rule cases too: they ship with it
 
 
 @pytest.mark.parametrize("scenario", [s.id for s in find_ruleset("furor-barbarus").scenarios()])
 def test_furor_barbarus_conforms(ruleset_conformance, scenario: str) -> None:  # type: ignore[no-untyped-def]
-    # the cases folder holds every scenario's cases: run it once, with the first
-    cases = CASES / "furor-barbarus" if scenario == "campus-mauriacus" else None
+    # the shipped cases folder holds every scenario's cases: run it once, with the first
     ruleset_conformance(
-        "furor-barbarus", scenario=scenario, games=1, cases=cases, checks=CHECKS if cases else CHECKS[:-1]
+        "furor-barbarus", scenario=scenario, games=1, checks=CHECKS if scenario == "campus-mauriacus" else CHECKS[:-1]
     )
 
 
@@ -86,7 +85,7 @@ def test_a_game_that_never_ends_is_caught() -> None:
 
 
 def test_a_failing_rule_case_is_reported(tmp_path: Path) -> None:
-    case = (CASES / "farrapos" / "actions-invade-empty-city.toml").read_text(encoding="utf-8")
+    case = (CASES / "farrapos" / "cases" / "actions-invade-empty-city.toml").read_text(encoding="utf-8")
     (tmp_path / "wrong.toml").write_text(
         case.replace('piratini = { owner = "republic"', 'piratini = { owner = "empire"'), encoding="utf-8"
     )

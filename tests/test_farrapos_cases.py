@@ -1,4 +1,4 @@
-"""Rule cases of Farrapos (``tests/cases/farrapos/*.toml``): each is named after the
+"""Rule cases of Farrapos (``rules/farrapos/cases/*.toml``): each is named after the
 rulebook section it checks, and every section of the rulebook that a position,
 orders and dice can state has at least one case.  (``tests/test_cases.py`` runs
 them all; this checks they cover the rulebook and run green here too.)"""
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from pbem.cases import run_case_file
+from pbem.rules.cases import run_case_file
 
-CASES = sorted((Path(__file__).parent / "cases" / "farrapos").glob("*.toml"))
+CASES = sorted((Path(__file__).parent.parent / "rules" / "farrapos" / "cases").glob("*.toml"))
 SECTIONS = {"Turn Sequence", "Battles", "Final Objective", "Advanced Rules (Optional)"}
 RULEBOOK = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "farrapos-rulebook.txt"
 

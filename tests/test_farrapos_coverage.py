@@ -140,7 +140,7 @@ def _rows():
 
 def test_coverage_table_names_only_cases_and_tests_that_exist():
     text = COVERAGE.read_text(encoding="utf-8")
-    cases = {p.name for p in (ROOT / "tests" / "cases" / "farrapos").glob("*.toml")}
+    cases = {p.name for p in (ROOT / "rules" / "farrapos" / "cases").glob("*.toml")}
     named_cases = set(re.findall(r"`([a-z0-9]+-[a-z0-9-]+\.toml)`", text))
     assert named_cases <= cases, named_cases - cases
     assert cases <= named_cases, f"rule cases the coverage table does not cite: {sorted(cases - named_cases)}"

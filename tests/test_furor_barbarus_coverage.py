@@ -2,7 +2,7 @@
 (docs/rules/furor-barbarus-coverage.md) was written and that a rule case
 (position + orders + dice) cannot express; each test is named after its section
 and quotes the sentence it checks.  The others are rule cases in
-tests/cases/furor-barbarus/."""
+rules/furor_barbarus/cases/."""
 
 from __future__ import annotations
 
@@ -127,5 +127,5 @@ def test_the_coverage_table_names_only_existing_tests_and_rule_cases() -> None:
         for f, t in tests
         if not re.search(rf"^def {t}\(", (root / "tests" / f"test_furor_barbarus_{f}.py").read_text(), re.M)
     ]
-    missing += [c for c in cases if not (root / "tests" / "cases" / "furor-barbarus" / f"{c}.toml").is_file()]
+    missing += [c for c in cases if not (root / "rules" / "furor_barbarus" / "cases" / f"{c}.toml").is_file()]
     assert missing == []

@@ -29,7 +29,17 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         ROOT,
         source,
         ignore=shutil.ignore_patterns(
-            ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "demo", "test-artifacts"
+            ".git",
+            ".venv",
+            ".lint",
+            ".mypy_cache",
+            ".ruff_cache",
+            "build",
+            "dist",
+            "*.egg-info",
+            "__pycache__",
+            "demo",
+            "test-artifacts",
         ),
     )
     built = subprocess.run(

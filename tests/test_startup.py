@@ -5,7 +5,7 @@ on a real database, and the modules it imported are checked against what it may
 use.  A command that needs no database imports neither SQLAlchemy nor SQLModel
 (nor pydantic, which SQLModel and Typer's own value conversion pull in) nor the
 report stack; the hot commands open an SQLite file without SQLAlchemy.  A command
-added to ``pbem/cli.py`` without an entry in ``RUNS`` fails
+added to ``pbem/cli/`` without an entry in ``RUNS`` fails
 ``test_every_command_has_an_import_check``: say what it may import.
 
 docs/performance.md ("Start-up") gives the CPU these imports cost.
@@ -94,7 +94,7 @@ RUNS: dict[str, list[Run] | str] = {
     ],
     "case": [
         Run(
-            lambda w: ["case", str(ROOT / "tests" / "cases" / "farrapos" / "actions-invade-empty-city.toml")],
+            lambda w: ["case", str(ROOT / "rules" / "farrapos" / "cases" / "actions-invade-empty-city.toml")],
             NO_DATABASE,
         )
     ],
@@ -171,6 +171,10 @@ RUNS: dict[str, list[Run] | str] = {
     "ingest": [Run(lambda w: ["ingest", "--dir", str(w / "inbox"), "-q"], ORM)],
     "tables": [Run(lambda w: ["tables", "furor-barbarus", "--scenario", "soissons"], (*NO_DATABASE, "cryptography"))],
     "table": [Run(lambda w: ["table", "farrapos", "battle-table"], (*NO_DATABASE, "cryptography"))],
+    "rules": [Run(lambda w: ["rules", "--json"], (*NO_DATABASE, "cryptography"))],
+    "conformance": [
+        Run(lambda w: ["conformance", "furor-barbarus", "--scenario", "soissons", "--games", "1"], NO_DATABASE)
+    ],
     "games": [Run(lambda w: ["games", "--json"], PLAIN_SQL)],
     "player": [Run(lambda w: ["player", "g1", "republic", "--email", "rep@example.org"], PLAIN_SQL)],
     "tick": [Run(lambda w: ["tick", "--dir", str(w / "inbox")], PLAIN_SQL)],

@@ -195,6 +195,8 @@ HELP_ORDER = (
     "site",
     "tables",
     "table",
+    "rules",
+    "conformance",
     "outbox",
     "game",
 )

@@ -13,7 +13,7 @@ import typer.main
 import typer.models
 
 from pbem.cli.application import app
-from pbem.cli.common import _ruleset_or_usage, database, example, fail, refusals
+from pbem.cli.common import database, example, fail, refusals
 
 
 @app.command(epilog=example("pbem dice g1 --stats", "pbem dice --archive g1.json --json"))
@@ -118,20 +118,6 @@ def audit(
         typer.echo(line)
 
 
-@app.command(epilog=example("pbem case tests/cases/farrapos"))
-def case(files: Annotated[list[Path], typer.Argument(metavar="FILE", help="Rule case TOML files or folders.")]) -> None:
-    """Run rule cases; exit 0 only if all pass."""
-    from pbem.cases import run_cases
-
-    results = run_cases(files)
-    for r in results:
-        typer.echo(r.summary())
-    failed = sum(not r.passed for r in results)
-    typer.echo(f"{len(results) - failed} passed, {failed} failed")
-    if failed or not results:
-        raise typer.Exit(1)
-
-
 @app.command(epilog=example("pbem report g1 --side republic --format html -o report.html"))
 def report(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
@@ -233,42 +219,3 @@ def site(
         f"wrote {len(written.files)} files to {written.folder}"
         + (f"; reports now link to {written.site_url}" if written.site_url else "")
     )
-
-
-@app.command("tables", epilog=example("pbem tables furor-barbarus --scenario soissons"))
-def tables_command(
-    rules: Annotated[str, typer.Argument(metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
-    scenario: Annotated[
-        Optional[str],
-        typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario)."),
-    ] = None,
-) -> None:
-    """List the tables a game may replace: name, printed or designed, where documented."""
-    ruleset = _ruleset_or_usage(rules, scenario)
-    infos = ruleset.tables(scenario)
-    if not infos:
-        typer.echo(f"{rules}: no replaceable tables")
-        return
-    for info in infos:
-        typer.echo(f"{info.name}\t{info.status}\t{info.documented}")
-
-
-@app.command("table", epilog=example("pbem table farrapos battle-table > my-table.toml"))
-def table_command(
-    rules: Annotated[str, typer.Argument(metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
-    name: Annotated[str, typer.Argument(metavar="NAME", help="Table name (see 'pbem tables RULES').")],
-    scenario: Annotated[
-        Optional[str],
-        typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (tables may differ by scenario)."),
-    ] = None,
-) -> None:
-    """Print one shipped table as TOML, in the form 'pbem new ... --table NAME=FILE' takes."""
-    from pbem.rules.base import TableError
-    from pbem.store import house_tables
-
-    ruleset = _ruleset_or_usage(rules, scenario)
-    try:
-        scenario_id = ruleset.scenario(scenario).id
-        sys.stdout.write(house_tables.to_toml(ruleset, name, ruleset.shipped_table(name, scenario_id), scenario_id))
-    except TableError as exc:
-        fail(str(exc))

@@ -1,4 +1,4 @@
-"""The compact position form of rule cases (``tests/cases/farrapos/*.toml``).
+"""The compact position form of rule cases (``rules/farrapos/cases/*.toml``).
 
     phase = 1835
     turn = 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from pbem.rules.base import (
@@ -62,6 +64,11 @@ class Farrapos(Ruleset):
     map_depends_on_side = False  # nothing on the board is hidden from either side
 
     # --- house tables (rules/farrapos/tables.py) -----------------------------------
+
+    def cases_folder(self) -> Traversable:
+        """The rule cases shipped with this ruleset (docs/formats.md, "Rule cases")."""
+        return resources.files("pbem.rules.farrapos") / "cases"
+
     def tables(self, scenario_id: str | None = None) -> Sequence[TableInfo]:
         return house.TABLES
 

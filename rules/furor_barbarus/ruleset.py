@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,10 @@ class FurorBarbarus(Ruleset):
     title = "Furor Barbarus"
     map_depends_on_side = False  # nothing on the board is hidden from either side
     side_names_are_plural = True  # the Romans, the Huns, the Franks...
+
+    def cases_folder(self) -> Traversable:
+        """The rule cases shipped with this ruleset (docs/formats.md, "Rule cases")."""
+        return resources.files("pbem.rules.furor_barbarus") / "cases"
 
     def __init__(self, data_dirs: Sequence[Path | str] = (), crt: CombatResultsTable | None = None) -> None:
         self.library = DataLibrary(tuple(Path(d) for d in data_dirs))
