@@ -50,13 +50,13 @@ def build_archive(engine: Database, game_id: str) -> dict[str, Any]:
 
 def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
     game = tx.one(
-        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result "
-        "FROM game WHERE id = :game",
+        "SELECT id, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result,"
+        " rules_version FROM game WHERE id = :game",
         {"game": game_id},
     )
     if game is None:
         raise store.unknown_game(game_id, store.known_game_ids(tx))
-    gid, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result = game
+    gid, rules, scenario, options, created, chain_length, anchor, initial_state_hash, over, result, version = game
     players = tx.all(
         "SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
     )
@@ -75,6 +75,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         "game": {
             "id": gid,
             "rules": rules,
+            "rules_version": version,
             "scenario": scenario,
             "options": list(json.loads(options)),
             "created": store.as_datetime(created).isoformat(),

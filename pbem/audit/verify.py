@@ -364,7 +364,7 @@ def _replay(
 ) -> tuple[Ruleset, dict[str, Any], Position]:
     """5. The whole game replayed from its set-up; the ruleset, the house tables and
     the last active position."""
-    ruleset = find_ruleset(archive["game"]["rules"])
+    ruleset = _installed_ruleset(archive["game"])
     position, tables = _opening_position(archive, ruleset)
     initial = archive["initial_state_hash"]
     positions = {initial: position}
@@ -383,6 +383,20 @@ def _replay(
         if active:
             last_active = new_hash
     return ruleset, tables, positions[last_active]
+
+
+def _installed_ruleset(game: dict[str, Any]) -> Ruleset:
+    """The installed ruleset the game plays, refused by name when it is not the
+    version the game was played with (``game.rules_version``; an archive without
+    it was made before games recorded it, with version 1 of the shipped games)."""
+    ruleset = find_ruleset(game["rules"])
+    played = game.get("rules_version")
+    if played is not None and str(played) != ruleset.version:
+        raise AuditFailure(
+            f"game.rules_version: the game was played with {game['rules']} version {played}, and the "
+            f"{game['rules']} installed here is version {ruleset.version}: audit it with the version it was played with"
+        )
+    return ruleset
 
 
 def _replayed_orders(

@@ -88,6 +88,7 @@ def new_game(
         scenario=info.id,
         anchor=commitment.anchor.hex(),
         current_k=0,
+        rules_version=ruleset.version,
     )
     with transaction(engine) as tx:
         if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is not None:
@@ -193,14 +194,14 @@ def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
 def _insert_game(tx: Tx, game: store.GameState, options: list[str], initial: str) -> None:
     """The game's row, every column as the ORM's ``Game`` writes it."""
     tx.run(
-        "INSERT INTO game (id, rules, scenario, options, created, seed, seed_checkpoints, chain_length, anchor, "
-        "initial_position,"
-        " initial_state_hash, current_k, next_k, state_hash, over, result)"
-        " VALUES (:id, :rules, :scenario, :options, :created, :seed, :checkpoints, :chain_length, :anchor, :initial,"
-        " :initial_hash, :current_k, :next_k, :state_hash, :over, :result)",
+        "INSERT INTO game (id, rules, rules_version, scenario, options, created, seed, seed_checkpoints, chain_length,"
+        " anchor, initial_position, initial_state_hash, current_k, next_k, state_hash, over, result)"
+        " VALUES (:id, :rules, :rules_version, :scenario, :options, :created, :seed, :checkpoints, :chain_length,"
+        " :anchor, :initial, :initial_hash, :current_k, :next_k, :state_hash, :over, :result)",
         {
             "id": game.id,
             "rules": game.rules,
+            "rules_version": game.rules_version,
             "scenario": game.scenario,
             "options": json.dumps(options),
             "created": store.utcnow(),

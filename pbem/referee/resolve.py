@@ -22,7 +22,7 @@ from pbem.turnfiles.canonical import canonical_json, text_hash
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
-from pbem.referee.verdict import Refused, _chain_link, _last_served, queued_orders
+from pbem.referee.verdict import Refused, _chain_link, _last_served, queued_orders, ruleset_of
 
 FAULT_ENV = "PBEM_TEST_FAULT"
 """Test-only fault injection: ``kill-mid-resolution`` makes ``process`` SIGKILL itself
@@ -135,7 +135,7 @@ def _resolve_claimed(
     tx: Tx, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None = None
 ) -> ProcessOutcome:
     game = store.known_game(tx, game_id)
-    ruleset = find_ruleset(game.rules)
+    ruleset = ruleset_of(game)
     position = game.position
     label = ruleset.turn_label(position)
     if game.over:

@@ -102,6 +102,22 @@ class GameView(Protocol):
     def position(self) -> dict: ...
 
 
+def ruleset_of(game: GameView) -> Ruleset:
+    """The installed ruleset a game plays, refused by name when it is not the version
+    the game began with (``pbem new`` records ``Ruleset.version``; a position file
+    that does not say is read with the installed one)."""
+    ruleset = find_ruleset(game.rules)
+    began = getattr(game, "rules_version", None)
+    if began is not None and began != ruleset.version:
+        raise Refused(
+            [
+                f"game {game.id} began with {game.rules} version {began}, and the {game.rules} installed here is "
+                f"version {ruleset.version}: play it on with the version it began with"
+            ]
+        )
+    return ruleset
+
+
 def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]:
     """Each side's registered key; one stored before a rule refused it (a weak RSA
     key) refuses the file instead of being trusted."""
@@ -201,7 +217,7 @@ def judge(
                 "orders against the latest report"
             ]
         )
-    ruleset = find_ruleset(game.rules)
+    ruleset = ruleset_of(game)
     due = ruleset.due(game.position)
     if tf.side not in due:
         raise Refused(

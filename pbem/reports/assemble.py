@@ -168,6 +168,7 @@ def _position_file(
         result=json.dumps(outcome.to_json()) if outcome else None,
         public_keys={p.side: p.public_key for p in players},
         position=position,
+        rules_version=game.rules_version,
     )
 
 

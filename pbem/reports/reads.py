@@ -34,18 +34,33 @@ class ReportGame(NamedTuple):
     chain_length: int
     anchor: str
     site_url: str | None
+    rules_version: str = "1"
 
 
 def game(tx: Tx, game_id: str) -> ReportGame:
     """The game, or the ``LookupError`` naming the games there are."""
     row = tx.one(
         "SELECT g.id, g.rules, g.scenario, g.options, g.current_k, g.next_k, g.initial_position, g.initial_state_hash,"
-        " g.chain_length, g.anchor, s.url FROM game g LEFT JOIN site s ON s.game_id = g.id WHERE g.id = :game",
+        " g.chain_length, g.anchor, s.url, g.rules_version FROM game g LEFT JOIN site s ON s.game_id = g.id"
+        " WHERE g.id = :game",
         {"game": game_id},
     )
     if row is None:
         raise store.unknown_game(game_id, store.known_game_ids(tx))
-    gid, rules, scenario, options, current_k, next_k, initial_position, initial_hash, chain_length, anchor, url = row
+    (
+        gid,
+        rules,
+        scenario,
+        options,
+        current_k,
+        next_k,
+        initial_position,
+        initial_hash,
+        chain_length,
+        anchor,
+        url,
+        version,
+    ) = row
     return ReportGame(
         gid,
         rules,
@@ -58,6 +73,7 @@ def game(tx: Tx, game_id: str) -> ReportGame:
         chain_length,
         anchor,
         url,
+        version,
     )
 
 

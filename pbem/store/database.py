@@ -18,12 +18,14 @@ if TYPE_CHECKING:
 
 
 # 2: game.seed_checkpoints; 3: dice_chain (extensions), and the new tables house_table (house tables); outbox,
-# intake, intake_part, game_clock, late_turn, player_change (the referee as a service); site (the game's site)
-SCHEMA_VERSION = 3
+# intake, intake_part, game_clock, late_turn, player_change (the referee as a service); site (the game's site);
+# 4: game.rules_version (rulesets as plug-ins)
+SCHEMA_VERSION = 4
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+    4: ("ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",),
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""

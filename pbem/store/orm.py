@@ -50,6 +50,7 @@ class Meta(SQLModel, table=True):
 class Game(SQLModel, table=True):
     id: str = Field(primary_key=True)
     rules: str
+    rules_version: str = "1"  # the ruleset's version the game began with (Ruleset.version)
     scenario: str
     options: str = "[]"  # JSON list
     created: datetime = Field(default_factory=utcnow)

@@ -34,6 +34,8 @@ class GameState(NamedTuple):
     scenario: str
     anchor: str
     current_k: int
+    rules_version: str = "1"
+    """The version of the ruleset the game began with (``Ruleset.version``)."""
 
 
 POSITIONS_KEPT = 64
@@ -64,7 +66,7 @@ def parsed_position(text: str) -> dict[str, Any]:
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor
+       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
@@ -95,6 +97,7 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
         checkpoints,
         scenario,
         anchor,
+        rules_version,
     ) = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
@@ -112,6 +115,7 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
         scenario,
         anchor,
         current_k,
+        rules_version,
     )
 
 

@@ -25,6 +25,7 @@ SQLITE: tuple[str, ...] = (
         "game",
         "id VARCHAR NOT NULL",
         "rules VARCHAR NOT NULL",
+        "rules_version VARCHAR NOT NULL",
         "scenario VARCHAR NOT NULL",
         "options VARCHAR NOT NULL",
         "created DATETIME NOT NULL",

@@ -55,6 +55,7 @@ class PositionFile:
     result: str | None  # the stored outcome, JSON text (as ``Game.result``)
     public_keys: dict[str, str]  # side -> OpenSSH public key line
     position: dict[str, Any] = field(repr=False)
+    rules_version: str | None = None  # the ruleset's version the game began with (None: a file that does not say)
 
     @property
     def state(self) -> str:
@@ -75,6 +76,7 @@ class PositionFile:
             "result": json.loads(self.result) if self.result else None,
             "players": [{"side": side, "public_key": key} for side, key in sorted(self.public_keys.items())],
             "position": self.position,
+            **({"rules_version": self.rules_version} if self.rules_version is not None else {}),
         }
 
     def to_text(self) -> str:
@@ -121,6 +123,7 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
             result=json.dumps(raw["result"]) if raw["result"] else None,
             public_keys=players,
             position=raw["position"],
+            rules_version=str(raw["rules_version"]) if raw.get("rules_version") is not None else None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise PositionFileError(f"{name}: position file lacks or garbles {exc}") from None
