@@ -17,11 +17,14 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
+# 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table; outbox, intake, intake_part, game_clock,
+# late_turn, player_change; site (new tables); 4: observer, game_allowance, civil_disorder, bot_turn (new tables)
+SCHEMA_VERSION = 4
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+    4: (),  # observer, game_allowance, civil_disorder, bot_turn: new tables only
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
@@ -75,6 +78,10 @@ TABLES = frozenset(
         "late_turn",
         "player_change",
         "site",
+        "observer",
+        "game_allowance",
+        "civil_disorder",
+        "bot_turn",
     }
 )
 """Every table of this schema version (tests/test_startup.py checks it against the
