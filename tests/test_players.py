@@ -35,7 +35,8 @@ def _sign(table: Table, path: str, who: str) -> None:
 
 
 def test_a_side_missing_its_deadlines_is_played_by_the_greedy_bot_audited_until_handed_over(
-    table: Table, smtp: SmtpServer
+    table: Table,
+    smtp: SmtpServer,  # noqa: F811
 ) -> None:
     game(table, "g1", "--civil-disorder", "2")
     for _ in range(3):  # republic misses 1 and 3, empire misses 2: republic reaches 2 at resolution 3
@@ -128,7 +129,7 @@ def test_civil_disorder_settings_are_checked(table: Table) -> None:
     assert rows(table, "SELECT civil_disorder FROM game_allowance") == [(3,)]
 
 
-def test_observers_get_public_reports_and_never_submit(table: Table, smtp: SmtpServer) -> None:
+def test_observers_get_public_reports_and_never_submit(table: Table, smtp: SmtpServer) -> None:  # noqa: F811
     _, huns = table.key("huns")
     _, romans = table.key("romans")
     made = table.run(

@@ -149,7 +149,8 @@ def bot_turns(
         if problems or ruleset.validate(position, side, orders):
             continue
         tx.run(
-            "INSERT INTO bot_turn (game_id, k, side, bot, seed, orders) VALUES (:game, :k, :side, :bot, :seed, :orders)",
+            "INSERT INTO bot_turn (game_id, k, side, bot, seed, orders)"
+            " VALUES (:game, :k, :side, :bot, :seed, :orders)",
             {"game": game_id, "k": k, "side": side, "bot": BOT, "seed": seed, "orders": text},
         )
         turns.append(BotTurn(side, seed, text, orders))

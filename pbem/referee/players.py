@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbem import store
-from pbem.mail.address import checked_address
 from pbem.mail import outbox
+from pbem.mail.address import checked_address
 from pbem.referee import disorder, notices, verdict
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
