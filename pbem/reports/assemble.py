@@ -126,17 +126,22 @@ def _views(
 
 
 def _with_people(tx: Tx, shared: report.ReportData) -> report.ReportData:
-    """The sides in civil disorder at the report's resolution, and how many observers the game has."""
-    disorder = tuple(
-        (side, from_k)
-        for side, from_k, until_k in tx.all(
-            "SELECT side, from_k, until_k FROM civil_disorder WHERE game_id = :game AND from_k <= :k ORDER BY side, id",
-            {"game": shared.game_id, "k": shared.k},
-        )
-        if until_k is None or until_k > shared.k
+    """The sides in civil disorder at the report's resolution, and how many
+    observers the game has (one statement: the count is the row with no side)."""
+    rows = tx.all(
+        "SELECT side, from_k, until_k FROM civil_disorder WHERE game_id = :game AND from_k <= :k"
+        " UNION ALL SELECT NULL, COUNT(*), NULL FROM observer WHERE game_id = :game AND removed IS NULL",
+        {"game": shared.game_id, "k": shared.k},
     )
-    row = tx.one("SELECT COUNT(*) FROM observer WHERE game_id = :game AND removed IS NULL", {"game": shared.game_id})
-    return replace(shared, civil_disorder=disorder, observers=int(row[0]) if row else 0)
+    disorder = tuple(
+        sorted(
+            (side, from_k)
+            for side, from_k, until_k in rows
+            if side is not None and (until_k is None or until_k > shared.k)
+        )
+    )
+    watching = next((int(n) for side, n, _u in rows if side is None), 0)
+    return replace(shared, civil_disorder=disorder, observers=watching)
 
 
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
