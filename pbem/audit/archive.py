@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import limits, store
 from pbem.dice import chains as dice_chains
-from pbem.referee import disorder, observers
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 
@@ -67,6 +66,8 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         "SELECT k, label, reveal, previous_state_hash, nmr, state_hash, events, active, rollback_id FROM resolution WHERE game_id = :game ORDER BY k",
         {"game": game_id},
     )
+    from pbem.referee import disorder  # only where an archive is built: 'pbem dice --archive' reads one
+
     parts = _ResolutionParts(_files(tx, game_id), _rolls(tx, game_id), {}, disorder.turns_by_k(tx, game_id))
     rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
     extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
@@ -113,6 +114,8 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
 def _joining_and_leaving(tx: Tx, game_id: str) -> dict[str, Any]:
     """The archive's ``allowances``, ``civil_disorder`` periods and ``observers``,
     each only when there is something to say."""
+    from pbem.referee import disorder, observers
+
     limit = disorder.threshold(tx, game_id)
     periods = disorder.periods(tx, game_id)
     watching = observers.archived(tx, game_id)
