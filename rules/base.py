@@ -372,6 +372,14 @@ class Ruleset(ABC):
         """A body of legal orders chosen by ``bot`` (at least ``random``), using
         only ``rng`` for its choices.  Must pass ``validate``."""
 
+    def public_position(self, position: Position) -> Position:
+        """What of ``position`` every side may see: the position an observer's
+        report is drawn from (its map and score).  A game with hidden information
+        (units only their owner sees, secret notes kept in the position) returns
+        a copy without it; the default returns ``position`` itself, for a game
+        whose positions hold no secret."""
+        return position
+
     # --- pictures -------------------------------------------------------------
     @abstractmethod
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:

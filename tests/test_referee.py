@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import mailbox
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -20,21 +19,7 @@ from pbem import store
 from pbem.referee import deadlines
 from tests.conftest import Table
 from tests.support.mailkit import SmtpServer, plain_mail, signed_reply
-from tests.support.referee_game import EMP, REFEREE, REP, game, turn_file
-
-
-def rows(table: Table, sql: str, *params: object) -> list[tuple]:
-    con = sqlite3.connect(table.db)
-    try:
-        return con.execute(sql, params).fetchall()
-    finally:
-        con.close()
-
-
-def outbox(table: Table) -> list[dict]:
-    r = table.run("outbox", "--json")
-    assert r.exit_code == 0, r.stderr
-    return json.loads(r.stdout)
+from tests.support.referee_game import EMP, REFEREE, REP, game, outbox, rows, turn_file
 
 
 def inbox(table: Table) -> mailbox.Maildir:

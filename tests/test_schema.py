@@ -91,3 +91,41 @@ def test_create_database_opens_an_existing_database_and_refuses_what_open_databa
         store.create_database(tmp_path / "other.db")
     with pytest.raises(store.StoreError, match="cannot create database"):
         store.create_database(tmp_path / "no-such-folder" / "r.db")
+
+
+def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp_path: Path) -> None:
+    """Version 4 adds tables (observer, game_allowance, civil_disorder, bot_turn) and
+    the column game.rules_version: a version 3 file is upgraded in place the first
+    time it is opened."""
+    from typer.testing import CliRunner
+
+    from pbem.cli.application import app
+    from pbem.turnfiles import keys as keymod
+
+    db = tmp_path / "old.db"
+    for side in ("r", "e"):
+        keymod.generate_ed25519(side, tmp_path)
+    runner = CliRunner()
+    made = runner.invoke(
+        app,
+        ["--db", str(db), "new", "g1", "--rules", "farrapos", "--player", f"republic={tmp_path / 'r.pub'}"]
+        + ["--player", f"empire={tmp_path / 'e.pub'}"],
+    )
+    assert made.exit_code == 0, made.output
+    con = sqlite3.connect(db)
+    for table in ("observer", "game_allowance", "civil_disorder", "bot_turn"):
+        con.execute(f"DROP TABLE {table}")
+    con.execute("ALTER TABLE game DROP COLUMN rules_version")
+    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    status = runner.invoke(app, ["--db", str(db), "status", "g1", "--json"])
+    assert status.exit_code == 0, status.output
+    con = sqlite3.connect(db)
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    finally:
+        con.close()
+    assert {"observer", "game_allowance", "civil_disorder", "bot_turn"} <= tables
+    assert version == str(store.SCHEMA_VERSION) == "4"

@@ -181,6 +181,7 @@ RUNS: dict[str, list[Run] | str] = {
     "serve": "runs until SIGTERM: the same steps as tick, whose run is checked (its --help is checked below)",
     "outbox": [Run(lambda w: ["outbox", "--json"], PLAIN_SQL), Run(lambda w: ["outbox", "retry"], PLAIN_SQL)],
     "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], PLAIN_SQL)],
+    "observer": [Run(lambda w: ["observer", "add", "g1", "carol@example.org"], PLAIN_SQL)],
     "site": [
         Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))
     ],

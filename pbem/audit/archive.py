@@ -11,7 +11,10 @@ tables; pbem/store/house_tables.py);
 for a resolution made at the end of a deadline's grace, ``deadline`` (the
 deadline, the end of grace, the time it was resolved and the sides that sent
 nothing); ``player_changes`` (``pbem player``: a side's new address or key, from
-which resolution on).
+which resolution on); a resolution's ``civil_disorder`` (the orders the greedy bot
+wrote for a side in civil disorder, with its bot and seed), and the game's
+``civil_disorder`` periods and ``allowances``; ``observers`` (each address as its
+SHA-256, when added and removed).  These last keys are present only when not empty.
 """
 
 from __future__ import annotations
@@ -65,7 +68,9 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         "resolution WHERE game_id = :game ORDER BY k",
         {"game": game_id},
     )
-    parts = _ResolutionParts(_files(tx, game_id), _rolls(tx, game_id), {})
+    from pbem.referee import disorder  # only where an archive is built: 'pbem dice --archive' reads one
+
+    parts = _ResolutionParts(_files(tx, game_id), _rolls(tx, game_id), {}, disorder.turns_by_k(tx, game_id))
     rollbacks = tx.all("SELECT id, to_k, at FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
     extensions = [dice_chains.PublicChain(*row) for row in store.chain_anchors(tx, game_id)]
     parts.late.update(_late_turns(tx, game_id))
@@ -104,7 +109,23 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             for rollback_id, to_k, at in rollbacks
         ],
         "player_changes": changes,
+        **_joining_and_leaving(tx, game_id),
         "final": {"over": bool(over), "result": json.loads(result) if result else None},
+    }
+
+
+def _joining_and_leaving(tx: Tx, game_id: str) -> dict[str, Any]:
+    """The archive's ``allowances``, ``civil_disorder`` periods and ``observers``,
+    each only when there is something to say."""
+    from pbem.referee import disorder, observers
+
+    limit = disorder.threshold(tx, game_id)
+    periods = disorder.periods(tx, game_id)
+    watching = observers.archived(tx, game_id)
+    return {
+        **({"allowances": {"civil_disorder": limit}} if limit is not None else {}),
+        **({"civil_disorder": periods} if periods else {}),
+        **({"observers": watching} if watching else {}),
     }
 
 
@@ -116,6 +137,7 @@ class _ResolutionParts:
     files: dict[tuple[int, str], list[dict[str, str]]]
     rolls: dict[int, list[dict[str, Any]]]
     late: dict[int, dict[str, Any]]
+    bots: dict[int, list[dict[str, Any]]]
 
     def resolution_json(self, row: Any) -> dict[str, Any]:
         k, label, reveal, previous, nmr, state_hash, events, active, _rollback = row
@@ -131,6 +153,7 @@ class _ResolutionParts:
             "state_hash": state_hash,
             "events": json.loads(events),
             **({"deadline": self.late[k]} if k in self.late else {}),
+            **({"civil_disorder": self.bots[k]} if k in self.bots else {}),
         }
 
 

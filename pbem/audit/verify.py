@@ -8,7 +8,8 @@ Checks, in this order, stopping at the first discrepancy:
 4. every roll recomputed from the reveal and the files (dice v1);
 5. a full replay through the ruleset, from the set-up with the archive's house
    tables (``game.tables``), reproducing every position hash, the rolls'
-   purposes, the events and the result.
+   purposes, the events and the result; the orders the greedy bot wrote for a
+   side in civil disorder are regenerated and compared (pbem/audit/civil.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from pbem import dice as dicev1
+from pbem.audit import civil
 from pbem.dice import chains as dice_chains
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, Position, Resolution, Ruleset, TableError
@@ -46,6 +48,7 @@ class AuditSummary:
     nmr_notes: tuple[str, ...] = ()
     player_notes: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
+    civil_notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         out = [
@@ -59,6 +62,7 @@ class AuditSummary:
         out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
         out.extend(f"  no moves received:    {note}" for note in self.nmr_notes)
         out.extend(f"  player change:        {note}" for note in self.player_notes)
+        out.extend(f"  civil disorder:       {note}" for note in self.civil_notes)
         if self.result:
             out.append(f"  result:               {self.result_text or self.result}")
         return out
@@ -194,6 +198,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         rollback_notes=_rollback_notes(archive),
         nmr_notes=nmr_notes,
         player_notes=_player_notes(archive),
+        civil_notes=civil.notes(archive),
     )
 
 
@@ -375,6 +380,10 @@ def _replay(
         if start is None:
             raise AuditFailure(f"resolution {res['k']}: cannot find its starting position {prev}")
         orders = _replayed_orders(ruleset, start, res, turn_files)
+        try:
+            orders.update(civil.bot_orders(archive["game"]["id"], ruleset, start, res))
+        except civil.BotOrdersFailure as exc:
+            raise AuditFailure(str(exc)) from None
         stream = dicev1.DiceStream(dice_keys[res["k"]])
         result = ruleset.resolve_validated(start, orders, stream)  # each file was validated by _replayed_orders
         _check_replay(res, stream, result)

@@ -192,6 +192,7 @@ HELP_ORDER = (
     "serve",
     "games",
     "player",
+    "observer",
     "site",
     "tables",
     "table",

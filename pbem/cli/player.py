@@ -65,6 +65,10 @@ def status(
         if st.dice_left <= dice_chains.NEAR_THE_END:
             left = "used up" if st.dice_left == 0 else f"serve only {st.dice_left} more resolution(s)"
             typer.echo(f"  dice: the committed chains {left}; extend them with 'pbem extend {st.game}'")
+    for side, since in st.civil_disorder.items():
+        typer.echo(f"  {side} is in civil disorder since resolution {since}: its orders are written by the greedy bot")
+    if st.observers:
+        typer.echo(f"  observers: {st.observers}")
 
 
 @app.command(epilog=example("pbem orders g1 --side republic -o turn.txt"))

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
 from pbem.cli.application import _Pbem, _state, app
 from pbem.cli.common import _pairs, _read, _with_progress, database, example, fail, refusals
 
+_CIVIL_DISORDER = typer.Option(
+    "--civil-disorder",
+    metavar="N",
+    help="After N missed deadlines in a row a side is played by the greedy bot until a player takes it over.",
+)
+
 
 @app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
 def new(
@@ -74,18 +80,17 @@ def new(
             help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').",
         ),
     ] = None,
+    civil_disorder: Annotated[Optional[str], _CIVIL_DISORDER] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
     from pbem.referee import deadlines, lifecycle
 
     keyfiles = _pairs(player, "--player")
-    tables = _pairs(table or [], "--table")
-    if len(tables) != len(table or []):
-        typer.echo("pbem: --table names each table once", err=True)
-        raise typer.Exit(2)
+    tables = _tables_once(table or [])
     with refusals():
         clock = deadlines.clock_from_options(deadline, grace, remind, wait)
+        limit = _civil_disorder_option(civil_disorder)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = lifecycle.new_game(
             store.create_database(_state["db"]),
@@ -98,10 +103,34 @@ def new(
             chain_length,
             tables,
             clock=clock,
+            civil_disorder=limit,
         )
     for warning in lifecycle.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
     _print_created(created, clock, tables)
+    if civil_disorder is not None:
+        typer.echo(_civil_disorder_words(civil_disorder))
+
+
+def _tables_once(table: list[str]) -> dict[str, str]:
+    tables = _pairs(table, "--table")
+    if len(tables) != len(table):
+        typer.echo("pbem: --table names each table once", err=True)
+        raise typer.Exit(2)
+    return tables
+
+
+def _civil_disorder_option(value: str | None) -> int | None:
+    """``--civil-disorder N``: :class:`Refused` naming a bad value."""
+    from pbem.referee import disorder
+    from pbem.referee.verdict import Refused
+
+    if value is None:
+        return None
+    try:
+        return disorder.parse_threshold(value)
+    except ValueError as exc:
+        raise Refused([f"--civil-disorder: {exc}"]) from None
 
 
 def _print_created(created: "GameState", clock: "Clock | None", tables: "Mapping[str, str]") -> None:
@@ -222,6 +251,8 @@ def _note(o: "ProcessOutcome") -> str:
     parts = []
     if o.nmr:
         parts.append(f"no moves received from {', '.join(o.nmr)}")
+    if o.bot:
+        parts.append(f"civil disorder: the greedy bot wrote the orders of {', '.join(o.bot)}")
     if o.awaiting:
         parts.append(f"awaiting {', '.join(o.awaiting)}")
     if o.over and o.resolved is not None:
@@ -324,11 +355,12 @@ def game_set(
         list[str],
         typer.Argument(
             metavar="KEY=VALUE",
-            help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).",
+            help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it), "
+            "civil-disorder=3 (none: never).",
         ),
     ],
 ) -> None:
-    """Change a game's deadline, grace, reminder or wait."""
+    """Change a game's deadline, grace, reminder, wait or civil disorder."""
     from pbem.referee import deadlines
 
     pairs: dict[str, str] = {}
@@ -341,3 +373,63 @@ def game_set(
     with refusals():
         clock = deadlines.set_clock(database(), game, pairs)
     typer.echo(f"{game}: {clock.describe()}")
+    if "civil-disorder" in pairs:
+        typer.echo(f"{game}: {_civil_disorder_words(pairs['civil-disorder'])}")
+
+
+def _civil_disorder_words(value: str) -> str:
+    from pbem.referee import disorder
+
+    n = disorder.parse_threshold(value)
+    if n is None:
+        return "no civil disorder (a side missing its deadlines takes no action)"
+    return f"civil disorder after {n} missed deadline(s) in a row: the {disorder.BOT} bot plays the side"
+
+
+observer_app = typer.Typer(
+    cls=_Pbem,
+    help="People who follow a game: each is mailed every resolution's public report; never a player.",
+    no_args_is_help=True,
+    epilog=example("pbem observer add g1 carol@example.org"),
+)
+
+
+app.add_typer(observer_app, name="observer")
+
+
+@observer_app.command("add", epilog=example("pbem observer add g1 carol@example.org"))
+def observer_add(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    address: Annotated[str, typer.Argument(metavar="EMAIL", help="The observer's address.")],
+) -> None:
+    """Mail EMAIL every resolution's public report from the next one on (what both sides see)."""
+    from pbem.referee import observers
+
+    with refusals():
+        k = observers.add(database(), game, address)
+    typer.echo(f"{game}: {address} observes the game from resolution {k} (public reports only; it never submits)")
+
+
+@observer_app.command("remove", epilog=example("pbem observer remove g1 carol@example.org"))
+def observer_remove(
+    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
+    address: Annotated[str, typer.Argument(metavar="EMAIL", help="The observer's address.")],
+) -> None:
+    """Stop mailing EMAIL the game's reports."""
+    from pbem.referee import observers
+
+    with refusals():
+        k = observers.remove(database(), game, address)
+    typer.echo(f"{game}: {address} no longer observes the game (from resolution {k})")
+
+
+@observer_app.command("list", epilog=example("pbem observer list g1"))
+def observer_list(game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")]) -> None:
+    """The game's observers: address, when added, the first resolution they were sent."""
+    from pbem.referee import observers
+
+    with refusals():
+        found = observers.listing(database(), game)
+    for w in found:
+        typer.echo(f"{w.email}  added {w.added}, from resolution {w.from_k}")
+    typer.echo(f"{game}: {len(found)} observer(s)")

@@ -43,7 +43,19 @@ BACKOFF = 60.0
 BACKOFF_CAP = 3600.0
 MESSAGE_ID_DOMAIN = "pbem.invalid"
 
-KINDS = ("receipt", "refusal", "checked", "report", "game-over", "reminder", "late", "rollback", "player")
+KINDS = (
+    "receipt",
+    "refusal",
+    "checked",
+    "report",
+    "game-over",
+    "reminder",
+    "late",
+    "rollback",
+    "player",
+    "observer",
+    "welcome",
+)
 
 
 def new_message_id(kind: str, game_id: str | None) -> str:
@@ -312,17 +324,60 @@ def message_of(engine: Database, row: Row, sender: str) -> EmailMessage:
         msg = email.message_from_bytes(bytes(body), policy=email.policy.default)
         assert isinstance(msg, EmailMessage)
     else:
-        from pbem.reports import assemble as reporting
-        from pbem.reports.message import report_email
-
-        with transaction(engine, write=False) as tx:
-            views = reporting.report_views(tx, row.game_id or "", row.k, [row.side])
-        msg = report_email(views[0], sender, row.to, None)
+        msg = _report_of(engine, row, sender)
     del msg["From"]
     msg["From"] = sender
     del msg["Message-ID"]
     msg["Message-ID"] = row.message_id
     return msg
+
+
+def _report_of(engine: Database, row: Row, sender: str) -> EmailMessage:
+    """A report row's message rendered from the store now: a side's report, an
+    observer's public report, or the welcome of a player who takes a side over
+    (its latest report, with the welcome before it)."""
+    from dataclasses import replace
+
+    from pbem.reports import assemble as reporting
+    from pbem.reports.message import report_email, report_message_id
+
+    with transaction(engine, write=False) as tx:
+        if row.kind == "observer":
+            data = reporting.public_view(tx, row.game_id or "", row.k)
+        else:
+            data = reporting.report_views(tx, row.game_id or "", row.k, [row.side])[0]
+    if row.kind == "observer":
+        return report_email(data, sender, row.to, report_message_id(data.game_id, 0, "observer"))
+    if row.kind == "welcome":
+        data = replace(data, preface=welcome_text(data.game_id, data.side or "", data.site_url))
+        msg = report_email(data, sender, row.to, None)
+        del msg["Subject"]
+        msg["Subject"] = row.subject
+        return msg
+    return report_email(data, sender, row.to, None)
+
+
+def welcome_text(game_id: str, side: str, site_url: str | None) -> str:
+    """The welcome of a player who takes a side over: the game's history and how to play."""
+    site = (
+        f"The whole game so far, every report and its audit: {site_url}"
+        if site_url
+        else (
+            "The game has no published site; the referee can send you its archive (pbem export), which "
+            "'pbem audit --archive FILE' checks."
+        )
+    )
+    return "\n\n".join(
+        [
+            f"Welcome to game {game_id}: you now play the {side} side, with the key the referee registered for you.",
+            site,
+            "Below is the latest report; attached are your next turn file (when you are due) and the position "
+            "file the report was written from.",
+            f"How to play: write your orders below the turn file's header (see 'pbem orders {game_id} --side {side} "
+            "--position POSFILE' for a template), check them offline with 'pbem check FILE --position POSFILE', "
+            "sign the file with 'pbem sign FILE --key KEY' and mail it back with its .sig, or pasted with --inline.",
+        ]
+    )
 
 
 class Sending(Protocol):

@@ -34,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem import store
-from pbem.referee import notices, resolve, verdict
+from pbem.referee import disorder, notices, resolve, verdict
 from pbem.rules import find_ruleset
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
@@ -127,17 +127,26 @@ def read_clock(tx: Tx, game_id: str) -> Clock:
 
 
 def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Clock:
-    """``pbem game set GAME deadline=48h grace=12h remind=6h wait=yes``
-    (``deadline=none`` removes the deadline, and with it grace, remind, wait)."""
+    """``pbem game set GAME deadline=48h grace=12h remind=6h wait=yes civil-disorder=3``
+    (``deadline=none`` removes the deadline, and with it grace, remind, wait;
+    ``civil-disorder=none`` puts no side in civil disorder from now on)."""
     problems = []
     for key in settings:
-        if key not in CLOCK_KEYS:
-            problems.append(f"unknown setting {key!r} (settings: {', '.join(CLOCK_KEYS)})")
+        if key not in (*CLOCK_KEYS, disorder.SETTING):
+            problems.append(f"unknown setting {key!r} (settings: {', '.join((*CLOCK_KEYS, disorder.SETTING))})")
+    civil = settings.get(disorder.SETTING)
+    try:
+        limit = disorder.parse_threshold(civil) if civil is not None else None
+    except ValueError as exc:
+        problems.append(str(exc))
+    settings = {key: value for key, value in settings.items() if key != disorder.SETTING}
     if problems:
         raise verdict.Refused(problems)
     with transaction(engine) as tx:
         if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is None:
             raise store.unknown_game(game_id, store.known_game_ids(tx))
+        if civil is not None:
+            disorder.set_threshold(tx, game_id, limit)
         clock = read_clock(tx, game_id)
         fields = {"deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait}
         for key, value in settings.items():
@@ -317,6 +326,8 @@ def resolution_step(
         outcomes.append(outcome)
         if outcome.resolved is not None:
             nmr = f", no moves received from {', '.join(outcome.nmr)} (deadline passed)" if outcome.nmr else ""
+            if outcome.bot:
+                nmr += f", civil disorder: the {disorder.BOT} bot wrote the orders of {', '.join(outcome.bot)}"
             log(
                 f"{game_id}: resolution {outcome.resolved} "
                 f"({outcome.label}){nmr}{', game over' if outcome.over else ''}"

@@ -15,7 +15,7 @@ from pbem import dice as dicev1
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
 from pbem.mail.address import checked_address
-from pbem.referee import notices
+from pbem.referee import disorder, notices
 from pbem.rules import find_ruleset
 from pbem.rules.base import Ruleset, ScenarioInfo
 from pbem.rules.suggest import did_you_mean
@@ -51,12 +51,14 @@ def new_game(
     chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
     table_files: Mapping[str, os.PathLike[str] | str] | None = None,
     clock: ClockSettings | None = None,
+    civil_disorder: int | None = None,
 ) -> store.GameState:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
     (``--table NAME=FILE``): checked, carried in the opening position and stored.
     ``clock`` sets its deadlines (pbem/referee/deadlines.py); each side with an address is
-    sent the game as created."""
+    sent the game as created.  ``civil_disorder`` N: a side missing N deadlines in
+    a row is played by the greedy bot (pbem/referee/disorder.py)."""
     ruleset, info = _ruleset_and_scenario(rules_id, scenario)
     problems, parsed_keys = _setting_problems(
         game_id, rules_id, ruleset, info, options, player_keys, emails or {}, chain_length
@@ -101,6 +103,8 @@ def new_game(
         house_tables.store_tables(tx, game_id, house_tables.of_position(position))
         if clock is not None:
             _insert_clock(tx, game_id, clock)
+        if civil_disorder is not None:
+            disorder.set_threshold(tx, game_id, civil_disorder)
         notices.queue_reports(
             tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False
         )
@@ -389,6 +393,8 @@ class Status:
     score_heading: str = "score"
     dice_left: int = 0  # resolutions the committed dice chains can still serve
     extensions: list[dict] = field(default_factory=list)
+    civil_disorder: dict[str, int] = field(default_factory=dict)  # side -> the resolution it started at
+    observers: int = 0
 
     def to_json(self) -> dict:
         return {
@@ -407,6 +413,8 @@ class Status:
             "anchor": self.anchor,
             "dice_left": self.dice_left,
             "dice_extensions": self.extensions,
+            "civil_disorder": self.civil_disorder,
+            "observers": self.observers,
         }
 
 
@@ -435,4 +443,8 @@ def status(engine: Engine, game_id: str) -> Status:
             score_heading=score[0].heading if score else "score",
             dice_left=max(0, dice_chains.last_served(chains) - game.next_k + 1),
             extensions=[c.to_json() for c in chains[1:]],
+            civil_disorder=disorder.current(tx, game_id),
+            observers=len(
+                tx.all("SELECT id FROM observer WHERE game_id = :game AND removed IS NULL", {"game": game_id})
+            ),
         )

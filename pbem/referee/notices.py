@@ -51,6 +51,22 @@ def queue_reports(
         else:
             subject = f"[pbem {game_id}] resolution {k} - {label}: report"
         made += outbox.queue_report(tx, game_id, k, side, addr, subject, over)
+    return made + queue_observer_reports(tx, game_id, k, label, over)
+
+
+def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool) -> int:
+    """Each observer's public report of resolution ``k``, one message each (an
+    observer never sees another's address): rendered when delivered."""
+    from pbem.reports.message import report_message_id
+
+    made = 0
+    for row_id, addr in tx.all(
+        "SELECT id, email FROM observer WHERE game_id = :game AND removed IS NULL ORDER BY id", {"game": game_id}
+    ):
+        subject = f"[pbem {game_id}] resolution {k} - {label}: {'game over' if over else 'report'} (observer)"
+        message_id = report_message_id(game_id, k, f"observer-{row_id}")
+        dedupe = f"observer:{game_id}:{k}:{row_id}"
+        made += outbox.queue(tx, "observer", [addr], subject, message_id, dedupe, None, game_id, None, k)
     return made
 
 

@@ -5,7 +5,15 @@ the archive as ``player_changes``, from which resolution the new address or key
 holds), and a notice to every side in the outbox (on an address change, to the
 old address too, so a player learns if someone else moved their mail).  A new
 key sets aside that side's file queued for the next resolution: it was signed
-with the old key, which no longer speaks for the side.
+with the old key, which no longer speaks for the side; a file signed by the old
+key later is refused naming it ("signed by the previous SIDE key, replaced on
+DATE").
+
+A new key is a new player taking the side over: a side in civil disorder leaves
+it (pbem/referee/disorder.py), and the new player is sent a welcome at the
+side's address: the latest report as a report mail is (text, HTML, map, the next
+turn file, the position file), after a few lines with the game's site if it has
+one and how to play.  :func:`record` is the one place the act is made.
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbem import store
+from pbem.mail import outbox
 from pbem.mail.address import checked_address
-from pbem.referee import notices, verdict
+from pbem.referee import disorder, notices, verdict
+from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
 
@@ -95,17 +105,60 @@ def change_player(
                     f"its queued file for resolution {game.next_k} is set aside (signed with the old key): write "
                     "and sign new orders with the new key"
                 )
-        tx.run(
-            "UPDATE player SET email = :email, public_key = :key WHERE game_id = :game AND side = :side",
-            {**params, "email": change["email"] or old_email, "key": change["public_key"] or old_key},
-        )
-        tx.run(
-            "INSERT INTO player_change (game_id, side, from_k, at, email, previous_email, public_key, "
-            "previous_public_key)"
-            " VALUES (:game, :side, :from_k, :at, :email, :previous_email, :public_key, :previous_public_key)",
-            {**params, **change, "from_k": game.next_k, "at": store.utcnow()},
-        )
-        change_id = tx.one("SELECT MAX(id) FROM player_change WHERE game_id = :game", params)[0]  # type: ignore[index]
+        change_id = record(tx, game_id, side, game.next_k, change, old_email, old_key)
+        if change["public_key"] is not None:
+            what.extend(_hand_over(tx, game, side, change_id, change["email"] or old_email))
         also = [old_email] if change["email"] is not None and old_email else []
         notices.queue_player_notice(tx, game_id, change_id, side, what, also)
     return Change(game_id, side, game.next_k, tuple(what), set_aside)
+
+
+def record(
+    tx: Tx,
+    game_id: str,
+    side: str,
+    from_k: int,
+    change: dict[str, str | None],
+    old_email: str | None,
+    old_key: str,
+) -> int:
+    """The act ``player``: the side's new address or key (a new key is a new
+    player), from resolution ``from_k`` on.  The one place the act is made;
+    returns the change's id."""
+    params = {"game": game_id, "side": side}
+    tx.run(
+        "UPDATE player SET email = :email, public_key = :key WHERE game_id = :game AND side = :side",
+        {**params, "email": change["email"] or old_email, "key": change["public_key"] or old_key},
+    )
+    tx.run(
+        "INSERT INTO player_change (game_id, side, from_k, at, email, previous_email, public_key, previous_public_key)"
+        " VALUES (:game, :side, :from_k, :at, :email, :previous_email, :public_key, :previous_public_key)",
+        {**params, **change, "from_k": from_k, "at": store.utcnow()},
+    )
+    return tx.one("SELECT MAX(id) FROM player_change WHERE game_id = :game", params)[0]  # type: ignore[index]
+
+
+def _hand_over(tx: Tx, game: store.GameState, side: str, change_id: int, email: str | None) -> list[str]:
+    """A new key is a new player: civil disorder ends, and the new player is sent
+    the welcome (the latest report, the site, the position file, how to play)."""
+    said = []
+    if side in disorder.current(tx, game.id):
+        disorder.mark(tx, game.id, side, "end", game.next_k, "player")
+        said.append(f"civil disorder ends: from resolution {game.next_k} the new player writes the {side} orders")
+    if email:
+        from pbem.reports.message import report_message_id
+
+        outbox.queue(
+            tx,
+            "welcome",
+            [email],
+            f"[pbem {game.id}] welcome: you now play {side}",
+            report_message_id(game.id, game.current_k, side, f".welcome-{change_id}"),
+            f"welcome:{game.id}:{change_id}",
+            None,
+            game.id,
+            side,
+            game.current_k,
+        )
+        said.append(f"the new player is sent the game so far at {email}")
+    return said

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from pbem import dice as dicev1
 from pbem import store
 from pbem.dice import chains as dice_chains
-from pbem.referee import notices
+from pbem.referee import disorder, notices
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders
 from pbem.store.sql import Conflict, Tx
@@ -39,6 +39,7 @@ class ProcessOutcome:
     over: bool = False
     note: str = ""
     problems: tuple[str, ...] = ()  # why this game could not be resolved (the batch went on)
+    bot: tuple[str, ...] = ()  # missing sides in civil disorder, whose orders the greedy bot wrote
 
 
 def pending_games(engine: Engine) -> list[str]:
@@ -155,6 +156,9 @@ def _resolve_claimed(
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)
+    bots = disorder.bot_turns(tx, game_id, k, ruleset, position, missing, [f.side for f in files])
+    for turn in bots:
+        orders[turn.side] = turn.orders
     try:
         result = ruleset.resolve_validated(position, orders, stream)  # submit validated the files against this position
     except OrderError as exc:  # cannot happen: validated at submit against this position
@@ -178,7 +182,7 @@ def _resolve_claimed(
         [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
         [f.id for f in files],
     )
-    made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None)
+    made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None, bot=tuple(t.side for t in bots))
     notices.queue_reports(
         tx,
         game_id,

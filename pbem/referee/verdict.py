@@ -142,6 +142,51 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     roster = _roster(game.id, store.public_keys(tx, game.id))
+    try:
+        return _judge_stored(tx, tf, message, signature, game, roster, require_signature)
+    except Refused as exc:
+        replaced = _by_replaced_key(tx, game.id, tf.side, message, signature) if _wrong_key(exc) else None
+        if replaced is not None:
+            raise Refused([replaced]) from None
+        raise
+
+
+def _wrong_key(exc: Refused) -> bool:
+    return len(exc.problems) == 1 and exc.problems[0].startswith("signature is by ")
+
+
+def _by_replaced_key(tx: Tx, game_id: str, side: str, message: bytes, signature: str | None) -> str | None:
+    """The refusal of a file signed by a key the side had before ``pbem player``
+    replaced it, naming when; None when the signer is no earlier key of the side."""
+    if signature is None:
+        return None
+    try:
+        signer = sshsig.verify(message, signature)
+    except sshsig.SignatureError:
+        return None
+    for previous, at in tx.all(
+        "SELECT previous_public_key, at FROM player_change WHERE game_id = :game AND side = :side"
+        " AND previous_public_key IS NOT NULL ORDER BY id DESC",
+        {"game": game_id, "side": side},
+    ):
+        try:
+            if keys.PublicKey.from_openssh(previous).same_key(signer):
+                when = store.as_datetime(at).strftime("%Y-%m-%d %H:%M UTC")
+                return f"signed by the previous {side} key ({signer.fingerprint()}), replaced on {when}"
+        except ValueError:
+            continue
+    return None
+
+
+def _judge_stored(
+    tx: Tx,
+    tf: TurnFile,
+    message: bytes,
+    signature: str | None,
+    game: store.GameState,
+    roster: Mapping[str, keys.PublicKey],
+    require_signature: bool,
+) -> Checked:
     return judge(
         tf,
         message,

@@ -20,6 +20,7 @@ from pbem.store import house_tables
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
+from pbem.turnfiles.canonical import canonical_json
 from pbem.turnfiles.envelope import render_turn_file
 
 if TYPE_CHECKING:
@@ -119,8 +120,55 @@ def _views(
         rollbacks=notes,
         chain_first_k=chain.first_k,
     )
+    shared = _with_people(tx, shared)
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     return [_side_view(shared, ruleset, game, position, due, side, refusals, shared_map, turn_label) for side in sides]
+
+
+def _with_people(tx: Tx, shared: report.ReportData) -> report.ReportData:
+    """The sides in civil disorder at the report's resolution, and how many
+    observers the game has (one statement: the count is the row with no side)."""
+    rows = tx.all(
+        "SELECT side, from_k, until_k FROM civil_disorder WHERE game_id = :game AND from_k <= :k"
+        " UNION ALL SELECT NULL, COUNT(*), NULL FROM observer WHERE game_id = :game AND removed IS NULL",
+        {"game": shared.game_id, "k": shared.k},
+    )
+    disorder = tuple(
+        sorted(
+            (side, from_k)
+            for side, from_k, until_k in rows
+            if side is not None and (until_k is None or until_k > shared.k)
+        )
+    )
+    watching = next((int(n) for side, n, _u in rows if side is None), 0)
+    return replace(shared, civil_disorder=disorder, observers=watching)
+
+
+def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
+    """The report an observer is sent: what every side sees alike, and nothing
+    that only one side knows.  It is the referee's view without the problems
+    with the sides' files (refused files, whose reasons quote a side's own
+    orders), with no turn file, and drawn from the ruleset's
+    :meth:`~pbem.rules.base.Ruleset.public_position`; where that differs from
+    the position, the position file (whose hash is of the whole position) is
+    left out."""
+    game = report_reads.game(tx, game_id)
+    ruleset = find_ruleset(game.rules)
+    data = _views(tx, game, k, (None,), links)[0]
+    position = position_file.load(data.position_file.encode("utf-8")).position
+    shown = ruleset.public_position(position)
+    whole = canonical_json(shown) == canonical_json(position)
+    return replace(
+        data,
+        observer=True,
+        problems=(),
+        next_turn_file=None,
+        map_svg=data.map_svg
+        if whole and not ruleset.map_depends_on_side
+        else ruleset.map_svg(shown, list(data.events), None),
+        score=tuple(ruleset.score(shown)),
+        position_file=data.position_file if whole else "",
+    )
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:

@@ -74,6 +74,8 @@ def report_subject(data: ReportData) -> str:
         return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: game over"
     if data.your_move:
         return f"[pbem {data.game_id}] resolution {data.next_k} - {data.next_label}: your move"
+    if data.observer:
+        return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: report (observer)"
     return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: report"
 
 

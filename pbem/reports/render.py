@@ -125,6 +125,14 @@ class ReportData:
     position_file: str = ""
     """The position file (``G-rK.position.json``) this report was written from:
     ``pbem check FILE --position`` checks orders against it offline."""
+    civil_disorder: tuple[tuple[str, int], ...] = ()
+    """The sides in civil disorder at this resolution, each with the resolution it started at."""
+    observers: int = 0
+    """How many observers receive the game's public reports."""
+    observer: bool = False
+    """The public report an observer is sent: what every side sees, nothing one side alone knows."""
+    preface: str = ""
+    """Words before the report (the welcome of a player who takes a side over)."""
 
     @property
     def chain_link(self) -> int:
@@ -145,7 +153,7 @@ class ReportData:
     @property
     def viewer(self) -> str:
         """Whom the report is for, as it names them."""
-        return self.side or "referee"
+        return "an observer" if self.observer else self.side or "referee"
 
     @property
     def next_turn_file_name(self) -> str | None:

@@ -17,15 +17,15 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-# 2: game.seed_checkpoints; 3: dice_chain (extensions), and the new tables house_table (house tables); outbox,
-# intake, intake_part, game_clock, late_turn, player_change (the referee as a service); site (the game's site);
-# 4: game.rules_version (rulesets as plug-ins)
+# 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table; outbox, intake, intake_part, game_clock,
+# late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins); observer,
+# game_allowance, civil_disorder, bot_turn (new tables)
 SCHEMA_VERSION = 4
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
-    4: ("ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",),
+    4: ("ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",),  # and new tables
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
@@ -79,6 +79,10 @@ TABLES = frozenset(
         "late_turn",
         "player_change",
         "site",
+        "observer",
+        "game_allowance",
+        "civil_disorder",
+        "bot_turn",
     }
 )
 """Every table of this schema version (tests/test_startup.py checks it against the

@@ -270,6 +270,61 @@ class PlayerChange(SQLModel, table=True):
     previous_public_key: str | None = None
 
 
+class Observer(SQLModel, table=True):
+    """``pbem observer add/remove``: an address sent every resolution's public
+    report (pbem/referee/observers.py); a removed observer keeps its row."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    email: str
+    added: datetime = Field(default_factory=utcnow)
+    added_k: int  # the first resolution whose report it is sent
+    removed: datetime | None = None
+    removed_k: int | None = None  # the first resolution whose report it is no longer sent
+
+
+class GameAllowance(SQLModel, table=True):
+    """A game's allowances: ``civil_disorder`` N, the missed deadlines in a row
+    after which a side is played by the greedy bot (None: never)."""
+
+    __tablename__ = "game_allowance"
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True)
+    civil_disorder: int | None = None
+
+
+class CivilDisorder(SQLModel, table=True):
+    """A side played by the bot from resolution ``from_k`` until ``until_k``
+    (exclusive; None: still in civil disorder), ended by ``ended_by``."""
+
+    __tablename__ = "civil_disorder"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    side: str
+    from_k: int
+    started: datetime = Field(default_factory=utcnow)
+    until_k: int | None = None
+    ended: datetime | None = None
+    ended_by: str | None = None  # "file" (the side's signed file) or "player" (pbem player)
+
+
+class BotTurn(SQLModel, table=True):
+    """The orders the referee's bot wrote for a side in civil disorder in
+    resolution ``k``, with the bot and seed that regenerate them."""
+
+    __tablename__ = "bot_turn"
+
+    __table_args__ = (UniqueConstraint("game_id", "k", "side"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    k: int
+    side: str
+    bot: str
+    seed: str
+    orders: str
+
+
 class HouseTable(SQLModel, table=True):
     """A table a game plays instead of the shipped one (pbem/store/house_tables.py): the
     checked table as canonical JSON and its SHA-256.  The same data rides in the

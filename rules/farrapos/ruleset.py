@@ -201,6 +201,11 @@ class Farrapos(Ruleset):
 
         return farrapos_bots.bot_orders(position, side, bot, rng)
 
+    def public_position(self, position: Position) -> Position:
+        """Farrapos is a game of open information: both players see every army,
+        city and track (docs/rules/farrapos.md), so the whole position is public."""
+        return position
+
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
         from pbem.rules.farrapos import svg  # on first use: only reports draw the map
 

@@ -228,6 +228,16 @@ class FurorBarbarus(Ruleset):
             raise ValueError(f"unknown bot {bot!r} (known: {', '.join(self.bots())})")
         return fb_bots.bot_orders(self.field(position), side, bot, rng)
 
+    def public_position(self, position: Position) -> Position:
+        """Every unit on the board is seen by both sides.  Campus Mauriacus'
+        secretly noted commanders are not in the position before they are
+        revealed: the Huns' commanders stay off the map (``hex`` none) until the
+        resolution that places and reveals them together (setup.py), so the
+        position is public as it stands.  What stays secret until then is the
+        Huns' queued file, and the reasons a file of theirs was refused, which
+        an observer's report leaves out (pbem/reports/assemble.py, public_view)."""
+        return position
+
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
         return svg.render(self.field(position), events)
 

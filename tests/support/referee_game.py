@@ -1,7 +1,10 @@
-"""A Farrapos game with both players' addresses, for the referee service tests, and a
-bot's turn file for it."""
+"""A Farrapos game with both players' addresses, for the referee service tests, a
+bot's turn file for it, and reads of the referee's rows and outbox."""
 
 from __future__ import annotations
+
+import json
+import sqlite3
 
 from tests.conftest import Table
 
@@ -40,3 +43,17 @@ def turn_file(table: Table, name: str, side: str, seed: int = 0) -> bytes:
         == 0
     )
     return path.read_bytes()
+
+
+def rows(table: Table, sql: str, *params: object) -> list[tuple]:
+    con = sqlite3.connect(table.db)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+def outbox(table: Table) -> list[dict]:
+    r = table.run("outbox", "--json")
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)
