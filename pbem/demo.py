@@ -115,6 +115,11 @@ def _demo_keys(keydir: Path, sides: Sequence[str]) -> tuple[dict[str, keys.Priva
     return signers, public
 
 
+def _log_at(lines: list[str], hours: int) -> Callable[[str], None]:
+    """A referee log that appends each line to ``lines``, marked ``[+{hours}h]``."""
+    return lambda line: lines.append(f"[+{hours}h] {line}")
+
+
 def play_by_tick(
     engine: Engine, out: Path, seed: int = 1, on_resolution: Callable[[], None] | None = None
 ) -> DemoResult:
@@ -173,7 +178,7 @@ def play_by_tick(
                 referee.tick(
                     engine,
                     options,
-                    lambda line, h=hours: log_lines.append(f"[+{h}h] {line}"),
+                    _log_at(log_lines, hours),
                     now=start + timedelta(hours=hours),
                 )
         else:

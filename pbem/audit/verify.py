@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -466,7 +467,7 @@ def _player_notes(archive: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
-def _keys_by_resolution(archive: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _keys_by_resolution(archive: dict[str, Any]) -> Callable[[str, int], keys.PublicKey]:
     """The key each side signed with for resolution k: ``player_changes`` (an
     addition to v1) says from which resolution a new key holds; before the first
     change, its ``previous_public_key``; with no change, the player's key."""

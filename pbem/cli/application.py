@@ -28,7 +28,9 @@ from pbem import __version__
 from pbem.cli.values import conventional_help, convert_plainly
 
 if TYPE_CHECKING:
-    import click
+    # Typer vendors Click as typer._click since 0.26 (no click package is installed) and
+    # TyperGroup's methods are typed with its classes
+    from typer import _click as click
 
 
 GLOBAL_OPTIONS = ("--db",)
@@ -155,7 +157,10 @@ def app_for(args: list[str]) -> typer.Typer:
     help and parameters) before it runs one, about a fifth of ``pbem sign``'s
     start-up; ``--help`` and a command line that names no known command get the
     whole application (its list of commands, Click's "did you mean")."""
-    registered = [*app.registered_commands, *app.registered_groups]
+    registered: list[typer.models.CommandInfo | typer.models.TyperInfo] = [
+        *app.registered_commands,
+        *app.registered_groups,
+    ]
     at = command_index(args, {n for n in map(_name, registered) if n is not None})
     if at is None:
         return app

@@ -5,7 +5,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, TypedDict
 
 import typer
 import typer.core
@@ -14,6 +14,16 @@ import typer.models
 
 from pbem.cli.application import app
 from pbem.cli.common import database, example, fail, refusals
+
+if TYPE_CHECKING:
+    from pbem.dice.stats import ChiSquare
+
+
+class _DieSummary(TypedDict):
+    """``pbem dice --stats`` of one die size."""
+
+    faces: dict[str, int]
+    chi_square: "ChiSquare"
 
 
 @app.command(epilog=example("pbem dice g1 --stats", "pbem dice --archive g1.json --json"))
@@ -50,7 +60,7 @@ def dice(
     game = found.game
     history = found.rolls
     rows = history
-    summary = None
+    summary: dict[str, _DieSummary] | None = None
     if stats:
         summary = {
             str(sides): {

@@ -34,8 +34,8 @@ def _plain(annotation: Any) -> tuple[type, bool] | None:
     """(the element type, whether it is a list) of a plain annotation, else None."""
     origin = get_origin(annotation)
     if origin in (Union, types.UnionType):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        return _plain(args[0]) if len(args) == 1 else None
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        return _plain(members[0]) if len(members) == 1 else None
     if origin in (list, tuple) and origin is not None:
         args = get_args(annotation)
         if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):

@@ -35,15 +35,20 @@ class PublicChain:
         return {"first_k": self.first_k, "chain_length": self.chain_length, "anchor": self.anchor}
 
 
-class _Chain(Protocol):
-    first_k: int
-    chain_length: int
-    anchor: str
+class _Chain(Protocol):  # read-only members, so that NamedTuple rows qualify
+    @property
+    def first_k(self) -> int: ...
+    @property
+    def chain_length(self) -> int: ...
+    @property
+    def anchor(self) -> str: ...
 
 
 class _Game(Protocol):
-    chain_length: int
-    anchor: str
+    @property
+    def chain_length(self) -> int: ...
+    @property
+    def anchor(self) -> str: ...
 
 
 def public_chains(game: _Game, extensions: Iterable[_Chain]) -> list[PublicChain]:

@@ -27,7 +27,9 @@ import ssl
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import cast
 from urllib.parse import unquote, urlsplit
 
 from pbem.mail.readers import Incoming
@@ -149,12 +151,12 @@ class Mailbox:
             out.append(
                 Incoming(
                     f"{self.name}: UID {uid}",
-                    lambda raw=raw: io.BytesIO(raw),
+                    partial(io.BytesIO, raw),
                     self.name,
                     str(uid),
                     uid,
                     self.uidvalidity,
-                    after=lambda uid=uid: self.mark_seen([uid]),
+                    after=partial(self.mark_seen, (uid,)),
                 )
             )
         return out
@@ -192,7 +194,8 @@ def open_mailbox(source: ImapSource) -> Iterator[Mailbox]:
             status, data = client.select(_quoted(source.mailbox))
             if status != "OK":
                 raise ImapError(f"IMAP server {where} has no mailbox {source.mailbox!r} for {source.user!r}")
-            validity = client.untagged_responses.get("UIDVALIDITY", [b"0"])[0]
+            # imaplib keeps a response as a tuple only when it carries a literal; UIDVALIDITY's does not
+            validity = cast(bytes, client.untagged_responses.get("UIDVALIDITY", [b"0"])[0])
             uidvalidity = int(validity) if validity else 0
         except (OSError, imaplib.IMAP4.error, ssl.SSLError) as exc:
             raise ImapError(f"IMAP server {where}: {exc}") from None

@@ -39,6 +39,7 @@ from email.message import Message
 from email.parser import BytesHeaderParser
 from html import unescape
 from html.parser import HTMLParser
+from typing import cast
 
 from pbem import limits
 
@@ -212,7 +213,8 @@ def _find_candidates(msg: Message) -> tuple[list[Candidate], list[str]]:
             filename = None
         disposition = (part.get_content_disposition() or "").lower()
         try:
-            payload = part.get_payload(decode=True) or b""
+            # a part that is not multipart decodes to bytes (None only for a multipart one)
+            payload = cast(bytes, part.get_payload(decode=True) or b"")
         except Exception as exc:
             problems.append(f"a part ({ctype}) cannot be decoded: {exc}")
             continue

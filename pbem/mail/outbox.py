@@ -221,7 +221,8 @@ _COLUMNS = (
 
 def _row(values: Sequence) -> Row:
     *head, next_attempt, created, sent = values
-    return Row(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None)
+    # one starred tuple: mypy counts fixed arguments after a starred list as too many
+    return Row(*(*head, _aware(next_attempt), _aware(created), _aware(sent) if sent else None))
 
 
 def rows(engine: Database, state: str | None = None) -> list[Row]:

@@ -54,7 +54,7 @@ from email.message import EmailMessage, Message
 from enum import Enum
 from functools import partial
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import Protocol, TypedDict
 
 from pbem.mail.build import receipt_email
 from pbem.mail.intake import (
@@ -215,7 +215,14 @@ class SeenStore:
         self.entries.update(new)
 
 
-Opener = Callable[[], BinaryIO]
+class MessageFile(Protocol):
+    """What a message is read through: a binary file, or a mailbox's proxy of one."""
+
+    def read(self, size: int, /) -> bytes: ...
+    def close(self) -> None: ...
+
+
+Opener = Callable[[], MessageFile]
 
 
 @dataclass(frozen=True)
@@ -378,6 +385,16 @@ def ingest_messages(
     return IngestSummary(tuple(outcomes))
 
 
+class _Common(TypedDict):
+    """The fields every outcome of one message carries."""
+
+    message_id: str | None
+    sender: str | None
+    sent: datetime | None
+    raw_sha256: str
+    raw: bytes
+
+
 def _one_message(
     incoming: Incoming, submit: Submit, check: Check, sender: str, ledger: Ledger, max_bytes: int
 ) -> MessageOutcome:
@@ -385,7 +402,7 @@ def _one_message(
     read = _read_limited(incoming.open, max_bytes)
     raw, digest = read.raw, read.sha256
     intake = read_message(raw, max_bytes, size=read.size)
-    common = dict(message_id=intake.message_id, sender=intake.sender, sent=intake.sent, raw_sha256=digest, raw=raw)
+    common = _Common(message_id=intake.message_id, sender=intake.sender, sent=intake.sent, raw_sha256=digest, raw=raw)
     if ledger.seen(digest, intake.message_id):
         if incoming.after is not None:
             incoming.after()

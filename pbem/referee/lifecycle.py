@@ -34,10 +34,15 @@ from pbem.referee.verdict import Refused, result_text
 class ClockSettings(Protocol):
     """A game's deadline settings (``pbem.referee.service.deadlines.Clock``), in seconds."""
 
-    deadline: int | None
-    grace: int
-    remind: int
-    wait: bool
+    # read-only members, so that the frozen Clock qualifies
+    @property
+    def deadline(self) -> int | None: ...
+    @property
+    def grace(self) -> int: ...
+    @property
+    def remind(self) -> int: ...
+    @property
+    def wait(self) -> bool: ...
 
 
 def new_game(
@@ -299,9 +304,9 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
             'INSERT INTO "rollback" (game_id, to_k, at, discarded) VALUES (:game, :to_k, :at, :discarded)',
             {**params, "at": store.utcnow(), "discarded": json.dumps(discarded)},
         )
-        record = store.RolledBack(
-            tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)[0], to_k, discarded
-        )  # type: ignore[index]
+        max_id = tx.one('SELECT MAX(id) FROM "rollback" WHERE game_id = :game', params)
+        assert max_id is not None  # an aggregate query returns one row
+        record = store.RolledBack(max_id[0], to_k, discarded)
         tx.run(
             "UPDATE resolution SET active = :inactive, rollback_id = :rollback WHERE game_id = :game AND active "
             "= :active AND k > :to_k",

@@ -272,7 +272,7 @@ def report_messages(db: Database, game_id: str, k: int | None, sender: str) -> l
 
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
-        roster = {p.side: p.email for p in report_reads.players(tx, game_id)}
+        roster = {p.side: p.email for p in report_reads.players(tx, game_id) if p.email}  # the sides with an address
         sides = [side for side in find_ruleset(game.rules).sides(game.scenario) if roster.get(side)]
         views = reporting.report_views(tx, game_id, k, sides) if sides else []
     return [message.report_email(data, sender, roster[data.side], None) for data in views if data.side]

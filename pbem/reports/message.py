@@ -30,7 +30,7 @@ import email.message
 import email.utils
 import re
 from email.message import EmailMessage
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
     from pbem.reports.render import ReportData
@@ -123,7 +123,8 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
         cte="quoted-printable",
     )
     if has_map:
-        html_part = msg.get_payload()[1]
+        # set_content and add_alternative made msg multipart/alternative: [plain, html]
+        html_part = cast(list[EmailMessage], msg.get_payload())[1]
         if focus and detail_cid:
             html_part.add_related(
                 svg_to_png(mapdraw.crop(data.map_svg, focus), DETAIL_WIDTH_PX),

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import pbem.templates as _templates_package
 from pbem.reports.battle_table import battle_blocks, text_table
@@ -441,6 +441,20 @@ def close_up(svg: str) -> tuple[float, float, float, float] | None:
     return focus
 
 
+class _ReportParts(Protocol):
+    """The macros of report_parts.txt.j2 (a template's module has its macros as attributes)."""
+
+    def events(self, blocks: list[dict[str, Any]], k: int) -> str: ...
+    def dice(self, d: ReportData, verify: str | None) -> str: ...
+
+
+class _HtmlReportParts(_ReportParts, Protocol):
+    """The macros of report_parts.html.j2: those of the text parts, the history and the footer."""
+
+    def history(self, d: ReportData, link: Callable[[str], str | None]) -> str: ...
+    def footer(self, d: ReportData, link: Callable[[str], str | None]) -> str: ...
+
+
 def render_html(
     data: ReportData, map_cid: str | None = None, detail_cid: str | None = None, shared: Shared | None = None
 ) -> str:
@@ -450,7 +464,7 @@ def render_html(
     action.  ``shared``: what the reports of this resolution show alike, when
     another reader's report was written from it (else worked out here)."""
     shared = _shared(data, shared)
-    parts = environment().get_template("report_parts.html.j2").module
+    parts = cast(_HtmlReportParts, environment().get_template("report_parts.html.j2").module)
 
     def link(filename: str) -> str | None:
         return site_link(data, filename)
@@ -484,7 +498,7 @@ def render_html(
 def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
     shared = _shared(data, shared)
-    parts = environment().get_template("report_parts.txt.j2").module
+    parts = cast(_ReportParts, environment().get_template("report_parts.txt.j2").module)
     return (
         environment()
         .get_template("report.txt.j2")

@@ -62,7 +62,7 @@ def open_database(db: str | os.PathLike[str] | None = None, checked: bool = Fals
 
 
 def _upgraded(
-    db: str | os.PathLike[str], handle: SqliteFile | PgDatabase, tables: set[str], version: str | None
+    db: str | os.PathLike[str] | None, handle: SqliteFile | PgDatabase, tables: set[str], version: str | None
 ) -> bool:
     """Check the schema a database opened without SQLAlchemy holds; one of an older
     version is upgraded in place by SQLAlchemy (``orm.open_engine``), the handle
@@ -77,7 +77,7 @@ def _upgraded(
     return False
 
 
-def _open_postgres(db: str | os.PathLike[str], url: str, checked: bool) -> PgDatabase:
+def _open_postgres(db: str | os.PathLike[str] | None, url: str, checked: bool) -> PgDatabase:
     """A PostgreSQL database through psycopg alone (:mod:`pbem.store.pg`), its schema
     checked as an SQLite file's is; an older schema is upgraded by SQLAlchemy as
     before."""

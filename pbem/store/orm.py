@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
-from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
+from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, select
 
 from pbem.store.database import (
     MIGRATIONS,
@@ -470,7 +470,7 @@ _RESOLUTION = select(Resolution).where(Resolution.game_id == bindparam("g"), Res
 _SUBMISSIONS = (
     select(Submission)
     .where(Submission.game_id == bindparam("g"), Submission.turn == bindparam("k"))
-    .order_by(Submission.side, Submission.id)
+    .order_by(Submission.side, col(Submission.id))
 )
 _SUBMISSIONS_WITH_STATUS = (
     select(Submission)
@@ -479,7 +479,7 @@ _SUBMISSIONS_WITH_STATUS = (
         Submission.turn == bindparam("k"),
         Submission.status == bindparam("status"),
     )
-    .order_by(Submission.side, Submission.id)
+    .order_by(Submission.side, col(Submission.id))
 )
 
 
@@ -488,12 +488,16 @@ def players(session: Session, game_id: str) -> list[Player]:
 
 
 def active_resolutions(session: Session, game_id: str) -> list[Resolution]:
-    stmt = select(Resolution).where(Resolution.game_id == game_id, Resolution.active == True).order_by(Resolution.k)  # noqa: E712
+    stmt = (
+        select(Resolution)
+        .where(Resolution.game_id == game_id, Resolution.active == True)  # noqa: E712
+        .order_by(col(Resolution.k))
+    )
     return list(session.exec(stmt).all())
 
 
 def all_resolutions(session: Session, game_id: str) -> list[Resolution]:
-    stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(Resolution.k)
+    stmt = select(Resolution).where(Resolution.game_id == game_id).order_by(col(Resolution.k))
     return list(session.exec(stmt).all())
 
 

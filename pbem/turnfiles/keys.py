@@ -22,13 +22,14 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Union, cast
 
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 if TYPE_CHECKING:  # imported where an RSA or ECDSA key is met (pbem keygen's keys are Ed25519)
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
+    from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
 
 PrivateKey = Union[ed25519.Ed25519PrivateKey, "rsa.RSAPrivateKey", "ec.EllipticCurvePrivateKey"]
 CryptoPublicKey = Union[ed25519.Ed25519PublicKey, "rsa.RSAPublicKey", "ec.EllipticCurvePublicKey"]
@@ -197,7 +198,10 @@ class PublicKey:
         from cryptography.hazmat.primitives import serialization
 
         try:
-            return serialization.load_ssh_public_key(self._line(with_comment=False).encode("ascii"))
+            # the line names one of KEY_TYPES and the blob must be of that type: no DSA key comes back
+            return cast(
+                CryptoPublicKey, serialization.load_ssh_public_key(self._line(with_comment=False).encode("ascii"))
+            )
         except (ValueError, UnsupportedAlgorithm) as e:
             raise KeyFileError(f"malformed {self.key_type} public key: {e}") from None
 
@@ -241,7 +245,7 @@ def load_private_key(path: Path, passphrase: bytes | None = None) -> PrivateKey:
 
     try:
         if _SK_START in data:
-            key = serialization.load_ssh_private_key(data, passphrase)
+            key: PrivateKeyTypes = serialization.load_ssh_private_key(data, passphrase)
         else:
             key = serialization.load_pem_private_key(data, passphrase)
     except TypeError:

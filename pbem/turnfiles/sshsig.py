@@ -27,7 +27,9 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from pbem.turnfiles.keys import KeyFileError, PublicKey, WireReader, load_private_key, wire_string
 
 if TYPE_CHECKING:
-    from pbem.turnfiles.keys import CryptoPublicKey, PrivateKey
+    from cryptography.hazmat.primitives.asymmetric import ec, rsa
+
+    from pbem.turnfiles.keys import PrivateKey
 
 NAMESPACE = "pbem"
 BEGIN = "-----BEGIN SSH SIGNATURE-----"
@@ -82,6 +84,7 @@ def _raw_sign(private_key: PrivateKey, key_type: str, data: bytes) -> tuple[str,
         return "rsa-sha2-512", private_key.sign(data, padding.PKCS1v15(), hashes.SHA512())
     if isinstance(private_key, ec.EllipticCurvePrivateKey):
         (digest,) = SIGNATURE_HASHES[key_type].values()
+        assert digest is not None  # each ECDSA key type names its hash
         r, s = decode_dss_signature(private_key.sign(data, ec.ECDSA(digest)))
         return key_type, _mpint(r) + _mpint(s)
     raise SignatureError(f"unsupported key type {type(private_key).__name__}")
@@ -185,13 +188,16 @@ def verify(message: bytes, armored: str | bytes, namespace: str = NAMESPACE) -> 
     return public
 
 
-def _verify_rsa_or_ecdsa(key: CryptoPublicKey, raw: bytes, data: bytes, digest: hashes.HashAlgorithm | None) -> None:
+def _verify_rsa_or_ecdsa(
+    key: rsa.RSAPublicKey | ec.EllipticCurvePublicKey, raw: bytes, data: bytes, digest: hashes.HashAlgorithm | None
+) -> None:
     """Raises ``InvalidSignature``.  RSA's and ECDSA's modules are imported here, where
     such a key is met (pbem keygen's keys are Ed25519)."""
     from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 
+    assert digest is not None  # only Ed25519's algorithm names no hash, and it is verified apart
     if isinstance(key, rsa.RSAPublicKey):
-        key.verify(raw, data, padding.PKCS1v15(), digest)  # type: ignore[arg-type]
+        key.verify(raw, data, padding.PKCS1v15(), digest)
     else:
         key.verify(_ecdsa_der(raw), data, ec.ECDSA(digest))
 

@@ -336,20 +336,22 @@ def _track_boxes(px: int) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[s
     phases = {}
     for i, phase in enumerate(range(FIRST_PHASE, LAST_PHASE + 1)):
         cx, y = px + i * 43, PHASE_TRACK_Y + 8
-        phases[phase] = tuple(
+        plain, lit = (
             f'<rect x="{cx}" y="{y}" width="40" height="20" fill="{"#ffd966" if current else "#eee"}" stroke="#888"/>\n'
             + _text(cx + 20, y + 14, str(phase), 10, "middle", "bold" if current else "normal")
             for current in (False, True)
         )
+        phases[phase] = plain, lit
     turns = {}
     for turn in range(1, 5):
         cx, y = px + (turn - 1) * 110, TURN_TRACK_Y + 8
         who = SIDE_NAMES["republic" if turn % 2 else "empire"]
-        turns[turn] = tuple(
+        plain, lit = (
             f'<rect x="{cx}" y="{y}" width="104" height="20" fill="{"#ffd966" if current else "#eee"}" '
             'stroke="#888"/>\n' + _text(cx + 52, y + 14, f"{turn} {who}", 10, "middle", "bold" if current else "normal")
             for current in (False, True)
         )
+        turns[turn] = plain, lit
     y = VP_TRACK_Y + 8
     vp_track = []
     for vp in range(0, 31):

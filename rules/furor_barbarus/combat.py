@@ -202,12 +202,12 @@ def compute_strengths(field: Battlefield, combat: Combat) -> None:
         if melee_attackers and field.counter(d).is_combat_unit:
             dfn = melee_strength(field, d, dfn, melee_attackers)
         if field.counter(d).is_combat_unit:
-            cmd = field.commander_in(dh)
-            if cmd and melee_attackers:
-                if field.special.commander_affects(field, cmd, d):
-                    dfn += field.strength(cmd) + field.special.strength_modifier(field, cmd, "defence")
+            leader = field.commander_in(dh)
+            if leader and melee_attackers:
+                if field.special.commander_affects(field, leader, d):
+                    dfn += field.strength(leader) + field.special.strength_modifier(field, leader, "defence")
                 else:
-                    notes.append(f"{cmd} adds nothing to {d}, not one of his troops")
+                    notes.append(f"{leader} adds nothing to {d}, not one of his troops")
             dfn += baggage_bonus(field, dh)
     combat.attack_strength, combat.defence_strength = att, max(dfn, 1)
     combat.odds = odds_column(combat.attack_strength, combat.defence_strength)
@@ -338,9 +338,9 @@ def declare(
                 f"the commander {cmd} fights only with the unit he is stacked with, in hand-to-hand combat (6)"
             )
     for u in melee:
-        cmd = field.commander_in(field.hex_of(u) or "")
-        if cmd and cmd not in commanders and cmd not in field.has_attacked:
-            commanders.append(cmd)
+        leader = field.commander_in(field.hex_of(u) or "")
+        if leader and leader not in commanders and leader not in field.has_attacked:
+            commanders.append(leader)
     if ranged and (field.baggage_in(th) is not None):
         problems.append(f"{th} holds baggage: hand-to-hand only (9.4)")
     if charger is not None:

@@ -89,7 +89,7 @@ def walk_orders(
             continue
         if isinstance(o, AttackOrder):
             attacking = True
-            why, combat = declare(field, side, o.target, o.all_attackers, o.charge)
+            faults, combat = declare(field, side, o.target, o.all_attackers, o.charge)
             extra = [f"{u} in 'losses' is not one of the attackers" for u in o.losses if u not in o.all_attackers]
             if o.advance and o.advance not in o.all_attackers:
                 extra.append(f"{o.advance} in 'advance' is not one of the attackers")
@@ -98,8 +98,8 @@ def walk_orders(
                     f"{o.advance} fires at range, and only a hand-to-hand attacker advances after combat (9.11); "
                     f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}"
                 )
-            if why or extra or combat is None:
-                refuse(ol.line, text, "; ".join(why + extra))
+            if faults or extra or combat is None:
+                refuse(ol.line, text, "; ".join(faults + extra))
                 continue
             if dry:
                 field.has_attacked.update(combat.attackers + combat.commanders)

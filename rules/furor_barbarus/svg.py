@@ -252,9 +252,9 @@ class _Drawing:
 
     def counters(self) -> list[str]:
         out = ['<g class="counters">']
-        for h in sorted({self.field.hex_of(u) for u in self.field.on_map()} - {None}):
-            units = self.field.units_in(h)  # type: ignore[arg-type]
-            cx, cy = centre(h)  # type: ignore[arg-type]
+        for h in sorted({h for h in map(self.field.hex_of, self.field.on_map()) if h is not None}):
+            units = self.field.units_in(h)
+            cx, cy = centre(h)
             main = next((u for u in units if self.field.counter(u).is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
             if main is None:

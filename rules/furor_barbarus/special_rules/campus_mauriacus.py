@@ -224,6 +224,7 @@ def feigned_flight_problem(
 def companions_of(field: Battlefield, target: str) -> list[str]:
     """Units of the target's own side in the six hexes around it."""
     h = field.hex_of(target)
+    assert h is not None  # the target is on the map (feigned_flight_problem checks it first)
     side = field.side_of(target)
     return [u for n in field.game_map.neighbours(h) for u in field.units_in(n) if field.side_of(u) == side]
 
@@ -249,14 +250,14 @@ def pull_path(field: Battlefield, uid: str, target: str) -> tuple[str, ...]:
     """The target's 2 hexes towards ``uid``: each step the free neighbour nearest
     to it (ties: the lowest hex id); shorter if the way is blocked."""
     here = field.hex_of(target)
+    assert here is not None  # the target is on the map (feigned_flight_problem checks it first)
     goal = field.hex_of(uid)
     out: list[str] = []
     for _ in range(FEIGNED_FLIGHT_PULL):
         options = [
             n
             for n in field.game_map.neighbours(here)
-            if _free_for(field, target, here, n)  # type: ignore[arg-type]
-            and hex_distance(n, goal) < hex_distance(here, goal)
+            if _free_for(field, target, here, n) and hex_distance(n, goal) < hex_distance(here, goal)
         ]
         if not options:
             break

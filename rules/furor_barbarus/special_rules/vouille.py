@@ -63,6 +63,7 @@ def evasion_hex(field: Battlefield, uid: str) -> str | None:
     lowest id).  None: no such hex on the map."""
     gm = field.game_map
     start = field.hex_of(uid)
+    assert start is not None  # the attacked unit is on the map
     side = field.side_of(uid)
     enemies = [field.hex_of(u) for u in field.on_map() if field.enemies(side, field.side_of(u))]
     seen = {start}
@@ -71,8 +72,8 @@ def evasion_hex(field: Battlefield, uid: str) -> str | None:
     for _ in range(EVASION_DISTANCE):
         nxt = []
         for h in frontier:
-            for n in gm.neighbours(h):  # type: ignore[arg-type]
-                if n in seen or gm.river_between(h, n) or not free_of_enemies(field, uid, n):  # type: ignore[arg-type]
+            for n in gm.neighbours(h):
+                if n in seen or gm.river_between(h, n) or not free_of_enemies(field, uid, n):
                     continue
                 seen.add(n)
                 nxt.append(n)
