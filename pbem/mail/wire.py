@@ -46,8 +46,17 @@ class Deadline:
         once the deadline has passed."""
         left = self.left()
         if left <= 0:
-            raise TimeoutError(f"the conversation took over {self.seconds:g} s, the limit (--mail-deadline)")
+            raise self.expired()
         return max(min(self.per_read, left), 0.001)
+
+    def expired(self) -> TimeoutError:
+        return TimeoutError(f"the conversation took over {self.seconds:g} s, the limit (--mail-deadline)")
+
+    def timed_out(self) -> TimeoutError:
+        """What a socket timeout means: the deadline, or a silent server."""
+        if self.left() <= 0.01:
+            return self.expired()
+        return TimeoutError(f"no answer for {self.per_read:g} s")
 
 
 def send_all(sock: socket.socket, data: bytes, deadline: Deadline) -> None:
@@ -55,7 +64,10 @@ def send_all(sock: socket.socket, data: bytes, deadline: Deadline) -> None:
     view = memoryview(data)
     while view:
         sock.settimeout(deadline.timeout())
-        sent = sock.send(view[:CHUNK])
+        try:
+            sent = sock.send(view[:CHUNK])
+        except TimeoutError:
+            raise deadline.timed_out() from None
         view = view[sent:]
 
 
@@ -78,7 +90,10 @@ class BoundedReader:
         if self.total >= self.max_total:
             raise ConnectionError(f"the server sent over {self.max_total} bytes in one conversation, the limit")
         self.sock.settimeout(self.deadline.timeout())
-        data = self.sock.recv(min(CHUNK, self.max_total - self.total))
+        try:
+            data = self.sock.recv(min(CHUNK, self.max_total - self.total))
+        except TimeoutError:
+            raise self.deadline.timed_out() from None
         if not data:
             self.eof = True
         self.total += len(data)
