@@ -8,13 +8,20 @@ password comes from ``--imap-password-file`` or ``$PBEM_IMAP_PASSWORD``; a URL
 that carries one is refused (without repeating it), so that it never sits in a
 shell history, a crontab or a process list.
 
-Messages are read with ``BODY.PEEK[]`` (which leaves them unseen) in UID order,
+Messages are read with ``BODY.PEEK[]<0.N>`` (which leaves them unseen; N is
+one byte over the mail limit, so no honest literal is larger) in UID order,
 after the highest UID already recorded for this mailbox and UIDVALIDITY (in the
 store's ``intake`` table).  ``\\Seen`` is set on a message only once its
 judgement and reply are committed; a pass first sets it on any recorded message
 still unseen (a crash between the commit and the flag).  If the server changes
 the mailbox's UIDVALIDITY, every message is read again, and those recorded
 before are recognised by their bytes or Message-ID and skipped.
+
+The server is a stranger: every read is bounded (pbem/mail/wire.py: a deadline
+for the whole conversation, a line and a literal size limit), every answer used
+is parsed strictly, and whatever goes wrong is an :class:`ImapError` naming the
+server, never a traceback.  A FETCH the server refuses leaves that one message
+out of the pass (:meth:`Mailbox.messages`).
 """
 
 from __future__ import annotations
