@@ -9,6 +9,7 @@ the fault clears every message is read and every owed message delivered once.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from tests.support.fault_servers import (
 from tests.test_referee import EMP, REFEREE, REP, game, turn_file
 
 PER_READ = 0.3
+_copies = itertools.count()
 DEADLINE = 1.5
 
 
@@ -50,8 +52,9 @@ class Desk:
     mail: list[bytes]
 
     def fresh(self, name: str) -> Path:
-        db = self.table.tmp / f"{name}.db"
-        db.unlink(missing_ok=True)
+        """A copy of the game's database under a name never used before (a
+        file of an earlier example may still have its WAL beside it)."""
+        db = self.table.tmp / f"{name}-{next(_copies)}.db"
         source, target = sqlite3.connect(self.template), sqlite3.connect(db)
         source.backup(target)
         source.close()
