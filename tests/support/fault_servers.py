@@ -25,7 +25,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-LIMIT = 10.0
+LIMIT = 30.0
 """The longest any stall or endless answer lasts (the client gives up sooner)."""
 TRICKLE = 0.004
 """Seconds between the bytes of a trickled answer's first line (it completes)."""
