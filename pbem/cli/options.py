@@ -53,12 +53,18 @@ def _referee_options(
     smtp_password_file: Optional[Path],
     backoff: float,
     jobs: int,
+    mail_deadline: float = 300.0,
 ) -> Any:
+    import dataclasses
+
     from pbem.mail import imap as imap_mail
     from pbem.referee import service as referee
 
     if jobs < 1:
         typer.echo("pbem: --jobs must be 1 or more", err=True)
+        raise typer.Exit(2)
+    if not mail_deadline > 0:
+        typer.echo("pbem: --mail-deadline must be more than 0 seconds", err=True)
         raise typer.Exit(2)
     source = None
     if imap is not None:
@@ -70,6 +76,10 @@ def _referee_options(
         typer.echo("pbem: --imap-password-file needs --imap URL", err=True)
         raise typer.Exit(2)
     server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
+    if source is not None:
+        source = dataclasses.replace(source, deadline=mail_deadline)
+    if server is not None:
+        server = dataclasses.replace(server, deadline=mail_deadline)
     for path, what in ((dir, "--dir"), (maildir, "--maildir"), (mbox, "--mbox")):
         if path is not None and not path.exists():
             fail(f"{what} {path}: no such file or folder")
@@ -121,4 +131,11 @@ _BACKOFF = typer.Option(
     "--backoff",
     metavar="SECONDS",
     help="Seconds before the first retry of a deferred message (doubling, at most an hour).",
+)
+
+
+_MAIL_DEADLINE = typer.Option(
+    "--mail-deadline",
+    metavar="SECONDS",
+    help="Longest an IMAP intake, or an SMTP session's opening or one message's sending, may take (default 300).",
 )

@@ -20,6 +20,7 @@ from pbem.cli.options import (
     _DIR,
     _IMAP,
     _IMAP_PW,
+    _MAIL_DEADLINE,
     _MAILDIR,
     _MBOX,
     _SENDER,
@@ -181,6 +182,7 @@ def tick(
     smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
     backoff: Annotated[float, _BACKOFF] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
+    mail_deadline: Annotated[float, _MAIL_DEADLINE] = 300.0,
 ) -> None:
     """One pass: intake, deadlines and reminders, resolution, delivery of the outbox \
 (exit 0 even when deliveries stay queued)."""
@@ -200,18 +202,18 @@ def tick(
         smtp_password_file,
         backoff,
         jobs,
+        mail_deadline,
     )
     with refusals():
-        try:
-            report = referee.tick(database(), options, _log_line)
-        except referee.PassError as exc:
-            fail(str(exc))
+        report = referee.tick(database(), options, _log_line)
     made = sum(1 for o in report.resolutions if o.resolved is not None)
     d = report.delivery
     sent = f", {len(d.sent)} sent, {len(d.deferred)} deferred, {len(d.failed)} failed" if d else ""
     typer.echo(
         f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}"
     )
+    if report.failures:  # logged already; the exit status says the pass was not whole
+        fail([f.text for f in report.failures])
 
 
 @app.command(
@@ -236,6 +238,7 @@ def serve(
         float, typer.Option("--every", metavar="SECONDS", help="Seconds from the start of one pass to the next.")
     ] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
+    mail_deadline: Annotated[float, _MAIL_DEADLINE] = 300.0,
 ) -> None:
     """Passes (as pbem tick) every --every seconds until SIGTERM or SIGINT, finishing the current step."""
     from pbem.referee import service as referee
@@ -257,6 +260,7 @@ def serve(
         smtp_password_file,
         backoff,
         jobs,
+        mail_deadline,
     )
     with refusals():
         try:

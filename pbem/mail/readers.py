@@ -118,6 +118,12 @@ class MessageOutcome:
 @dataclass(frozen=True)
 class IngestSummary:
     outcomes: tuple[MessageOutcome, ...]
+    notes: tuple[str, ...] = ()
+    """Lines about the mailbox rather than a message: a message the server would
+    not give this pass (an IMAP FETCH refused), left for the next."""
+    failure: str | None = None
+    """Why reading the mailbox stopped early (the IMAP connection failed); the
+    messages read before it are judged all the same."""
 
     def count(self, verdict: Verdict) -> int:
         return sum(1 for o in self.outcomes if o.verdict is verdict)

@@ -5,12 +5,18 @@ user name is given.  AUTH is refused over an unencrypted link unless the caller
 says ``allow_plain_auth`` (a local relay on loopback, say), so a password is not
 sent in the clear by accident.  A password never appears in a message of this
 module: errors name the server and the user only.
+
+Every read is bounded (pbem/mail/wire.py): opening a session (greeting, EHLO,
+STARTTLS, AUTH) and sending each message each have ``deadline`` seconds in all,
+however the server trickles or repeats its lines, and a server's answers total
+at most :data:`MAX_ANSWER_BYTES` a session.
 """
 
 from __future__ import annotations
 
 import os
 import smtplib
+import socket
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +24,10 @@ from email.message import EmailMessage
 from pathlib import Path
 from types import TracebackType
 
+from pbem.mail.wire import DEFAULT_DEADLINE, BoundedReader, Deadline, send_all
+
 PASSWORD_ENV = "PBEM_SMTP_PASSWORD"
+MAX_ANSWER_BYTES = 1 << 20
 
 
 class SendError(ValueError):
@@ -60,6 +69,8 @@ class SmtpServer:
     allow_plain_auth: bool = False
     timeout: float = 30.0
     ssl_context: ssl.SSLContext | None = None
+    deadline: float = DEFAULT_DEADLINE
+    """Seconds to open a session, and to send each message (``--mail-deadline``)."""
 
     @property
     def name(self) -> str:
@@ -69,23 +80,54 @@ class SmtpServer:
         return Connection(self)
 
 
+class _Client(smtplib.SMTP):
+    """smtplib's client with bounded reads and writes: the deadline on every
+    ``recv`` and ``send`` (the socket timeout shrinks to what is left of it)."""
+
+    def __init__(self, host: str, port: int, deadline: Deadline, tls: ssl.SSLContext | None) -> None:
+        self.deadline = deadline
+        self._tls = tls
+        super().__init__(host, port, timeout=deadline.per_read)
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock = socket.create_connection((host, port), self.deadline.timeout(), self.source_address)
+        if self._tls is not None:  # SMTPS: TLS from the start
+            sock = self._tls.wrap_socket(sock, server_hostname=host)
+        return sock
+
+    def getreply(self) -> tuple[int, bytes]:
+        if self.file is None and self.sock is not None:  # a new socket (after STARTTLS: nothing buffered before it)
+            self.file = BoundedReader(self.sock, self.deadline, MAX_ANSWER_BYTES)
+        return super().getreply()
+
+    def send(self, s: bytes | str) -> None:  # type: ignore[override]  # str or bytes is what smtplib passes
+        if isinstance(s, str):
+            s = s.encode(self.command_encoding)
+        if not self.sock:
+            raise smtplib.SMTPServerDisconnected("please run connect() first")
+        try:
+            send_all(self.sock, s, self.deadline)
+        except OSError as exc:
+            self.close()
+            raise smtplib.SMTPServerDisconnected(f"Server not connected: {exc}") from None
+
+
 class Connection:
     """One SMTP session: ``with server.connect() as c: c.send(msg)``."""
 
     def __init__(self, server: SmtpServer) -> None:
         self.server = server
-        self.client: smtplib.SMTP | None = None
+        self.client: _Client | None = None
 
     def __enter__(self) -> Connection:
         s = self.server
         context = s.ssl_context or ssl.create_default_context()
         try:
-            if s.security == "ssl":
-                client: smtplib.SMTP = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout, context=context)
-            else:
-                client = smtplib.SMTP(s.host, s.port, timeout=s.timeout)
+            client = _Client(s.host, s.port, Deadline(s.deadline, s.timeout), context if s.security == "ssl" else None)
         except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"cannot connect to SMTP server {s.name}: {exc}") from None
+        except Exception as exc:  # a greeting smtplib could not parse
+            raise SendError(f"SMTP server {s.name}: malformed answer ({type(exc).__name__}: {exc})") from None
         self.client = client
         try:
             client.ehlo()
@@ -111,6 +153,9 @@ class Connection:
         except (OSError, smtplib.SMTPException) as exc:
             self._close()
             raise SendError(f"SMTP server {s.name}: {exc}") from None
+        except Exception as exc:  # an answer smtplib could not parse (a broken AUTH challenge, say)
+            self._close()
+            raise SendError(f"SMTP server {s.name}: malformed answer ({type(exc).__name__}: {exc})") from None
         return self
 
     def send(self, msg: EmailMessage) -> None:
@@ -118,6 +163,7 @@ class Connection:
         once the server accepted it for every recipient."""
         assert self.client is not None, "use the connection in a with block"
         what = f"message {msg.get('Message-ID', '?')} to {msg.get('To', '?')}"
+        self.client.deadline = Deadline(self.server.deadline, self.server.timeout)
         try:
             refused = self.client.send_message(msg)
         except smtplib.SMTPRecipientsRefused as exc:
@@ -132,6 +178,8 @@ class Connection:
             ) from None
         except (OSError, smtplib.SMTPException) as exc:
             raise SendError(f"{what} not sent: {exc}") from None
+        except Exception as exc:  # an answer smtplib could not parse
+            raise SendError(f"{what} not sent: malformed answer ({type(exc).__name__}: {exc})") from None
         if refused:
             raise SendError(
                 f"{what}: recipients refused: {_refusals(refused)}",
@@ -140,6 +188,8 @@ class Connection:
 
     def _close(self) -> None:
         if self.client is not None:
+            # QUIT gets a short deadline of its own: a session that timed out is not waited for again
+            self.client.deadline = Deadline(min(self.server.timeout, 5.0), min(self.server.timeout, 5.0))
             try:
                 self.client.quit()
             except (OSError, smtplib.SMTPException):

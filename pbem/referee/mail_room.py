@@ -243,25 +243,98 @@ def run_ingest(
     return summary
 
 
+UNFETCHED = "unfetched"
+"""The ``intake`` verdict of a message the IMAP server would not give (a FETCH
+answered NO or BAD, or the connection failing during it): tried again each pass."""
+REFUSED_TO_FETCH = "refused-to-fetch"
+"""... until :data:`MAX_FETCH_FAILURES` passes have failed: then it is passed by."""
+MAX_FETCH_FAILURES = 5
+
+
 def run_imap_intake(
     engine: Database,
     source: ImapSource,
     sender: str = notices.PLACEHOLDER_SENDER,
     stop: Callable[[], bool] | None = None,
 ) -> ingest.IngestSummary:
-    """The intake step from an IMAP mailbox (pbem/mail/imap.py)."""
+    """The intake step from an IMAP mailbox (pbem/mail/imap.py).
+
+    A message the server refuses to FETCH is left out of this pass and tried
+    again the next (an ``intake`` row with verdict ``unfetched`` counts the
+    failed passes, one line each); after :data:`MAX_FETCH_FAILURES` of them it
+    is recorded as ``refused-to-fetch`` and passed by, so it never blocks the
+    mailbox.  The rest of the mailbox is read all the same.  A connection that
+    fails part-way keeps what was read before it (judged now) and says why in
+    the summary's ``failure``."""
     from pbem.mail import imap
 
     ledger = StoreLedger(engine)
     with imap.open_mailbox(source) as box:
         with transaction(engine, write=False) as tx:
             rows = tx.all(
-                "SELECT uid FROM intake WHERE source = :s AND uidvalidity = :v", {"s": box.name, "v": box.uidvalidity}
+                "SELECT uid, verdict, lines FROM intake WHERE source = :s AND uidvalidity = :v",
+                {"s": box.name, "v": box.uidvalidity},
             )
-        done = {r[0] for r in rows}
-        box.mark_seen([uid for uid in box.unseen() if uid in done])
-        messages = box.messages(after=max(done, default=0))
-        return ingest.ingest_messages(messages, ledger.submit, ledger.check, sender, ledger, stop=stop)
+        retrying = {r[0]: json.loads(r[2]) for r in rows if r[1] == UNFETCHED}
+        done = {r[0] for r in rows if r[1] != UNFETCHED}
+        read = done - {r[0] for r in rows if r[1] == REFUSED_TO_FETCH}
+        box.mark_seen([uid for uid in box.unseen() if uid in read])
+        start = min([max(done, default=0) + 1, *retrying])
+        fetched = box.messages(start, skip=done)
+        got = [m.uid for m in fetched.messages if m.uid is not None and m.uid in retrying]
+        notes = [_fetch_refused(engine, box.name, box.uidvalidity, uid, why, retrying) for uid, why in fetched.refused]
+        if got:
+            with transaction(engine) as tx:
+                for uid in got:
+                    tx.run(
+                        "DELETE FROM intake WHERE digest = :d", {"d": _unfetched_key(box.name, box.uidvalidity, uid)}
+                    )
+        summary = ingest.ingest_messages(fetched.messages, ledger.submit, ledger.check, sender, ledger, stop=stop)
+        return ingest.IngestSummary(summary.outcomes, tuple(notes), fetched.failure)
+
+
+def _unfetched_key(mailbox: str, uidvalidity: int, uid: int) -> str:
+    """The ``digest`` of an unfetched message's row: not a SHA-256 of bytes (none
+    were read), so it can never match a message's."""
+    import hashlib
+
+    return "unfetched:" + hashlib.sha256(f"{mailbox}\n{uidvalidity}\n{uid}".encode()).hexdigest()
+
+
+def _fetch_refused(
+    engine: Database, mailbox: str, uidvalidity: int, uid: int, why: str, retrying: dict[int, list[str]]
+) -> str:
+    """Count one more failed pass for a message; the line to log."""
+    lines = [*retrying.get(uid, []), f"{store.utcnow().isoformat(timespec='seconds')}: {why}"]
+    final = len(lines) >= MAX_FETCH_FAILURES
+    values = {
+        "source": mailbox,
+        "item": str(uid),
+        "uidvalidity": uidvalidity,
+        "uid": uid,
+        "digest": _unfetched_key(mailbox, uidvalidity, uid),
+        "verdict": REFUSED_TO_FETCH if final else UNFETCHED,
+        "lines": json.dumps(lines),
+        "at": store.utcnow(),
+    }
+    try:
+        with transaction(engine) as tx:
+            if uid in retrying:
+                tx.run("UPDATE intake SET verdict = :verdict, lines = :lines, at = :at WHERE digest = :digest", values)
+            else:
+                tx.run(
+                    "INSERT INTO intake (source, item, uidvalidity, uid, digest, message_id, verdict, lines, at)"
+                    " VALUES (:source, :item, :uidvalidity, :uid, :digest, NULL, :verdict, :lines, :at)",
+                    values,
+                )
+    except Conflict:
+        pass  # another referee process counted this pass's failure first
+    if final:
+        return (
+            f"{mailbox}: UID {uid} could not be fetched in {len(lines)} passes: recorded as {REFUSED_TO_FETCH}"
+            f" and passed by (last: {why})"
+        )
+    return f"{mailbox}: UID {uid} left for the next pass ({len(lines)} of {MAX_FETCH_FAILURES} tries): {why}"
 
 
 def report_messages(db: Database, game_id: str, k: int | None, sender: str) -> list[EmailMessage]:

@@ -10,11 +10,14 @@ A pass runs these steps in order, each a series of small transactions:
    resolution with its reports queued in the outbox;
 4. **delivery**: the outbox's due rows over SMTP (``--smtp``), when given.
 
-A delivery that fails leaves its rows queued and the pass still succeeds; an
-intake source that cannot be read (an unreachable IMAP server, a refused login)
-stops the pass before anything else is done.  ``stop`` is asked between
-messages, games and deliveries: ``pbem serve`` finishes the current one on
-SIGTERM or SIGINT and exits.
+A delivery that fails leaves its rows queued and the pass still succeeds.  An
+intake source that cannot be read (an unreachable or misbehaving IMAP server, a
+refused login, a connection that drops part-way) is that pass's failure: it is
+logged, the messages read before it are judged, and the pass goes on with the
+other sources, the clock, resolution and delivery.  A message the IMAP server
+refuses to give is left for the next pass (pbem/referee/mail_room.py), and is
+not a failure.  ``stop`` is asked between messages, games and deliveries:
+``pbem serve`` finishes the current one on SIGTERM or SIGINT and exits.
 """
 
 from __future__ import annotations
@@ -40,7 +43,17 @@ Log = Callable[[str], None]
 
 
 class PassError(RuntimeError):
-    """A pass could not run (its intake source cannot be read, the SMTP login was refused)."""
+    """``pbem serve``'s first pass found the configuration wrong (a source that
+    cannot be read, a login refused): the service does not start."""
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One step of a pass that failed, logged; ``configuration``: the referee's
+    settings are wrong (a refused login, no such mailbox), not the network."""
+
+    text: str
+    configuration: bool = False
 
 
 @dataclass(frozen=True)
@@ -63,31 +76,57 @@ class PassReport:
     resolutions: list[resolving.ProcessOutcome] = field(default_factory=list)
     delivery: outbox.Delivery | None = None
     problems: list[str] = field(default_factory=list)
+    """Lines logged about mail left for a later pass (not failures)."""
+    failures: list[Failure] = field(default_factory=list)
 
 
 def _never() -> bool:
     return False
 
 
-def intake(engine: Database, options: Options, log: Log, stop: Callable[[], bool] = _never) -> int:
+def intake(
+    engine: Database,
+    options: Options,
+    log: Log,
+    stop: Callable[[], bool] = _never,
+    report: PassReport | None = None,
+) -> int:
+    """The intake step: each source in turn; one that fails is logged (and noted
+    in ``report.failures``) and the others are still read."""
     from pbem.mail.imap import ImapError
     from pbem.mail.readers import IngestError
     from pbem.referee import mail_room as room
 
+    report = report if report is not None else PassReport()
+    sources: list[tuple[str, Callable[[], Any]]] = []
+    if options.directory is not None:
+        sources.append(("--dir", lambda: room.run_ingest(engine, directory=options.directory, stop=stop)))
+    if options.maildir is not None:
+        sources.append(
+            ("--maildir", lambda: room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop))
+        )
+    if options.mbox is not None:
+        sources.append(("--mbox", lambda: room.run_ingest(engine, mbox=options.mbox, sender=options.sender, stop=stop)))
+    if options.imap is not None:
+        sources.append(("--imap", lambda: room.run_imap_intake(engine, options.imap, options.sender, stop=stop)))
     count = 0
-    try:
-        if options.directory is not None:
-            count += _log_summary(room.run_ingest(engine, directory=options.directory, stop=stop), log)
-        if options.maildir is not None:
-            count += _log_summary(
-                room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop), log
-            )
-        if options.mbox is not None:
-            count += _log_summary(room.run_ingest(engine, mbox=options.mbox, sender=options.sender, stop=stop), log)
-        if options.imap is not None:
-            count += _log_summary(room.run_imap_intake(engine, options.imap, options.sender, stop=stop), log)
-    except (ImapError, IngestError) as exc:
-        raise PassError(str(exc)) from None
+    for _what, read in sources:
+        if stop():
+            break
+        try:
+            summary = read()
+        except ImapError as exc:
+            _fail(report, log, Failure(str(exc), configuration=not exc.transient))
+            continue
+        except IngestError as exc:
+            _fail(report, log, Failure(str(exc), configuration=True))
+            continue
+        count += _log_summary(summary, log)
+        for note in summary.notes:
+            report.problems.append(note)
+            log(note)
+        if summary.failure:
+            _fail(report, log, Failure(f"{summary.failure} (the messages read before it were judged)"))
     return count
 
 
@@ -103,6 +142,11 @@ def _log_summary(summary: Any, log: Log) -> int:
             f"{o.verdict.value}: {o.source}: {first}{answered if o.source and not o.source.startswith('file ') else ''}"
         )
     return done
+
+
+def _fail(report: PassReport, log: Log, failure: Failure) -> None:
+    report.failures.append(failure)
+    log(f"intake failed: {failure.text}")
 
 
 def resolve(
@@ -158,7 +202,7 @@ def deliver(
         return None
     result = outbox.deliver(engine, options.smtp, options.sender, now, options.backoff, log, stop)
     if result.login_refused:
-        raise PassError(result.error or "SMTP login refused")
+        return result
     if result.error:
         log(f"delivery: {result.error}; {len(result.deferred)} message(s) stay queued")
     return result
@@ -171,10 +215,10 @@ def tick(
     stop: Callable[[], bool] = _never,
     now: datetime | None = None,
 ) -> PassReport:
-    """One pass (module docstring).  Raises :class:`PassError` when the intake
-    source cannot be read (nothing else is done then) or the SMTP login is refused."""
+    """One pass (module docstring).  Never raises for a mail fault: what failed is
+    logged and listed in the report's ``failures``, and the other steps run."""
     report = PassReport()
-    report.messages = intake(engine, options, log, stop)
+    report.messages = intake(engine, options, log, stop, report)
     if stop():
         return report
     report.notices = deadlines.notice_step(engine, now or store.utcnow(), log)
@@ -184,6 +228,10 @@ def tick(
     if stop():
         return report
     report.delivery = deliver(engine, options, now or store.utcnow(), log, stop)
+    if report.delivery is not None and report.delivery.login_refused:
+        failure = Failure(report.delivery.error or "SMTP login refused", configuration=True)
+        report.failures.append(failure)
+        log(f"delivery failed: {failure.text}")
     return report
 
 
@@ -203,8 +251,10 @@ class _Stopper:
 def serve(engine: Database, options: Options, every: float, log: Log, passes: int | None = None) -> int:
     """Passes every ``every`` seconds until SIGTERM or SIGINT (or ``passes``
     passes); the current step finishes first.  Returns how many passes ran.
-    A pass that fails is logged and the next one tries again, except the first:
-    a source or login that does not work at start-up is a configuration error."""
+    A pass that fails is logged and the next one tries again, except the first
+    when the failure is the configuration's (a refused login, a missing Maildir
+    or mailbox): that stops the service at start-up.  A fault of the network or
+    the mail server (dropped, stalled, a malformed answer) never stops it."""
     stopper = _Stopper()
     previous = {sig: signal.signal(sig, stopper.handle) for sig in (signal.SIGTERM, signal.SIGINT)}
     ran = 0
@@ -212,12 +262,12 @@ def serve(engine: Database, options: Options, every: float, log: Log, passes: in
         log(f"serving: a pass every {every:g}s; stop with SIGTERM or SIGINT")
         while not stopper():
             started = time.monotonic()
-            try:
-                tick(engine, options, log, stopper)
-            except PassError as exc:
-                if ran == 0:
-                    raise
-                log(f"pass failed: {exc}; trying again in {every:g}s")
+            report = tick(engine, options, log, stopper)
+            configuration = [f.text for f in report.failures if f.configuration]
+            if ran == 0 and configuration:
+                raise PassError("; ".join(configuration))
+            if report.failures:
+                log(f"pass failed: {'; '.join(f.text for f in report.failures)}; trying again in {every:g}s")
             ran += 1
             if passes is not None and ran >= passes:
                 break
