@@ -188,6 +188,8 @@ RUNS: dict[str, list[Run] | str] = {
             prepare=_give_an_address,
         )
     ],
+    # the configuration file's settings need neither the ORM nor the reports; check opens the database in plain SQL
+    "config": [Run(lambda w: ["config", "show"], NO_DATABASE), Run(lambda w: ["config", "check"], PLAIN_SQL)],
     "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
 }
 

@@ -19,8 +19,20 @@ if TYPE_CHECKING:
     from pbem.referee.resolve import ProcessOutcome
     from pbem.store import GameState
 
-from pbem.cli.application import _Pbem, _state, app
-from pbem.cli.common import _pairs, _read, _with_progress, database, example, fail, refusals
+from pbem.cli.application import _Pbem, app
+from pbem.cli.common import (
+    _pairs,
+    _read,
+    _with_progress,
+    database,
+    db_option,
+    example,
+    fail,
+    refusals,
+)
+from pbem.cli.common import (
+    settings as configured,
+)
 
 
 @app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
@@ -84,11 +96,15 @@ def new(
     if len(tables) != len(table or []):
         typer.echo("pbem: --table names each table once", err=True)
         raise typer.Exit(2)
+    defaults = configured().defaults  # the configuration file's [defaults]
+    deadline, grace, remind = (
+        v or defaults.get(k) for k, v in (("deadline", deadline), ("grace", grace), ("remind", remind))
+    )
     with refusals():
         clock = deadlines.clock_from_options(deadline, grace, remind, wait)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = lifecycle.new_game(
-            store.create_database(_state["db"]),
+            store.create_database(db_option()),
             game,
             rules,
             scenario,
@@ -162,7 +178,7 @@ def process(
             outcomes = _with_progress(
                 "processing",
                 targets,
-                lambda tick: workers.process(_state["db"], targets, jobs, force_nmr, on_resolved=lambda _o: tick()),
+                lambda tick: workers.process(db_option(), targets, jobs, force_nmr, on_resolved=lambda _o: tick()),
                 quiet,
             )
         else:

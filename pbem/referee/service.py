@@ -174,6 +174,8 @@ def tick(
     """One pass (module docstring).  Raises :class:`PassError` when the intake
     source cannot be read (nothing else is done then) or the SMTP login is refused."""
     report = PassReport()
+    for line in unaddressed(engine):
+        log(line)
     report.messages = intake(engine, options, log, stop)
     if stop():
         return report
@@ -185,6 +187,20 @@ def tick(
         return report
     report.delivery = deliver(engine, options, now or store.utcnow(), log, stop)
     return report
+
+
+def unaddressed(engine: Database) -> list[str]:
+    """One line for each side of a game still going that has no address: its
+    reports are written (``pbem report``, ``pbem site``) but never mailed."""
+    from pbem.store.transaction import transaction
+
+    with transaction(engine, write=False) as tx:
+        rows = tx.all(
+            "SELECT p.game_id, p.side FROM player p JOIN game g ON g.id = p.game_id"
+            " WHERE g.over = :over AND (p.email IS NULL OR p.email = '') ORDER BY p.game_id, p.side",
+            {"over": False},
+        )
+    return [f"{game}: {side} has no address: its reports are kept, not mailed" for game, side in rows]
 
 
 class _Stopper:
