@@ -91,3 +91,25 @@ def test_create_database_opens_an_existing_database_and_refuses_what_open_databa
         store.create_database(tmp_path / "other.db")
     with pytest.raises(store.StoreError, match="cannot create database"):
         store.create_database(tmp_path / "no-such-folder" / "r.db")
+
+
+def test_a_version_3_database_gains_the_hook_table_and_keeps_its_rows(tmp_path: Path) -> None:
+    """Version 4 adds the ``hook`` table only: a version 3 file is upgraded in place."""
+    path = tmp_path / "v3.db"
+    store.create_database(path).dispose()
+    con = sqlite3.connect(path)
+    con.execute("DROP TABLE hook")
+    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    con.execute("INSERT INTO site (game_id, url, updated) VALUES ('g1', 'https://example.org/', '2024-01-01')")
+    con.commit()
+    con.close()
+    store.open_database(path).dispose()
+    con = sqlite3.connect(path)
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        sites = con.execute("SELECT url FROM site").fetchall()
+    finally:
+        con.close()
+    assert "hook" in tables and version == str(store.SCHEMA_VERSION) == "4"
+    assert sites == [("https://example.org/",)]
