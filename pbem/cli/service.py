@@ -188,6 +188,9 @@ def tick(
     made = sum(1 for o in report.resolutions if o.resolved is not None)
     d = report.delivery
     sent = f", {len(d.sent)} sent, {len(d.deferred)} deferred, {len(d.failed)} failed" if d else ""
+    h = report.posted
+    if h and (h.sent or h.deferred or h.failed):
+        sent += f", {len(h.sent)} posted, {len(h.deferred)} hook(s) deferred, {len(h.failed)} hook(s) failed"
     typer.echo(
         f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}"
     )

@@ -8,7 +8,8 @@ A pass runs these steps in order, each a series of small transactions:
 2. **clock**: reminders and late notices that are due (pbem/referee/deadlines.py);
 3. **resolution**: every game that is ready or whose grace has ended, each
    resolution with its reports queued in the outbox;
-4. **delivery**: the outbox's due rows over SMTP (``--smtp``), when given.
+4. **delivery**: the outbox's webhook rows over HTTP (pbem/mail/webhook.py), then
+   its mail over SMTP (``--smtp``), when given.
 
 A delivery that fails leaves its rows queued and the pass still succeeds; an
 intake source that cannot be read (an unreachable IMAP server, a refused login)
@@ -62,6 +63,7 @@ class PassReport:
     notices: int = 0
     resolutions: list[resolving.ProcessOutcome] = field(default_factory=list)
     delivery: outbox.Delivery | None = None
+    posted: outbox.Delivery | None = None  # webhooks
     problems: list[str] = field(default_factory=list)
 
 
@@ -185,8 +187,18 @@ def tick(
     report.resolutions = resolve(engine, options, now or store.utcnow(), log, stop)
     if stop():
         return report
+    report.posted = post_hooks(engine, options, now or store.utcnow(), log, stop)
     report.delivery = deliver(engine, options, now or store.utcnow(), log, stop)
     return report
+
+
+def post_hooks(
+    engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never
+) -> outbox.Delivery:
+    """The webhooks' due rows (apart from mail: a hook that is down holds up no message)."""
+    from pbem.mail import webhook
+
+    return webhook.deliver(engine, now, options.backoff, log, stop)
 
 
 def unaddressed(engine: Database) -> list[str]:
