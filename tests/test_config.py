@@ -68,7 +68,8 @@ def auth_smtp() -> Iterator[tuple[Controller, Collector]]:
 
 
 def test_tick_takes_the_database_smtp_and_sender_from_the_file(
-    new_farrapos: Callable[..., Table], smtp: SmtpServer
+    new_farrapos: Callable[..., Table],
+    smtp: SmtpServer,  # noqa: F811  (fixture)
 ) -> None:
     table = _game(new_farrapos, "republic=rep@example.org", "empire=emp@example.org")
     config = _write(
@@ -82,7 +83,7 @@ def test_tick_takes_the_database_smtp_and_sender_from_the_file(
     assert senders == {"ref@example.org"}
 
 
-def test_the_command_line_overrides_the_file(new_farrapos: Callable[..., Table], smtp: SmtpServer) -> None:
+def test_the_command_line_overrides_the_file(new_farrapos: Callable[..., Table], smtp: SmtpServer) -> None:  # noqa: F811  (fixture)
     table = _game(new_farrapos, "republic=rep@example.org")
     config = _write(
         table,
@@ -158,7 +159,7 @@ def test_a_missing_config_file_is_named(table: Table) -> None:
     assert f"configuration file {table.tmp / 'nope.toml'}: no such file" in err
 
 
-def test_a_missing_password_file_is_named(new_farrapos: Callable[..., Table], smtp: SmtpServer) -> None:
+def test_a_missing_password_file_is_named(new_farrapos: Callable[..., Table], smtp: SmtpServer) -> None:  # noqa: F811  (fixture)
     table = _game(new_farrapos, "republic=rep@example.org")
     config = _write(
         table,
@@ -287,7 +288,9 @@ def test_send_without_a_sender_anywhere_is_a_usage_error(new_farrapos: Callable[
 
 
 def test_config_check_says_what_works(
-    table: Table, auth_smtp: tuple[Controller, Collector], dovecot_plain: Dovecot
+    table: Table,
+    auth_smtp: tuple[Controller, Collector],
+    dovecot_plain: Dovecot,  # noqa: F811  (fixture)
 ) -> None:
     controller, collector = auth_smtp
     table.key("republic")
@@ -313,7 +316,9 @@ def test_config_check_says_what_works(
 
 
 def test_config_check_names_a_wrong_password_and_an_unreachable_port(
-    table: Table, auth_smtp: tuple[Controller, Collector], dovecot_plain: Dovecot
+    table: Table,
+    auth_smtp: tuple[Controller, Collector],
+    dovecot_plain: Dovecot,  # noqa: F811  (fixture)
 ) -> None:
     controller, _collector = auth_smtp
     (table.tmp / "smtp.pass").write_text("wrong\n", encoding="utf-8")
@@ -341,7 +346,7 @@ def test_config_check_names_a_wrong_password_and_an_unreachable_port(
 # ------------------------------------------------------------------ sides without an address
 
 
-def test_tick_names_every_side_without_an_address(new_farrapos: Callable[..., Table], smtp: SmtpServer) -> None:
+def test_tick_names_every_side_without_an_address(new_farrapos: Callable[..., Table], smtp: SmtpServer) -> None:  # noqa: F811  (fixture)
     table = _game(new_farrapos, "republic=rep@example.org")
     for _ in range(2):
         r = table.run("tick", "--smtp", smtp.address)

@@ -27,7 +27,7 @@ class Hook:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 if owner.redirect_to is not None:
                     self.send_response(307)
@@ -102,7 +102,9 @@ def test_each_format_posts_its_payload(new_farrapos: Callable[..., Table], hook:
 
 
 def test_a_failing_hook_is_retried_posted_once_and_never_holds_up_mail(
-    new_farrapos: Callable[..., Table], hook: Hook, smtp: SmtpServer
+    new_farrapos: Callable[..., Table],
+    hook: Hook,
+    smtp: SmtpServer,  # noqa: F811  (fixture)
 ) -> None:
     table = _hooked(new_farrapos, hook.url, "json")
     _turn(table)
