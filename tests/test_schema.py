@@ -94,7 +94,7 @@ def test_create_database_opens_an_existing_database_and_refuses_what_open_databa
 
 
 def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp_path: Path) -> None:
-    """Version 4 adds tables (observer, game_allowance, civil_disorder, bot_turn) and
+    """Version 4 adds tables (observer, game_allowance, civil_disorder, bot_turn, hook) and
     the column game.rules_version: a version 3 file is upgraded in place the first
     time it is opened."""
     from typer.testing import CliRunner
@@ -113,7 +113,7 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
     )
     assert made.exit_code == 0, made.output
     con = sqlite3.connect(db)
-    for table in ("observer", "game_allowance", "civil_disorder", "bot_turn"):
+    for table in ("observer", "game_allowance", "civil_disorder", "bot_turn", "hook"):
         con.execute(f"DROP TABLE {table}")
     con.execute("ALTER TABLE game DROP COLUMN rules_version")
     con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
@@ -127,5 +127,5 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
         version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
     finally:
         con.close()
-    assert {"observer", "game_allowance", "civil_disorder", "bot_turn"} <= tables
+    assert {"observer", "game_allowance", "civil_disorder", "bot_turn", "hook"} <= tables
     assert version == str(store.SCHEMA_VERSION) == "4"

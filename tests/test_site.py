@@ -108,7 +108,7 @@ def test_site_writes_a_folder_where_every_link_resolves(rolled_back, tmp_path):
     names = {p.name for p in out.iterdir()}
     reports = {f"report-k{k}-{side}.html" for k in (0, 1, 2, 6, 7) for side in ("empire", "republic")}
     maps = {f"map-k{k}-{side}.svg" for k in (0, 1, 2, 6, 7) for side in ("empire", "republic")}
-    assert reports | maps | {"index.html", "audit.html", "dice.html", "dice.json", "g1.json"} == names
+    assert reports | maps | {"index.html", "audit.html", "dice.html", "dice.json", "g1.json", "feed.atom"} == names
     assert 'href="map-k7-republic.svg"' in (out / "report-k7-republic.html").read_text()
     assert (out / "map-k7-republic.svg").read_text().startswith("<svg")
     assert broken_links_in_folder(out) == []
@@ -228,3 +228,45 @@ def test_the_site_index_shows_the_deadline_where_the_game_has_one(new_farrapos, 
     assert re.search(r"Orders are due from republic, by \d{4}-\d\d-\d\d \d\d:\d\d UTC\.", index), index.split("banner")[
         1
     ][:300]
+
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def test_the_site_has_an_atom_feed_of_the_active_resolutions(rolled_back, tmp_path):
+    """RFC 4287's required elements on the feed and each entry; one entry per active
+    resolution (the set-aside 3-5 are none); ids the same on every run."""
+    import xml.etree.ElementTree as ET
+
+    t = rolled_back
+    play(t, "g1", 1)
+    out = tmp_path / "site"
+    assert t.run("site", "g1", "-o", str(out), "--site-url", "https://example.org/g1").exit_code == 0
+    index = (out / "index.html").read_text()
+    assert '<link rel="alternate" type="application/atom+xml" href="feed.atom"' in index
+    text = (out / "feed.atom").read_text()
+    feed = ET.fromstring(text)
+    assert feed.tag == f"{ATOM}feed"
+    assert feed.get("{http://www.w3.org/XML/1998/namespace}base") == "https://example.org/g1/"
+    for tag in ("id", "title", "updated", "author"):
+        assert len(feed.findall(f"{ATOM}{tag}")) == 1, tag
+    assert feed.find(f"{ATOM}author/{ATOM}name").text
+    assert {link.get("rel") for link in feed.findall(f"{ATOM}link")} == {"alternate", "self"}
+    entries = feed.findall(f"{ATOM}entry")
+    assert [e.find(f"{ATOM}title").text.split(":")[0] for e in entries] == [f"Resolution {k}" for k in (6, 2, 1)]
+    for entry in entries:
+        for tag in ("id", "title", "updated", "summary"):
+            assert len(entry.findall(f"{ATOM}{tag}")) == 1, tag
+        assert entry.find(f"{ATOM}id").text.startswith("urn:uuid:")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", entry.find(f"{ATOM}updated").text)
+        alternate = [link for link in entry.findall(f"{ATOM}link") if link.get("rel") == "alternate"]
+        assert len(alternate) == 1 and (out / alternate[0].get("href")).is_file()
+        assert "Score:" in entry.find(f"{ATOM}summary").text
+    assert len({e.find(f"{ATOM}id").text for e in entries}) == 3
+    assert t.run("site", "g1", "-o", str(tmp_path / "again")).exit_code == 0
+    assert (tmp_path / "again" / "feed.atom").read_text() == text
+    feedparser = pytest.importorskip("feedparser")
+    parsed = feedparser.parse(text)
+    assert not parsed.bozo, parsed.get("bozo_exception")
+    assert parsed.version == "atom10" and len(parsed.entries) == 3
+    assert parsed.entries[0].link == "https://example.org/g1/report-k6-empire.html"

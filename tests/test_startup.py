@@ -195,6 +195,12 @@ RUNS: dict[str, list[Run] | str] = {
             prepare=_give_an_address,
         )
     ],
+    # the configuration file's settings need neither the ORM nor the reports; check opens the database in plain SQL
+    "config": [Run(lambda w: ["config", "show"], NO_DATABASE), Run(lambda w: ["config", "check"], PLAIN_SQL)],
+    "hook": [
+        Run(lambda w: ["hook", "add", "g1", "https://example.org/hook", "--format", "slack"], PLAIN_SQL),
+        Run(lambda w: ["hook", "list", "g1"], PLAIN_SQL),
+    ],
     "demo": "plays whole games and writes every report: the whole stack, by design (its --help is checked below)",
 }
 

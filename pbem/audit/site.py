@@ -7,6 +7,7 @@
     map-kK-SIDE.svg                its whole map on its own (a phone zooms into it)
     audit.html                     the audit page (dice histograms, score, resolutions)
     dice.html, dice.json           every die rolled, set-aside ones marked
+    feed.atom                      an Atom feed of the active resolutions (pbem/audit/feed.py)
     GAME.json                      the archive (pbem-archive/1) for ``pbem audit --archive``
 
 Every link inside points at a file of the folder.  Run again, it brings the folder
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 
 from pbem import store
-from pbem.audit import archive
+from pbem.audit import archive, feed
 from pbem.referee import deadlines
 from pbem.reports import assemble as reporting
 from pbem.reports import charts
@@ -96,6 +97,9 @@ def write_site(db: Database, game_id: str, folder: Path, site_url: str | None = 
     archive_file = folder / archive_name(game_id)
     archive.export(db, game_id, archive_file)
     written.append(archive_file)
+    with transaction(db, write=False) as tx:
+        title = f"[pbem {game_id}] {latest.rules_title}: {latest.scenario_title}"
+        put(feed.FEED_NAME, feed.atom_feed(tx, game_id, title, sides, url or report_reads.game(tx, game_id).site_url))
     put("index.html", _index_page(db, game_id, latest, sides, archive_file.name, url))
     return SiteWritten(folder, tuple(written), url)
 

@@ -10,7 +10,15 @@ stderr with exit status 1 (usage errors exit 2, from Typer).
 - :mod:`pbem.cli.values`, :mod:`pbem.cli.progress`: values without pydantic; progress bars.
 """
 
-from pbem.cli import player, records, referee, rulesets, service  # noqa: F401  (each registers its commands)
+from pbem.cli import (  # noqa: F401  (each registers its commands)
+    config,
+    hooks,
+    player,
+    records,
+    referee,
+    rulesets,
+    service,
+)
 from pbem.cli.application import app, app_for, in_help_order, main
 
 in_help_order()

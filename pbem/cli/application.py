@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from typer import _click as click
 
 
-GLOBAL_OPTIONS = ("--db",)
+GLOBAL_OPTIONS = ("--db", "--config")
 """Options of ``pbem`` itself that take a value and may also come after the
 command (``pbem status g1 --db referee.db``), as in git, ssh-keygen and sqlite-utils."""
 
@@ -110,7 +110,8 @@ app = typer.Typer(
     name="pbem",
     cls=_Pbem,
     help="A play-by-email referee for board wargames: signed turn files, auditable dice, reports.",
-    epilog="Global options (--db) may come before or after the command.  Each command's --help shows an example.",
+    epilog="Global options (--db, --config) may come before or after the command."
+    "  Each command's --help shows an example.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -118,7 +119,7 @@ app = typer.Typer(
 )
 
 
-_state: dict[str, Any] = {"db": None}
+_state: dict[str, Any] = {"db": None, "config": None, "settings": None}
 
 
 def _print_version(value: bool) -> None:
@@ -138,11 +139,22 @@ def _main(
             envvar="PBEM_DB",
         ),
     ] = None,
+    config: Annotated[
+        Optional[str],
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="The referee's TOML configuration (default $PBEM_CONFIG, else ./pbem.toml if present).",
+            envvar="PBEM_CONFIG",
+        ),
+    ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print pbem's version and exit.")
     ] = False,
 ) -> None:
     _state["db"] = db
+    _state["config"] = config
+    _state["settings"] = None
 
 
 def _name(command: "typer.models.CommandInfo | typer.models.TyperInfo") -> str | None:

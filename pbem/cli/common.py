@@ -13,6 +13,7 @@ import typer.main
 import typer.models
 
 if TYPE_CHECKING:
+    from pbem.cli.settings import Settings
     from pbem.store.database import Database
 from pbem.cli.application import _state
 
@@ -72,7 +73,53 @@ def database() -> "Database":
     opened without SQLAlchemy."""
     from pbem import store
 
-    return store.open_database(_state["db"])
+    return store.open_database(db_option())
+
+
+def settings() -> "Settings":
+    """The configuration file's settings (read once per command; empty without a
+    file); a file that cannot be used is one line and exit 1."""
+    if _state.get("settings") is None:
+        from pbem.cli import settings as config
+
+        try:
+            _state["settings"] = config.load(config.find(_state.get("config")))
+        except config.ConfigError as exc:
+            fail(str(exc))
+    return _state["settings"]
+
+
+def db_option() -> str | None:
+    """``--db`` (or $PBEM_DB), else the configuration file's ``db``, else None
+    (``./pbem.db``)."""
+    return _state["db"] or settings().db
+
+
+STDOUT = "-"
+"""``-o -``: standard output, wherever a command writes one file."""
+
+
+def is_stdout(path: Path | str | None) -> bool:
+    return path is not None and str(path) == STDOUT
+
+
+def write_output(path: Path, content: str | bytes, done: str) -> None:
+    """``content`` to the file ``path``, or to standard output for ``-o -``; then
+    ``done`` (what was written) on stdout after a file, on stderr after stdout."""
+    if is_stdout(path):
+        data = content if isinstance(content, bytes) else content.encode("utf-8")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        if done:
+            typer.echo(done, err=True)
+        return
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    if done:
+        typer.echo(done)
 
 
 def _read(path: Path, limit: int | None = None) -> bytes:

@@ -11,8 +11,8 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.application import _state, app
-from pbem.cli.common import _read, _signature_for, database, example, fail, refusals
+from pbem.cli.application import app
+from pbem.cli.common import _read, _signature_for, database, db_option, example, fail, is_stdout, refusals
 
 
 @app.command(epilog=example("pbem keygen alice --dir keys"))
@@ -45,7 +45,7 @@ def status(
 
     with refusals():
         st = lifecycle.status(database(), game)
-    exposed = store.readable_by_others(store.database_url(_state["db"]))
+    exposed = store.readable_by_others(store.database_url(db_option()))
     if exposed:
         typer.echo(
             f"pbem: warning: others can read {', '.join(exposed)}, which hold the dice seed: chmod 600 them", err=True
@@ -80,7 +80,7 @@ def orders(
     ] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Bot seed.")] = 0,
     output: Annotated[
-        Optional[Path], typer.Option("-o", "--output", metavar="FILE", help="Write here instead of stdout.")
+        Optional[Path], typer.Option("-o", "--output", metavar="FILE", help="Write here ('-' or none: stdout).")
     ] = None,
 ) -> None:
     """Write the next turn file for a side (template, or a bot's orders)."""
@@ -88,7 +88,7 @@ def orders(
 
     with refusals():
         text = lifecycle.next_turn_file(database(), game, side, bot, seed)
-        if output is None:
+        if output is None or is_stdout(output):
             sys.stdout.write(text)
         else:
             output.write_text(text, encoding="utf-8")

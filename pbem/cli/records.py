@@ -13,7 +13,7 @@ import typer.main
 import typer.models
 
 from pbem.cli.application import app
-from pbem.cli.common import database, example, fail, refusals
+from pbem.cli.common import database, example, fail, is_stdout, refusals, write_output
 
 if TYPE_CHECKING:
     from pbem.dice.stats import ChiSquare
@@ -94,14 +94,26 @@ def dice(
 @app.command(epilog=example("pbem export g1 -o g1.json"))
 def export(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
-    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="Archive file to write.")],
+    output: Annotated[
+        Path, typer.Option("-o", "--output", metavar="FILE", help="Archive file to write ('-': standard output).")
+    ],
 ) -> None:
-    """Write the game archive (pbem-archive/1 JSON)."""
+    """Write the game archive (pbem-archive/1 JSON; -o - writes it to standard output)."""
+    import json
+
     from pbem.audit import archive
 
     with refusals():
-        data = archive.export(database(), game, output)
-    typer.echo(f"wrote {output}: {len(data['resolutions'])} resolution(s), anchor {data['dice']['anchor']}")
+        if is_stdout(output):
+            data = archive.build_archive(database(), game)
+            text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+        else:
+            data = archive.export(database(), game, output)
+    done = f"wrote {output}: {len(data['resolutions'])} resolution(s), anchor {data['dice']['anchor']}"
+    if is_stdout(output):
+        write_output(output, text, done)
+    else:
+        typer.echo(done)
 
 
 @app.command(epilog=example("pbem audit --archive g1.json", "pbem audit g1"))
@@ -131,7 +143,7 @@ def audit(
 @app.command(epilog=example("pbem report g1 --side republic --format html -o report.html"))
 def report(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
-    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="File to write.")],
+    output: Annotated[Path, typer.Option("-o", "--output", metavar="FILE", help="File to write ('-': stdout).")],
     turn: Annotated[
         Optional[int],
         typer.Option("--turn", metavar="K", help="Resolution k (default: the latest; 0: the game as created)."),
@@ -151,11 +163,7 @@ def report(
         raise typer.Exit(2)
     with refusals():
         content = reporting.render(database(), game, turn, side, fmt)
-        if isinstance(content, bytes):
-            output.write_bytes(content)
-        else:
-            output.write_text(content, encoding="utf-8")
-    typer.echo(f"wrote {output}")
+        write_output(output, content, f"wrote {output}")
 
 
 @app.command(epilog=example("pbem demo --rules farrapos --out demo"))
@@ -217,9 +225,11 @@ def site(
         ),
     ] = None,
 ) -> None:
-    """Write the game's site: index, every report, audit page, dice, archive; every link resolves."""
+    """Write the game's site: index, every report, audit page, dice, archive, Atom feed; every link resolves."""
     from pbem.audit import site as game_site
 
+    if is_stdout(output):
+        fail("site writes a folder (index.html, reports, feed.atom, ...): give -o DIR, not '-'")
     try:
         with refusals():
             written = game_site.write_site(database(), game, output, site_url)

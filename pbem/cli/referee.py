@@ -19,8 +19,18 @@ if TYPE_CHECKING:
     from pbem.referee.resolve import ProcessOutcome
     from pbem.store import GameState
 
-from pbem.cli.application import _Pbem, _state, app
-from pbem.cli.common import _pairs, _read, _with_progress, database, example, fail, refusals
+from pbem.cli.application import _Pbem, app
+from pbem.cli.common import (
+    _pairs,
+    _read,
+    _with_progress,
+    database,
+    db_option,
+    example,
+    fail,
+    refusals,
+)
+from pbem.cli.common import settings as configured
 
 _CIVIL_DISORDER = typer.Option(
     "--civil-disorder",
@@ -84,16 +94,16 @@ def new(
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
-    from pbem.referee import deadlines, lifecycle
+    from pbem.referee import lifecycle
 
     keyfiles = _pairs(player, "--player")
     tables = _tables_once(table or [])
     with refusals():
-        clock = deadlines.clock_from_options(deadline, grace, remind, wait)
+        clock = _clock(deadline, grace, remind, wait)
         limit = _civil_disorder_option(civil_disorder)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = lifecycle.new_game(
-            store.create_database(_state["db"]),
+            store.create_database(db_option()),
             game,
             rules,
             scenario,
@@ -110,6 +120,17 @@ def new(
     _print_created(created, clock, tables)
     if civil_disorder is not None:
         typer.echo(_civil_disorder_words(civil_disorder))
+
+
+def _clock(deadline: str | None, grace: str | None, remind: str | None, wait: bool) -> "Clock | None":
+    """A new game's clock: the options, else the configuration file's ``[defaults]``."""
+    from pbem.referee import deadlines
+
+    defaults = configured().defaults
+    deadline, grace, remind = (
+        v or defaults.get(k) for k, v in (("deadline", deadline), ("grace", grace), ("remind", remind))
+    )
+    return deadlines.clock_from_options(deadline, grace, remind, wait)
 
 
 def _tables_once(table: list[str]) -> dict[str, str]:
@@ -191,7 +212,7 @@ def process(
             outcomes = _with_progress(
                 "processing",
                 targets,
-                lambda tick: workers.process(_state["db"], targets, jobs, force_nmr, on_resolved=lambda _o: tick()),
+                lambda tick: workers.process(db_option(), targets, jobs, force_nmr, on_resolved=lambda _o: tick()),
                 quiet,
             )
         else:

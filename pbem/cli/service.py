@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pbem.mail.readers import IngestSummary
 
 from pbem.cli.application import _Pbem, app
-from pbem.cli.common import _host_port, _log_line, database, example, fail, refusals
+from pbem.cli.common import _log_line, database, example, fail, refusals, settings
 from pbem.cli.options import (
     _BACKOFF,
     _DIR,
@@ -27,9 +27,11 @@ from pbem.cli.options import (
     _SMTP,
     _SMTP_PW,
     _SMTP_USER,
+    _SMTP_USER_ALIAS,
     _SSL,
     _STARTTLS,
     _referee_options,
+    _sender,
     _smtp_server,
 )
 
@@ -50,31 +52,12 @@ def ingest(
         Optional[Path],
         typer.Option("--outbox", metavar="MAILDIR", help="Maildir to write a copy of each receipt and refusal to."),
     ] = None,
-    sender: Annotated[
-        str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address (From of receipts).")
-    ] = "referee@pbem.invalid",
-    smtp: Annotated[
-        Optional[str],
-        typer.Option(
-            "--smtp",
-            metavar="HOST:PORT",
-            help="Deliver the outbox (receipts, refusals, reports) through this SMTP server.",
-        ),
-    ] = None,
-    starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the SMTP connection with STARTTLS.")] = False,
-    ssl_on: Annotated[bool, typer.Option("--ssl", help="SMTP over TLS from the start (SMTPS, port 465).")] = False,
-    smtp_user: Annotated[
-        Optional[str],
-        typer.Option(
-            "--smtp-user",
-            metavar="USER",
-            help="SMTP login user (password from --smtp-password-file or $PBEM_SMTP_PASSWORD).",
-        ),
-    ] = None,
-    smtp_password_file: Annotated[
-        Optional[Path],
-        typer.Option("--smtp-password-file", metavar="FILE", help="File whose first line is the SMTP password."),
-    ] = None,
+    sender: Annotated[Optional[str], _SENDER] = None,
+    smtp: Annotated[Optional[str], _SMTP] = None,
+    starttls: Annotated[bool, _STARTTLS] = False,
+    ssl_on: Annotated[bool, _SSL] = False,
+    smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
+    smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")
     ] = False,
@@ -91,6 +74,7 @@ each reply queued in the outbox."""
         typer.echo("pbem: give exactly one of --dir, --maildir, --mbox", err=True)
         raise typer.Exit(2)
     server = _smtp_server(smtp, starttls, ssl_on, smtp_user, smtp_password_file)
+    sender = _sender(sender)
     with refusals():
         try:
             db = database()
@@ -135,32 +119,29 @@ def _print_ingested(summary: "IngestSummary", quiet: bool) -> None:
 @app.command(epilog=example("pbem send g1 --smtp mail.example.org:587 --starttls --sender referee@example.org"))
 def send(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
-    smtp: Annotated[str, typer.Option("--smtp", metavar="HOST:PORT", help="The SMTP server.")],
-    sender: Annotated[str, typer.Option("--sender", metavar="ADDRESS", help="The referee's address.")],
     turn: Annotated[
         Optional[int], typer.Option("--turn", metavar="K", help="Resolution k (default: the latest).")
     ] = None,
-    starttls: Annotated[bool, typer.Option("--starttls", help="Upgrade the connection with STARTTLS.")] = False,
-    user: Annotated[
-        Optional[str],
-        typer.Option(
-            "--user",
-            metavar="USER",
-            help="SMTP AUTH user (password from $PBEM_SMTP_PASSWORD).",
-            envvar="PBEM_SMTP_USER",
-        ),
-    ] = None,
+    smtp: Annotated[Optional[str], _SMTP] = None,
+    sender: Annotated[Optional[str], _SENDER] = None,
+    starttls: Annotated[bool, _STARTTLS] = False,
+    ssl_on: Annotated[bool, _SSL] = False,
+    smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
+    smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
+    user: Annotated[Optional[str], _SMTP_USER_ALIAS] = None,
 ) -> None:
-    """Email each side its report."""
-    import os
-
+    """Email each side its report (now, not through the outbox)."""
     from pbem.referee import mail_room as mailroom
 
-    host, port = _host_port(smtp)
+    server = _smtp_server(smtp, starttls, ssl_on, smtp_user or user, smtp_password_file)
+    if server is None:
+        typer.echo("pbem: send needs --smtp HOST:PORT (or [smtp] host in the configuration file)", err=True)
+        raise typer.Exit(2)
+    if sender is None and settings().sender is None:
+        typer.echo("pbem: send needs --sender ADDRESS (or [smtp] sender in the configuration file)", err=True)
+        raise typer.Exit(2)
     with refusals():
-        sent = mailroom.send_reports(
-            database(), game, turn, host, port, sender, starttls, user, os.environ.get("PBEM_SMTP_PASSWORD")
-        )
+        sent = mailroom.send_reports(database(), game, turn, server, _sender(sender))
     for message in sent:
         typer.echo(f"sent to {message['To']}: {message['Subject']}")
 
@@ -175,7 +156,7 @@ def tick(
     imap: Annotated[Optional[str], _IMAP] = None,
     imap_password_file: Annotated[Optional[Path], _IMAP_PW] = None,
     smtp: Annotated[Optional[str], _SMTP] = None,
-    sender: Annotated[str, _SENDER] = "referee@pbem.invalid",
+    sender: Annotated[Optional[str], _SENDER] = None,
     starttls: Annotated[bool, _STARTTLS] = False,
     ssl_on: Annotated[bool, _SSL] = False,
     smtp_user: Annotated[Optional[str], _SMTP_USER] = None,
@@ -209,6 +190,9 @@ def tick(
     made = sum(1 for o in report.resolutions if o.resolved is not None)
     d = report.delivery
     sent = f", {len(d.sent)} sent, {len(d.deferred)} deferred, {len(d.failed)} failed" if d else ""
+    h = report.posted
+    if h and (h.sent or h.deferred or h.failed):
+        sent += f", {len(h.sent)} posted, {len(h.deferred)} hook(s) deferred, {len(h.failed)} hook(s) failed"
     typer.echo(
         f"pass done: {report.messages} message(s) judged, {report.notices} notice(s), {made} resolution(s){sent}"
     )
@@ -228,7 +212,7 @@ def serve(
     imap: Annotated[Optional[str], _IMAP] = None,
     imap_password_file: Annotated[Optional[Path], _IMAP_PW] = None,
     smtp: Annotated[Optional[str], _SMTP] = None,
-    sender: Annotated[str, _SENDER] = "referee@pbem.invalid",
+    sender: Annotated[Optional[str], _SENDER] = None,
     starttls: Annotated[bool, _STARTTLS] = False,
     ssl_on: Annotated[bool, _SSL] = False,
     smtp_user: Annotated[Optional[str], _SMTP_USER] = None,

@@ -400,3 +400,14 @@ def _loopback(host: str) -> bool:
 
 def _quoted(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def check(source: ImapSource) -> str:
+    """Log in, select the mailbox and log out; what worked in words.
+    :class:`ImapError` says what did not."""
+    with open_mailbox(source) as box:
+        status, data = box.client.status(_quoted(source.mailbox), "(MESSAGES UNSEEN)")
+        counts = data[0].decode("utf-8", "replace") if status == "OK" and data and data[0] else ""
+    found = re.search(r"MESSAGES (\d+) UNSEEN (\d+)", counts)
+    where = f"mailbox {source.mailbox} selected"
+    return f"logged in as {source.user}, {where}" + (f" ({found[1]} messages, {found[2]} unseen)" if found else "")

@@ -55,7 +55,11 @@ KINDS = (
     "player",
     "observer",
     "welcome",
+    "webhook",
 )
+WEBHOOK = "webhook"
+"""The kind of a row posted over HTTP (pbem/mail/webhook.py), not mailed: its ``to``
+is the URL, its ``body`` the bytes to POST."""
 
 
 def new_message_id(kind: str, game_id: str | None) -> str:
@@ -311,6 +315,22 @@ def _mark_refused(engine: Database, row: Row, now: datetime, error: str, permane
         )
 
 
+def mark_sent(engine: Database, row: Row, now: datetime, subject: str) -> None:
+    """A row delivered by another transport (pbem/mail/webhook.py)."""
+    _mark_sent(engine, row, now, subject)
+
+
+def mark_refused(engine: Database, row: Row, now: datetime, error: str, permanent: bool, base: float) -> None:
+    """A row another transport could not deliver: retried later, or failed."""
+    _mark_refused(engine, row, now, error, permanent, base)
+
+
+def stored_body(engine: Database, row: Row) -> bytes | None:
+    with transaction(engine, write=False) as tx:
+        found = tx.one("SELECT body FROM outbox WHERE id = :id", {"id": row.id})
+    return bytes(found[0]) if found and found[0] is not None else None
+
+
 def message_of(engine: Database, row: Row, sender: str) -> EmailMessage:
     """The message a row stands for, From the referee's address: its stored bytes,
     or a report rendered from the store now (with the row's Message-ID)."""
@@ -412,7 +432,7 @@ def deliver(
     from pbem.mail.smtp import LoginError, SendError
 
     now = now or store.utcnow()
-    due = due_rows(engine, now)
+    due = [r for r in due_rows(engine, now) if r.kind != WEBHOOK]  # webhooks: pbem/mail/webhook.py
     result = Delivery([], [], [])
     if not due:
         return result

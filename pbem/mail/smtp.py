@@ -237,3 +237,13 @@ def send(
             connection.send(msg)
             sent += 1
     return sent
+
+
+def check(server: SmtpServer) -> str:
+    """Connect, EHLO, STARTTLS and log in as configured, then QUIT without
+    sending anything; what worked in words.  :class:`SendError` says what did not."""
+    with server.connect():
+        pass
+    how = {"ssl": "TLS", "starttls": "STARTTLS", "plain": "no TLS"}[server.security]
+    login = f", logged in as {server.username}" if server.username is not None else ", no login"
+    return f"connected ({how}{login})"

@@ -355,18 +355,16 @@ def send_reports(
     db: Database,
     game_id: str,
     k: int | None,
-    host: str,
-    port: int,
+    server: smtp_send.SmtpServer,
     sender: str,
-    starttls: bool = False,
-    username: str | None = None,
-    password: str | None = None,
 ) -> Sequence[EmailMessage]:
     messages = report_messages(db, game_id, k, sender)
     if not messages:
         raise verdict.Refused([f"no side of game {game_id} has an email address (give --email SIDE=ADDR at pbem new)"])
     try:
-        smtp_send.send(messages, host, port, starttls=starttls, username=username, password=password)
+        with server.connect() as connection:
+            for message in messages:
+                connection.send(message)
     except smtp_send.SendError as exc:
         raise verdict.Refused([str(exc)]) from None
     return messages

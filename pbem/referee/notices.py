@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem.mail import outbox
+from pbem.referee import hooks
 from pbem.store.sql import Tx
 
 if TYPE_CHECKING:
@@ -38,9 +39,18 @@ def _when(moment: datetime) -> str:
 
 
 def queue_reports(
-    tx: Tx, game_id: str, k: int, label: str, next_label: str, due_next: Sequence[str], over: bool
+    tx: Tx,
+    game_id: str,
+    k: int,
+    label: str,
+    next_label: str,
+    due_next: Sequence[str],
+    over: bool,
+    summary: str = "",
 ) -> int:
-    """Each side's report of resolution ``k`` (``k`` 0: the game as created)."""
+    """Each side's report of resolution ``k`` (``k`` 0: the game as created), and
+    the game's webhooks told (``summary``: the resolution's public summary)."""
+    _post_resolution(tx, game_id, k, label, next_label, due_next, over, summary)
     made = 0
     for side, addr in player_addresses(tx, game_id).items():
         # as pbem.mail.build.report_subject words it: the resolution, then the game's own time
@@ -70,6 +80,24 @@ def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool)
     return made
 
 
+def _post_resolution(
+    tx: Tx, game_id: str, k: int, label: str, next_label: str, due: Sequence[str], over: bool, summary: str
+) -> None:
+    from pbem import store
+
+    deadline = None if over else hooks.next_deadline(tx, game_id, store.utcnow())
+    head = f"{game_id}: resolution {k} - {label} resolved." if k else f"{game_id}: the game begins."
+    parts = [head, summary] if summary else [head]
+    if over:
+        parts.append("Game over.")
+    elif due:
+        parts.append(f"Your move: {', '.join(due)} for resolution {k + 1} - {next_label}")
+        if deadline is not None:
+            parts[-1] += f", by {_when(deadline)}"
+    text = " ".join(parts)
+    hooks.queue(tx, game_id, k, "result" if over else "your-move", text, deadline, due, f"resolution:{game_id}:{k}")
+
+
 def _notice(
     tx: Tx,
     kind: str,
@@ -94,6 +122,8 @@ def _notice(
 def queue_reminder(tx: Tx, game_id: str, k: int, side: str, label: str, deadline: datetime) -> bool:
     """Before the deadline, to a side whose file has not arrived."""
     addr = player_addresses(tx, game_id).get(side)
+    text = f"{game_id}: reminder: the orders of {side} for resolution {k} - {label} are due by {_when(deadline)}"
+    hooks.queue(tx, game_id, k, "reminder", text, deadline, [side], f"reminder:{game_id}:{k}:{side}")
     body = (
         f"Game {game_id}, {label} (resolution {k}): your orders as {side} have not arrived yet.\n"
         f"The deadline is {_when(deadline)}.\n\n"
@@ -119,6 +149,11 @@ def queue_late_notice(
     """At the deadline with a side missing: to every side."""
     made = 0
     who = ", ".join(missing)
+    text = (
+        f"{game_id}: the deadline {_when(deadline)} of resolution {k} - {label} has passed; orders late from {who}"
+        f" (they may still come until {_when(grace_until)})"
+    )
+    hooks.queue(tx, game_id, k, "late", text, deadline, missing, f"late:{game_id}:{k}")
     for side, addr in player_addresses(tx, game_id).items():
         late = side in missing
         body = (

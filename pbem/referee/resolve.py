@@ -8,14 +8,14 @@ import os
 import signal
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem import dice as dicev1
 from pbem import store
 from pbem.dice import chains as dice_chains
 from pbem.referee import disorder, notices
 from pbem.rules import find_ruleset
-from pbem.rules.base import NO_ORDERS, OrderError, Orders
+from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
 from pbem.store.sql import Conflict, Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles.canonical import canonical_json, text_hash
@@ -191,9 +191,19 @@ def _resolve_claimed(
         ruleset.turn_label(result.position),
         () if outcome else ruleset.due(result.position),
         outcome is not None,
+        public_summary(ruleset, result.position, outcome),
     )
     if within is not None:
         within(tx, made)
     if os.environ.get(FAULT_ENV) == "kill-mid-resolution":
         os.kill(os.getpid(), signal.SIGKILL)
     return made
+
+
+def public_summary(ruleset: Ruleset, position: Any, outcome: Any) -> str:
+    """What anyone may read of a resolution: the score, and the result once over."""
+    score = "; ".join(f"{line.side} {line.detail}" for line in ruleset.score(position))
+    parts = [f"Score: {score}."] if score else []
+    if outcome is not None:
+        parts.append(ruleset.outcome_text(outcome) + ".")
+    return " ".join(parts)

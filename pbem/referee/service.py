@@ -8,7 +8,8 @@ A pass runs these steps in order, each a series of small transactions:
 2. **clock**: reminders and late notices that are due (pbem/referee/deadlines.py);
 3. **resolution**: every game that is ready or whose grace has ended, each
    resolution with its reports queued in the outbox;
-4. **delivery**: the outbox's due rows over SMTP (``--smtp``), when given.
+4. **delivery**: the outbox's webhook rows over HTTP (pbem/mail/webhook.py), then
+   its mail over SMTP (``--smtp``), when given.
 
 A delivery that fails leaves its rows queued and the pass still succeeds.  An
 intake source that cannot be read (an unreachable or misbehaving IMAP server, a
@@ -75,6 +76,7 @@ class PassReport:
     notices: int = 0
     resolutions: list[resolving.ProcessOutcome] = field(default_factory=list)
     delivery: outbox.Delivery | None = None
+    posted: outbox.Delivery | None = None  # webhooks
     problems: list[str] = field(default_factory=list)
     """Lines logged about mail left for a later pass (not failures)."""
     failures: list[Failure] = field(default_factory=list)
@@ -218,6 +220,8 @@ def tick(
     """One pass (module docstring).  Never raises for a mail fault: what failed is
     logged and listed in the report's ``failures``, and the other steps run."""
     report = PassReport()
+    for line in unaddressed(engine):
+        log(line)
     report.messages = intake(engine, options, log, stop, report)
     if stop():
         return report
@@ -227,12 +231,36 @@ def tick(
     report.resolutions = resolve(engine, options, now or store.utcnow(), log, stop)
     if stop():
         return report
+    report.posted = post_hooks(engine, options, now or store.utcnow(), log, stop)
     report.delivery = deliver(engine, options, now or store.utcnow(), log, stop)
     if report.delivery is not None and report.delivery.login_refused:
         failure = Failure(report.delivery.error or "SMTP login refused", configuration=True)
         report.failures.append(failure)
         log(f"delivery failed: {failure.text}")
     return report
+
+
+def post_hooks(
+    engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never
+) -> outbox.Delivery:
+    """The webhooks' due rows (apart from mail: a hook that is down holds up no message)."""
+    from pbem.mail import webhook
+
+    return webhook.deliver(engine, now, options.backoff, log, stop)
+
+
+def unaddressed(engine: Database) -> list[str]:
+    """One line for each side of a game still going that has no address: its
+    reports are written (``pbem report``, ``pbem site``) but never mailed."""
+    from pbem.store.transaction import transaction
+
+    with transaction(engine, write=False) as tx:
+        rows = tx.all(
+            "SELECT p.game_id, p.side FROM player p JOIN game g ON g.id = p.game_id"
+            " WHERE g.over = :over AND (p.email IS NULL OR p.email = '') ORDER BY p.game_id, p.side",
+            {"over": False},
+        )
+    return [f"{game}: {side} has no address: its reports are kept, not mailed" for game, side in rows]
 
 
 class _Stopper:

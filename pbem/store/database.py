@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table; outbox, intake, intake_part, game_clock,
 # late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins); observer,
-# game_allowance, civil_disorder, bot_turn (new tables)
+# game_allowance, civil_disorder, bot_turn, hook (new tables)
 SCHEMA_VERSION = 4
 
 
@@ -83,6 +83,7 @@ TABLES = frozenset(
         "game_allowance",
         "civil_disorder",
         "bot_turn",
+        "hook",
     }
 )
 """Every table of this schema version (tests/test_startup.py checks it against the

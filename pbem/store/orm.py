@@ -339,6 +339,19 @@ class HouseTable(SQLModel, table=True):
     digest: str  # hex SHA-256 of data
 
 
+class Hook(SQLModel, table=True):
+    """A game's webhook (``pbem hook add``): "your move", reminders, late notices
+    and results are posted to ``url`` through the outbox, in ``format`` (discord,
+    slack or json; docs/formats.md, "Webhooks")."""
+
+    __table_args__ = (UniqueConstraint("game_id", "url"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    url: str
+    format: str = "json"
+    created: datetime = Field(default_factory=utcnow)
+
+
 def shown_url(url: str) -> str:
     """The URL for messages: a password in it is shown as ``***``."""
     try:

@@ -304,5 +304,17 @@ SQLITE: tuple[str, ...] = (
         "FOREIGN KEY(game_id) REFERENCES game (id)",
     ),
     "CREATE INDEX ix_bot_turn_game_id ON bot_turn (game_id)",
+    _table(
+        "hook",
+        "id INTEGER NOT NULL",
+        "game_id VARCHAR NOT NULL",
+        "url VARCHAR NOT NULL",
+        "format VARCHAR NOT NULL",
+        "created DATETIME NOT NULL",
+        "PRIMARY KEY (id)",
+        "UNIQUE (game_id, url)",
+        "FOREIGN KEY(game_id) REFERENCES game (id)",
+    ),
+    "CREATE INDEX ix_hook_game_id ON hook (game_id)",
 )
 """Every statement, each table before its indexes and after the tables it refers to."""
