@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,9 @@ from pbem.rules.furor_barbarus.setup import (
 )
 from pbem.rules.furor_barbarus.special_rules import rules_for
 from pbem.rules.furor_barbarus.standing import standing_problems
+from pbem.rules.furor_barbarus.svg_shapes import short_ids
+from pbem.rules.furor_barbarus.unit_names import settle_orders
+from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
 CORE_OPTIONS = (
@@ -168,13 +172,27 @@ class FurorBarbarus(Ruleset):
 
     # --- orders -------------------------------------------------------------------
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
-        return parse_order_lines(text, Order.parse)
+        names = self.unit_names
+        return parse_order_lines(text, lambda line: Order.parse(line, names))
+
+    @cached_property
+    def unit_names(self) -> NameTable:
+        """Every unit of every scenario by its id, the short id its counter prints
+        and its name (a name two units share is refused with both)."""
+        entries: dict[str, set[str]] = {}
+        for sid in self.library.scenario_ids():
+            counters = self.library.scenario(sid).counters
+            short = short_ids(sorted(counters))
+            for uid, counter in counters.items():
+                entries.setdefault(uid, set()).update((short[uid], counter.name))
+        return NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         if side not in self.due(position):
             return [Problem(0, f"{side} is not due to send orders now ({self.turn_label(position)})")]
         field = self.field(position)
-        standing = [Problem(line, msg) for line, msg in standing_problems(field, side, list(orders))]
+        orders, named = settle_orders(field.scenario.counters, orders)
+        standing = named + [Problem(line, msg) for line, msg in standing_problems(field, side, list(orders))]
         if position["phase"] == "setup":
             places = [(ol.line, ol.order) for ol in orders if isinstance(ol.order, PlaceOrder)]
             others = [
@@ -197,6 +215,7 @@ class FurorBarbarus(Ruleset):
         field = self.field(position, dice)
         if position["phase"] == "over":
             return Resolution(field.position, [])
+        orders = {s: settle_orders(field.scenario.counters, o)[0] for s, o in orders.items()}
         if position["phase"] == "setup":
             places = {}
             for side in self.due(position):
