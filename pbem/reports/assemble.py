@@ -118,9 +118,17 @@ def _views(
         links=links or ("url" if url else "none"),
         rollbacks=notes,
         chain_first_k=chain.first_k,
+        keys=_fingerprints(players),
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     return [_side_view(shared, ruleset, game, position, due, side, refusals, shared_map, turn_label) for side in sides]
+
+
+def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
+    """Each side's key as ``ssh-keygen -l`` names it."""
+    from pbem.turnfiles.keys import PublicKey
+
+    return tuple((p.side, PublicKey.from_openssh(p.public_key).fingerprint()) for p in players)
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:
@@ -204,7 +212,7 @@ def _side_view(
     )
 
 
-def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
+def audit_page(db: Database, game_id: str, home: str | None = None, verdict: str | None = None) -> str:
     """The whole game's audit page: every resolution, the dice history with a
     histogram per die size, and the score over time.  With ``home`` (in the game's
     site) each resolution links its reports beside it; on its own, to the published
@@ -214,6 +222,7 @@ def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
         actives = [r for r in report_reads.resolutions(tx, game_id) if r.active]
         rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in report_reads.rolls(tx, game_id)]
         tables = house_tables.game_tables(tx, game_id)
+        players = report_reads.players(tx, game_id)
     url = game.site_url
     if home is not None:
         link = lambda filename: filename  # noqa: E731
@@ -236,6 +245,8 @@ def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
         house_tables.summary(ruleset, game.scenario, tables),
         home=home,
         link=link,
+        verdict=verdict,
+        keys=_fingerprints(players),
     )
 
 
