@@ -207,6 +207,7 @@ def _side_view(
         shared,
         side=side,
         map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(shared.events), side),
+        board=tuple(ruleset.board_lines(position, side)),
         problems=problems,
         next_turn_file=next_file,
     )

@@ -122,6 +122,8 @@ class ReportData:
     chain_first_k: int = 1  # the first resolution of the dice chain that serves k (1 unless extended)
     result_text: str = ""
     """The outcome in plain words ("Romans win a major victory: ...")."""
+    board: tuple[str, ...] = ()
+    """The board in words (``Ruleset.board_lines``) as this reader may see it."""
     keys: tuple[tuple[str, str], ...] = ()
     """Each side's key fingerprint, as ``ssh-keygen -l`` prints it (``SHA256:...``):
     what ``pbem audit --archive A --anchor HEX --key SIDE=PUBFILE`` binds to."""
@@ -503,7 +505,29 @@ def svg_to_png(svg: str, width: int = 1200) -> bytes:
     drop inline SVG."""
     import cairosvg  # imported here: loading cairo is slow and only mail needs it
 
-    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width, background_color="white")
+    png = cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width, background_color="white")
+    return _palette_png(png)
+
+
+PALETTE_COLOURS = 32
+"""Colours of a mailed map: its fills, inks and the anti-aliasing between them."""
+
+
+def _palette_png(png: bytes) -> bytes:
+    """``png`` as an 8-bit palette PNG (Pillow, which cairosvg depends on): a map is
+    flat colours and text, so 32 colours keep it readable (anti-aliased edges a shade coarser) at a quarter of the bytes
+    or less, and a report mail stays small."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        quantized = image.convert("RGB").quantize(
+            colors=PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+        out = io.BytesIO()
+        quantized.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def render_audit_page(

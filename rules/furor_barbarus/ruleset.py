@@ -228,6 +228,29 @@ class FurorBarbarus(Ruleset):
         play_phase_pair(field, side, list(orders.get(side, NO_ORDERS)), house.crt_of(position, self.crt))
         return Resolution(field.position, field.events)
 
+    def board_lines(self, position: Position, side: str | None = None) -> list[str]:
+        """Each hex with units: every unit by id, the short id its counter prints
+        and name, its side, type and strength-MP(-range) (a secret set-up note is
+        the referee's file, never in the position: nothing here is hidden)."""
+        field = self.field(position)
+        short = short_ids(sorted(field.units))
+        by_hex: dict[str, list[str]] = {}
+        for uid in sorted(field.units):
+            if field.exists(uid):
+                by_hex.setdefault(str(field.units[uid]["hex"]), []).append(uid)
+        lines = []
+        for h, uids in sorted(by_hex.items()):
+            parts = []
+            for uid in uids:
+                c = field.counter(uid)
+                shown = f"{uid} ({short[uid]})" if short[uid] != uid else uid
+                factors = f"{field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+                reduced = " reduced" if field.units[uid].get("reduced") else ""
+                kind = c.type.value.replace("_", " ")
+                parts.append(f"{shown} {c.name}, {field.side_of(uid)} {kind} {factors}{reduced}")
+            lines.append(f"{h}: " + "; ".join(parts))
+        return lines
+
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:
         return fb_bots.template(self.field(position), self.turn_label(position), side)
