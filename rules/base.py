@@ -380,6 +380,14 @@ class Ruleset(ABC):
         whose positions hold no secret."""
         return position
 
+    def board_lines(self, position: Position, side: str | None = None) -> list[str]:
+        """The board in words, for a player who reads no pictures: one line per
+        place with units on it (both sides' units with their factors), only what
+        ``side`` may see (``None``: the referee).  The text report prints them
+        under the map's heading.  Default: none (the report then says the map is
+        in the HTML part only)."""
+        return []
+
     # --- pictures -------------------------------------------------------------
     @abstractmethod
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:

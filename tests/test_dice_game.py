@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Table
-from tests.support.cli_steps import sign, status, write_orders
+from tests.support.cli_steps import play
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,24 +26,6 @@ def _verifier() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def play(t: Table, game: str, resolutions: int) -> list[str]:
-    """Play ``resolutions`` turns with signed bot files; returns every CLI output."""
-    outputs = []
-    for _ in range(resolutions):
-        st = status(t, game)
-        if st["over"]:
-            break
-        for side in st["awaiting"]:
-            path = write_orders(t, game, side, f"{game}-{st['turn']}-{side}.txt", bot="greedy", seed=st["turn"])
-            sign(t, path, side)
-            r = t.run("submit", str(path))
-            assert r.exit_code == 0, r.stderr
-            outputs.append(r.stdout + r.stderr)
-        r = t.run("process", game)
-        outputs.append(r.stdout + r.stderr)
-    return outputs
 
 
 @pytest.fixture(scope="module")

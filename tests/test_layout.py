@@ -245,3 +245,24 @@ def test_imports_inside_functions_count_and_type_checking_ones_do_not() -> None:
         "def f():\n    from pbem.audit import verify\n"
     )
     assert {n.module for n in _import_nodes(ast.parse(source))} == {"typing", "pbem.audit"}
+
+
+def test_no_test_file_imports_another_test_file() -> None:
+    """What tests share lives in tests/support/ (and tests/conftest.py): a test
+    module is never imported by another."""
+    tests = Path(__file__).parent
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                last = name.rsplit(".", 1)[-1]
+                if last.startswith("test_") and name.split(".", 1)[0] in ("tests", last):
+                    found.append(f"{path.relative_to(tests)} imports {name}")
+    assert found == [], found

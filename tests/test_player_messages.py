@@ -82,14 +82,12 @@ FARRAPOS = [
     ),
     pytest.param(
         "attack porto alegre from triunfo with inf-1",
-        "pbem: line 7: 'attack porto alegre from triunfo with inf-1': unknown city 'porto alegre'; "
-        "from triunfo the Republic can attack: porto-alegre (did you mean porto-alegre?)",
+        "",  # the name as the map prints it is the city (rules/names.py)
         id="a city typed with a space",
     ),
     pytest.param(
         "attack Porto_Alegre from triunfo with inf-1",
-        "pbem: line 7: 'attack Porto_Alegre from triunfo with inf-1': unknown city 'porto_alegre'; "
-        "from triunfo the Republic can attack: porto-alegre (did you mean porto-alegre?)",
+        "",
         id="a city typed with capitals and an underscore",
     ),
     pytest.param(
@@ -137,15 +135,16 @@ FARRAPOS = [
     ),
     pytest.param(
         "militia pelotás",
-        "pbem: line 7: 'militia pelotás': unknown city 'pelotás'; a Militia may deploy in: none",
-        id="an accent is no city, and nothing is suggested where nothing is legal",
+        "pbem: line 7: 'militia pelotás': a Militia deploys in a city of one's possession with no MU and no Militia; "
+        "for the Republic after this turn's action those are (or may be, after the battle): none",
+        id="an accent is folded: the city is pelotas, where no Militia may deploy",
     ),
 ]
 
 
 @pytest.mark.parametrize("body,message", FARRAPOS)
 def test_farrapos_messages(desk: Table, body: str, message: str) -> None:
-    assert check(desk, "g1", "republic", body) == (1, message + "\n")
+    assert check(desk, "g1", "republic", body) == ((1, message + "\n") if message else (0, ""))
 
 
 # ------------------------------------------------------------ Furor Barbarus

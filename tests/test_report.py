@@ -14,13 +14,13 @@ import pytest
 from markupsafe import escape
 
 from pbem.reports import charts
+from pbem.reports.images import svg_to_png
 from pbem.reports.render import (
     RollLine,
     render_audit_page,
     render_html,
     render_text,
     report_filename,
-    svg_to_png,
     verify_command,
 )
 from pbem.rules.base import ScoreLine

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from markupsafe import Markup
 
 from pbem import store
-from pbem.audit import archive, feed
+from pbem.audit import archive, feed, verify
 from pbem.referee import deadlines
 from pbem.reports import assemble as reporting
 from pbem.reports import charts
@@ -92,7 +92,8 @@ def write_site(db: Database, game_id: str, folder: Path, site_url: str | None = 
 
     latest, ks, sides = _write_reports(db, game_id, put)
     _drop_set_aside_pages(folder, ks, sides)
-    put("audit.html", reporting.audit_page(db, game_id, home="index.html"))
+    verdict = verify.verdict_of(archive.build_archive(db, game_id))
+    put("audit.html", reporting.audit_page(db, game_id, home="index.html", verdict=verdict))
     _write_dice(db, game_id, put)
     archive_file = folder / archive_name(game_id)
     archive.export(db, game_id, archive_file)

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Union
 
 from pbem import dice as dicev1
@@ -50,6 +50,18 @@ class AuditSummary:
     player_notes: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
     civil_notes: tuple[str, ...] = ()
+    nmr_short: tuple[str, ...] = ()
+    bound: tuple[str, ...] = ()
+
+    def verdict(self) -> str:
+        """The audit in one line, the same on the command line and the audit page."""
+        tables = ", ".join(t.split(" ", 1)[0] for t in self.tables)
+        rollbacks = f"{self.rollbacks} ({self.set_aside} resolution{'s' if self.set_aside != 1 else ''} set aside)"
+        return (
+            f"verified: {self.resolutions} resolution{'s' if self.resolutions != 1 else ''}, {self.rolls} dice, "
+            f"{self.files} signature{'s' if self.files != 1 else ''}; NMRs: {', '.join(self.nmr_short) or 'none'}; "
+            f"rollbacks: {rollbacks if self.rollbacks else 'none'}; house tables: {tables or 'none'}"
+        )
 
     def lines(self) -> list[str]:
         out = [
@@ -64,8 +76,10 @@ class AuditSummary:
         out.extend(f"  no moves received:    {note}" for note in self.nmr_notes)
         out.extend(f"  player change:        {note}" for note in self.player_notes)
         out.extend(f"  civil disorder:       {note}" for note in self.civil_notes)
+        out.extend(f"  bound to:             {note}" for note in self.bound)
         if self.result:
             out.append(f"  result:               {self.result_text or self.result}")
+        out.append(self.verdict())
         return out
 
 
@@ -76,13 +90,35 @@ def _all_resolutions(archive: dict[str, Any]) -> list[tuple[dict[str, Any], bool
     return sorted(items, key=lambda item: item[0]["k"])
 
 
-def audit_archive(archive: dict[str, Any]) -> AuditSummary:
+def audit_archive(
+    archive: dict[str, Any], anchors: Sequence[str] = (), held_keys: Mapping[str, str] | None = None
+) -> AuditSummary:
+    """Every check of the archive; with ``anchors`` and ``held_keys`` (side ->
+    OpenSSH public key line), also that it is the game whose commitment and keys
+    the player holds (:mod:`pbem.audit.binding`)."""
+    from pbem.audit import binding
+
+    held = dict(held_keys or {})
     try:
-        return _audit(archive)
+        if anchors or held:
+            chains = [c.anchor for c in archive_chains(archive)]
+            problems = binding.binding_problems(archive, anchors, held, chains)
+            if problems:
+                raise AuditFailure("; ".join(problems))
+        summary = _audit(archive)
+        return replace(summary, bound=binding.bound_lines(anchors, held)) if anchors or held else summary
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
         if isinstance(exc, AuditFailure):
             raise
         raise AuditFailure(f"archive is malformed: {type(exc).__name__}: {exc}") from None
+
+
+def verdict_of(archive: dict[str, Any]) -> str:
+    """The audit's verdict line, or ``audit failed: ...`` naming the first discrepancy."""
+    try:
+        return audit_archive(archive).verdict()
+    except AuditFailure as exc:
+        return f"audit failed: {exc}"
 
 
 SECRET_FIELDS = frozenset({"seed", "seed_checkpoints", "checkpoints"})
@@ -178,7 +214,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     _check_reveals(archive, resolutions)
     rolls, dice_keys = _check_rolls(game["id"], resolutions)
     ruleset, tables, final_position = _replay(archive, resolutions, turn_files, dice_keys)
-    nmr_notes = _check_nmr(resolutions)
+    nmr = _check_nmr(resolutions)
     outcome = ruleset.outcome(final_position)
     want = outcome.to_json() if outcome else None
     final = archive["final"]
@@ -197,7 +233,8 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         tables=tuple(f"{name} (sha256 {house_tables.digest(data)})" for name, data in sorted(tables.items())),
         rollback_notes=_rollback_notes(archive),
-        nmr_notes=nmr_notes,
+        nmr_notes=tuple(long for long, _ in nmr),
+        nmr_short=tuple(short for _, short in nmr),
         player_notes=_player_notes(archive),
         civil_notes=civil.notes(archive),
     )
@@ -491,10 +528,10 @@ def _keys_by_resolution(archive: dict[str, Any]) -> Callable[[str, int], keys.Pu
     return key_at
 
 
-def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> tuple[str, ...]:
+def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> list[tuple[str, str]]:
     """Each resolution with a side that sent nothing: a deadline's record must
     name exactly those sides, none of which has a file in it, resolved at or
-    after the end of grace."""
+    after the end of grace.  Each as a note and as a few words for the verdict."""
     notes = []
     for res, _active in resolutions:
         nmr = list(res.get("nmr", []))
@@ -516,13 +553,21 @@ def _check_nmr(resolutions: list[tuple[dict[str, Any], bool]]) -> tuple[str, ...
                     f"resolution {res['k']}: resolved at {record['resolved_at']}, before the end of grace "
                     f"{record['grace_until']} (deadline {record['deadline']})"
                 )
+            times = f"deadline {record['deadline']}, grace until {record['grace_until']}"
             notes.append(
-                f"resolution {res['k']}: {', '.join(nmr)} (deadline {record['deadline']}, grace until "
-                f"{record['grace_until']}, resolved {record['resolved_at']})"
+                (
+                    f"resolution {res['k']}: {', '.join(nmr)} ({times}, resolved {record['resolved_at']})",
+                    f"{' and '.join(nmr)} at resolution {res['k']} (missed the deadline {record['deadline']})",
+                )
             )
         elif nmr:
-            notes.append(f"resolution {res['k']}: {', '.join(nmr)} (resolved with no orders by the referee)")
-    return tuple(notes)
+            notes.append(
+                (
+                    f"resolution {res['k']}: {', '.join(nmr)} (resolved with no orders by the referee)",
+                    f"{' and '.join(nmr)} at resolution {res['k']} (forced by the referee)",
+                )
+            )
+    return notes
 
 
 def archive_chains(archive: dict[str, Any]) -> list[dice_chains.PublicChain]:

@@ -13,7 +13,7 @@ import typer.main
 import typer.models
 
 from pbem.cli.application import app
-from pbem.cli.common import database, example, fail, is_stdout, refusals, write_output
+from pbem.cli.common import _pairs, database, example, fail, is_stdout, refusals, write_output
 
 if TYPE_CHECKING:
     from pbem.dice.stats import ChiSquare
@@ -122,6 +122,14 @@ def audit(
     archive_file: Annotated[
         Optional[Path], typer.Option("--archive", metavar="FILE", help="Audit an exported archive (no database).")
     ] = None,
+    anchor: Annotated[
+        Optional[list[str]],
+        typer.Option("--anchor", metavar="HEX", help="The dice anchor your reports printed; fails if it differs."),
+    ] = None,
+    key: Annotated[
+        Optional[list[str]],
+        typer.Option("--key", metavar="SIDE=PUBFILE", help="A side's public key file; fails if the archive's differs."),
+    ] = None,
 ) -> None:
     """Re-verify signatures, headers, the dice chain, every roll and every position."""
     from pbem.audit import archive
@@ -130,14 +138,24 @@ def audit(
     if (game is None) == (archive_file is None):
         typer.echo("pbem: give a GAME or --archive FILE", err=True)
         raise typer.Exit(2)
+    keyfiles = _pairs(key or [], "--key")
     with refusals():
+        held = {side: _key_line(Path(path)) for side, path in keyfiles.items()}
         try:
             data = archive.load(archive_file) if archive_file else archive.build_archive(database(), game or "")
-            summary = auditing.audit_archive(data)
+            summary = auditing.audit_archive(data, anchor or [], held)
         except (auditing.AuditFailure, ValueError) as exc:
             fail(f"audit failed: {exc}")
     for line in summary.lines():
         typer.echo(line)
+
+
+def _key_line(path: Path) -> str:
+    """The OpenSSH public key line in ``path``."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError as exc:
+        fail(f"{path}: cannot read the key file ({exc.strerror or exc})")
 
 
 @app.command(epilog=example("pbem report g1 --side republic --format html -o report.html"))
@@ -162,7 +180,14 @@ def report(
         typer.echo(f"pbem: --format must be html, text, eml or audit, not {fmt!r}", err=True)
         raise typer.Exit(2)
     with refusals():
-        content = reporting.render(database(), game, turn, side, fmt)
+        if fmt == "audit":
+            from pbem.audit import archive, verify
+
+            db = database()
+            verdict = verify.verdict_of(archive.build_archive(db, game))
+            content: str | bytes = reporting.audit_page(db, game, verdict=verdict)
+        else:
+            content = reporting.render(database(), game, turn, side, fmt)
         write_output(output, content, f"wrote {output}")
 
 

@@ -119,6 +119,7 @@ def _views(
         links=links or ("url" if url else "none"),
         rollbacks=notes,
         chain_first_k=chain.first_k,
+        keys=_fingerprints(players),
     )
     shared = _with_people(tx, shared)
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
@@ -169,6 +170,13 @@ def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = 
         score=tuple(ruleset.score(shown)),
         position_file=data.position_file if whole else "",
     )
+
+
+def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
+    """Each side's key as ``ssh-keygen -l`` names it."""
+    from pbem.turnfiles.keys import PublicKey
+
+    return tuple((p.side, PublicKey.from_openssh(p.public_key).fingerprint()) for p in players)
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:
@@ -248,12 +256,13 @@ def _side_view(
         shared,
         side=side,
         map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(shared.events), side),
+        board=tuple(ruleset.board_lines(position, side)),
         problems=problems,
         next_turn_file=next_file,
     )
 
 
-def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
+def audit_page(db: Database, game_id: str, home: str | None = None, verdict: str | None = None) -> str:
     """The whole game's audit page: every resolution, the dice history with a
     histogram per die size, and the score over time.  With ``home`` (in the game's
     site) each resolution links its reports beside it; on its own, to the published
@@ -263,6 +272,7 @@ def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
         actives = [r for r in report_reads.resolutions(tx, game_id) if r.active]
         rolls = [(r.k, report.RollLine(r.idx, r.sides, r.value, r.purpose)) for r in report_reads.rolls(tx, game_id)]
         tables = house_tables.game_tables(tx, game_id)
+        players = report_reads.players(tx, game_id)
     url = game.site_url
     if home is not None:
         link = lambda filename: filename  # noqa: E731
@@ -285,6 +295,8 @@ def audit_page(db: Database, game_id: str, home: str | None = None) -> str:
         house_tables.summary(ruleset, game.scenario, tables),
         home=home,
         link=link,
+        verdict=verdict,
+        keys=_fingerprints(players),
     )
 
 

@@ -83,11 +83,11 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     """One side's report as a message ready for SMTP (see the module docstring for
     its shape).  ``thread_root_id`` ``None`` means the default root, this side's
     report ``k0``."""
+    from pbem.reports.images import svg_to_png
     from pbem.reports.render import (
         close_up,
         render_html,
         render_text,
-        svg_to_png,
         turn_file_name,
     )  # the report stack, only when a report is mailed
     from pbem.rules import mapdraw

@@ -122,6 +122,11 @@ class ReportData:
     chain_first_k: int = 1  # the first resolution of the dice chain that serves k (1 unless extended)
     result_text: str = ""
     """The outcome in plain words ("Romans win a major victory: ...")."""
+    board: tuple[str, ...] = ()
+    """The board in words (``Ruleset.board_lines``) as this reader may see it."""
+    keys: tuple[tuple[str, str], ...] = ()
+    """Each side's key fingerprint, as ``ssh-keygen -l`` prints it (``SHA256:...``):
+    what ``pbem audit --archive A --anchor HEX --key SIDE=PUBFILE`` binds to."""
     position_file: str = ""
     """The position file (``G-rK.position.json``) this report was written from:
     ``pbem check FILE --position`` checks orders against it offline."""
@@ -517,14 +522,6 @@ def _shared(data: ReportData, shared: Shared | None) -> Shared:
     return shared if shared is not None and shared.serves(data) else Shared(data)
 
 
-def svg_to_png(svg: str, width: int = 1200) -> bytes:
-    """Render an SVG to PNG (cairosvg) at ``width`` pixels, for mail clients that
-    drop inline SVG."""
-    import cairosvg  # imported here: loading cairo is slow and only mail needs it
-
-    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=width, background_color="white")
-
-
 def render_audit_page(
     game_id: str,
     rules_title: str,
@@ -536,6 +533,8 @@ def render_audit_page(
     house_tables: Sequence[tuple[str, str, Sequence[str]]] = (),
     home: str | None = None,
     link: Callable[[str], str | None] = lambda filename: filename,
+    verdict: str | None = None,
+    keys: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The audit page of a whole game: every resolution linked (one link per side
     in ``sides``, else the referee's report), the house tables the game plays
@@ -572,6 +571,8 @@ def render_audit_page(
             score_chart=score_chart,
             sides=list(sides) or [None],
             house_tables=list(house_tables),
+            verdict=verdict,
+            keys=list(keys),
             home=home,
             link=link,
         )

@@ -1,7 +1,8 @@
 """Order lines of a Farrapos turn file: values that parse and print back.
 
-One line, one order, in the game's words (cities and MU by their ids; MU lists
-separated by spaces or commas)::
+One line, one order, in the game's words (cities by their ids or their names as the
+map prints them, in any case, with or without accents, spaces or hyphens; MU by
+their ids; MU lists separated by spaces or commas)::
 
     attack porto-alegre from triunfo with inf-1 inf-2 art-1 cav-1 until-won losses inf-2,inf-1
     invade piratini from pelotas with cav-2
@@ -18,6 +19,10 @@ separated by spaces or commas)::
 'attack porto-alegre from triunfo with inf-1 inf-2 rounds 2'
 >>> parse_order(str(order)) == order
 True
+>>> str(parse_order("attack Porto Alegre from Triunfo with INF_1"))
+'attack porto-alegre from triunfo with inf-1 until-won'
+>>> str(parse_order("move inf-5 from Bagé to Caçapava do Sul"))
+'move inf-5 from bage to cacapava'
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Union
 
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
 MILITIA = "militia"
@@ -167,6 +174,18 @@ FORMS = (
 )
 
 
+@lru_cache(maxsize=1)
+def city_names() -> NameTable:
+    """Every city by its id and by the name the map prints."""
+    return NameTable((cid, [city.name]) for cid, city in load_board().cities.items())
+
+
+@lru_cache(maxsize=1)
+def mu_names() -> NameTable:
+    """Every MU by its id (as its counter prints it)."""
+    return NameTable((cid, []) for cid in load_counters().counters)
+
+
 def _tokens(line: str) -> list[str]:
     return [t for t in re.split(r"[\s,]+", line.strip().lower()) if t]
 
@@ -178,12 +197,23 @@ def _city(words: list[str], line: str, form: str) -> str:
     (``porto alegre``) is kept as typed for it to point at ``porto-alegre``."""
     if not words:
         raise OrderSyntaxError(f"a city is missing; the form is: {form}")
-    return " ".join(words)
+    return city_names().name(" ".join(words))
 
 
 def _unit(word: str, line: str, militia: bool = False) -> str:
-    """A MU id as typed (``validate`` says whether it is one, and which are legal)."""
-    return word
+    """A MU's id, however it was typed (a MU of no id is kept as typed: ``validate``
+    says which are legal)."""
+    return word if word == MILITIA else mu_names().name(word)
+
+
+def _place(words: list[str], line: str) -> Place:
+    """``place MU... CITY``: the city is the most trailing words that name one."""
+    cities = city_names()
+    for i in range(2, len(words)):
+        city = cities.lookup(" ".join(words[i:]))
+        if city is not None:
+            return Place(_units(words[1:i], line), city)
+    return Place(_units(words[1:-1], line), words[-1])
 
 
 def _units(words: list[str], line: str, militia: bool = False) -> tuple[str, ...]:
@@ -280,11 +310,11 @@ def parse_order(line: str) -> Order:
     if verb == "carry":
         return Carry(*_parse_from_to(words, line, FORMS[4]))
     if verb == "place" and len(words) >= 3:
-        cities, counters = load_board().cities, load_counters().counters
-        if words[1] in cities and words[-1] in counters:
-            fixed = f"place {' '.join(words[2:])} {words[1]}"
+        city, last = city_names().lookup(words[1]), mu_names().lookup(words[-1])
+        if city is not None and last is not None:
+            fixed = f"place {' '.join(words[2:])} {city}"
             raise OrderSyntaxError(f"the MU come first, then the city: {fixed!r}; the form is: {FORMS[5]}")
-        return Place(_units(words[1:-1], line), words[-1])
+        return _place(words, line)
     if verb == "militia" and len(words) >= 2:
         return DeployMilitia(_city(words[1:], line, FORMS[6]))
     if verb == "losses":

@@ -206,6 +206,27 @@ class Farrapos(Ruleset):
         city and track (docs/rules/farrapos.md), so the whole position is public."""
         return position
 
+    def board_lines(self, position: Position, side: str | None = None) -> list[str]:
+        """Each city with MU or Militia: its name and id, who holds it, each MU with
+        its face and factors (nothing on this board is hidden from either side)."""
+        from pbem.rules.farrapos.position import View
+
+        view = View(position)
+        lines = []
+        for cid in sorted(view.board.cities, key=lambda c: view.board.name(c)):
+            units, militia = view.units_in(cid), view.militia_in(cid)
+            if not units and not militia:
+                continue
+            parts = []
+            for unit in units:
+                f = view.factors(unit)
+                face = "reduced" if unit in view.reduced else "full"
+                parts.append(f"{unit} {face} MF{f.mf} AF{f.af} DF{f.df}")
+            if militia:
+                parts.append(f"militia x{militia} DF{view.sheet.militia_df}")
+            lines.append(f"{view.board.name(cid)} ({cid}), {view.owner(cid)}: " + ", ".join(parts))
+        return lines
+
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
         from pbem.rules.farrapos import svg  # on first use: only reports draw the map
 

@@ -20,6 +20,17 @@ Standing orders (any turn file; kept until changed)::
 
 >>> str(Order.parse("attack provence with austrasie bourgogne charge aquitaine"))
 'attack provence with austrasie bourgogne charge aquitaine'
+
+A unit may be named by its id, by the short id its counter prints or by its name,
+in any case and with spaces, hyphens or underscores (the ruleset passes its
+:class:`~pbem.rules.names.NameTable`); the order keeps the id:
+
+>>> from pbem.rules.names import NameTable
+>>> units = NameTable([("visigoth-cavalry-1", ["vis-cav-1", "Visigoth cavalry"]), ("clovis", ["Clovis"])])
+>>> str(Order.parse("place VIS_CAV_1 0406", units))
+'place visigoth-cavalry-1 0406'
+>>> str(Order.parse("attack Visigoth Cavalry with Clovis", units))
+'attack visigoth-cavalry-1 with clovis'
 """
 
 from __future__ import annotations
@@ -28,17 +39,36 @@ import re
 from dataclasses import dataclass
 
 from pbem.rules.base import OrderSyntaxError
+from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _HEX = re.compile(r"^\d{4}$")
+_NO_NAMES = NameTable(())
+_ATTACK_WORDS = frozenset({"charge", "advance", "losses", "with"})
 
 
-def _unit(token: str, line: str) -> str:
-    t = token.lower()
+def _unit(token: str, line: str, names: NameTable = _NO_NAMES) -> str:
+    """A unit's id where ``token`` names one unit of any scenario; else as typed
+    (folded when it could be several), for ``validate`` to settle against the
+    units of the game at hand."""
+    t = names.settle(token).lower()
     if not _ID.match(t):
         raise OrderSyntaxError(f"not a unit id: {token!r} in {line!r}")
     return t
+
+
+def _units_until(
+    words: list[str], start: int, stop: frozenset[str], line: str, names: NameTable
+) -> tuple[list[str], int]:
+    """The units named from ``words[start]`` up to a word of ``stop`` (a name may
+    take several words): their ids and the index after them."""
+    found: list[str] = []
+    i = start
+    while i < len(words) and words[i].lower() not in stop:
+        uid, i = names.take(words, i, stop)
+        found.append(_unit(uid, line, names))
+    return found, i
 
 
 def _hex(token: str, line: str) -> str:
@@ -114,71 +144,101 @@ class Order:
     """Parser for every order form."""
 
     @staticmethod
-    def parse(line: str) -> AnyOrder:
+    def parse(line: str, names: NameTable = _NO_NAMES) -> AnyOrder:
         words = line.split()
         if not words:
             raise OrderSyntaxError("empty order")
         verb = words[0].lower()
         if verb == "place":
-            if len(words) != 3:
-                raise OrderSyntaxError(f"expected 'place UNIT HEX', got {line!r}")
-            return PlaceOrder(_unit(words[1], line), _hex(words[2], line))
-        if verb == "move":
             if len(words) < 3:
-                raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
-            return MoveOrder(_unit(words[1], line), tuple(_hex(w, line) for w in words[2:]))
+                raise OrderSyntaxError(f"expected 'place UNIT HEX', got {line!r}")
+            unit = names.settle(" ".join(words[1:-1]))
+            if len(words) != 3 and unit == " ".join(words[1:-1]):
+                raise OrderSyntaxError(f"expected 'place UNIT HEX', got {line!r}")
+            return PlaceOrder(_unit(unit, line, names), _hex(words[-1], line))
+        if verb == "move":
+            return _parse_move(words, line, names)
         if verb == "attack":
-            return _parse_attack(words, line)
+            return _parse_attack(words, line, names)
         if verb == "standing":
-            if len(words) != 3 or not _ID.match(words[1].lower()):
-                raise OrderSyntaxError(f"expected 'standing KEY VALUE' (e.g. 'standing advance yes'), got {line!r}")
-            kind = words[1].lower()
-            if kind == "advance":
-                if words[2].lower() not in ("yes", "no"):
-                    raise OrderSyntaxError(f"'standing advance' takes yes or no, not {words[2]!r}")
-                return StandingOrder(kind, (words[2].lower(),))
-            if kind == "losses":
-                return StandingOrder(kind, tuple(_unit(w, line) for w in words[2].split(",") if w))
-            if kind == "retreat":
-                return StandingOrder(kind, tuple(_hex(w, line) for w in words[2].split(",") if w))
-            return StandingOrder(kind, (words[2].lower(),))
+            return _parse_standing(words, line, names)
         if verb == "special":
             if len(words) < 2:
                 raise OrderSyntaxError(f"expected 'special WORD ...', got {line!r}")
-            return SpecialOrder(tuple(w.lower() for w in words[1:]))
+            return SpecialOrder(tuple(_special_word(w, names) for w in words[1:]))
         verbs = ("place", "move", "attack", "standing", "special")
         raise OrderSyntaxError(
             f"unknown order {words[0]!r} (orders: {', '.join(verbs)}){did_you_mean(words[0], verbs)}: {line!r}"
         )
 
 
-def _parse_attack(words: list[str], line: str) -> AttackOrder:
-    if len(words) < 4 or words[2].lower() != "with":
+def _special_word(word: str, names: NameTable) -> str:
+    """A word of a special order: a unit's id where it names one, else as typed."""
+    found = names.find(word)
+    return found[0] if len(found) == 1 else word.lower()
+
+
+def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
+    first_hex = next((i for i, w in enumerate(words) if i > 1 and _HEX.match(w)), 2)
+    if len(words) < 3:
+        raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
+    unit = names.settle(" ".join(words[1:first_hex]))
+    if first_hex != 2 and unit == " ".join(words[1:first_hex]):
+        raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
+    return MoveOrder(_unit(unit, line, names), tuple(_hex(w, line) for w in words[first_hex:]))
+
+
+def _parse_standing(words: list[str], line: str, names: NameTable) -> StandingOrder:
+    if len(words) < 3 or not _ID.match(words[1].lower()):
+        raise OrderSyntaxError(f"expected 'standing KEY VALUE' (e.g. 'standing advance yes'), got {line!r}")
+    kind = words[1].lower()
+    if kind == "losses":  # names may have spaces: the list is split at its commas
+        items = [w.strip() for w in " ".join(words[2:]).split(",") if w.strip()]
+        return StandingOrder(kind, tuple(_unit(names.settle(w), line, names) for w in items))
+    if len(words) != 3:
+        raise OrderSyntaxError(f"expected 'standing KEY VALUE' (e.g. 'standing advance yes'), got {line!r}")
+    if kind == "advance":
+        if words[2].lower() not in ("yes", "no"):
+            raise OrderSyntaxError(f"'standing advance' takes yes or no, not {words[2]!r}")
+        return StandingOrder(kind, (words[2].lower(),))
+    if kind == "retreat":
+        return StandingOrder(kind, tuple(_hex(w, line) for w in words[2].split(",") if w))
+    return StandingOrder(kind, (words[2].lower(),))
+
+
+def _parse_attack(words: list[str], line: str, names: NameTable = _NO_NAMES) -> AttackOrder:
+    lowered = [w.lower() for w in words]
+    if "with" not in lowered[2:]:
         raise OrderSyntaxError(f"expected 'attack TARGET with UNIT ...', got {line!r}")
-    t = words[1].lower()
-    target = t if _HEX.match(t) else _unit(t, line)
-    attackers: list[str] = []
+    w_at = lowered.index("with", 2)
+    typed = " ".join(words[1:w_at])
+    target = typed if _HEX.match(typed) else _unit(names.settle(typed), line, names)
+    if w_at != 2 and target == typed:
+        raise OrderSyntaxError(f"expected 'attack TARGET with UNIT ...', got {line!r}")
+    attackers, i = _units_until(words, w_at + 1, _ATTACK_WORDS, line, names)
     charge = advance = None
     losses: tuple[str, ...] = ()
-    i = 3
     while i < len(words):
         w = words[i].lower()
-        if w in ("charge", "advance", "losses"):
+        if w not in ("charge", "advance", "losses"):
+            raise OrderSyntaxError(f"unexpected {words[i]!r} in {line!r}")
+        if w == "losses":  # one word: the units split at commas
             if i + 1 >= len(words):
                 raise OrderSyntaxError(f"{w!r} needs a unit in {line!r}")
-            arg = words[i + 1]
-            if w == "charge":
-                if charge:
-                    raise OrderSyntaxError(f"one charging unit per attack: {line!r}")
-                charge = _unit(arg, line)
-            elif w == "advance":
-                advance = _unit(arg, line)
-            else:
-                losses = tuple(_unit(x, line) for x in arg.split(",") if x)
+            losses = tuple(_unit(names.settle(x), line, names) for x in words[i + 1].split(",") if x)
             i += 2
             continue
-        attackers.append(_unit(w, line))
-        i += 1
+        listed, i = _units_until(words, i + 1, _ATTACK_WORDS, line, names)
+        if not listed:
+            raise OrderSyntaxError(f"{w!r} needs a unit in {line!r}")
+        if w == "charge":
+            if charge:
+                raise OrderSyntaxError(f"one charging unit per attack: {line!r}")
+            charge = listed[0]
+            attackers += listed[1:]
+        else:
+            advance = listed[0]
+            attackers += listed[1:]
     if not attackers and not charge:
         raise OrderSyntaxError(f"an attack needs at least one unit after 'with': {line!r}")
     return AttackOrder(target, tuple(attackers), charge, losses, advance)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -45,6 +46,9 @@ from pbem.rules.furor_barbarus.setup import (
 )
 from pbem.rules.furor_barbarus.special_rules import rules_for
 from pbem.rules.furor_barbarus.standing import standing_problems
+from pbem.rules.furor_barbarus.svg_shapes import short_ids
+from pbem.rules.furor_barbarus.unit_names import settle_orders
+from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
 CORE_OPTIONS = (
@@ -175,13 +179,27 @@ class FurorBarbarus(Ruleset):
 
     # --- orders -------------------------------------------------------------------
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
-        return parse_order_lines(text, Order.parse)
+        names = self.unit_names
+        return parse_order_lines(text, lambda line: Order.parse(line, names))
+
+    @cached_property
+    def unit_names(self) -> NameTable:
+        """Every unit of every scenario by its id, the short id its counter prints
+        and its name (a name two units share is refused with both)."""
+        entries: dict[str, set[str]] = {}
+        for sid in self.library.scenario_ids():
+            counters = self.library.scenario(sid).counters
+            short = short_ids(sorted(counters))
+            for uid, counter in counters.items():
+                entries.setdefault(uid, set()).update((short[uid], counter.name))
+        return NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         if side not in self.due(position):
             return [Problem(0, f"{side} is not due to send orders now ({self.turn_label(position)})")]
         field = self.field(position)
-        standing = [Problem(line, msg) for line, msg in standing_problems(field, side, list(orders))]
+        orders, named = settle_orders(field.scenario.counters, orders)
+        standing = named + [Problem(line, msg) for line, msg in standing_problems(field, side, list(orders))]
         if position["phase"] == "setup":
             places = [(ol.line, ol.order) for ol in orders if isinstance(ol.order, PlaceOrder)]
             others = [
@@ -204,6 +222,7 @@ class FurorBarbarus(Ruleset):
         field = self.field(position, dice)
         if position["phase"] == "over":
             return Resolution(field.position, [])
+        orders = {s: settle_orders(field.scenario.counters, o)[0] for s, o in orders.items()}
         if position["phase"] == "setup":
             places = {}
             for side in self.due(position):
@@ -215,6 +234,29 @@ class FurorBarbarus(Ruleset):
         side = self.due(position)[0]
         play_phase_pair(field, side, list(orders.get(side, NO_ORDERS)), house.crt_of(position, self.crt))
         return Resolution(field.position, field.events)
+
+    def board_lines(self, position: Position, side: str | None = None) -> list[str]:
+        """Each hex with units: every unit by id, the short id its counter prints
+        and name, its side, type and strength-MP(-range) (a secret set-up note is
+        the referee's file, never in the position: nothing here is hidden)."""
+        field = self.field(position)
+        short = short_ids(sorted(field.units))
+        by_hex: dict[str, list[str]] = {}
+        for uid in sorted(field.units):
+            if field.exists(uid):
+                by_hex.setdefault(str(field.units[uid]["hex"]), []).append(uid)
+        lines = []
+        for h, uids in sorted(by_hex.items()):
+            parts = []
+            for uid in uids:
+                c = field.counter(uid)
+                shown = f"{uid} ({short[uid]})" if short[uid] != uid else uid
+                factors = f"{field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+                reduced = " reduced" if field.units[uid].get("reduced") else ""
+                kind = c.type.value.replace("_", " ")
+                parts.append(f"{shown} {c.name}, {field.side_of(uid)} {kind} {factors}{reduced}")
+            lines.append(f"{h}: " + "; ".join(parts))
+        return lines
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:

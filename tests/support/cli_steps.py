@@ -46,3 +46,22 @@ def assert_refused(t: Table, path: Path, expected: str, *extra: str) -> None:
     con.close()
     assert data == path.read_bytes(), "the refused bytes were not kept exactly"
     assert expected in reason
+
+
+def play(t: Table, game: str, resolutions: int) -> list[str]:
+    """Play ``resolutions`` turns with signed files of the greedy bot; returns every
+    CLI output."""
+    outputs = []
+    for _ in range(resolutions):
+        st = status(t, game)
+        if st["over"]:
+            break
+        for side in st["awaiting"]:
+            path = write_orders(t, game, side, f"{game}-{st['turn']}-{side}.txt", bot="greedy", seed=st["turn"])
+            sign(t, path, side)
+            r = t.run("submit", str(path))
+            assert r.exit_code == 0, r.stderr
+            outputs.append(r.stdout + r.stderr)
+        r = t.run("process", game)
+        outputs.append(r.stdout + r.stderr)
+    return outputs

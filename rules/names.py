@@ -1,0 +1,102 @@
+"""Names a player may write for the things an order names, shared by every ruleset.
+
+A map, a report or a template shows a thing by its name ("Porto Alegre", "Bagé"),
+by a short id printed on a counter (``vis-cav-1``) or by its id
+(``porto-alegre``); an order may name it by any of them, in any case, with or
+without accents, with spaces, hyphens or underscores between the words
+(:func:`pbem.rules.suggest.fold` compares them).  The order keeps the id, so
+``str(order)`` (what the referee stores and hashes) does not change with the way
+it was written.
+
+A name that folds to the names of two or more things is refused with its choices,
+and so is the leading word or words of several names (``santo`` when there are a
+``santo-angelo`` and a ``santo-antonio``); a name of nothing is kept as typed,
+for the ruleset's ``validate`` to say what is legal there.
+
+>>> table = NameTable([("porto-alegre", ["Porto Alegre"]), ("bage", ["Bagé"]),
+...                    ("santo-angelo", ["Santo Ângelo"]), ("santo-antonio", ["Santo Antônio da Patrulha"])])
+>>> table.lookup("Porto Alegre"), table.lookup("BAGÉ"), table.lookup("porto_alegre")
+('porto-alegre', 'bage', 'porto-alegre')
+>>> table.lookup("pelotas") is None
+True
+>>> table.lookup("santo")
+Traceback (most recent call last):
+...
+pbem.rules.base.OrderSyntaxError: 'santo' could be santo-angelo or santo-antonio
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from pbem.rules.base import OrderSyntaxError
+from pbem.rules.suggest import fold
+
+
+def ambiguous(typed: str, ids: Sequence[str]) -> str:
+    """The refusal of a name that could be any of ``ids``."""
+    choices = ", ".join(ids[:-1]) + " or " + ids[-1] if len(ids) > 1 else ids[0]
+    return f"{typed!r} could be {choices}"
+
+
+class NameTable:
+    """The ids of one kind of thing (cities, units) and every name each is shown by."""
+
+    def __init__(self, entries: Iterable[tuple[str, Iterable[str]]]) -> None:
+        by_fold: dict[str, set[str]] = {}
+        ids: dict[str, str] = {}
+        for ident, names in entries:
+            ids.setdefault(fold(ident), ident)
+            for name in (ident, *names):
+                if name:
+                    by_fold.setdefault(fold(name), set()).add(ident)
+        self._ids = ids
+        self._names = {f: tuple(sorted(found)) for f, found in by_fold.items()}
+        self.longest = max((f.count("-") + 1 for f in self._names), default=1)
+
+    def find(self, typed: str) -> tuple[str, ...]:
+        """The ids ``typed`` may name: its own id; else every thing of that name;
+        else every thing whose name begins with those words; else none."""
+        folded = fold(typed)
+        if folded in self._ids:  # an id is always itself, whatever else it resembles
+            return (self._ids[folded],)
+        found = self._names.get(folded, ())
+        if not found and folded:
+            found = tuple(sorted({i for f, ids in self._names.items() if f.startswith(folded + "-") for i in ids}))
+            if len(found) < 2:
+                return ()
+        return found
+
+    def lookup(self, typed: str) -> str | None:
+        """The id ``typed`` names, or ``None`` when it names nothing; raises
+        :class:`OrderSyntaxError` when it could be several things."""
+        found = self.find(typed)
+        if len(found) > 1:
+            raise OrderSyntaxError(ambiguous(typed, found))
+        return found[0] if found else None
+
+    def name(self, typed: str) -> str:
+        """The id ``typed`` names, else ``typed`` as written (folded words joined
+        by spaces kept as typed, for ``validate`` to point at)."""
+        return self.lookup(typed) or typed
+
+    def settle(self, typed: str) -> str:
+        """The id ``typed`` names when it names one thing; when it could be several
+        its folded form (``light-infantry``), for the ruleset to settle against
+        the things of the position at hand; else ``typed`` as written."""
+        found = self.find(typed)
+        if len(found) == 1:
+            return found[0]
+        return fold(typed) if found else typed
+
+    def take(self, words: Sequence[str], start: int, stop: frozenset[str] = frozenset()) -> tuple[str, int]:
+        """The thing named by the most words from ``words[start]`` on (none of them
+        in ``stop``): :meth:`settle`'s answer and the index after it.  A single word
+        that names nothing is taken as typed."""
+        end = start
+        while end < len(words) and end - start < self.longest and words[end].lower() not in stop:
+            end += 1
+        for n in range(end, start + 1, -1):
+            if self.find(" ".join(words[start:n])):
+                return self.settle(" ".join(words[start:n])), n
+        return self.settle(words[start]), start + 1
