@@ -17,11 +17,21 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
+SCHEMA_VERSION = 4  # 4: ledger (new table), game's allowances and limits (new columns); 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+    4: tuple(
+        f"ALTER TABLE game ADD COLUMN {column}"
+        for column in (
+            "vacation_days INTEGER",
+            "civil_disorder INTEGER",
+            "max_pause INTEGER",
+            "max_extensions INTEGER",
+            "referee_key VARCHAR",
+        )
+    ),
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
@@ -75,6 +85,7 @@ TABLES = frozenset(
         "late_turn",
         "player_change",
         "site",
+        "ledger",
     }
 )
 """Every table of this schema version (tests/test_startup.py checks it against the
