@@ -11,7 +11,9 @@ tables; pbem/store/house_tables.py);
 for a resolution made at the end of a deadline's grace, ``deadline`` (the
 deadline, the end of grace, the time it was resolved and the sides that sent
 nothing); ``player_changes`` (``pbem player``: a side's new address or key, from
-which resolution on).
+which resolution on); ``ledger``, the referee's acts as a hash chain
+(pbem/referee/ledger.py), each entry with its ``seq``, ``act``, ``time``,
+``details``, ``previous`` hash, ``hash`` and ``signature``.
 """
 
 from __future__ import annotations
@@ -101,6 +103,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
             for rollback_id, to_k, at in rollbacks
         ],
         "player_changes": changes,
+        "ledger": _ledger(tx, game_id),
         "final": {"over": bool(over), "result": json.loads(result) if result else None},
     }
 
@@ -186,6 +189,24 @@ def _player_changes(tx: Tx, game_id: str) -> list[dict[str, Any]]:
         }
         for side, from_k, at, email, previous_email, public_key, previous_public_key in tx.all(
             "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change WHERE game_id = :game ORDER BY id",
+            {"game": game_id},
+        )
+    ]
+
+
+def _ledger(tx: Tx, game_id: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "seq": seq,
+            "act": act,
+            "time": time,
+            "details": json.loads(details),
+            "previous": previous,
+            "hash": digest,
+            "signature": signature,
+        }
+        for seq, act, time, details, previous, digest, signature in tx.all(
+            "SELECT seq, act, time, details, previous, hash, signature FROM ledger WHERE game_id = :game ORDER BY seq",
             {"game": game_id},
         )
     ]

@@ -8,7 +8,10 @@ Checks, in this order, stopping at the first discrepancy:
 4. every roll recomputed from the reveal and the files (dice v1);
 5. a full replay through the ruleset, from the set-up with the archive's house
    tables (``game.tables``), reproducing every position hash, the rolls'
-   purposes, the events and the result.
+   purposes, the events and the result;
+6. the referee's ledger (``ledger``, pbem/audit/ledger_check.py): every entry's
+   hash, the chain, every signature against the referee key of its ``new``
+   entry, and the acts the rest of the archive shows.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from pbem import dice as dicev1
+from pbem.audit import ledger_check
+from pbem.referee.ledger import LedgerError
 from pbem.dice import chains as dice_chains
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, Position, Resolution, Ruleset, TableError
@@ -46,6 +51,7 @@ class AuditSummary:
     nmr_notes: tuple[str, ...] = ()
     player_notes: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
+    ledger_notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         out = [
@@ -58,6 +64,7 @@ class AuditSummary:
         out.extend(f"  rollback:             {note}" for note in self.rollback_notes)
         out.extend(f"  no moves received:    {note}" for note in self.nmr_notes)
         out.extend(f"  player change:        {note}" for note in self.player_notes)
+        out.extend(f"  referee's ledger:     {note}" for note in self.ledger_notes)
         if self.result:
             out.append(f"  result:               {self.result_text or self.result}")
         return out
@@ -171,6 +178,10 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     rolls, dice_keys = _check_rolls(game["id"], resolutions)
     ruleset, tables, final_position = _replay(archive, resolutions, turn_files, dice_keys)
     nmr_notes = _check_nmr(resolutions)
+    try:
+        ledger_notes = ledger_check.check_ledger(archive)
+    except LedgerError as exc:
+        raise AuditFailure(str(exc)) from None
     outcome = ruleset.outcome(final_position)
     want = outcome.to_json() if outcome else None
     final = archive["final"]
@@ -191,6 +202,7 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
         rollback_notes=_rollback_notes(archive),
         nmr_notes=nmr_notes,
         player_notes=_player_notes(archive),
+        ledger_notes=ledger_notes,
     )
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 from pbem.cli.application import _Pbem, _state, app
 from pbem.cli.common import _pairs, _read, _with_progress, database, example, fail, refusals
+from pbem.cli.options import REFEREE_KEY, referee_key
 
 
 @app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
@@ -74,10 +75,28 @@ def new(
             help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').",
         ),
     ] = None,
+    vacation_days: Annotated[
+        Optional[int],
+        typer.Option("--vacation-days", metavar="N", min=0, help="Days of vacation each player may take in the game."),
+    ] = None,
+    civil_disorder: Annotated[
+        Optional[int],
+        typer.Option("--civil-disorder", metavar="N", min=0, help="The civil-disorder setting, stored with the game."),
+    ] = None,
+    max_pause: Annotated[
+        Optional[str],
+        typer.Option("--max-pause", metavar="DUR", help="The most pause the referee may take in all: 90s, 45m, 72h, 3d."),
+    ] = None,
+    max_extensions: Annotated[
+        Optional[int],
+        typer.Option("--max-extensions", metavar="N", min=0, help="The most deadline extensions the referee may make."),
+    ] = None,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
     from pbem.referee import deadlines, lifecycle
+    from pbem.referee.absences import Limits
 
     keyfiles = _pairs(player, "--player")
     tables = _pairs(table or [], "--table")
@@ -86,6 +105,9 @@ def new(
         raise typer.Exit(2)
     with refusals():
         clock = deadlines.clock_from_options(deadline, grace, remind, wait)
+        pause_limit = _duration("--max-pause", max_pause)
+        limits = Limits(vacation_days, civil_disorder, pause_limit, max_extensions)
+        signer = referee_key(key)
         keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
         created = lifecycle.new_game(
             store.create_database(_state["db"]),
@@ -98,10 +120,24 @@ def new(
             chain_length,
             tables,
             clock=clock,
+            limits=limits,
+            referee_key=signer,
         )
     for warning in lifecycle.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
     _print_created(created, clock, tables)
+    if signer is not None:
+        typer.echo(f"referee key: {signer.public.fingerprint()} (every act of the referee is signed with it)")
+
+
+def _duration(option: str, text: "str | None") -> "int | None":
+    from pbem.referee import deadlines
+    from pbem.referee.verdict import Refused
+
+    try:
+        return deadlines.parse_duration(text) if text is not None else None
+    except ValueError as exc:
+        raise Refused([f"{option}: {exc}"]) from None
 
 
 def _print_created(created: "GameState", clock: "Clock | None", tables: "Mapping[str, str]") -> None:
@@ -146,6 +182,7 @@ def process(
         ),
     ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Resolve every game whose due sides have all submitted."""
     from pbem.referee import resolve
@@ -156,7 +193,8 @@ def process(
     with refusals():
         db = database()
         targets = games if games else resolve.pending_games(db)
-        if jobs > 1:
+        within = _forced_nmr(referee_key(key)) if force_nmr else None
+        if jobs > 1 and within is None:
             from pbem.referee import workers
 
             outcomes = _with_progress(
@@ -169,7 +207,7 @@ def process(
             outcomes = _with_progress(
                 "processing",
                 targets,
-                lambda tick: resolve.process(db, targets, force_nmr, on_resolved=lambda _o: tick()),
+                lambda tick: resolve.process(db, targets, force_nmr, on_resolved=lambda _o: tick(), within=within),
                 quiet,
             )
         if reports is not None:
@@ -183,6 +221,24 @@ def process(
     failed = [p for o in outcomes for p in o.problems]
     if failed:
         fail(failed)
+
+
+def _forced_nmr(signer: object) -> object:
+    """What ``--force-nmr`` adds to a resolution made with a side missing: its ``nmr`` act."""
+    from pbem.referee import ledger
+
+    def record(tx: object, made: "ProcessOutcome") -> None:
+        if made.nmr:
+            ledger.record(
+                tx,  # type: ignore[arg-type]
+                made.game_id,
+                "nmr",
+                {"k": made.resolved, "sides": list(made.nmr), "why": "forced"},
+                signer,  # type: ignore[arg-type]
+                summary=f"resolution {made.resolved} forced with no moves from {', '.join(made.nmr)}",
+            )
+
+    return record
 
 
 def _print_outcomes(outcomes: "list[ProcessOutcome]", quiet: bool) -> None:
@@ -238,12 +294,13 @@ def extend(
         int,
         typer.Option("--chain-length", metavar="N", help="Length N of the new chain (it serves N-1 more resolutions)."),
     ] = 4096,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Commit a new dice chain that takes over where the game's chain ends; prints its anchor."""
     from pbem.referee import lifecycle
 
     with refusals():
-        chain = lifecycle.extend_dice(database(), game, chain_length)
+        chain = lifecycle.extend_dice(database(), game, chain_length, referee_key(key))
     last = chain.first_k + chain.chain_length - 2
     typer.echo(f"{game}: dice extended for resolutions {chain.first_k}-{last}")
     typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
@@ -253,13 +310,14 @@ def extend(
 def rollback(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     to: Annotated[int, typer.Option("--to", metavar="K", help="Keep resolutions up to K; set aside the rest.")],
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Set aside the resolutions after K (kept, and shown by export and audit)."""
     from pbem.referee import lifecycle
 
     with refusals():
         db = database()
-        record = lifecycle.rollback(db, game, to)
+        record = lifecycle.rollback(db, game, to, referee_key(key))
         st = lifecycle.status(db, game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
     typer.echo(
@@ -295,13 +353,14 @@ def player(
     key: Annotated[
         Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")
     ] = None,
+    signer: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Change a player's address or key; recorded in the archive, both sides told."""
     from pbem.referee import players
 
     with refusals():
         line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
-        change = players.change_player(database(), game, side, email, line)
+        change = players.change_player(database(), game, side, email, line, referee_key(signer))
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 
@@ -326,6 +385,7 @@ def game_set(
             help="KEY=VALUE: deadline=48h, grace=12h, remind=6h, wait=yes (deadline=none removes it).",
         ),
     ],
+    signer: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Change a game's deadline, grace, reminder or wait."""
     from pbem.referee import deadlines
@@ -338,5 +398,5 @@ def game_set(
             raise typer.Exit(2)
         pairs[key.strip()] = value.strip()
     with refusals():
-        clock = deadlines.set_clock(database(), game, pairs)
+        clock = deadlines.set_clock(database(), game, pairs, referee_key(signer))
     typer.echo(f"{game}: {clock.describe()}")

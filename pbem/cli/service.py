@@ -28,8 +28,11 @@ from pbem.cli.options import (
     _SMTP_USER,
     _SSL,
     _STARTTLS,
+    REFEREE_KEY,
     _referee_options,
     _smtp_server,
+    _with_key,
+    referee_key,
 )
 
 
@@ -77,6 +80,7 @@ def ingest(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")
     ] = False,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Batch submit every turn file or message found; each refusal recorded with its reason, each reply queued in the outbox."""
     from pbem import store
@@ -101,6 +105,7 @@ def ingest(
                     outbox=outbox,
                     sender=sender,
                     progress=bar if not quiet else None,
+                    referee_key=referee_key(key),
                 )
         except IngestError as exc:
             fail(str(exc))
@@ -180,6 +185,7 @@ def tick(
     smtp_password_file: Annotated[Optional[Path], _SMTP_PW] = None,
     backoff: Annotated[float, _BACKOFF] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """One pass: intake, deadlines and reminders, resolution, delivery of the outbox (exit 0 even when deliveries stay queued)."""
     from pbem.referee import service as referee
@@ -200,6 +206,7 @@ def tick(
         jobs,
     )
     with refusals():
+        options = _with_key(options, key)
         try:
             report = referee.tick(database(), options, _log_line)
         except referee.PassError as exc:
@@ -234,6 +241,7 @@ def serve(
         float, typer.Option("--every", metavar="SECONDS", help="Seconds from the start of one pass to the next.")
     ] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Passes (as pbem tick) every --every seconds until SIGTERM or SIGINT, finishing the current step."""
     from pbem.referee import service as referee
@@ -257,6 +265,7 @@ def serve(
         jobs,
     )
     with refusals():
+        options = _with_key(options, key)
         try:
             referee.serve(database(), options, every, _log_line)
         except referee.PassError as exc:

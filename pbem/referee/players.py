@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pbem import store
 from pbem.mail.address import checked_address
-from pbem.referee import notices, verdict
+from pbem.referee import ledger, notices, verdict
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
 
@@ -33,26 +33,17 @@ class Change:
 
 
 def change_player(
-    engine: Engine, game_id: str, side: str, email: str | None = None, key_line: str | None = None
+    engine: Engine,
+    game_id: str,
+    side: str,
+    email: str | None = None,
+    key_line: str | None = None,
+    referee_key: ledger.RefereeKey | None = None,
 ) -> Change:
-    if email is None and key_line is None:
-        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
-    problems = []
-    if email is not None:
-        try:
-            checked_address(email)
-        except ValueError as exc:
-            problems.append(f"--email: {exc}")
-    new_key = None
-    if key_line is not None:
-        try:
-            new_key = keys.PublicKey.from_openssh(key_line)
-        except ValueError as exc:
-            problems.append(f"--key: {exc}")
-    if problems:
-        raise verdict.Refused(problems)
+    new_key = _checked(email, key_line)
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
+        ledger.check_key(tx, game_id, referee_key, "player change")
         registered = {
             row[0]: (row[1], row[2])
             for row in tx.all(
@@ -105,4 +96,33 @@ def change_player(
         change_id = tx.one("SELECT MAX(id) FROM player_change WHERE game_id = :game", params)[0]  # type: ignore[index]
         also = [old_email] if change["email"] is not None and old_email else []
         notices.queue_player_notice(tx, game_id, change_id, side, what, also)
+        ledger.record(
+            tx,
+            game_id,
+            "player",
+            {"side": side, "from_k": game.next_k, **{k: v for k, v in change.items() if v is not None}},
+            referee_key,
+            summary=f"{side}: {'; '.join(what)}",
+        )
     return Change(game_id, side, game.next_k, tuple(what), set_aside)
+
+
+def _checked(email: str | None, key_line: str | None) -> keys.PublicKey | None:
+    """The new key read (None: no new key); refused naming each bad value."""
+    if email is None and key_line is None:
+        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
+    problems = []
+    if email is not None:
+        try:
+            checked_address(email)
+        except ValueError as exc:
+            problems.append(f"--email: {exc}")
+    new_key = None
+    if key_line is not None:
+        try:
+            new_key = keys.PublicKey.from_openssh(key_line)
+        except ValueError as exc:
+            problems.append(f"--key: {exc}")
+    if problems:
+        raise verdict.Refused(problems)
+    return new_key

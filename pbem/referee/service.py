@@ -54,6 +54,8 @@ class Options:
     backoff: float = outbox.BACKOFF
     jobs: int = 1
     db: str | None = None  # for --jobs workers, which open the database themselves
+    referee_key: Any = None  # pbem.referee.ledger.RefereeKey: signs deadline NMRs and granted vacations
+    referee_key_path: str | None = None  # for --jobs workers, which read the key themselves
 
 
 @dataclass
@@ -75,17 +77,22 @@ def intake(engine: Database, options: Options, log: Log, stop: Callable[[], bool
     from pbem.referee import mail_room as room
 
     count = 0
+    key = options.referee_key
     try:
         if options.directory is not None:
-            count += _log_summary(room.run_ingest(engine, directory=options.directory, stop=stop), log)
+            count += _log_summary(room.run_ingest(engine, directory=options.directory, stop=stop, referee_key=key), log)
         if options.maildir is not None:
             count += _log_summary(
-                room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop), log
+                room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop, referee_key=key), log
             )
         if options.mbox is not None:
-            count += _log_summary(room.run_ingest(engine, mbox=options.mbox, sender=options.sender, stop=stop), log)
+            count += _log_summary(
+                room.run_ingest(engine, mbox=options.mbox, sender=options.sender, stop=stop, referee_key=key), log
+            )
         if options.imap is not None:
-            count += _log_summary(room.run_imap_intake(engine, options.imap, options.sender, stop=stop), log)
+            count += _log_summary(
+                room.run_imap_intake(engine, options.imap, options.sender, stop=stop, referee_key=key), log
+            )
     except (ImapError, IngestError) as exc:
         raise PassError(str(exc)) from None
     return count
@@ -114,24 +121,29 @@ def resolve(
         for game_id in games:
             if stop():
                 break
-            outcomes.extend(deadlines.resolution_step(engine, now, log, [game_id]))
+            outcomes.extend(deadlines.resolution_step(engine, now, log, [game_id], options.referee_key))
         return outcomes
     return _resolve_in_workers(options, games, now, log)
 
 
 _worker_database: Database | None = None
+_worker_key: Any = None
 
 
-def _worker_init(db: str | None) -> None:
-    global _worker_database
+def _worker_init(db: str | None, key_path: str | None = None) -> None:
+    global _worker_database, _worker_key
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_database = store.open_database(db, checked=True)  # the parent's pass opened it: its schema is checked
+    if key_path is not None:
+        from pbem.referee.ledger import RefereeKey
+
+        _worker_key = RefereeKey.load(key_path)
 
 
 def _worker_resolve(game_id: str, now: datetime) -> tuple[resolving.ProcessOutcome | None, list[str]]:
     assert _worker_database is not None
     lines: list[str] = []
-    outcomes = deadlines.resolution_step(_worker_database, now, lines.append, [game_id])
+    outcomes = deadlines.resolution_step(_worker_database, now, lines.append, [game_id], _worker_key)
     return (outcomes[0] if outcomes else None), lines
 
 
@@ -142,7 +154,7 @@ def _resolve_in_workers(options: Options, games: list[str], now: datetime, log: 
     from concurrent.futures import ProcessPoolExecutor
 
     outcomes = []
-    with ProcessPoolExecutor(max_workers=options.jobs, initializer=_worker_init, initargs=(options.db,)) as pool:
+    with ProcessPoolExecutor(max_workers=options.jobs, initializer=_worker_init, initargs=(options.db, options.referee_key_path)) as pool:
         for outcome, lines in pool.map(_worker_resolve, games, [now] * len(games)):
             for line in lines:
                 log(line)
