@@ -330,3 +330,19 @@ def test_record_refuses_an_unknown_act(table: Table) -> None:
     with pytest.raises(ValueError, match="unknown ledger act 'coffee'"):
         with transaction(engine) as tx:
             ledger.record(tx, "g1", "coffee", {}, None)
+
+
+def test_the_reports_say_the_game_is_paused_and_who_is_on_vacation(table: Table) -> None:
+    game(table, "g1", "--deadline", "1d", "--vacation-days", "2")
+    assert table.run("pause", "g1", "--until", "2d").exit_code == 0
+    assert table.run("vacation", "g1", "republic", "2").exit_code == 0
+    for fmt in ("text", "html"):
+        out = table.tmp / f"report.{fmt}"
+        r = table.run("report", "g1", "--side", "empire", "--format", fmt, "-o", str(out))
+        assert r.exit_code == 0, r.stderr
+        text = out.read_text()
+        assert "paused since " in text and ": no deadline runs." in text
+        assert "republic on vacation until " in text
+    subjects = [s for (s,) in rows(table, "SELECT subject FROM outbox WHERE kind = 'ledger' AND \"to\" = ?", EMP)]
+    assert any("referee: the game is paused until" in s for s in subjects), subjects
+    assert any("referee: republic on vacation until" in s for s in subjects), subjects
