@@ -346,3 +346,26 @@ def test_the_reports_say_the_game_is_paused_and_who_is_on_vacation(table: Table)
     subjects = [s for (s,) in rows(table, "SELECT subject FROM outbox WHERE kind = 'ledger' AND \"to\" = ?", EMP)]
     assert any("referee: the game is paused until" in s for s in subjects), subjects
     assert any("referee: republic on vacation until" in s for s in subjects), subjects
+
+
+def test_a_version_3_database_is_upgraded_and_its_games_keep_an_unsigned_ledger_from_their_next_act(
+    table: Table,
+) -> None:
+    game(table)
+    con = sqlite3.connect(table.db)
+    try:
+        con.execute("DROP TABLE ledger")
+        for column in ("vacation_days", "civil_disorder", "max_pause", "max_extensions", "referee_key"):
+            con.execute(f"ALTER TABLE game DROP COLUMN {column}")
+        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        con.commit()
+    finally:
+        con.close()
+    assert table.run("status", "g1").exit_code == 0
+    assert rows(table, "SELECT value FROM meta WHERE key = 'schema_version'") == [("4",)]
+    assert rows(table, "SELECT vacation_days, max_pause, referee_key FROM game") == [(None, None, None)]
+    assert table.run("pause", "g1").exit_code == 0
+    assert acts(table) == ["pause"]
+    r = table.run("audit", "g1")
+    assert r.exit_code == 0, r.stderr
+    assert "1 entries chained, unsigned: 1 pause" in r.stdout

@@ -50,7 +50,9 @@ def _check_shown(archive: dict[str, Any], entries: list[Any]) -> None:
     for group in archive.get("set_aside", []):
         shown = (group["to"], sorted(r["k"] for r in group.get("resolutions", [])))
         if shown not in rollbacks:
-            raise LedgerError(f"ledger: no rollback entry for the rollback to resolution {group['to']} the archive shows")
+            raise LedgerError(
+                f"ledger: no rollback entry for the rollback to resolution {group['to']} the archive shows"
+            )
     nmr = {d.get("k") for d in by_act.get("nmr", [])}
     for res in archive.get("resolutions", []):
         if res.get("nmr") and res["k"] not in nmr:

@@ -23,8 +23,8 @@ from typing import Any, Union
 
 from pbem import dice as dicev1
 from pbem.audit import ledger_check
-from pbem.referee.ledger import LedgerError
 from pbem.dice import chains as dice_chains
+from pbem.referee.ledger import LedgerError
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, Position, Resolution, Ruleset, TableError
 from pbem.store import house_tables

@@ -82,5 +82,6 @@ def vacation(
     with refusals():
         entry = absences.vacation(database(), game, side, days, referee_key(key), store.utcnow())
     typer.echo(
-        f"{game}: {side} on vacation until {entry.details['until']}; the deadline moves by {days}d (ledger entry {entry.seq})"
+        f"{game}: {side} on vacation until {entry.details['until']};"
+        f" the deadline moves by {days}d (ledger entry {entry.seq})"
     )

@@ -128,7 +128,8 @@ REFEREE_KEY = typer.Option(
     "--referee-key",
     metavar="KEY",
     envvar="PBEM_REFEREE_KEY",
-    help="The referee's private SSH key that signs the game's ledger (default $PBEM_REFEREE_KEY); needed by a game created with one.",
+    help="The referee's private SSH key that signs the game's ledger (default $PBEM_REFEREE_KEY);"
+    " needed by a game created with one.",
 )
 
 

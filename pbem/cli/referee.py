@@ -85,7 +85,9 @@ def new(
     ] = None,
     max_pause: Annotated[
         Optional[str],
-        typer.Option("--max-pause", metavar="DUR", help="The most pause the referee may take in all: 90s, 45m, 72h, 3d."),
+        typer.Option(
+            "--max-pause", metavar="DUR", help="The most pause the referee may take in all: 90s, 45m, 72h, 3d."
+        ),
     ] = None,
     max_extensions: Annotated[
         Optional[int],

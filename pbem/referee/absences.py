@@ -157,7 +157,9 @@ def grant_vacation(
     if days < 1:
         raise Refused([f"vacation refused: {days} days; a vacation is 1 day or more"])
     taken = stored.vacations(tx, game_id)
-    if request is not None and any(v for v in ledger.entries(tx, game_id, ["vacation"]) if v.details.get("request") == request):
+    if request is not None and any(
+        v for v in ledger.entries(tx, game_id, ["vacation"]) if v.details.get("request") == request
+    ):
         raise Refused(["vacation refused: this signed request was granted already (a signed request counts once)"])
     allowance = read_limits(tx, game_id).vacation_days or 0
     used = sum(v.days for v in taken if v.side == side)
@@ -173,6 +175,7 @@ def grant_vacation(
         "vacation",
         {"side": side, "days": days, "k": game.next_k, "until": ledger.iso(until), "request": request},
         key,
-        summary=f"{side} on vacation until {ledger.iso(until)} ({days} of {allowance} days); the deadline moves by {days}d",
+        summary=f"{side} on vacation until {ledger.iso(until)} ({days} of {allowance} days);"
+        f" the deadline moves by {days}d",
         now=now,
     )

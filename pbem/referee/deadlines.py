@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pbem import store
@@ -358,7 +358,8 @@ def _record_late(
             "nmr",
             {"k": t.k, "sides": list(made.nmr), "why": "deadline", "grace_until": _iso(t.grace_until)},
             key,
-            summary=f"resolution {t.k} resolved with no moves from {', '.join(made.nmr)} (the deadline and grace passed)",
+            summary=f"resolution {t.k} resolved with no moves from {', '.join(made.nmr)}"
+            " (the deadline and grace passed)",
             now=now,
         )
         tx.run(

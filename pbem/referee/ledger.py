@@ -259,5 +259,6 @@ def _check_signature(where: str, item: dict[str, Any], digest: str, recorded: ke
         raise LedgerError(f"{where}: signature does not verify: {exc}") from None
     if not signer.same_key(recorded):
         raise LedgerError(
-            f"{where}: signed by {signer.fingerprint()}, not the referee key recorded at 'new' ({recorded.fingerprint()})"
+            f"{where}: signed by {signer.fingerprint()},"
+            f" not the referee key recorded at 'new' ({recorded.fingerprint()})"
         )

@@ -224,9 +224,7 @@ def _record_new(
     ledger.record(tx, game.id, "new", details, referee_key, summary=f"game {game.id} created{signed}")
 
 
-def _record_tables(
-    tx: Tx, game_id: str, played: Mapping[str, Any], referee_key: ledger.RefereeKey | None
-) -> None:
+def _record_tables(tx: Tx, game_id: str, played: Mapping[str, Any], referee_key: ledger.RefereeKey | None) -> None:
     """A ``house-table`` entry for each table the game plays instead of the shipped one."""
     from pbem.store import house_tables
 
@@ -345,9 +343,7 @@ def extend_dice(
     return chain
 
 
-def rollback(
-    engine: Engine, game_id: str, to_k: int, referee_key: ledger.RefereeKey | None = None
-) -> store.RolledBack:
+def rollback(engine: Engine, game_id: str, to_k: int, referee_key: ledger.RefereeKey | None = None) -> store.RolledBack:
     """Set aside every active resolution after ``to_k`` (kept, shown by export and
     audit); queued files written against the discarded positions are set aside
     too.  Resolution numbers are never reused: the next one is a fresh ``k``."""

@@ -65,9 +65,10 @@ class StoreLedger:
         if not self.digest:  # a turn file of a --dir folder: no message around it
             try:
                 return ingest.SubmitOutcome(
-                    True, _understood(
+                    True,
+                    _understood(
                         intake.submit(self.engine, data, signature, source, referee_key=self.referee_key).checked
-                    )
+                    ),
                 )
             except verdict.Refused as refusal:
                 return ingest.SubmitOutcome(False, tuple(refusal.problems))

@@ -64,9 +64,7 @@ def grant_request(
     roster = verdict._roster(game.id, store.public_keys(tx, game.id))
     _check_envelope(tf, game, list(roster))
     verdict._check_signature(tf, message, signature, roster, True)
-    entry = absences.grant_vacation(
-        tx, game.id, tf.side, days, key, now, request=hashlib.sha256(message).hexdigest()
-    )
+    entry = absences.grant_vacation(tx, game.id, tf.side, days, key, now, request=hashlib.sha256(message).hexdigest())
     line = OrderLine(1, f"vacation {days}", f"vacation {days} days, until {entry.details['until']}")
     label = f"vacation request: {days} day(s) granted"
     return verdict.Checked(game.id, tf.side, tf.turn, message, signature, tf, Orders((line,)), label), entry
@@ -85,6 +83,8 @@ def _check_envelope(tf: TurnFile, game: store.GameState, sides: list[str]) -> No
             f"the vacation request is for resolution {tf.turn}; game {game.id} awaits resolution {game.next_k}"
         )
     elif tf.state != game.state_hash:
-        problems.append(f"the vacation request is written against position {tf.state}, not the current {game.state_hash}")
+        problems.append(
+            f"the vacation request is written against position {tf.state}, not the current {game.state_hash}"
+        )
     if problems:
         raise verdict.Refused(problems)

@@ -154,7 +154,9 @@ def _resolve_in_workers(options: Options, games: list[str], now: datetime, log: 
     from concurrent.futures import ProcessPoolExecutor
 
     outcomes = []
-    with ProcessPoolExecutor(max_workers=options.jobs, initializer=_worker_init, initargs=(options.db, options.referee_key_path)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=options.jobs, initializer=_worker_init, initargs=(options.db, options.referee_key_path)
+    ) as pool:
         for outcome, lines in pool.map(_worker_resolve, games, [now] * len(games)):
             for line in lines:
                 log(line)
