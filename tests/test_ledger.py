@@ -281,7 +281,7 @@ def test_an_until_ends_the_pause_by_itself_and_a_vacation_moves_the_deadline(tab
     absences.vacation(engine, "g1", "republic", 2, None, start + timedelta(hours=6))
     with transaction(engine, write=False) as tx:
         t = deadlines.timing(tx, "g1")
-        lines = stored.absence_lines(tx, "g1", 1, start + timedelta(hours=7))
+        lines = stored.absence_lines(tx, "g1", start + timedelta(hours=7))
     assert t is not None and t.deadline == start + timedelta(days=3, hours=4)
     assert not t.paused(start + timedelta(hours=5))
     assert lines == [f"republic on vacation until {(start + timedelta(days=2, hours=6)):%Y-%m-%d %H:%M} UTC"]

@@ -117,7 +117,7 @@ def _views(
         next_k=next_turn,
         links=links or ("url" if url else "none"),
         rollbacks=notes,
-        absences=tuple(absences.absence_lines(tx, game_id, k, store.utcnow())) if k == game.current_k else (),
+        absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)

@@ -67,8 +67,12 @@ def _rows(tx: Tx, game_id: str) -> list[tuple[str, str, dict]]:
 
 
 def pauses(tx: Tx, game_id: str) -> list[Pause]:
+    return _pauses(_rows(tx, game_id))
+
+
+def _pauses(rows: list[tuple[str, str, dict]]) -> list[Pause]:
     out: list[Pause] = []
-    for act, time, details in _rows(tx, game_id):
+    for act, time, details in rows:
         if act == "pause":
             until = details.get("until")
             out.append(Pause(_time(time), _time(until) if until else None, None))
@@ -78,9 +82,13 @@ def pauses(tx: Tx, game_id: str) -> list[Pause]:
 
 
 def vacations(tx: Tx, game_id: str) -> list[Vacation]:
+    return _vacations(_rows(tx, game_id))
+
+
+def _vacations(rows: list[tuple[str, str, dict]]) -> list[Vacation]:
     return [
         Vacation(details["side"], int(details["days"]), int(details["k"]), _time(time))
-        for act, time, details in _rows(tx, game_id)
+        for act, time, details in rows
         if act == "vacation"
     ]
 
@@ -103,14 +111,16 @@ def shifted(start: datetime, seconds: int, all_pauses: list[Pause]) -> datetime 
     return moment
 
 
-def absence_lines(tx: Tx, game_id: str, k: int, now: datetime) -> list[str]:
-    """What a report says of the game's absences now: a pause, and each side on vacation."""
+def absence_lines(tx: Tx, game_id: str, now: datetime) -> list[str]:
+    """What a report says of the game's absences now: a pause, and each side on
+    vacation (one statement)."""
     lines = []
-    pause = paused_at(pauses(tx, game_id), now)
+    rows = _rows(tx, game_id)
+    pause = paused_at(_pauses(rows), now)
     if pause is not None:
         until = f" until {_shown(pause.end)}" if pause.end is not None else " (until the referee resumes it)"
         lines.append(f"paused since {_shown(pause.start)}{until}: no deadline runs")
-    for vacation in vacations(tx, game_id):
+    for vacation in _vacations(rows):
         if vacation.start <= now < vacation.until:
             lines.append(f"{vacation.side} on vacation until {_shown(vacation.until)}")
     return lines
