@@ -215,9 +215,7 @@ def test_a_registered_player_without_a_turn_file_is_answered(table: Table) -> No
     game(table)
     inbox(table).add(plain_mail(REP, REFEREE, "hello", "are we playing?", "<chat@example.org>"))
     assert table.run("ingest", "--maildir", str(table.tmp / "inbox"), "-q").exit_code == 1
-    assert [(o["kind"], o["to"]) for o in outbox(table) if o["kind"] not in ("report", "ledger")] == [
-        ("refusal", REP)
-    ]
+    assert [(o["kind"], o["to"]) for o in outbox(table) if o["kind"] not in ("report", "ledger")] == [("refusal", REP)]
 
 
 # ------------------------------------------------------------------ deadlines
