@@ -18,6 +18,7 @@ from pbem import store
 from pbem.referee import absences, deadlines, ledger
 from pbem.referee.verdict import Refused
 from pbem.store import absences as stored
+from pbem.store import house_tables
 from pbem.store.transaction import transaction
 from tests.conftest import Table
 from tests.mailkit import signed_reply
@@ -369,3 +370,18 @@ def test_a_version_3_database_is_upgraded_and_its_games_keep_an_unsigned_ledger_
     r = table.run("audit", "g1")
     assert r.exit_code == 0, r.stderr
     assert "1 entries chained, unsigned: 1 pause" in r.stdout
+
+
+def test_a_house_table_is_an_entry_after_new_and_its_dropping_fails_the_audit(table: Table) -> None:
+    from tests.test_house_tables import _every_die_reads_the_printed_row, write_table
+
+    house = _every_die_reads_the_printed_row()
+    path = write_table(table, "farrapos", "battle-table", house)
+    game(table, "g1", "--table", f"battle-table={path}", "--referee-key", str(referee_key(table)))
+    _, data = export(table)
+    assert [e["act"] for e in data["ledger"]] == ["new", "house-table"]
+    assert data["ledger"][1]["details"] == {"name": "battle-table", "sha256": house_tables.digest(house)}
+    assert audit_of(table, data)[0] == 0
+    data["ledger"].pop()
+    code, err = audit_of(table, data)
+    assert code == 1 and "ledger: no house-table entry for battle-table" in err, err
