@@ -78,7 +78,7 @@ def test_tick_takes_the_database_smtp_and_sender_from_the_file(
     )
     code, out, err = _run(table, config, "tick")
     assert code == 0, err
-    assert "2 sent" in out
+    assert "4 sent" in out  # each side its report of the game as created, and the ledger entry of its creation
     senders = {str(m["From"]) for m in smtp.handler.parsed()}
     assert senders == {"ref@example.org"}
 
@@ -91,8 +91,8 @@ def test_the_command_line_overrides_the_file(new_farrapos: Callable[..., Table],
     )
     code, out, err = _run(table, config, "tick", "--smtp", smtp.address, "--sender", "other@example.org")
     assert code == 0, err
-    assert "1 sent" in out
-    assert [str(m["From"]) for m in smtp.handler.parsed()] == ["other@example.org"]
+    assert "2 sent" in out  # the republic's report of the game as created, and the ledger entry of its creation
+    assert {str(m["From"]) for m in smtp.handler.parsed()} == {"other@example.org"}
 
 
 def test_a_relative_db_is_read_beside_the_file_and_pbem_config_names_it(

@@ -17,6 +17,7 @@ from pbem.rules import find_ruleset
 from pbem.rules.farrapos.tables import BattleTable, shipped_battle_table
 from pbem.store import house_tables
 from tests.conftest import ROOT, CliResult, Table
+from tests.support.house_tables import every_die_reads_the_printed_row, write_table
 
 FARRAPOS = find_ruleset("farrapos")
 FUROR = find_ruleset("furor-barbarus")
@@ -29,14 +30,6 @@ def new_game(t: Table, game: str, rules: str, *extra: str, scenario: str | None 
     for side in ruleset.sides(scenario):
         args += ["--player", f"{side}={t.key(side)[1]}"]
     return t.run(*args, *extra)
-
-
-def write_table(
-    t: Table, ruleset_id: str, name: str, data: dict[str, Any], scenario: str | None = None, file: str | None = None
-) -> Path:
-    path = t.tmp / (file or f"{name}.toml")
-    path.write_text(house_tables.to_toml(find_ruleset(ruleset_id), name, data, scenario), encoding="utf-8")
-    return path
 
 
 def play_turn(t: Table, game: str, bots: dict[str, str], seed: int) -> None:
@@ -290,22 +283,13 @@ def test_unknown_table_and_unreadable_file_are_refused_and_every_problem_named(t
 # --- a game played by a house table, audited from its archive -------------------------------
 
 
-def _every_die_reads_the_printed_row() -> dict[str, Any]:
-    """A house Battle Table that differs from the shipped one in every designed
-    row: each die reads the printed die-1 row (so 1D6 never adds anything)."""
-    data = copy.deepcopy(FARRAPOS.shipped_table("battle-table"))
-    for die in range(2, 7):
-        data["rows"][str(die)] = list(data["rows"]["1"])
-    return data
-
-
 @pytest.fixture(scope="module")
 def house_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Table, dict[str, Any], Path]:
     """A Farrapos game played by a house Battle Table until its battles have read
     designed rows, then exported (one game for the tests that read it)."""
     tmp = tmp_path_factory.mktemp("house")
     table = Table(tmp, tmp / "referee.db")
-    house = _every_die_reads_the_printed_row()
+    house = every_die_reads_the_printed_row()
     path = write_table(table, "farrapos", "battle-table", house)
     r = new_game(table, "house", "farrapos", "--table", f"battle-table={path}")
     assert r.exit_code == 0, r.stderr

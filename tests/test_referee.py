@@ -33,19 +33,21 @@ def test_new_game_queues_each_side_its_report_and_tick_delivers_it_once(table: T
     game(table)
     owed = outbox(table)
     assert sorted((o["kind"], o["to"], o["state"]) for o in owed) == [
+        ("ledger", EMP, "pending"),  # the ledger's 'new' entry (pbem/referee/ledger.py)
+        ("ledger", REP, "pending"),
         ("report", EMP, "pending"),
         ("report", REP, "pending"),
     ]
     r = table.run("tick", "--smtp", smtp.address, "--sender", REFEREE)
     assert r.exit_code == 0, r.stderr
-    assert "2 sent" in r.stdout
+    assert "4 sent" in r.stdout
     got = smtp.handler.parsed()
-    assert sorted(m["To"] for m in got) == [EMP, REP]
+    assert sorted(m["To"] for m in got) == [EMP, EMP, REP, REP]
     assert {m["From"] for m in got} == {REFEREE}
     assert sorted(m["Message-ID"] for m in got) == sorted(o["message_id"] for o in owed)
     assert all(o["state"] == "sent" and o["attempts"] == 1 for o in outbox(table))
     assert table.run("tick", "--smtp", smtp.address, "--sender", REFEREE).exit_code == 0
-    assert len(smtp.handler.messages) == 2, "a sent row is never sent again"
+    assert len(smtp.handler.messages) == 4, "a sent row is never sent again"
 
 
 def test_smtp_down_then_up_queues_then_delivers_once(table: Table, smtp: SmtpServer) -> None:
@@ -59,10 +61,10 @@ def test_smtp_down_then_up_queues_then_delivers_once(table: Table, smtp: SmtpSer
     assert table.run("tick", "--smtp", smtp.address, "--sender", REFEREE, "--backoff", "600").exit_code == 0
     assert smtp.handler.messages == [], "the backoff holds the retry"
     r = table.run("outbox", "retry")
-    assert r.exit_code == 0 and "2 message(s) re-armed" in r.stdout
+    assert r.exit_code == 0 and "4 message(s) re-armed" in r.stdout  # two reports, two ledger entries
     assert table.run("tick", "--smtp", smtp.address, "--sender", REFEREE).exit_code == 0
-    assert len(smtp.handler.messages) == 2
-    assert [(o["state"], o["attempts"]) for o in outbox(table)] == [("sent", 2), ("sent", 2)]
+    assert len(smtp.handler.messages) == 4
+    assert [(o["state"], o["attempts"]) for o in outbox(table)] == [("sent", 2)] * 4
     assert sorted(m["Message-ID"] for m in smtp.handler.parsed()) == sorted(o["message_id"] for o in owed), (
         "the retry reuses each row's Message-ID"
     )
@@ -91,7 +93,7 @@ def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, sm
     try:
         game(table)
         assert table.run("tick", "--smtp", server.address, "--sender", REFEREE).exit_code == 0
-        by_to = {o["to"]: o for o in outbox(table)}
+        by_to = {o["to"]: o for o in outbox(table) if o["kind"] == "report"}
         assert by_to[REP]["state"] == "sent"
         assert by_to[EMP]["state"] == "failed" and "550" in by_to[EMP]["last_error"]
         r = table.run("outbox")
@@ -100,8 +102,8 @@ def test_a_permanent_refusal_fails_the_row_and_retry_re_arms_it(table: Table, sm
         r = table.run("outbox", "retry", str(by_to[EMP]["id"]))
         assert r.exit_code == 0 and "1 message(s) re-armed" in r.stdout
         assert table.run("tick", "--smtp", server.address, "--sender", REFEREE).exit_code == 0
-        assert {o["state"] for o in outbox(table)} == {"sent"}
-        assert len(handler.messages) == 2
+        assert {o["state"] for o in outbox(table) if o["kind"] == "report"} == {"sent"}
+        assert len(handler.messages) == 3  # both reports and the republic's ledger entry
     finally:
         server.stop()
     r = table.run("outbox", "retry", "999")
@@ -166,7 +168,7 @@ def test_a_registered_player_without_a_turn_file_is_answered(table: Table) -> No
     game(table)
     inbox(table).add(plain_mail(REP, REFEREE, "hello", "are we playing?", "<chat@example.org>"))
     assert table.run("ingest", "--maildir", str(table.tmp / "inbox"), "-q").exit_code == 1
-    assert [(o["kind"], o["to"]) for o in outbox(table) if o["kind"] != "report"] == [("refusal", REP)]
+    assert [(o["kind"], o["to"]) for o in outbox(table) if o["kind"] not in ("report", "ledger")] == [("refusal", REP)]
 
 
 # ------------------------------------------------------------------ deadlines
@@ -401,14 +403,14 @@ def test_serve_stops_on_sigterm_after_finishing_its_step(table: Table, smtp: Smt
         cwd=table.tmp,
     )
     deadline = time.monotonic() + 60
-    while len(smtp.handler.messages) < 2 and time.monotonic() < deadline:
+    while len(smtp.handler.messages) < 4 and time.monotonic() < deadline:  # two reports, two ledger entries
         time.sleep(0.1)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "serving: a pass every 0.3s" in out and "SIGTERM: stopped after" in out
-    assert out.count("sent outbox") == 2
-    assert len(smtp.handler.messages) == 2
+    assert out.count("sent outbox") == 4
+    assert len(smtp.handler.messages) == 4
 
 
 def test_the_demo_runs_farrapos_by_tick_with_a_missed_deadline(tmp_path: Path) -> None:
@@ -493,7 +495,7 @@ def test_smtp_login_with_a_password_file_and_a_wrong_password_named_without_it(
         monkeypatch.setenv("PBEM_SMTP_PASSWORD", "right horse")
         r = table.run(*args)
         assert r.exit_code == 0, r.stderr
-        assert len(handler.messages) == 2 and {o["state"] for o in outbox(table)} == {"sent"}
+        assert len(handler.messages) == 4 and {o["state"] for o in outbox(table)} == {"sent"}
     finally:
         controller.stop()
 
@@ -595,7 +597,7 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
     assert run("tick", "--smtp", smtp.address, "--sender", REFEREE).returncode == 0
     owed = json.loads(run("outbox", "--json").stdout)
     kinds = sorted({o["kind"] for o in owed})
-    assert kinds == ["late", "player", "receipt", "report"] and {o["state"] for o in owed} == {"sent"}
+    assert kinds == ["late", "ledger", "player", "receipt", "report"] and {o["state"] for o in owed} == {"sent"}
     assert len(smtp.handler.messages) == len(owed)
     games = json.loads(run("games", "--json").stdout)
     assert games[0]["resolution"] == 2 and games[0]["clock"] == "no deadline"
@@ -614,7 +616,7 @@ def test_ingest_with_smtp_delivers_the_outbox_and_a_rerun_answers_nobody_twice(t
     assert r.exit_code == 0, r.stderr
     receipts = [m for m in smtp.handler.parsed() if m["X-Pbem-Verdict"]]
     assert [m["In-Reply-To"] for m in receipts] == ["<ingest-smtp@example.org>"]
-    assert len(smtp.handler.messages) == 3, "the receipt and the two reports of the game as created"
+    assert len(smtp.handler.messages) == 5, "the receipt, the two reports of the game as created and its ledger entry"
     r = table.run(*args)
     assert r.exit_code == 0 and "1 skipped" in r.stdout
-    assert len(smtp.handler.messages) == 3
+    assert len(smtp.handler.messages) == 5

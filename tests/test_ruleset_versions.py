@@ -14,6 +14,7 @@ import pytest
 from pbem.rules.farrapos.ruleset import Farrapos
 from tests.conftest import Table
 from tests.support.cli_steps import sign, write_orders
+from tests.support.schema_v3 import downgrade_to_3
 
 
 def test_a_game_records_its_rulesets_version(new_farrapos: Callable[..., Table]) -> None:
@@ -65,11 +66,7 @@ def test_the_audit_refuses_an_archive_of_another_version(
 
 def test_a_database_made_before_games_recorded_their_version_is_upgraded(new_farrapos: Callable[..., Table]) -> None:
     t = new_farrapos("g1")
-    con = sqlite3.connect(t.db)
-    con.execute("ALTER TABLE game DROP COLUMN rules_version")
-    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-    con.commit()
-    con.close()
+    downgrade_to_3(t.db)
     r = t.run("status", "g1", "--json")
     assert r.exit_code == 0, r.stderr
     con = sqlite3.connect(t.db)

@@ -15,6 +15,7 @@ from sqlmodel import SQLModel
 
 from pbem import store
 from pbem.store import orm, schema
+from tests.support.schema_v3 import V4_TABLES, downgrade_to_3
 
 
 def _orm_statements() -> list[str]:
@@ -94,9 +95,9 @@ def test_create_database_opens_an_existing_database_and_refuses_what_open_databa
 
 
 def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp_path: Path) -> None:
-    """Version 4 adds tables (observer, game_allowance, civil_disorder, bot_turn, hook) and
-    the column game.rules_version: a version 3 file is upgraded in place the first
-    time it is opened."""
+    """Version 4 adds tables (observer, game_allowance, civil_disorder, bot_turn, hook,
+    ledger) and columns of game (rules_version, the allowances and limits, the
+    referee's key): a version 3 file is upgraded in place the first time it is opened."""
     from typer.testing import CliRunner
 
     from pbem.cli.application import app
@@ -112,13 +113,7 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
         + ["--player", f"empire={tmp_path / 'e.pub'}"],
     )
     assert made.exit_code == 0, made.output
-    con = sqlite3.connect(db)
-    for table in ("observer", "game_allowance", "civil_disorder", "bot_turn", "hook"):
-        con.execute(f"DROP TABLE {table}")
-    con.execute("ALTER TABLE game DROP COLUMN rules_version")
-    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-    con.commit()
-    con.close()
+    downgrade_to_3(db)
     status = runner.invoke(app, ["--db", str(db), "status", "g1", "--json"])
     assert status.exit_code == 0, status.output
     con = sqlite3.connect(db)
@@ -127,5 +122,5 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
         version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
     finally:
         con.close()
-    assert {"observer", "game_allowance", "civil_disorder", "bot_turn", "hook"} <= tables
+    assert set(V4_TABLES) <= tables
     assert version == str(store.SCHEMA_VERSION) == "4"

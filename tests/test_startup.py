@@ -182,6 +182,9 @@ RUNS: dict[str, list[Run] | str] = {
     "outbox": [Run(lambda w: ["outbox", "--json"], PLAIN_SQL), Run(lambda w: ["outbox", "retry"], PLAIN_SQL)],
     "game": [Run(lambda w: ["game", "set", "g1", "deadline=48h"], PLAIN_SQL)],
     "observer": [Run(lambda w: ["observer", "add", "g1", "carol@example.org"], PLAIN_SQL)],
+    "pause": [Run(lambda w: ["pause", "g1", "--until", "2d"], PLAIN_SQL)],
+    "resume": [Run(lambda w: ["resume", "g1"], PLAIN_SQL, exit_code=1)],  # not paused: refused
+    "vacation": [Run(lambda w: ["vacation", "g1", "empire", "1"], PLAIN_SQL, exit_code=1)],  # no allowance
     "site": [
         Run(lambda w: ["site", "g1", "-o", str(w / "site"), "--site-url", "https://example.org/g1/"], (*ORM, "rich"))
     ],

@@ -111,8 +111,9 @@ def test_a_failing_hook_is_retried_posted_once_and_never_holds_up_mail(
     hook.plan = [503]
     r = table.run("tick", "--smtp", smtp.address, "--sender", "ref@example.org", "--backoff", "0")
     assert r.exit_code == 0, r.stderr
-    assert "2 sent" in r.stdout and "1 hook(s) deferred" in r.stdout  # the republic's reports of k 0 and 1
-    assert len(smtp.handler.messages) == 2 and hook.posts == []
+    # the republic's reports of k 0 and 1, and the referee's ledger entry of the game's creation
+    assert "3 sent" in r.stdout and "1 hook(s) deferred" in r.stdout
+    assert len(smtp.handler.messages) == 3 and hook.posts == []
     rows = [row for row in outbox.rows(store.open_database(table.db)) if row.kind == webhook.KIND]
     assert [(row.state, row.attempts) for row in rows] == [("pending", 1)] and "503" in (rows[0].last_error or "")
     r = table.run("tick", "--smtp", smtp.address, "--backoff", "0")
@@ -120,7 +121,7 @@ def test_a_failing_hook_is_retried_posted_once_and_never_holds_up_mail(
     r = table.run("tick", "--smtp", smtp.address, "--backoff", "0")
     assert "posted" not in r.stdout
     assert len(hook.posts) == 1 and json.loads(hook.posts[0][2])["kind"] == "your-move"
-    assert len(smtp.handler.messages) == 2
+    assert len(smtp.handler.messages) == 3
 
 
 def test_a_4xx_answer_fails_the_row_and_a_redirect_elsewhere_is_not_followed(

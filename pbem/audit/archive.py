@@ -15,6 +15,9 @@ which resolution on); a resolution's ``civil_disorder`` (the orders the greedy b
 wrote for a side in civil disorder, with its bot and seed), and the game's
 ``civil_disorder`` periods and ``allowances``; ``observers`` (each address as its
 SHA-256, when added and removed).  These last keys are present only when not empty.
+``ledger``, the referee's acts as a hash chain
+(pbem/referee/ledger.py), each entry with its ``seq``, ``act``, ``time``,
+``details``, ``previous`` hash, ``hash`` and ``signature``.
 """
 
 from __future__ import annotations
@@ -110,6 +113,7 @@ def _archive(tx: Tx, game_id: str) -> dict[str, Any]:
         ],
         "player_changes": changes,
         **_joining_and_leaving(tx, game_id),
+        "ledger": _ledger(tx, game_id),
         "final": {"over": bool(over), "result": json.loads(result) if result else None},
     }
 
@@ -214,6 +218,24 @@ def _player_changes(tx: Tx, game_id: str) -> list[dict[str, Any]]:
         for side, from_k, at, email, previous_email, public_key, previous_public_key in tx.all(
             "SELECT side, from_k, at, email, previous_email, public_key, previous_public_key FROM player_change "
             "WHERE game_id = :game ORDER BY id",
+            {"game": game_id},
+        )
+    ]
+
+
+def _ledger(tx: Tx, game_id: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "seq": seq,
+            "act": act,
+            "time": time,
+            "details": json.loads(details),
+            "previous": previous,
+            "hash": digest,
+            "signature": signature,
+        }
+        for seq, act, time, details, previous, digest, signature in tx.all(
+            "SELECT seq, act, time, details, previous, hash, signature FROM ledger WHERE game_id = :game ORDER BY seq",
             {"game": game_id},
         )
     ]

@@ -217,6 +217,9 @@ HELP_ORDER = (
     "conformance",
     "outbox",
     "game",
+    "pause",
+    "resume",
+    "vacation",
 )
 """The order ``pbem --help`` lists the commands in (the modules of pbem.cli register
 them by who runs them); a command not named here comes after these."""

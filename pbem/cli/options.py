@@ -177,3 +177,27 @@ _MAIL_DEADLINE = typer.Option(
     metavar="SECONDS",
     help="Longest an IMAP intake, or an SMTP session's opening or one message's sending, may take (default 300).",
 )
+REFEREE_KEY = typer.Option(
+    "--referee-key",
+    metavar="KEY",
+    envvar="PBEM_REFEREE_KEY",
+    help="The referee's private SSH key that signs the game's ledger (default $PBEM_REFEREE_KEY);"
+    " needed by a game created with one.",
+)
+
+
+def referee_key(path: Optional[Path]) -> Any:
+    """The referee's key read from ``--referee-key`` / ``$PBEM_REFEREE_KEY`` (None when not given)."""
+    if path is None or not str(path):
+        return None
+    from pbem.referee.ledger import RefereeKey
+
+    return RefereeKey.load(path)
+
+
+def _with_key(options: Any, path: Optional[Path]) -> Any:
+    """``tick``/``serve``'s options with the referee's key (deadline NMRs and vacations are acts of the ledger)."""
+    import dataclasses
+
+    signer = referee_key(path)
+    return dataclasses.replace(options, referee_key=signer, referee_key_path=str(path) if signer else None)

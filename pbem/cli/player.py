@@ -13,6 +13,7 @@ import typer.models
 
 from pbem.cli.application import app
 from pbem.cli.common import _read, _signature_for, database, db_option, example, fail, is_stdout, refusals
+from pbem.cli.options import REFEREE_KEY, referee_key
 
 
 @app.command(epilog=example("pbem keygen alice --dir keys"))
@@ -169,15 +170,19 @@ def submit(
     sig: Annotated[
         Optional[Path], typer.Option("--sig", metavar="SIGFILE", help="Detached signature (default FILE.sig).")
     ] = None,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
-    """Verify and queue a turn file."""
+    """Verify and queue a turn file (a vacation request is granted)."""
     from pbem.referee import intake
     from pbem.turnfiles.envelope import MAX_TURN_FILE_BYTES
 
     with refusals():
         db = database()
         data = _read(file, MAX_TURN_FILE_BYTES + 16 * 1024)
-        result = intake.submit(db, data, _signature_for(file, sig), source=str(file))
+        result = intake.submit(db, data, _signature_for(file, sig), source=str(file), referee_key=referee_key(key))
     c = result.checked
+    if result.granted is not None:
+        typer.echo(f"granted: {c.game_id}, {c.side} on vacation until {result.granted.details['until']}")
+        return
     extra = f", superseding {result.superseded} earlier file(s)" if result.superseded else ""
     typer.echo(f"queued: {c.game_id}, {c.side}, resolution {c.turn} - {c.label}{extra}")

@@ -13,15 +13,14 @@ import typer.main
 import typer.models
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable
 
-    from pbem.referee.deadlines import Clock
+    from pbem.referee.ledger import RefereeKey
     from pbem.referee.resolve import ProcessOutcome
-    from pbem.store import GameState
+    from pbem.store.sql import Tx
 
 from pbem.cli.application import _Pbem, app
 from pbem.cli.common import (
-    _pairs,
     _read,
     _with_progress,
     database,
@@ -30,145 +29,8 @@ from pbem.cli.common import (
     fail,
     refusals,
 )
-from pbem.cli.common import settings as configured
-
-_CIVIL_DISORDER = typer.Option(
-    "--civil-disorder",
-    metavar="N",
-    help="After N missed deadlines in a row a side is played by the greedy bot until a player takes it over.",
-)
-
-
-@app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
-def new(
-    game: Annotated[
-        str,
-        typer.Argument(
-            metavar="GAME", help="Game id: 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'."
-        ),
-    ],
-    rules: Annotated[str, typer.Option("--rules", metavar="RULES", help="Ruleset: farrapos or furor-barbarus.")],
-    player: Annotated[
-        list[str], typer.Option("--player", metavar="SIDE=PUBKEY_FILE", help="A side's public key file, once per side.")
-    ],
-    scenario: Annotated[
-        Optional[str], typer.Option("--scenario", metavar="SCENARIO", help="Scenario id (see docs/rules/).")
-    ] = None,
-    option: Annotated[
-        Optional[list[str]], typer.Option("--option", metavar="NAME", help="Optional rule to switch on (repeatable).")
-    ] = None,
-    email: Annotated[
-        Optional[list[str]], typer.Option("--email", metavar="SIDE=ADDRESS", help="A side's mail address (repeatable).")
-    ] = None,
-    chain_length: Annotated[
-        int, typer.Option("--chain-length", metavar="N", help="Length N of the dice hash chain.")
-    ] = 4096,
-    deadline: Annotated[
-        Optional[str],
-        typer.Option(
-            "--deadline", metavar="DUR", help="Time from the last resolution to the next deadline: 90s, 45m, 72h, 3d."
-        ),
-    ] = None,
-    grace: Annotated[
-        Optional[str],
-        typer.Option(
-            "--grace", metavar="DUR", help="After the deadline, how long a missing side may still send (then NMR)."
-        ),
-    ] = None,
-    remind: Annotated[
-        Optional[str],
-        typer.Option("--remind", metavar="DUR", help="How long before the deadline a late side is reminded."),
-    ] = None,
-    wait: Annotated[
-        bool, typer.Option("--wait", help="Hold the turn until the deadline even when every file is in.")
-    ] = False,
-    table: Annotated[
-        Optional[list[str]],
-        typer.Option(
-            "--table",
-            metavar="NAME=FILE",
-            help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').",
-        ),
-    ] = None,
-    civil_disorder: Annotated[Optional[str], _CIVIL_DISORDER] = None,
-) -> None:
-    """Create a game and commit its dice; prints the commitment (anchor)."""
-    from pbem import store
-    from pbem.referee import lifecycle
-
-    keyfiles = _pairs(player, "--player")
-    tables = _tables_once(table or [])
-    with refusals():
-        clock = _clock(deadline, grace, remind, wait)
-        limit = _civil_disorder_option(civil_disorder)
-        keylines = {side: _read(Path(path)).decode("utf-8", "replace").strip() for side, path in keyfiles.items()}
-        created = lifecycle.new_game(
-            store.create_database(db_option()),
-            game,
-            rules,
-            scenario,
-            option or [],
-            keylines,
-            _pairs(email or [], "--email"),
-            chain_length,
-            tables,
-            clock=clock,
-            civil_disorder=limit,
-        )
-    for warning in lifecycle.shared_keys(keylines):
-        typer.echo(f"pbem: {warning}", err=True)
-    _print_created(created, clock, tables)
-    if civil_disorder is not None:
-        typer.echo(_civil_disorder_words(civil_disorder))
-
-
-def _clock(deadline: str | None, grace: str | None, remind: str | None, wait: bool) -> "Clock | None":
-    """A new game's clock: the options, else the configuration file's ``[defaults]``."""
-    from pbem.referee import deadlines
-
-    defaults = configured().defaults
-    deadline, grace, remind = (
-        v or defaults.get(k) for k, v in (("deadline", deadline), ("grace", grace), ("remind", remind))
-    )
-    return deadlines.clock_from_options(deadline, grace, remind, wait)
-
-
-def _tables_once(table: list[str]) -> dict[str, str]:
-    tables = _pairs(table, "--table")
-    if len(tables) != len(table):
-        typer.echo("pbem: --table names each table once", err=True)
-        raise typer.Exit(2)
-    return tables
-
-
-def _civil_disorder_option(value: str | None) -> int | None:
-    """``--civil-disorder N``: :class:`Refused` naming a bad value."""
-    from pbem.referee import disorder
-    from pbem.referee.verdict import Refused
-
-    if value is None:
-        return None
-    try:
-        return disorder.parse_threshold(value)
-    except ValueError as exc:
-        raise Refused([f"--civil-disorder: {exc}"]) from None
-
-
-def _print_created(created: "GameState", clock: "Clock | None", tables: "Mapping[str, str]") -> None:
-    """What ``pbem new`` prints of the game it made."""
-    from pbem.store import house_tables
-
-    typer.echo(f"game {created.id} created: {created.rules}/{created.scenario}")
-    typer.echo(f"dice commitment (anchor, N={created.chain_length}): {created.anchor}")
-    typer.echo(f"position: {created.state_hash}")
-    if clock is not None:
-        typer.echo(f"clock: {clock.describe()}")
-    played = house_tables.of_position(created.position)
-    for name in tables:
-        if name in played:
-            typer.echo(f"house table: {name} (sha256 {house_tables.digest(played[name])})")
-        else:
-            typer.echo(f"table {name}: the same as the shipped table (not a house table)")
+from pbem.cli.new_game import civil_disorder_words
+from pbem.cli.options import REFEREE_KEY, referee_key
 
 
 @app.command(epilog=example("pbem process --all --jobs 2", "pbem process g1 g2 --reports reports"))
@@ -196,6 +58,7 @@ def process(
         ),
     ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Resolve every game whose due sides have all submitted."""
     from pbem.referee import resolve
@@ -206,7 +69,8 @@ def process(
     with refusals():
         db = database()
         targets = games if games else resolve.pending_games(db)
-        if jobs > 1:
+        within = _forced_nmr(referee_key(key)) if force_nmr else None
+        if jobs > 1 and within is None:
             from pbem.referee import workers
 
             outcomes = _with_progress(
@@ -219,7 +83,7 @@ def process(
             outcomes = _with_progress(
                 "processing",
                 targets,
-                lambda tick: resolve.process(db, targets, force_nmr, on_resolved=lambda _o: tick()),
+                lambda tick: resolve.process(db, targets, force_nmr, on_resolved=lambda _o: tick(), within=within),
                 quiet,
             )
         if reports is not None:
@@ -233,6 +97,24 @@ def process(
     failed = [p for o in outcomes for p in o.problems]
     if failed:
         fail(failed)
+
+
+def _forced_nmr(signer: "RefereeKey | None") -> "Callable[[Tx, ProcessOutcome], None]":
+    """What ``--force-nmr`` adds to a resolution made with a side missing: its ``nmr`` act."""
+    from pbem.referee import ledger
+
+    def record(tx: "Tx", made: "ProcessOutcome") -> None:
+        if made.nmr:
+            ledger.record(
+                tx,
+                made.game_id,
+                "nmr",
+                {"k": made.resolved, "sides": list(made.nmr), "why": "forced"},
+                signer,
+                summary=f"resolution {made.resolved} forced with no moves from {', '.join(made.nmr)}",
+            )
+
+    return record
 
 
 def _print_outcomes(outcomes: "list[ProcessOutcome]", quiet: bool) -> None:
@@ -290,12 +172,13 @@ def extend(
         int,
         typer.Option("--chain-length", metavar="N", help="Length N of the new chain (it serves N-1 more resolutions)."),
     ] = 4096,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Commit a new dice chain that takes over where the game's chain ends; prints its anchor."""
     from pbem.referee import lifecycle
 
     with refusals():
-        chain = lifecycle.extend_dice(database(), game, chain_length)
+        chain = lifecycle.extend_dice(database(), game, chain_length, referee_key(key))
     last = chain.first_k + chain.chain_length - 2
     typer.echo(f"{game}: dice extended for resolutions {chain.first_k}-{last}")
     typer.echo(f"dice commitment (anchor, N={chain.chain_length}, from resolution {chain.first_k}): {chain.anchor}")
@@ -305,13 +188,14 @@ def extend(
 def rollback(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     to: Annotated[int, typer.Option("--to", metavar="K", help="Keep resolutions up to K; set aside the rest.")],
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Set aside the resolutions after K (kept, and shown by export and audit)."""
     from pbem.referee import lifecycle
 
     with refusals():
         db = database()
-        record = lifecycle.rollback(db, game, to)
+        record = lifecycle.rollback(db, game, to, referee_key(key))
         st = lifecycle.status(db, game)
     typer.echo(f"{game}: rolled back to resolution {to}; set aside {', '.join(map(str, record.discarded))}")
     typer.echo(
@@ -348,13 +232,14 @@ def player(
     key: Annotated[
         Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")
     ] = None,
+    signer: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Change a player's address or key; recorded in the archive, both sides told."""
     from pbem.referee import players
 
     with refusals():
         line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
-        change = players.change_player(database(), game, side, email, line)
+        change = players.change_player(database(), game, side, email, line, referee_key(signer))
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 
@@ -380,6 +265,7 @@ def game_set(
             "civil-disorder=3 (none: never).",
         ),
     ],
+    signer: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Change a game's deadline, grace, reminder, wait or civil disorder."""
     from pbem.referee import deadlines
@@ -392,19 +278,10 @@ def game_set(
             raise typer.Exit(2)
         pairs[key.strip()] = value.strip()
     with refusals():
-        clock = deadlines.set_clock(database(), game, pairs)
+        clock = deadlines.set_clock(database(), game, pairs, referee_key(signer))
     typer.echo(f"{game}: {clock.describe()}")
     if "civil-disorder" in pairs:
-        typer.echo(f"{game}: {_civil_disorder_words(pairs['civil-disorder'])}")
-
-
-def _civil_disorder_words(value: str) -> str:
-    from pbem.referee import disorder
-
-    n = disorder.parse_threshold(value)
-    if n is None:
-        return "no civil disorder (a side missing its deadlines takes no action)"
-    return f"civil disorder after {n} missed deadline(s) in a row: the {disorder.BOT} bot plays the side"
+        typer.echo(f"{game}: {civil_disorder_words(pairs['civil-disorder'])}")
 
 
 observer_app = typer.Typer(

@@ -30,9 +30,12 @@ from pbem.cli.options import (
     _SMTP_USER_ALIAS,
     _SSL,
     _STARTTLS,
+    REFEREE_KEY,
     _referee_options,
     _sender,
     _smtp_server,
+    _with_key,
+    referee_key,
 )
 
 
@@ -61,6 +64,7 @@ def ingest(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar and no table; one line per message.")
     ] = False,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Batch submit every turn file or message found; each refusal recorded with its reason, \
 each reply queued in the outbox."""
@@ -87,6 +91,7 @@ each reply queued in the outbox."""
                     outbox=outbox,
                     sender=sender,
                     progress=bar if not quiet else None,
+                    referee_key=referee_key(key),
                 )
         except IngestError as exc:
             fail(str(exc))
@@ -164,6 +169,7 @@ def tick(
     backoff: Annotated[float, _BACKOFF] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
     mail_deadline: Annotated[float, _MAIL_DEADLINE] = 300.0,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """One pass: intake, deadlines and reminders, resolution, delivery of the outbox \
 (exit 0 even when deliveries stay queued)."""
@@ -186,6 +192,7 @@ def tick(
         mail_deadline,
     )
     with refusals():
+        options = _with_key(options, key)
         report = referee.tick(database(), options, _log_line)
     made = sum(1 for o in report.resolutions if o.resolved is not None)
     d = report.delivery
@@ -223,6 +230,7 @@ def serve(
     ] = 60.0,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Worker processes for the resolution step.")] = 1,
     mail_deadline: Annotated[float, _MAIL_DEADLINE] = 300.0,
+    key: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Passes (as pbem tick) every --every seconds until SIGTERM or SIGINT, finishing the current step."""
     from pbem.referee import service as referee
@@ -247,6 +255,7 @@ def serve(
         mail_deadline,
     )
     with refusals():
+        options = _with_key(options, key)
         try:
             referee.serve(database(), options, every, _log_line)
         except referee.PassError as exc:

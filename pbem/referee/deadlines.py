@@ -30,12 +30,13 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pbem import store
-from pbem.referee import disorder, notices, resolve, verdict
+from pbem.referee import disorder, ledger, notices, resolve, verdict
 from pbem.rules import find_ruleset
+from pbem.store import absences
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 
@@ -126,48 +127,47 @@ def read_clock(tx: Tx, game_id: str) -> Clock:
     return Clock(row[0], row[1], row[2], bool(row[3])) if row else Clock()
 
 
-def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Clock:
+def set_clock(
+    engine: Engine,
+    game_id: str,
+    settings: Mapping[str, str],
+    key: ledger.RefereeKey | None = None,
+    now: datetime | None = None,
+) -> Clock:
     """``pbem game set GAME deadline=48h grace=12h remind=6h wait=yes civil-disorder=3``
     (``deadline=none`` removes the deadline, and with it grace, remind, wait;
-    ``civil-disorder=none`` puts no side in civil disorder from now on)."""
+    ``civil-disorder=none`` puts no side in civil disorder from now on).  A change
+    that puts the end of the current turn's grace later is a deadline extension,
+    counted against ``--max-extensions``; a change of the clock is a ``deadline``
+    act of the ledger, one of civil disorder a ``civil-disorder`` act."""
     problems = []
-    for key in settings:
-        if key not in (*CLOCK_KEYS, disorder.SETTING):
-            problems.append(f"unknown setting {key!r} (settings: {', '.join((*CLOCK_KEYS, disorder.SETTING))})")
+    for key_name in settings:
+        if key_name not in (*CLOCK_KEYS, disorder.SETTING):
+            problems.append(f"unknown setting {key_name!r} (settings: {', '.join((*CLOCK_KEYS, disorder.SETTING))})")
     civil = settings.get(disorder.SETTING)
     try:
         limit = disorder.parse_threshold(civil) if civil is not None else None
     except ValueError as exc:
         problems.append(str(exc))
-    settings = {key: value for key, value in settings.items() if key != disorder.SETTING}
+    settings = {name: value for name, value in settings.items() if name != disorder.SETTING}
     if problems:
         raise verdict.Refused(problems)
+    moment = now or store.utcnow()
     with transaction(engine) as tx:
         if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is None:
             raise store.unknown_game(game_id, store.known_game_ids(tx))
+        ledger.check_key(tx, game_id, key, "deadline change")
         if civil is not None:
             disorder.set_threshold(tx, game_id, limit)
+            said = f"after {limit} missed deadlines in a row" if limit else "never"
+            ledger.record(
+                tx, game_id, "civil-disorder", {"threshold": limit}, key, summary=f"civil disorder: {said}", now=moment
+            )
         clock = read_clock(tx, game_id)
-        fields = {"deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait}
-        for key, value in settings.items():
-            try:
-                if key == "wait":
-                    if value.lower() not in ("yes", "no", "true", "false", "on", "off", "1", "0"):
-                        raise ValueError(f"wait is yes or no, not {value!r}")
-                    fields["wait"] = value.lower() in ("yes", "true", "on", "1")
-                elif value.lower() in ("none", "off", "no", "0"):
-                    fields[key] = None if key == "deadline" else 0
-                else:
-                    fields[key] = parse_duration(value)
-            except ValueError as exc:
-                problems.append(f"{key}: {exc}")
-        if problems:
-            raise verdict.Refused(problems)
-        if fields["deadline"] is None and "deadline" in settings:
-            fields.update(grace=0, remind=0, wait=False)
-        new = check_clock(
-            Clock(fields["deadline"], int(fields["grace"] or 0), int(fields["remind"] or 0), bool(fields["wait"]))
-        )
+        if not settings:
+            return clock
+        new = _changed_clock(clock, settings)
+        extension = _count_extension(tx, game_id, new)
         params = {"game": game_id, "deadline": new.deadline, "grace": new.grace, "remind": new.remind, "wait": new.wait}
         if (
             tx.run(
@@ -182,7 +182,65 @@ def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Cloc
                 ":grace, :remind, :wait)",
                 params,
             )
+        details = {"before": _clock_json(clock), "after": _clock_json(new), "extension": extension}
+        summary = f"the clock is now: {new.describe()} (was: {clock.describe()})" + (
+            "; this extends the current deadline" if extension else ""
+        )
+        ledger.record(tx, game_id, "deadline", details, key, summary=summary, now=moment)
         return new
+
+
+def _clock_json(clock: Clock) -> dict[str, int | bool | None]:
+    return {"deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait}
+
+
+def _changed_clock(clock: Clock, settings: Mapping[str, str]) -> Clock:
+    """The clock with ``settings`` applied and checked."""
+    problems = []
+    fields = {"deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait}
+    for key, value in settings.items():
+        try:
+            if key == "wait":
+                if value.lower() not in ("yes", "no", "true", "false", "on", "off", "1", "0"):
+                    raise ValueError(f"wait is yes or no, not {value!r}")
+                fields["wait"] = value.lower() in ("yes", "true", "on", "1")
+            elif value.lower() in ("none", "off", "no", "0"):
+                fields[key] = None if key == "deadline" else 0
+            else:
+                fields[key] = parse_duration(value)
+        except ValueError as exc:
+            problems.append(f"{key}: {exc}")
+    if problems:
+        raise verdict.Refused(problems)
+    if fields["deadline"] is None and "deadline" in settings:
+        fields.update(grace=0, remind=0, wait=False)
+    return check_clock(
+        Clock(fields["deadline"], int(fields["grace"] or 0), int(fields["remind"] or 0), bool(fields["wait"]))
+    )
+
+
+def _count_extension(tx: Tx, game_id: str, new: Clock) -> bool:
+    """Whether the change puts the current turn's end of grace later (or removes
+    it); refused past ``--max-extensions``."""
+    old = timing(tx, game_id)
+    if old is None or old.clock.deadline is None:
+        return False
+    before = old.grace_until
+    after = Timing(old.game_id, old.k, old.label, new, old.start, old.awaiting, old.pauses, old.extra)
+    later = after.grace_until
+    if before is None or (later is not None and later <= before):
+        return False
+    row = tx.one("SELECT max_extensions FROM game WHERE id = :game", {"game": game_id})
+    limit = row[0] if row else None
+    used = sum(1 for e in ledger.entries(tx, game_id, ["deadline"]) if e.details.get("extension"))
+    if limit is not None and used >= limit:
+        raise verdict.Refused(
+            [
+                f"deadline change refused: the game allows at most {limit} deadline extension(s)"
+                f" (--max-extensions), {used} used"
+            ]
+        )
+    return True
 
 
 # ------------------------------------------------------------------ timing
@@ -190,7 +248,9 @@ def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Cloc
 
 @dataclass(frozen=True)
 class Timing:
-    """Where a game stands against its clock, for the resolution awaited next."""
+    """Where a game stands against its clock, for the resolution awaited next.
+    The deadline counts unpaused time only, and a vacation granted for this
+    resolution moves it by its days (pbem/store/absences.py)."""
 
     game_id: str
     k: int
@@ -198,18 +258,28 @@ class Timing:
     clock: Clock
     start: datetime  # last activity
     awaiting: tuple[str, ...]  # due sides whose file has not arrived
+    pauses: tuple[absences.Pause, ...] = ()
+    extra: int = 0  # seconds of vacation granted for this resolution
+
+    def _at(self, offset: int) -> datetime | None:
+        assert self.clock.deadline is not None
+        return absences.shifted(self.start, self.clock.deadline + self.extra + offset, list(self.pauses))
 
     @property
     def deadline(self) -> datetime | None:
-        return self.start + timedelta(seconds=self.clock.deadline) if self.clock.deadline is not None else None
+        """None: no deadline, or a pause with no end holds it."""
+        return self._at(0) if self.clock.deadline is not None else None
 
     @property
     def remind_at(self) -> datetime | None:
-        return self.deadline - timedelta(seconds=self.clock.remind) if self.deadline and self.clock.remind else None
+        return self._at(-self.clock.remind) if self.clock.deadline is not None and self.clock.remind else None
 
     @property
     def grace_until(self) -> datetime | None:
-        return self.deadline + timedelta(seconds=self.clock.grace) if self.deadline else None
+        return self._at(self.clock.grace) if self.clock.deadline is not None else None
+
+    def paused(self, now: datetime) -> bool:
+        return absences.paused_at(list(self.pauses), now) is not None
 
 
 def _aware(value: datetime | str | None) -> datetime | None:
@@ -239,6 +309,7 @@ def timing(tx: Tx, game_id: str) -> Timing | None:
     ruleset = find_ruleset(game.rules)
     queued = {f.side for f in store.queued_files(tx, game_id, game.next_k)}
     awaiting = tuple(side for side in ruleset.due(game.position) if side not in queued)
+    vacations = absences.vacations(tx, game_id)
     return Timing(
         game_id,
         game.next_k,
@@ -246,6 +317,8 @@ def timing(tx: Tx, game_id: str) -> Timing | None:
         read_clock(tx, game_id),
         last_activity(tx, game_id),
         awaiting,
+        tuple(absences.pauses(tx, game_id)),
+        sum(v.days for v in vacations if v.k == game.next_k) * 86400,
     )
 
 
@@ -265,7 +338,7 @@ def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, ga
     for game_id in games if games is not None else clocked_games(engine):
         with transaction(engine) as tx:
             t = timing(tx, game_id)
-            if t is None or t.deadline is None or not t.awaiting:
+            if t is None or t.deadline is None or not t.awaiting or t.paused(now):
                 continue
             if t.remind_at is not None and t.remind_at <= now < t.deadline:
                 for side in t.awaiting:
@@ -293,10 +366,22 @@ def clocked_games(engine: Engine) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _record_late(t: Timing, now: datetime) -> Callable[[Tx, resolve.ProcessOutcome], None]:
+def _record_late(
+    t: Timing, now: datetime, key: ledger.RefereeKey | None
+) -> Callable[[Tx, resolve.ProcessOutcome], None]:
     def record(tx: Tx, made: resolve.ProcessOutcome) -> None:
         if made.resolved != t.k or not made.nmr or t.deadline is None or t.grace_until is None:
             return
+        ledger.record(
+            tx,
+            t.game_id,
+            "nmr",
+            {"k": t.k, "sides": list(made.nmr), "why": "deadline", "grace_until": _iso(t.grace_until)},
+            key,
+            summary=f"resolution {t.k} resolved with no moves from {', '.join(made.nmr)}"
+            " (the deadline and grace passed)",
+            now=now,
+        )
         tx.run(
             "INSERT INTO late_turn (game_id, k, deadline, grace_until, resolved_at, sides) VALUES (:game, :k, "
             ":deadline, :grace, :at, :sides)",
@@ -314,13 +399,17 @@ def _record_late(t: Timing, now: datetime) -> Callable[[Tx, resolve.ProcessOutco
 
 
 def resolution_step(
-    engine: Engine, now: datetime, log: Log = lambda _line: None, games: list[str] | None = None
+    engine: Engine,
+    now: datetime,
+    log: Log = lambda _line: None,
+    games: list[str] | None = None,
+    key: ledger.RefereeKey | None = None,
 ) -> list[resolve.ProcessOutcome]:
     """Resolve every game that is ready (every due file in, and not held by
     ``wait`` before its deadline) or whose grace has ended (NMR)."""
     outcomes = []
     for game_id in games if games is not None else resolve.pending_games(engine):
-        outcome = resolve_if_due(engine, game_id, now)
+        outcome = resolve_if_due(engine, game_id, now, key)
         if outcome is None:
             continue
         outcomes.append(outcome)
@@ -337,13 +426,20 @@ def resolution_step(
     return outcomes
 
 
-def resolve_if_due(engine: Engine, game_id: str, now: datetime) -> resolve.ProcessOutcome | None:
-    """One game's resolution if it is due now; None when it waits."""
+def resolve_if_due(
+    engine: Engine, game_id: str, now: datetime, key: ledger.RefereeKey | None = None
+) -> resolve.ProcessOutcome | None:
+    """One game's resolution if it is due now; None when it waits.  A paused
+    game is resolved only when every file is in (and ``wait`` does not hold it);
+    its deadline waits for the pause to end."""
     with transaction(engine, write=False) as tx:
         t = timing(tx, game_id)
     if t is None:
         return None
-    if t.deadline is None or (now < t.deadline and not t.clock.wait):
+    paused = t.paused(now)
+    if paused and t.clock.wait:
+        return None
+    if t.deadline is None or paused or (now < t.deadline and not t.clock.wait):
         if t.awaiting:
             return None
         return resolve.process(engine, [game_id])[0]
@@ -351,7 +447,7 @@ def resolve_if_due(engine: Engine, game_id: str, now: datetime) -> resolve.Proce
         return None
     if t.awaiting and t.grace_until is not None and now < t.grace_until:
         return None
-    return resolve.process(engine, [game_id], force_nmr=bool(t.awaiting), within=_record_late(t, now))[0]
+    return resolve.process(engine, [game_id], force_nmr=bool(t.awaiting), within=_record_late(t, now, key))[0]
 
 
 def late_turns(session_or_tx: Tx, game_id: str) -> dict[int, dict[str, str | list[str]]]:

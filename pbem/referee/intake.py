@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem import store
 from pbem.store.sql import Tx
@@ -23,6 +23,7 @@ from pbem.referee.verdict import MAX_KEPT_BYTES, Checked, Refused, inspect_turn_
 class Submitted:
     checked: Checked
     superseded: int  # how many queued submissions of the same side this one replaced
+    granted: Any = None  # the ledger entry of a vacation request granted (pbem/referee/requests.py)
 
 
 Within = Callable[[Tx, "Checked | None", Sequence[str]], None]
@@ -32,17 +33,31 @@ judgement and reply there, so they commit with the decision or not at all."""
 
 
 def submit(
-    engine: Engine, data: bytes, signature: str | bytes | None = None, source: str = "", within: Within | None = None
+    engine: Engine,
+    data: bytes,
+    signature: str | bytes | None = None,
+    source: str = "",
+    within: Within | None = None,
+    referee_key: Any = None,
 ) -> Submitted:
     """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
-    reason) and raised as :class:`Refused`; nothing else changes."""
+    reason) and raised as :class:`Refused`; nothing else changes.  A vacation
+    request (pbem/referee/requests.py) is granted instead of queued, as an act
+    signed with ``referee_key`` (a :class:`pbem.referee.ledger.RefereeKey`)."""
     if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
         refusal = Refused([f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)"])
         record_refusal(engine, data, None, refusal.problems, source, within)
         raise refusal
     message, armored = split_signature(data, signature)
+    from pbem.referee import requests
+
     try:
         with transaction(engine) as tx:
+            if requests.vacation_days(message) is not None:
+                checked, entry = requests.grant_request(tx, message, armored, referee_key, store.utcnow())
+                if within is not None:
+                    within(tx, checked, ())
+                return Submitted(checked, 0, entry)
             checked = inspect_turn_file(tx, message, armored)
             digest = hashlib.sha256(message).hexdigest()
             superseded = store.queue_submission(

@@ -9,13 +9,14 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pbem import dice as dicev1
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
 from pbem.mail.address import checked_address
-from pbem.referee import disorder, notices
+from pbem.referee import disorder, ledger, notices
+from pbem.referee.absences import Limits
 from pbem.rules import find_ruleset
 from pbem.rules.base import Ruleset, ScenarioInfo
 from pbem.rules.suggest import did_you_mean
@@ -57,13 +58,16 @@ def new_game(
     table_files: Mapping[str, os.PathLike[str] | str] | None = None,
     clock: ClockSettings | None = None,
     civil_disorder: int | None = None,
+    limits: Limits | None = None,
+    referee_key: ledger.RefereeKey | None = None,
 ) -> store.GameState:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
     (``--table NAME=FILE``): checked, carried in the opening position and stored.
     ``clock`` sets its deadlines (pbem/referee/deadlines.py); each side with an address is
     sent the game as created.  ``civil_disorder`` N: a side missing N deadlines in
-    a row is played by the greedy bot (pbem/referee/disorder.py)."""
+    a row is played by the greedy bot (pbem/referee/disorder.py).  ``limits``: its
+    allowances; ``referee_key`` signs its ledger."""
     ruleset, info = _ruleset_and_scenario(rules_id, scenario)
     problems, parsed_keys = _setting_problems(
         game_id, rules_id, ruleset, info, options, player_keys, emails or {}, chain_length
@@ -101,15 +105,17 @@ def new_game(
         if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is not None:
             raise Refused([f"game {game_id!r} already exists"])
         try:
-            _insert_game(tx, game, list(options), initial)
+            _insert_game(tx, game, list(options), initial, limits or Limits(), referee_key)
         except Conflict:  # another process created it since
             raise Refused([f"game {game_id!r} already exists"]) from None
         _insert_players(tx, game_id, info.sides, parsed_keys, emails or {})
-        house_tables.store_tables(tx, game_id, house_tables.of_position(position))
+        house_tables.store_tables(tx, game_id, played := house_tables.of_position(position))
         if clock is not None:
             _insert_clock(tx, game_id, clock)
         if civil_disorder is not None:
             disorder.set_threshold(tx, game_id, civil_disorder)
+        _record_new(tx, game, list(options), parsed_keys, emails or {}, clock, limits or Limits(), referee_key)
+        _record_tables(tx, game_id, played, referee_key)
         notices.queue_reports(
             tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False
         )
@@ -200,14 +206,74 @@ def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
     )
 
 
-def _insert_game(tx: Tx, game: store.GameState, options: list[str], initial: str) -> None:
+def _record_new(
+    tx: Tx,
+    game: store.GameState,
+    options: list[str],
+    parsed_keys: Mapping[str, keys.PublicKey],
+    emails: Mapping[str, str],
+    clock: ClockSettings | None,
+    limits: Limits,
+    referee_key: ledger.RefereeKey | None,
+) -> None:
+    """The ledger's first entry: the game as created, and the key that signs its acts."""
+    details = {
+        "game": game.id,
+        "rules": game.rules,
+        "scenario": game.scenario,
+        "options": options,
+        "anchor": game.anchor,
+        "chain_length": game.chain_length,
+        "initial_state_hash": game.state_hash,
+        "players": [
+            {"side": side, "public_key": parsed_keys[side].openssh(), "email": emails.get(side)}
+            for side in sorted(parsed_keys)
+        ],
+        "clock": None
+        if clock is None
+        else {"deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
+        "limits": limits.to_json(),
+        "referee_key": referee_key.public.openssh() if referee_key else None,
+    }
+    signed = f", its acts signed by {referee_key.public.fingerprint()}" if referee_key else ""
+    ledger.record(tx, game.id, "new", details, referee_key, summary=f"game {game.id} created{signed}")
+
+
+def _record_tables(tx: Tx, game_id: str, played: Mapping[str, Any], referee_key: ledger.RefereeKey | None) -> None:
+    """A ``house-table`` entry for each table the game plays instead of the shipped one."""
+    from pbem.store import house_tables
+
+    for name in sorted(played):
+        sha = house_tables.digest(played[name])
+        ledger.record(
+            tx,
+            game_id,
+            "house-table",
+            {"name": name, "sha256": sha},
+            referee_key,
+            summary=f"the game plays house table {name} (sha256 {sha})",
+        )
+
+
+def _insert_game(
+    tx: Tx,
+    game: store.GameState,
+    options: list[str],
+    initial: str,
+    limits: Limits,
+    referee_key: ledger.RefereeKey | None,
+) -> None:
     """The game's row, every column as the ORM's ``Game`` writes it."""
     tx.run(
         "INSERT INTO game (id, rules, rules_version, scenario, options, created, seed, seed_checkpoints, chain_length,"
-        " anchor, initial_position, initial_state_hash, current_k, next_k, state_hash, over, result)"
+        " anchor, initial_position, initial_state_hash, current_k, next_k, state_hash, over, result,"
+        " vacation_days, max_pause, max_extensions, referee_key)"
         " VALUES (:id, :rules, :rules_version, :scenario, :options, :created, :seed, :checkpoints, :chain_length,"
-        " :anchor, :initial, :initial_hash, :current_k, :next_k, :state_hash, :over, :result)",
+        " :anchor, :initial, :initial_hash, :current_k, :next_k, :state_hash, :over, :result,"
+        " :vacation_days, :max_pause, :max_extensions, :referee_key)",
         {
+            **{k: v for k, v in limits.to_json().items() if k != "civil_disorder"},  # that one: disorder.py
+            "referee_key": referee_key.public.openssh() if referee_key else None,
             "id": game.id,
             "rules": game.rules,
             "rules_version": game.rules_version,
@@ -245,7 +311,12 @@ def shared_keys(player_keys: Mapping[str, str]) -> list[str]:
     ]
 
 
-def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH) -> store.ChainAnchor:
+def extend_dice(
+    engine: Engine,
+    game_id: str,
+    chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
+    referee_key: ledger.RefereeKey | None = None,
+) -> store.ChainAnchor:
     """Commit a new dice chain that takes over where the game's last one ends
     (docs/dice.md, "Extending a game's dice").  Its anchor is published like the
     first one: in the archive (``dice.extensions``), reports and ``pbem status``."""
@@ -278,10 +349,18 @@ def extend_dice(engine: Engine, game_id: str, chain_length: int = dicev1.DEFAULT
                 "created": store.utcnow(),
             },
         )
+        ledger.record(
+            tx,
+            game_id,
+            "extend",
+            chain._asdict(),
+            referee_key,
+            summary=f"a new dice chain from resolution {chain.first_k} (N={chain_length}), anchor {chain.anchor}",
+        )
     return chain
 
 
-def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
+def rollback(engine: Engine, game_id: str, to_k: int, referee_key: ledger.RefereeKey | None = None) -> store.RolledBack:
     """Set aside every active resolution after ``to_k`` (kept, shown by export and
     audit); queued files written against the discarded positions are set aside
     too.  Resolution numbers are never reused: the next one is a fresh ``k``."""
@@ -343,6 +422,14 @@ def rollback(engine: Engine, game_id: str, to_k: int) -> store.RolledBack:
         )
         notices.queue_rollback_notice(
             tx, game_id, to_k, discarded, game.next_k, ruleset.turn_label(position), state_hash, record.id
+        )
+        ledger.record(
+            tx,
+            game_id,
+            "rollback",
+            {"to": to_k, "set_aside": discarded, "state_hash": state_hash},
+            referee_key,
+            summary=f"rolled back to resolution {to_k}; resolution(s) {', '.join(map(str, discarded))} set aside",
         )
     return record
 

@@ -59,6 +59,7 @@ class StoreLedger:
     digest: str = ""
     sides: list[tuple[str, str]] = field(default_factory=list)  # (game, side) of accepted files of the current message
     known_items: dict[str, set[str]] = field(default_factory=dict)
+    referee_key: object = None  # signs a vacation granted by mail (pbem/referee/requests.py)
 
     # --- the pipeline as the loop's callables
 
@@ -67,7 +68,10 @@ class StoreLedger:
         if not self.digest:  # a turn file of a --dir folder: no message around it
             try:
                 return ingest.SubmitOutcome(
-                    True, _understood(intake.submit(self.engine, data, signature, source).checked)
+                    True,
+                    _understood(
+                        intake.submit(self.engine, data, signature, source, referee_key=self.referee_key).checked
+                    ),
                 )
             except verdict.Refused as refusal:
                 return ingest.SubmitOutcome(False, tuple(refusal.problems))
@@ -102,7 +106,9 @@ class StoreLedger:
             )
 
         try:
-            checked = intake.submit(self.engine, data, signature, source, within=keep).checked
+            checked = intake.submit(
+                self.engine, data, signature, source, within=keep, referee_key=self.referee_key
+            ).checked
         except verdict.Refused as refusal:
             return ingest.SubmitOutcome(False, tuple(refusal.problems))
         self.sides.append((checked.game_id, checked.side))
@@ -196,11 +202,13 @@ def run_ingest(
     sender: str = notices.PLACEHOLDER_SENDER,
     progress: ingest.ProgressSink | None = None,
     stop: Callable[[], bool] | None = None,
+    referee_key: object = None,
 ) -> ingest.IngestSummary:
     """``pbem ingest`` and the intake step of ``pbem tick``: every new message or
     file judged, recorded and answered through the outbox.  ``outbox`` (a
-    Maildir) also gets a copy of each reply."""
-    ledger = StoreLedger(engine)
+    Maildir) also gets a copy of each reply.  ``referee_key`` signs the vacations
+    players ask for by mail."""
+    ledger = StoreLedger(engine, referee_key=referee_key)
     if directory is not None:
         summary = ingest.ingest_dir(directory, ledger.submit, ledger.check, progress=progress)
         for o in summary.outcomes:
@@ -256,6 +264,7 @@ def run_imap_intake(
     source: ImapSource,
     sender: str = notices.PLACEHOLDER_SENDER,
     stop: Callable[[], bool] | None = None,
+    referee_key: object = None,
 ) -> ingest.IngestSummary:
     """The intake step from an IMAP mailbox (pbem/mail/imap.py).
 
@@ -268,7 +277,7 @@ def run_imap_intake(
     the summary's ``failure``."""
     from pbem.mail import imap
 
-    ledger = StoreLedger(engine)
+    ledger = StoreLedger(engine, referee_key=referee_key)
     with imap.open_mailbox(source) as box:
         with transaction(engine, write=False) as tx:
             rows = tx.all(

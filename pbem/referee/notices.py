@@ -9,9 +9,10 @@ until then.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbem.mail import outbox
 from pbem.referee import hooks
@@ -249,3 +250,28 @@ def queue_reply(
 ) -> bool:
     """A receipt or refusal, already built."""
     return outbox.queue_message(tx, kind, message, dedupe, game_id, side)
+
+
+def queue_ledger_notice(tx: Tx, game_id: str, entry: dict[str, Any], summary: str = "") -> int:
+    """To every side: one entry of the referee's ledger as it is written (pbem/referee/ledger.py)."""
+    made = 0
+    what = summary or entry["act"]
+    body = (
+        f"Game {game_id}: the referee's act {entry['seq']} ({entry['act']}): {what}.\n\n"
+        "The entry as the game's ledger holds it ('pbem audit' checks the whole chain;\n"
+        "keep this hash to check later that the archive's ledger still holds it):\n\n"
+        f"{json.dumps(entry, indent=1, ensure_ascii=False)}\n"
+    )
+    for side, addr in player_addresses(tx, game_id).items():
+        made += _notice(
+            tx,
+            "ledger",
+            game_id,
+            side,
+            [addr],
+            f"[pbem {game_id}] referee: {what}",
+            body,
+            f"ledger:{game_id}:{entry['seq']}:{side}",
+            None,
+        )
+    return made

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pbem import store
 from pbem.mail import outbox
 from pbem.mail.address import checked_address
-from pbem.referee import disorder, notices, verdict
+from pbem.referee import disorder, ledger, notices, verdict
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
@@ -43,26 +43,17 @@ class Change:
 
 
 def change_player(
-    engine: Engine, game_id: str, side: str, email: str | None = None, key_line: str | None = None
+    engine: Engine,
+    game_id: str,
+    side: str,
+    email: str | None = None,
+    key_line: str | None = None,
+    referee_key: ledger.RefereeKey | None = None,
 ) -> Change:
-    if email is None and key_line is None:
-        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
-    problems = []
-    if email is not None:
-        try:
-            checked_address(email)
-        except ValueError as exc:
-            problems.append(f"--email: {exc}")
-    new_key = None
-    if key_line is not None:
-        try:
-            new_key = keys.PublicKey.from_openssh(key_line)
-        except ValueError as exc:
-            problems.append(f"--key: {exc}")
-    if problems:
-        raise verdict.Refused(problems)
+    new_key = _checked(email, key_line)
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
+        ledger.check_key(tx, game_id, referee_key, "player change")
         registered = {
             row[0]: (row[1], row[2])
             for row in tx.all(
@@ -110,6 +101,14 @@ def change_player(
             what.extend(_hand_over(tx, game, side, change_id, change["email"] or old_email))
         also = [old_email] if change["email"] is not None and old_email else []
         notices.queue_player_notice(tx, game_id, change_id, side, what, also)
+        ledger.record(
+            tx,
+            game_id,
+            "player",
+            {"side": side, "from_k": game.next_k, **{k: v for k, v in change.items() if v is not None}},
+            referee_key,
+            summary=f"{side}: {'; '.join(what)}",
+        )
     return Change(game_id, side, game.next_k, tuple(what), set_aside)
 
 
@@ -162,3 +161,24 @@ def _hand_over(tx: Tx, game: store.GameState, side: str, change_id: int, email: 
         )
         said.append(f"the new player is sent the game so far at {email}")
     return said
+
+
+def _checked(email: str | None, key_line: str | None) -> keys.PublicKey | None:
+    """The new key read (None: no new key); refused naming each bad value."""
+    if email is None and key_line is None:
+        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
+    problems = []
+    if email is not None:
+        try:
+            checked_address(email)
+        except ValueError as exc:
+            problems.append(f"--email: {exc}")
+    new_key = None
+    if key_line is not None:
+        try:
+            new_key = keys.PublicKey.from_openssh(key_line)
+        except ValueError as exc:
+            problems.append(f"--key: {exc}")
+    if problems:
+        raise verdict.Refused(problems)
+    return new_key

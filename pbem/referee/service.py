@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -68,6 +69,8 @@ class Options:
     backoff: float = outbox.BACKOFF
     jobs: int = 1
     db: str | None = None  # for --jobs workers, which open the database themselves
+    referee_key: Any = None  # pbem.referee.ledger.RefereeKey: signs deadline NMRs and granted vacations
+    referee_key_path: str | None = None  # for --jobs workers, which read the key themselves
 
 
 @dataclass
@@ -100,17 +103,32 @@ def intake(
     from pbem.referee import mail_room as room
 
     report = report if report is not None else PassReport()
+    key = options.referee_key
     sources: list[tuple[str, Callable[[], Any]]] = []
     if options.directory is not None:
-        sources.append(("--dir", lambda: room.run_ingest(engine, directory=options.directory, stop=stop)))
+        sources.append(
+            ("--dir", partial(room.run_ingest, engine, directory=options.directory, stop=stop, referee_key=key))
+        )
     if options.maildir is not None:
         sources.append(
-            ("--maildir", lambda: room.run_ingest(engine, maildir=options.maildir, sender=options.sender, stop=stop))
+            (
+                "--maildir",
+                partial(
+                    room.run_ingest, engine, maildir=options.maildir, sender=options.sender, stop=stop, referee_key=key
+                ),
+            )
         )
     if options.mbox is not None:
-        sources.append(("--mbox", lambda: room.run_ingest(engine, mbox=options.mbox, sender=options.sender, stop=stop)))
+        sources.append(
+            (
+                "--mbox",
+                partial(room.run_ingest, engine, mbox=options.mbox, sender=options.sender, stop=stop, referee_key=key),
+            )
+        )
     if options.imap is not None:
-        sources.append(("--imap", lambda: room.run_imap_intake(engine, options.imap, options.sender, stop=stop)))
+        sources.append(
+            ("--imap", partial(room.run_imap_intake, engine, options.imap, options.sender, stop=stop, referee_key=key))
+        )
     count = 0
     for _what, read in sources:
         if stop():
@@ -160,24 +178,29 @@ def resolve(
         for game_id in games:
             if stop():
                 break
-            outcomes.extend(deadlines.resolution_step(engine, now, log, [game_id]))
+            outcomes.extend(deadlines.resolution_step(engine, now, log, [game_id], options.referee_key))
         return outcomes
     return _resolve_in_workers(options, games, now, log)
 
 
 _worker_database: Database | None = None
+_worker_key: Any = None
 
 
-def _worker_init(db: str | None) -> None:
-    global _worker_database
+def _worker_init(db: str | None, key_path: str | None = None) -> None:
+    global _worker_database, _worker_key
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_database = store.open_database(db, checked=True)  # the parent's pass opened it: its schema is checked
+    if key_path is not None:
+        from pbem.referee.ledger import RefereeKey
+
+        _worker_key = RefereeKey.load(key_path)
 
 
 def _worker_resolve(game_id: str, now: datetime) -> tuple[resolving.ProcessOutcome | None, list[str]]:
     assert _worker_database is not None
     lines: list[str] = []
-    outcomes = deadlines.resolution_step(_worker_database, now, lines.append, [game_id])
+    outcomes = deadlines.resolution_step(_worker_database, now, lines.append, [game_id], _worker_key)
     return (outcomes[0] if outcomes else None), lines
 
 
@@ -188,7 +211,9 @@ def _resolve_in_workers(options: Options, games: list[str], now: datetime, log: 
     from concurrent.futures import ProcessPoolExecutor
 
     outcomes = []
-    with ProcessPoolExecutor(max_workers=options.jobs, initializer=_worker_init, initargs=(options.db,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=options.jobs, initializer=_worker_init, initargs=(options.db, options.referee_key_path)
+    ) as pool:
         for outcome, lines in pool.map(_worker_resolve, games, [now] * len(games)):
             for line in lines:
                 log(line)

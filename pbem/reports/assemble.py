@@ -16,7 +16,7 @@ from pbem.reports import render as report
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
-from pbem.store import house_tables
+from pbem.store import absences, house_tables
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
@@ -118,6 +118,7 @@ def _views(
         next_k=next_turn,
         links=links or ("url" if url else "none"),
         rollbacks=notes,
+        absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
     )

@@ -119,6 +119,7 @@ class ReportData:
     next_k: int = 0
     links: str = "none"
     rollbacks: tuple[RollbackNote, ...] = ()
+    absences: tuple[str, ...] = ()  # "paused since ...", "republic on vacation until ..." (pbem/store/absences.py)
     chain_first_k: int = 1  # the first resolution of the dice chain that serves k (1 unless extended)
     result_text: str = ""
     """The outcome in plain words ("Romans win a major victory: ...")."""

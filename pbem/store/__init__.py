@@ -121,7 +121,9 @@ __all__ = [
     "utcnow",
 ]
 
-_MODULES = frozenset({"database", "opening", "records", "sql", "transaction", "pg", "orm", "schema", "house_tables"})
+_MODULES = frozenset(
+    {"database", "opening", "records", "sql", "transaction", "pg", "orm", "schema", "house_tables", "absences"}
+)
 
 
 def __getattr__(name: str) -> Any:

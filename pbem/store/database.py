@@ -18,14 +18,25 @@ if TYPE_CHECKING:
 
 
 # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table; outbox, intake, intake_part, game_clock,
-# late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins); observer,
-# game_allowance, civil_disorder, bot_turn, hook (new tables)
+# late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins), the game's
+# allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables)
 SCHEMA_VERSION = 4
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
-    4: ("ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",),  # and new tables
+    4: (
+        "ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",
+        *(
+            f"ALTER TABLE game ADD COLUMN {column}"
+            for column in (
+                "vacation_days INTEGER",
+                "max_pause INTEGER",
+                "max_extensions INTEGER",
+                "referee_key VARCHAR",
+            )
+        ),
+    ),  # and new tables
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
@@ -84,6 +95,7 @@ TABLES = frozenset(
         "civil_disorder",
         "bot_turn",
         "hook",
+        "ledger",
     }
 )
 """Every table of this schema version (tests/test_startup.py checks it against the

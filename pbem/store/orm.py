@@ -65,6 +65,11 @@ class Game(SQLModel, table=True):
     state_hash: str  # hash of the current position
     over: bool = False
     result: str | None = None  # JSON of Outcome.to_json()
+    # the game's allowances and limits (pbem new; pbem/referee/absences.py), None: not set
+    vacation_days: int | None = None  # days of vacation each player may take in the game
+    max_pause: int | None = None  # seconds of pause in all
+    max_extensions: int | None = None  # deadline extensions in all
+    referee_key: str | None = None  # OpenSSH public key line that signs the ledger
 
     def option_list(self) -> list[str]:
         return list(json.loads(self.options))
@@ -323,6 +328,22 @@ class BotTurn(SQLModel, table=True):
     bot: str
     seed: str
     orders: str
+
+
+class Ledger(SQLModel, table=True):
+    """One act of the referee (pbem/referee/ledger.py): a hash chain per game,
+    each entry signed with the referee's key when the game has one."""
+
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: str = Field(foreign_key="game.id", index=True)
+    seq: int  # 1, 2, ... within the game
+    act: str
+    time: str  # ISO 8601 UTC, as hashed
+    details: str  # canonical JSON object
+    previous: str | None = None  # hash of the entry before (None for the first)
+    hash: str
+    signature: str | None = None  # armored SSHSIG, namespace pbem-referee
 
 
 class HouseTable(SQLModel, table=True):

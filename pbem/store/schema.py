@@ -40,6 +40,10 @@ SQLITE: tuple[str, ...] = (
         "state_hash VARCHAR NOT NULL",
         "over BOOLEAN NOT NULL",
         "result VARCHAR",
+        "vacation_days INTEGER",
+        "max_pause INTEGER",
+        "max_extensions INTEGER",
+        "referee_key VARCHAR",
         "PRIMARY KEY (id)",
     ),
     _table(
@@ -316,5 +320,21 @@ SQLITE: tuple[str, ...] = (
         "FOREIGN KEY(game_id) REFERENCES game (id)",
     ),
     "CREATE INDEX ix_hook_game_id ON hook (game_id)",
+    _table(
+        "ledger",
+        "id INTEGER NOT NULL",
+        "game_id VARCHAR NOT NULL",
+        "seq INTEGER NOT NULL",
+        "act VARCHAR NOT NULL",
+        "time VARCHAR NOT NULL",
+        "details VARCHAR NOT NULL",
+        "previous VARCHAR",
+        "hash VARCHAR NOT NULL",
+        "signature VARCHAR",
+        "PRIMARY KEY (id)",
+        "UNIQUE (game_id, seq)",
+        "FOREIGN KEY(game_id) REFERENCES game (id)",
+    ),
+    "CREATE INDEX ix_ledger_game_id ON ledger (game_id)",
 )
 """Every statement, each table before its indexes and after the tables it refers to."""

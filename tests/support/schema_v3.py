@@ -1,0 +1,24 @@
+"""A database as schema version 3 left it, made from one of today's: what version 4
+added (tables and columns) taken away, and the version set back, so that a test
+can open it and see the upgrade in place."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+V4_TABLES = ("observer", "game_allowance", "civil_disorder", "bot_turn", "hook", "ledger")
+V4_GAME_COLUMNS = ("rules_version", "vacation_days", "max_pause", "max_extensions", "referee_key")
+
+
+def downgrade_to_3(db: Path) -> None:
+    con = sqlite3.connect(db)
+    try:
+        for table in V4_TABLES:
+            con.execute(f"DROP TABLE {table}")
+        for column in V4_GAME_COLUMNS:
+            con.execute(f"ALTER TABLE game DROP COLUMN {column}")
+        con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        con.commit()
+    finally:
+        con.close()
