@@ -276,11 +276,17 @@ def _stem(name: str) -> str:
 
 
 def _part_text(part: Message, payload: bytes) -> str:
+    """A text part as text.  Some decoders (UTF-7's, reading ``+`` as the start of
+    a shifted run) leave lone surrogates, which no later step can store or
+    encode: each becomes U+FFFD, as any other undecodable byte."""
     charset = part.get_content_charset() or "utf-8"
     try:
-        return payload.decode(charset, errors="replace")
+        text = payload.decode(charset, errors="replace")
     except LookupError:
         return payload.decode("utf-8", errors="replace")
+    if charset.lower().replace("_", "-") not in ("utf-8", "utf8", "us-ascii", "ascii"):
+        text = text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
 
 
 def _unflow(text: str, part: Message) -> str:

@@ -36,6 +36,8 @@ def submit(
 ) -> Submitted:
     """``pbem submit``: verify, check and queue.  A refusal is recorded (bytes and
     reason) and raised as :class:`Refused`; nothing else changes."""
+    if signature is not None:  # kept as text: no lone surrogate may reach the database
+        signature = signature.encode("utf-8", errors="replace").decode("utf-8")
     if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
         refusal = Refused([f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)"])
         record_refusal(engine, data, None, refusal.problems, source, within)
@@ -73,6 +75,8 @@ def record_refusal(
             game_id, side, turn = tf.game, tf.side, tf.turn
     except (TurnFileError, ValueError):
         pass
+    if signature is not None:  # kept as text: no lone surrogate may reach the database
+        signature = signature.encode("utf-8", errors="replace").decode("utf-8")
     if len(data) > MAX_KEPT_BYTES:
         problems = [*problems, f"(only the first {MAX_KEPT_BYTES} of its {len(data)} bytes are kept)"]
         data = data[:MAX_KEPT_BYTES]

@@ -127,9 +127,16 @@ def dearmor(armored: str | bytes) -> bytes:
     end = lines.index(END)
     if any(lines[end + 1 :]):
         raise SignatureError(f"text after {END!r} is not part of the signature")
+    body = "".join(lines[1:end])
+    if not body.isascii():
+        bad = next(ch for ch in body if not ch.isascii())
+        raise SignatureError(
+            f"garbled signature: {ascii(bad)} is not a base64 character (the block is ASCII only;"
+            " was the mail re-encoded on the way?)"
+        )
     try:
-        return base64.b64decode("".join(lines[1:end]), validate=True)
-    except binascii.Error as e:
+        return base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError) as e:
         raise SignatureError(f"garbled signature: bad base64 ({e})") from None
 
 

@@ -1,0 +1,206 @@
+"""Hardening, third round: each test is named after the defect it pins down, and
+goes through the real path (the CLI, a real SQLite file, a real SMTP server)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import mailbox
+import marshal
+import os
+import pickle
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from pbem.turnfiles import keys, sshsig
+from tests.conftest import Table
+
+SENDER = "referee@example.org"
+
+
+def _game(table: Table, game: str = "g1") -> Table:
+    _, rep = table.key("republic")
+    _, emp = table.key("empire")
+    r = table.run(
+        "new", game, "--rules", "farrapos",
+        "--player", f"republic={rep}", "--player", f"empire={emp}",
+        "--email", "republic=alice@example.org", "--email", "empire=bob@example.org",
+    )  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    return table
+
+
+def _signed_orders(table: Table, game: str = "g1", side: str = "republic") -> bytes:
+    orders = table.tmp / f"{game}-{side}.txt"
+    assert table.run("orders", game, "--side", side, "-o", str(orders)).exit_code == 0
+    private, _ = table.key(side)
+    data = orders.read_bytes()
+    return data + sshsig.sign(data, keys.load_private_key(private)).encode()
+
+
+def _one_clean_line(stderr: str) -> None:
+    assert "Traceback" not in stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert lines and all(line.startswith("pbem: ") for line in lines), stderr
+
+
+def _mail(sender: str, body: str, message_id: str, subject: str = "my orders", **headers: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = SENDER
+    msg["Subject"] = subject
+    msg["Message-ID"] = message_id
+    msg["Date"] = email.utils.formatdate(time.time())
+    for name, value in headers.items():
+        msg[name.replace("_", "-")] = value
+    msg.set_content(body)
+    return msg
+
+
+def _ingest(t: Table, *raw: bytes) -> tuple[int, list[EmailMessage]]:
+    """Put ``raw`` messages in a Maildir, ingest it; the exit code and the answers."""
+    inbox = mailbox.Maildir(t.tmp / "inbox", create=True)
+    for message in raw:
+        inbox.add(message)
+    outbox = t.tmp / "outbox"
+    r = t.run("ingest", "--maildir", str(t.tmp / "inbox"), "--outbox", str(outbox), "--sender", SENDER, "-q")
+    assert "Traceback" not in r.stderr, r.stderr
+    answers = [
+        email.message_from_bytes(m.as_bytes(), policy=email.policy.default)  # type: ignore[arg-type]
+        for m in mailbox.Maildir(outbox).values()
+    ]
+    return r.exit_code, answers  # type: ignore[return-value]
+
+
+# --- a non-ASCII character inside a signature block ----------------------------
+
+
+def _non_ascii_in_block(signed: bytes, char: str = "\u00e9") -> bytes:
+    text = signed.decode()
+    at = text.index(sshsig.BEGIN) + len(sshsig.BEGIN) + 5
+    return (text[:at] + char + text[at + 1 :]).encode()
+
+
+def test_non_ascii_in_signature_block_is_a_signature_error() -> None:
+    block = sshsig.armor(b"SSHSIG" + b"\0" * 40)
+    first = block.splitlines()[1]
+    broken = block.replace(first, "ab\u00e9" + first[3:], 1)
+    with pytest.raises(sshsig.SignatureError, match="not a base64 character"):
+        sshsig.dearmor(broken)
+    with pytest.raises(sshsig.SignatureError, match="not a base64 character"):
+        sshsig.dearmor(broken.encode("utf-8"))
+
+
+def test_non_ascii_in_signature_block_submit_and_check_refuse(table: Table) -> None:
+    t = _game(table)
+    path = t.tmp / "t.txt"
+    path.write_bytes(_non_ascii_in_block(_signed_orders(t)))
+    before = t.count("refusal")
+    for command in ("check", "submit"):
+        r = t.run(command, str(path))
+        assert r.exit_code == 1
+        _one_clean_line(r.stderr)
+        assert "signature" in r.stderr and "base64" in r.stderr
+    assert t.count("refusal") == before + 1  # submit records it; check stores nothing
+
+
+def test_non_ascii_in_signature_block_by_mail_utf7_is_answered(table: Table) -> None:
+    t = _game(table)
+    signed = _signed_orders(t).decode()
+    block = signed.split(sshsig.BEGIN)[1]
+    if "+" not in block:  # the block must hold a '+': UTF-7 reads it as the start of a shifted run
+        lines = block.split("\n")
+        lines[1] = "+" + lines[1][1:]
+        signed = signed.replace(block, "\n".join(lines), 1)
+    raw = _mail("alice@example.org", signed, "<utf7@example.org>").as_bytes()
+    raw = raw.replace(b"charset=", b"charset=utf-7; x-was=", 1)
+    assert b"charset=utf-7" in raw
+    _, answers = _ingest(t, raw)
+    assert t.count("refusal") == 1
+    assert len(answers) == 1 and answers[0]["To"] == "alice@example.org"
+
+
+# --- the template cache ---------------------------------------------------------
+
+
+def _render_a_report(t: Table) -> None:
+    out = t.tmp / "r.html"
+    r = t.run_subprocess("report", "g1", "--turn", "0", "--side", "republic", "--format", "html", "-o", str(out))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+def _cache_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file())
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("PBEM_CACHE_DIR", str(folder))
+    return folder
+
+
+def test_template_cache_corrupt_body_is_compiled_afresh(table: Table, own_cache: Path) -> None:
+    t = _game(table)
+    _render_a_report(t)
+    files = _cache_files(own_cache)
+    assert files
+    from jinja2.bccache import bc_magic
+
+    for f in files:  # keep Jinja's header (magic + checksum), break the marshalled body
+        data = f.read_bytes()
+        checksum = pickle.loads(data[len(bc_magic) :])
+        f.write_bytes(bc_magic + pickle.dumps(checksum, 2) + b"\xff\x00 garbage that is no code")
+    _render_a_report(t)
+    for f in _cache_files(own_cache):  # each bad file was replaced by a good one
+        assert b"garbage that is no code" not in f.read_bytes()
+
+
+def test_template_cache_truncated_header_is_compiled_afresh(table: Table, own_cache: Path) -> None:
+    t = _game(table)
+    _render_a_report(t)
+    from jinja2.bccache import bc_magic
+
+    for f in _cache_files(own_cache):  # a valid magic then a broken pickle: UnpicklingError in Jinja
+        f.write_bytes(bc_magic + b"\x80\x05garbage")
+    _render_a_report(t)
+    for f in _cache_files(own_cache):
+        assert not f.read_bytes().endswith(b"garbage")
+
+
+def _plant_code(files: list[Path], marker: Path) -> None:
+    from jinja2.bccache import bc_magic
+
+    code = compile(f"open({str(marker)!r}, 'w').write('ran')", "<planted>", "exec")
+    for f in files:
+        data = f.read_bytes()
+        checksum = pickle.loads(data[len(bc_magic) :])
+        f.write_bytes(bc_magic + pickle.dumps(checksum, 2) + marshal.dumps(code))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
+def test_template_cache_file_of_another_user_is_not_run(table: Table, own_cache: Path) -> None:
+    t = _game(table)
+    _render_a_report(t)
+    files = _cache_files(own_cache)
+    marker = t.tmp / "planted-code-ran"
+    _plant_code(files, marker)
+    for f in files:
+        os.chown(f, 65534, 65534)
+    _render_a_report(t)
+    assert not marker.exists()
+
+
+def test_template_cache_file_others_may_write_is_not_run(table: Table, own_cache: Path) -> None:
+    t = _game(table)
+    _render_a_report(t)
+    files = _cache_files(own_cache)
+    marker = t.tmp / "planted-code-ran"
+    _plant_code(files, marker)
+    for f in files:
+        os.chmod(f, 0o666)
+    _render_a_report(t)
+    assert not marker.exists()
