@@ -204,3 +204,91 @@ def test_template_cache_file_others_may_write_is_not_run(table: Table, own_cache
         os.chmod(f, 0o666)
     _render_a_report(t)
     assert not marker.exists()
+
+
+# --- writes through symbolic links ----------------------------------------------
+
+VICTIM_TEXT = "precious: the referee's own file\n"
+
+
+def _victim(t: Table, name: str) -> Path:
+    victim = t.tmp / "victims" / name
+    victim.parent.mkdir(exist_ok=True)
+    victim.write_text(VICTIM_TEXT)
+    return victim
+
+
+def _refused_link(r: object, victim: Path) -> None:
+    assert r.exit_code == 1, (r.stdout, r.stderr)  # type: ignore[attr-defined]
+    _one_clean_line(r.stderr)  # type: ignore[attr-defined]
+    assert "symbolic link" in r.stderr  # type: ignore[attr-defined]
+    assert victim.read_text() == VICTIM_TEXT
+
+
+def test_site_writes_through_planted_links_refused(table: Table) -> None:
+    t = _game(table)
+    site_args = ("site", "g1", "--site-url", "https://example.org/g1/")
+    reference = t.tmp / "reference"
+    assert t.run(*site_args, "-o", str(reference)).exit_code == 0
+    names = sorted(p.name for p in reference.iterdir())
+    assert {"index.html", "audit.html", "dice.json", "g1.json"} <= set(names) and len(names) >= 9
+    folder = t.tmp / "site"
+    folder.mkdir()
+    victims = {name: _victim(t, name) for name in [*names, "g1.json.tmp"]}
+    for name, victim in victims.items():
+        (folder / name).symlink_to(victim)
+    refused: list[str] = []
+    for _ in range(len(victims) + 1):
+        r = t.run(*site_args, "-o", str(folder))
+        if r.exit_code == 0:
+            break
+        assert r.exit_code == 1 and "symbolic link" in r.stderr and "Traceback" not in r.stderr, r.stderr
+        name = next(n for n in names if f"{folder / n}" in r.stderr)
+        refused.append(name)
+        (folder / name).unlink()  # that link is refused; on to the next
+    assert sorted(refused) == names  # every file the site writes refused its link
+    for victim in victims.values():
+        assert victim.read_text() == VICTIM_TEXT
+    assert (folder / "g1.json.tmp").is_symlink()  # the archive's temporary file has a fresh name
+    assert not any(p.name.endswith(".tmp") and not p.is_symlink() for p in folder.iterdir())
+
+
+def test_other_writers_refuse_planted_links(table: Table) -> None:
+    t = _game(table)
+    out = t.tmp / "out"
+    out.mkdir()
+
+    def planted(name: str) -> tuple[Path, Path]:
+        victim = _victim(t, name)
+        link = out / name
+        link.symlink_to(victim)
+        return link, victim
+
+    link, victim = planted("report.html")
+    _refused_link(t.run("report", "g1", "--side", "republic", "-o", str(link)), victim)
+    link, victim = planted("game.json")
+    _refused_link(t.run("export", "g1", "-o", str(link)), victim)
+    link, victim = planted("orders.txt")
+    _refused_link(t.run("orders", "g1", "--side", "republic", "-o", str(link)), victim)
+    # pbem sign: the detached .sig beside the file, and the file itself with --inline
+    turn = out / "turn.txt"
+    assert t.run("orders", "g1", "--side", "republic", "-o", str(turn)).exit_code == 0
+    key, _ = t.key("republic")
+    link, victim = planted("turn.txt.sig")
+    _refused_link(t.run("sign", str(turn), "--key", str(key)), victim)
+    inline_victim = _victim(t, "inline.txt")
+    inline_victim.write_text(turn.read_text())
+    (out / "inline.txt").symlink_to(inline_victim)
+    r = t.run("sign", str(out / "inline.txt"), "--key", str(key), "--inline")
+    assert r.exit_code == 1 and "symbolic link" in r.stderr, r.stderr
+    assert inline_victim.read_text() == turn.read_text()
+    # pbem keygen: a dangling link (or one to a file) in the new key's place
+    for name in ("k1", "k2.pub"):
+        link, victim = planted(name)
+    dangling = out / "k3"
+    dangling.symlink_to(t.tmp / "victims" / "not-yet")
+    for name in ("k1", "k2", "k3"):
+        r = t.run("keygen", name, "--dir", str(out))
+        assert r.exit_code == 1 and "Traceback" not in r.stderr
+    assert not (t.tmp / "victims" / "not-yet").exists()
+    assert (t.tmp / "victims" / "k1").read_text() == VICTIM_TEXT

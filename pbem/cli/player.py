@@ -87,7 +87,9 @@ def orders(
         if output is None:
             sys.stdout.write(text)
         else:
-            output.write_text(text, encoding="utf-8")
+            from pbem import paths
+
+            paths.write_file(output, text)
             typer.echo(f"wrote {output}")
 
 

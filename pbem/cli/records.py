@@ -155,10 +155,9 @@ def report(
         raise typer.Exit(2)
     with refusals():
         content = reporting.render(database(), game, turn, side, fmt)
-        if isinstance(content, bytes):
-            output.write_bytes(content)
-        else:
-            output.write_text(content, encoding="utf-8")
+        from pbem import paths
+
+        paths.write_file(output, content)
     typer.echo(f"wrote {output}")
 
 

@@ -24,6 +24,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from pbem import paths
 from pbem.turnfiles.keys import KeyFileError, PublicKey, WireReader, load_private_key, wire_string
 
 if TYPE_CHECKING:
@@ -248,13 +249,12 @@ def sign_file(path: Path, key_path: Path, inline: bool = False, passphrase: byte
     data = path.read_bytes()
     if not inline:
         sig_path = path.with_name(path.name + ".sig")
-        sig_path.write_text(sign(normalise(data), key), encoding="ascii", newline="\n")
+        paths.write_file(sig_path, sign(normalise(data), key))
         return sig_path
     body, old_block = split_inline(data)
     if old_block is None:
         body = data  # keep the file's own line endings; verification normalises them
     if body and not body.endswith(b"\n"):
         body += b"\n"
-    with open(path, "wb") as f:
-        f.write(body + sign(normalise(body), key).encode("ascii"))
+    paths.write_file(path, body + sign(normalise(body), key).encode("ascii"))
     return path
