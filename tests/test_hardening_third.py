@@ -292,3 +292,120 @@ def test_other_writers_refuse_planted_links(table: Table) -> None:
         assert r.exit_code == 1 and "Traceback" not in r.stderr
     assert not (t.tmp / "victims" / "not-yet").exists()
     assert (t.tmp / "victims" / "k1").read_text() == VICTIM_TEXT
+
+
+# --- overlapping tick passes ----------------------------------------------------
+
+
+class SlowCollector:
+    """An SMTP server's delivery that takes a little while per message, so two
+    passes overlap, and keeps every Message-ID it accepts."""
+
+    def __init__(self) -> None:
+        self.message_ids: list[str] = []
+
+    async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+        import asyncio
+
+        await asyncio.sleep(0.02)
+        msg = email.message_from_bytes(envelope.original_content or envelope.content)
+        self.message_ids.append(str(msg["Message-ID"]))
+        return "250 OK"
+
+
+ROWS = 40
+
+
+def _queue_rows(db: str) -> set[str]:
+    from pbem import store
+    from pbem.mail import outbox
+    from pbem.store.transaction import transaction
+
+    engine = store.open_engine(db, create=False)
+    ids = set()
+    try:
+        with transaction(engine) as tx:
+            for i in range(ROWS):
+                message_id = outbox.new_message_id("receipt", None)
+                body = _mail("x@example.org", f"note {i}\n", message_id, subject=f"note {i}").as_bytes()
+                assert outbox.queue(tx, "receipt", [f"p{i}@example.org"], f"note {i}", message_id, f"t-{i}", body)
+                ids.add(message_id)
+    finally:
+        engine.dispose()
+    return ids
+
+
+def _two_ticks_at_once(db: str, cwd: Path, port: int) -> None:
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "pbem", "--db", db, "tick", "--smtp", f"127.0.0.1:{port}", "--sender", SENDER]
+    passes = [subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(2)]
+    for p in passes:
+        _out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err.decode()
+
+
+def _overlapping_ticks_send_each_row_once(db: str, cwd: Path) -> None:
+    from aiosmtpd.controller import Controller
+
+    from tests.imap_server import free_port
+
+    queued = _queue_rows(db)
+    handler = SlowCollector()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        _two_ticks_at_once(db, cwd, port)
+    finally:
+        controller.stop()
+    ours = [m for m in handler.message_ids if m in queued]
+    assert sorted(ours) == sorted(queued)  # every row delivered, none twice
+    from pbem import store
+    from pbem.mail import outbox
+
+    engine = store.open_engine(db, create=False)
+    try:
+        rows = outbox.rows(engine)
+    finally:
+        engine.dispose()
+    assert all(r.state == outbox.SENT and r.attempts == 1 for r in rows if r.message_id in queued)
+
+
+def test_overlapping_ticks_send_each_message_once_sqlite(table: Table) -> None:
+    t = _game(table)
+    _overlapping_ticks_send_each_row_once(str(t.db), t.tmp)
+
+
+@pytest.mark.postgres
+def test_overlapping_ticks_send_each_message_once_postgres(postgres_url: str, tmp_path: Path) -> None:
+    t = Table(tmp_path, tmp_path / "unused.db")
+    _, rep = t.key("republic")
+    _, emp = t.key("empire")
+    r = t.run_subprocess(
+        "--db", postgres_url, "new", "g1", "--rules", "farrapos", "--player", f"republic={rep}",
+        "--player", f"empire={emp}", "--email", "republic=alice@example.org", "--email", "empire=bob@example.org",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    _overlapping_ticks_send_each_row_once(postgres_url, tmp_path)
+
+
+def test_a_lapsed_claim_is_taken_again_and_a_live_one_is_not(table: Table) -> None:
+    from datetime import timedelta
+
+    from pbem import store
+    from pbem.mail import outbox
+
+    t = _game(table)
+    engine = store.open_engine(str(t.db), create=False)
+    try:
+        row = outbox.rows(engine, outbox.PENDING)[0]
+        now = store.utcnow()
+        assert outbox.claim(engine, row, "dead-holder", now)
+        assert not outbox.claim(engine, row, "second", now + timedelta(seconds=5))  # a live claim holds
+        later = now + outbox.CLAIM_LEASE + timedelta(seconds=1)
+        assert outbox.claim(engine, row, "second", later)  # the dead holder's claim lapsed
+        assert not outbox.claim(engine, row, "third", later + timedelta(seconds=5))
+    finally:
+        engine.dispose()

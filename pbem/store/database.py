@@ -17,11 +17,15 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
+SCHEMA_VERSION = 4  # 4: outbox.claimed_by, outbox.claimed_at (a delivery claims a row); 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+    4: (
+        "ALTER TABLE outbox ADD COLUMN claimed_by VARCHAR",
+        "ALTER TABLE outbox ADD COLUMN claimed_at TIMESTAMP",
+    ),
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
