@@ -409,3 +409,136 @@ def test_a_lapsed_claim_is_taken_again_and_a_live_one_is_not(table: Table) -> No
         assert not outbox.claim(engine, row, "third", later + timedelta(seconds=5))
     finally:
         engine.dispose()
+
+
+# --- hostile position files and house tables ---------------------------------------
+
+
+def _position_and_turn(t: Table) -> tuple[dict, Path]:
+    import json
+
+    folder = t.tmp / "reports"
+    assert t.run("process", "g1", "--force-nmr", "--reports", str(folder)).exit_code == 0
+    position = json.loads((folder / "g1" / "g1-r1.position.json").read_text())
+    return position, folder / "g1" / "turn-g1-2-empire.txt"
+
+
+def _forged(doc_: dict, **changes: object) -> str:
+    """A position file with ``changes`` made, its state forged to match its position."""
+    import json
+
+    from pbem.turnfiles.canonical import position_hash
+
+    doc = {**doc_, **changes}
+    if isinstance(doc.get("position"), dict):
+        try:
+            doc["state"] = position_hash(doc["position"])
+        except (UnicodeEncodeError, ValueError, RecursionError):
+            pass
+    return json.dumps(doc, ensure_ascii=True)
+
+
+def _hostile_positions(position: dict) -> dict[str, str]:
+    good = _forged(position)
+    deep = "[" * 100_000 + "]" * 100_000
+    inner = position["position"]
+    return {
+        "deep nesting": good.replace('"label":', f'"x": {deep}, "label":', 1),
+        "deep nesting in the position": _forged(position, position={**inner, "x": 0}).replace(
+            '"x": 0', f'"x": {deep}', 1
+        ),
+        "Infinity": good.replace('"resolution": 1', '"resolution": Infinity', 1),
+        "-Infinity": good.replace('"resolution": 1', '"resolution": -Infinity', 1),
+        "1e400": good.replace('"resolution": 1', '"resolution": 1e400', 1),
+        "5,000-digit integer": good.replace('"resolution": 1', '"resolution": ' + "9" * 5000, 1),
+        "lone surrogate": good.replace('"label": "', '"label": "\\ud800', 1),
+        "lone surrogate in the position": _forged(position, position={**inner, "x": "\ud800"}),
+        "players not objects": _forged(position, players=["republic", "empire"]),
+        "turn a string": _forged(position, turn="two"),
+        "position broken, state forged to match": _forged(position, position={"units": 5, "due": None}),
+    }
+
+
+def test_check_position_survives_hostile_position_files(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = _game(table)
+    position, turn = _position_and_turn(t)
+    monkeypatch.delenv("PBEM_DB", raising=False)
+    cases = _hostile_positions(position)
+    assert len(cases) == 11
+    for kind, text in cases.items():
+        path = t.tmp / "hostile.position.json"
+        path.write_text(text, encoding="utf-8")
+        r = t.run_subprocess("check", str(turn), "--position", str(path))
+        assert r.returncode == 1, (kind, r.stdout, r.stderr)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, (kind, r.stderr)
+        assert r.stderr.startswith("pbem: "), (kind, r.stderr)
+
+
+def test_check_position_names_the_broken_field(table: Table) -> None:
+    t = _game(table)
+    position, turn = _position_and_turn(t)
+    path = t.tmp / "p.json"
+    for changes, field in (
+        ({"players": [{"side": 1, "public_key": "x"}]}, "players[0].side"),
+        ({"over": "no"}, "'over'"),
+        ({"options": [1]}, "options[0]"),
+        ({"turn": True}, "'turn'"),
+    ):
+        path.write_text(_forged(position, **changes))
+        r = t.run("check", str(turn), "--position", str(path))
+        assert r.exit_code == 1 and field in r.stderr, r.stderr
+
+
+def _sparse(path: Path, size: int) -> Path:
+    with open(path, "wb") as f:
+        f.truncate(size)  # a sparse file: no disk spent
+    return path
+
+
+def test_check_position_refuses_a_huge_file_before_reading_it(table: Table) -> None:
+    t = _game(table)
+    _, turn = _position_and_turn(t)
+    big = _sparse(t.tmp / "big.position.json", 1024**3)
+    r = t.run_subprocess("check", str(turn), "--position", str(big))
+    assert r.returncode == 1 and "over the 4 MiB limit" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_read_at_most_never_reads_past_its_limit(tmp_path: Path) -> None:
+    from pbem import limits
+
+    with pytest.raises(limits.TooLarge):
+        limits.read_at_most(_sparse(tmp_path / "big", 1024**3), 4096)
+    with pytest.raises(limits.TooLarge):  # a device whose size says 0 but never ends
+        limits.read_at_most("/dev/zero", 4096)
+    assert limits.read_at_most(_sparse(tmp_path / "small", 10), 4096) == b"\0" * 10
+
+
+def _new_with_table(t: Table, table_file: Path, game: str = "g2") -> object:
+    _, rep = t.key("republic")
+    _, emp = t.key("empire")
+    return t.run_subprocess(
+        "new", game, "--rules", "farrapos", "--player", f"republic={rep}", "--player", f"empire={emp}",
+        "--table", f"{_a_table_name(t)}={table_file}",
+    )  # fmt: skip
+
+
+def _a_table_name(t: Table) -> str:
+    r = t.run("tables", "farrapos")
+    assert r.exit_code == 0, r.stderr
+    return next(line.split()[0] for line in r.stdout.splitlines() if line.strip() and not line.startswith(" "))
+
+
+def test_new_table_survives_deep_toml_and_huge_files(table: Table) -> None:
+    t = _game(table)
+    games_before = t.dump(skip=())
+    deep = t.tmp / "deep.toml"
+    deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    inline = t.tmp / "inline.toml"
+    inline.write_text("x = " + "{a = " * 5_000 + "1" + "}" * 5_000 + "\n")
+    big = _sparse(t.tmp / "big.toml", 1024**3)
+    for path in (deep, inline, big):
+        r = _new_with_table(t, path)
+        assert r.returncode == 1, r.stderr  # type: ignore[attr-defined]
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr  # type: ignore[attr-defined]
+    assert "64 KiB" in r.stderr  # type: ignore[attr-defined]
+    assert t.dump(skip=()) == games_before

@@ -78,9 +78,14 @@ def database() -> "Database":
 def _read(path: Path, limit: int | None = None) -> bytes:
     if not path.is_file():
         fail(f"{path}: no such file")
-    if limit is not None and path.stat().st_size > limit:
-        fail(f"{path}: {path.stat().st_size} bytes is over the {limit // 1024} KiB limit for a turn file")
-    return path.read_bytes()
+    if limit is None:
+        return path.read_bytes()
+    from pbem import limits
+
+    try:
+        return limits.read_at_most(path, limit)
+    except limits.TooLarge as exc:
+        fail(f"{path}: {exc.size} bytes is over the {limit // 1024} KiB limit for a turn file")
 
 
 def _pairs(values: list[str], what: str) -> dict[str, str]:

@@ -120,7 +120,7 @@ def check(
             from pbem.turnfiles import position_file
 
             try:
-                kept = position_file.load(_read(position), str(position))
+                kept = position_file.load(position_file.read(position), str(position))
             except position_file.PositionFileError as exc:
                 fail(str(exc))
             checked = verdict.check_offline(data, _signature_for(file, sig), kept)

@@ -349,7 +349,17 @@ def check_offline(data: bytes, signature: str | bytes | None, position: Position
     if tf.game != position.id:
         raise Refused([f"turn file is for game {tf.game!r} but the position file is of game {position.id!r}"])
     roster = _roster(position.id, position.public_keys)
-    return judge(tf, message, armored, position, roster, require_signature=False)
+    try:
+        return judge(tf, message, armored, position, roster, require_signature=False)
+    except Refused:
+        raise
+    except Exception as exc:  # the position came from a file: its inside may be anything
+        raise Refused(
+            [
+                f"position file: its position is not a {position.rules} position this pbem can read "
+                f"({type(exc).__name__}: {str(exc)[:200]})"
+            ]
+        ) from None
 
 
 ORDERS_KEPT = 256
