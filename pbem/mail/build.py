@@ -41,14 +41,20 @@ def receipt_email(
     *,
     check_only: bool = False,
     recipient: str | None = None,
+    subject: str | None = None,
+    identity: str | None = None,
 ) -> EmailMessage:
     """The answer to one incoming message: a receipt with the orders as understood
     (``accepted``), the result of a check (``check_only``), or a refusal listing
     each problem by line.  It replies to the original (In-Reply-To, References,
     ``Re:`` subject) and is marked ``Auto-Submitted: auto-replied`` so other robots
-    do not answer it.  Its Message-ID is derived from the original's, so the same
-    message never gets two different receipts."""
+    do not answer it.  Its Message-ID is derived from ``identity`` (the message's
+    digest: two messages that share a Message-ID get two answers) or else the
+    original's Message-ID, so the same message never gets two different receipts.
+    ``subject``: the answer's whole Subject, in the referee's words (mail intake
+    never echoes the sender's); without it, ``Re:`` the original's."""
     original_id = header_line(original, "Message-ID")
+    own_subject = subject
     subject = plain_subject(original) or "your orders"
     verdict = (
         ("checked: valid" if accepted else "checked: problems")
@@ -61,11 +67,11 @@ def receipt_email(
     if to:
         msg["To"] = to
     base = subject if subject.lower().startswith("re:") else f"Re: {subject}"
-    msg["Subject"] = f"{base} ({verdict})"
+    msg["Subject"] = own_subject or f"{base} ({verdict})"
     msg["Date"] = email.utils.formatdate(localtime=False)
     # Without a Message-ID, the header lines identify the message (never str(original):
     # flattening a deeply nested message recurses without bound).
-    seed = original_id or "\n".join(f"{name}: {value}" for name, value in _header_items(original))
+    seed = identity or original_id or "\n".join(f"{name}: {value}" for name, value in _header_items(original))
     msg["Message-ID"] = (
         f"<pbem.receipt.{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:24]}@{MESSAGE_ID_DOMAIN}>"
     )
@@ -85,7 +91,7 @@ def receipt_email(
             check_only=check_only,
             lines=list(lines),
             original_id=original_id,
-            original_subject=subject,
+            original_subject=None if own_subject else subject,
         )
     )
     msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")

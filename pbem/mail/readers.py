@@ -61,9 +61,11 @@ from pbem.mail.intake import (
     HEAD_BYTES,
     MAX_MESSAGE_BYTES,
     Candidate,
+    Intake,
     _split_signature,
     read_headers,
     read_message,
+    sent_of,
 )
 
 SEEN_FILE_NAME = ".pbem-ingest-seen"
@@ -166,6 +168,10 @@ class Ledger(Protocol):
         """True for a registered player's address (answered even without a turn file)."""
         ...
 
+    def side_address(self, game_id: str, side: str | None) -> tuple[bool, str | None]:
+        """(whether game ``game_id`` exists, the address registered for ``side`` in it)."""
+        ...
+
     def done(self, incoming: Incoming, outcome: MessageOutcome, reply: EmailMessage | None) -> None:
         """The message is judged: remember it and keep its reply, together."""
         ...
@@ -193,13 +199,17 @@ class SeenStore:
         return keys
 
     def seen(self, raw_sha256: str, message_id: str | None) -> bool:
-        return any(key in self.entries for key in self._keys(raw_sha256, message_id))
+        """By the bytes alone: a message that reuses a Message-ID is judged."""
+        return f"sha256 {raw_sha256}" in self.entries
 
     def begin(self, incoming: Incoming, raw_sha256: str) -> None:
         return None
 
     def may_answer(self, address: str) -> bool:
         return address.lower() in self.players
+
+    def side_address(self, game_id: str, side: str | None) -> tuple[bool, str | None]:
+        return False, None  # no games known here: nothing names one
 
     def done(self, incoming: Incoming, outcome: MessageOutcome, reply: EmailMessage | None) -> None:
         if reply is not None and self.outbox is not None:
@@ -361,7 +371,7 @@ def ingest_messages(
     ]
     for n, incoming in enumerate(m for m in messages if not m.known):
         first = _read_limited(incoming.open, max_bytes)
-        dated.append((n, incoming, read_message(first.raw, max_bytes, size=first.size).sent))
+        dated.append((n, incoming, sent_of(first.raw)))  # the header alone: the message is parsed once, below
     dated.sort(key=lambda item: (item[2] is None, item[2].timestamp() if item[2] else 0.0, item[0]))
     if progress:
         progress.start(len(dated) + len(skipped))
@@ -394,16 +404,20 @@ def _one_message(
     verdict, lines, valid, failed = _judge(intake.candidates, intake.problems, intake.check_only, submit, check, source)
     reply = None
     try:
-        original = _original(raw, max_bytes, read.size)
+        original = intake.parsed if intake.parsed is not None else _original(raw, max_bytes, read.size)
         answer = bool(intake.candidates) or bool(intake.sender and ledger.may_answer(intake.sender))
-        if answer and _should_answer(original, intake.sender, sender):
+        to, game = _answer_to(intake, verdict, ledger)
+        if answer and _should_answer(original, to, sender):
+            ok = valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED
             reply = receipt_email(
                 original,
                 sender,
-                valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED,
+                ok,
                 lines,
                 check_only=verdict is Verdict.CHECKED,
-                recipient=intake.sender,
+                recipient=to,
+                subject=reply_subject(game, verdict.value, ok),
+                identity=digest,
             )
             reply.as_bytes()  # a reply that cannot be written out is no reply
     except Exception as exc:  # a message we cannot answer is still judged and kept
@@ -415,6 +429,49 @@ def _one_message(
         if incoming.after is not None:
             incoming.after()
     return outcome
+
+
+def _named(candidates: Sequence[Candidate]) -> list[tuple[str, str | None]]:
+    """The (game, side) each turn file's header names (as written: not yet trusted)."""
+    named = []
+    for c in candidates:
+        fields: dict[str, str] = {}
+        for line in c.message[:4096].split(b"\n\n", 1)[0].decode("utf-8", "replace").splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line.startswith("#"):
+                fields.setdefault(key.strip().lower(), value.strip())
+        if fields.get("game"):
+            named.append((fields["game"][:64], fields.get("side") or None))
+    return named
+
+
+def _answer_to(intake: Intake, verdict: Verdict, ledger: Ledger) -> tuple[str | None, str | None]:
+    """(whom to answer, the game the answer is about) — docs/guide.md, "Who gets an
+    answer".  A receipt of accepted orders goes to the sender (and, added by the
+    ledger, to the side's registered address).  Any other answer goes only to an
+    address a game knows: the side's that a turn file names in a game that exists
+    (nobody when that side has none), else the sender's when it is a registered
+    player's, else, when nothing names a game, the envelope sender.  Reply-To and
+    From alone never steer a refusal to a stranger."""
+    games = [(game, side, *ledger.side_address(game, side)) for game, side in _named(intake.candidates)]
+    known = [(game, side, address) for game, side, exists, address in games if exists]
+    game = known[0][0] if known else None
+    if verdict is Verdict.ACCEPTED:
+        return intake.sender, game
+    if known:
+        address = next((a for _g, _s, a in known if a), None)
+        return address, game
+    if intake.sender and ledger.may_answer(intake.sender):
+        return intake.sender, None
+    return intake.return_path, None
+
+
+def reply_subject(game: str | None, verdict: str, ok: bool) -> str:
+    """An answer's Subject: the referee's words only, never the sender's."""
+    if game is None:
+        return "[pbem] message not understood" if not ok else f"[pbem] turn file {verdict}"
+    what = {"accepted": "accepted", "refused": "refused", "checked": "checked: valid" if ok else "checked: problems"}
+    return f"[pbem {game}] turn file {what.get(verdict, verdict)}"
 
 
 def _judge(

@@ -115,10 +115,11 @@ class StoreLedger:
     # --- the ledger
 
     def seen(self, raw_sha256: str, message_id: str | None) -> bool:
+        """By the bytes alone: a message whose Message-ID was seen with other bytes is
+        judged on its own (whoever guesses a player's Message-ID cannot make that
+        player's next message vanish)."""
         with transaction(self.engine, write=False) as tx:
-            if tx.one("SELECT id FROM intake WHERE digest = :d", {"d": raw_sha256}):
-                return True
-            return bool(message_id and tx.one("SELECT id FROM intake WHERE message_id = :m", {"m": message_id}))
+            return tx.one("SELECT id FROM intake WHERE digest = :d", {"d": raw_sha256}) is not None
 
     def begin(self, incoming: ingest.Incoming, raw_sha256: str) -> None:
         self.digest = raw_sha256
@@ -128,6 +129,13 @@ class StoreLedger:
     def may_answer(self, address: str) -> bool:
         with transaction(self.engine, write=False) as tx:
             return tx.one("SELECT id FROM player WHERE LOWER(email) = :a", {"a": address.lower()}) is not None
+
+    def side_address(self, game_id: str, side: str | None) -> tuple[bool, str | None]:
+        with transaction(self.engine, write=False) as tx:
+            if tx.one("SELECT id FROM game WHERE id = :g", {"g": game_id}) is None:
+                return False, None
+            row = tx.one("SELECT email FROM player WHERE game_id = :g AND side = :s", {"g": game_id, "s": side or ""})
+        return True, (row[0] or None) if row else None
 
     def item_done(self, mailbox: str, item: str) -> bool:
         """Whether a mailbox's item (a Maildir file name) was recorded already: the
