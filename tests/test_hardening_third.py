@@ -542,3 +542,89 @@ def test_new_table_survives_deep_toml_and_huge_files(table: Table) -> None:
         assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr  # type: ignore[attr-defined]
     assert "64 KiB" in r.stderr  # type: ignore[attr-defined]
     assert t.dump(skip=()) == games_before
+
+
+# --- replies steered to a third party ------------------------------------------------
+
+SPAM_SUBJECT = "BUY CHEAP WATCHES http://watches.example"
+
+
+def test_replies_cannot_be_steered_to_a_third_party(table: Table) -> None:
+    t = _game(table)
+    forged_reply_to = _mail(
+        "alice@example.org", "game: g1\nside: republic\n\nbuy now\n", "<forged-1@example.net>",
+        subject=SPAM_SUBJECT, Reply_To="victim@stranger.example",
+    )  # fmt: skip
+    forged_from = _mail(
+        "victim2@stranger.example", "game: g1\nside: empire\n\nbuy now\n", "<forged-2@example.net>",
+        subject=SPAM_SUBJECT,
+    )  # fmt: skip
+    unknown_game = _mail(
+        "victim3@stranger.example", "game: nosuch\nside: republic\n\nhello\n", "<forged-3@example.net>",
+        subject=SPAM_SUBJECT, Return_Path="<bounces@sender.example>",
+    )  # fmt: skip
+    _, answers = _ingest(t, forged_reply_to.as_bytes(), forged_from.as_bytes(), unknown_game.as_bytes())
+    to = sorted(str(a["To"]) for a in answers)
+    assert to == ["alice@example.org", "bob@example.org", "bounces@sender.example"]
+    assert not any("stranger.example" in str(a["To"]) for a in answers)
+    subjects = {str(a["To"]): str(a["Subject"]) for a in answers}
+    assert subjects["alice@example.org"] == "[pbem g1] turn file refused"
+    assert subjects["bob@example.org"] == "[pbem g1] turn file refused"
+    assert subjects["bounces@sender.example"] == "[pbem] message not understood"
+    for a in answers:
+        assert "WATCHES" not in a.as_string()
+    assert t.count("refusal") == 3  # every message still kept with its reason
+
+
+# --- a reused Message-ID ---------------------------------------------------------------
+
+
+def test_reused_message_id_with_other_bytes_is_judged(table: Table) -> None:
+    t = _game(table)
+    decoy = _mail("mallory@example.net", "hello\n", "<alice-next@example.org>", subject="decoy")
+    _ingest(t, decoy.as_bytes())
+    orders = _mail("alice@example.org", _signed_orders(t).decode(), "<alice-next@example.org>")
+    _, answers = _ingest(t, orders.as_bytes())
+    assert t.count("submission") == 1  # the player's orders did not vanish
+    receipts = [a for a in answers if a["Subject"] == "[pbem g1] turn file accepted"]
+    assert len(receipts) == 1 and "alice@example.org" in str(receipts[0]["To"])
+
+
+# --- a mail of many MIME parts -----------------------------------------------------
+
+
+def test_many_mime_parts_parsed_once_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import email.parser
+
+    from pbem.mail import intake as mail_intake
+    from pbem.mail import readers
+
+    msg = EmailMessage()
+    msg["From"] = "alice@example.org"
+    msg["Subject"] = "parts"
+    msg["Message-ID"] = "<parts@example.org>"
+    msg.set_content("nothing here\n")
+    for i in range(1500):
+        msg.add_attachment(b"x", maintype="application", subtype="octet-stream", filename=f"p{i}.bin")
+    raw = msg.as_bytes()
+    parses: list[int] = []
+    real = email.parser.BytesParser.parsebytes
+
+    def counting(self, text, headersonly=False):  # type: ignore[no-untyped-def]
+        if not headersonly:
+            parses.append(len(text))
+        return real(self, text, headersonly)
+
+    monkeypatch.setattr(email.parser.BytesParser, "parsebytes", counting)
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp())
+    box = mailbox.Maildir(folder / "box", create=True)
+    box.add(raw)
+    summary = readers.ingest_maildir(
+        folder / "box", lambda *a: readers.SubmitOutcome(False, ("x",)), lambda *a: readers.SubmitOutcome(False, ("x",)),
+        None, SENDER,
+    )  # fmt: skip
+    (outcome,) = summary.outcomes
+    assert any(f"over {mail_intake.MAX_PARTS} MIME parts" in line for line in outcome.lines)
+    assert len([n for n in parses if n >= len(raw) - 10]) == 1  # the whole message parsed once
