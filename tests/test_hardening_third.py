@@ -628,3 +628,35 @@ def test_many_mime_parts_parsed_once_and_bounded(monkeypatch: pytest.MonkeyPatch
     (outcome,) = summary.outcomes
     assert any(f"over {mail_intake.MAX_PARTS} MIME parts" in line for line in outcome.lines)
     assert len([n for n in parses if n >= len(raw) - 10]) == 1  # the whole message parsed once
+
+
+# --- a turn file written before a rollback ----------------------------------------------
+
+
+def _awaiting(t: Table) -> list[str]:
+    import json
+
+    r = t.run("status", "g1", "--json")
+    assert r.exit_code == 0, r.stderr
+    return json.loads(r.stdout)["awaiting"]
+
+
+def _sign_file(t: Table, path: Path, side: str) -> None:
+    key, _ = t.key(side)
+    assert t.run("sign", str(path), "--key", str(key)).exit_code == 0
+
+
+def test_turn_file_written_before_a_rollback_says_so(table: Table) -> None:
+    t = _game(table)
+    for _ in range(2):
+        assert t.run("process", "g1", "--force-nmr").exit_code == 0
+    side = _awaiting(t)[0]
+    stale = t.tmp / "stale.txt"
+    assert t.run("orders", "g1", "--side", side, "-o", str(stale)).exit_code == 0  # for resolution 3
+    _sign_file(t, stale, side)
+    assert t.run("rollback", "g1", "--to", "1").exit_code == 0  # resolution 3 is awaited again, after 1's position
+    r = t.run("submit", str(stale))
+    assert r.exit_code == 1
+    _one_clean_line(r.stderr)
+    assert "set aside by the rollback of" in r.stderr and "to resolution 1" in r.stderr, r.stderr
+    assert "write against the latest report" in r.stderr
