@@ -9,11 +9,14 @@ import mailbox
 import marshal
 import os
 import pickle
+import re
 import time
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
@@ -660,3 +663,112 @@ def test_turn_file_written_before_a_rollback_says_so(table: Table) -> None:
     _one_clean_line(r.stderr)
     assert "set aside by the rollback of" in r.stderr and "to resolution 1" in r.stderr, r.stderr
     assert "write against the latest report" in r.stderr
+
+
+# --- damaged archives given to pbem audit --archive --------------------------------------
+
+PYTHON_WORDS = re.compile(r"TypeError|KeyError|AttributeError|IndexError|NoneType|object is not|\{'|Traceback")
+
+
+@pytest.fixture(scope="module")
+def played_archive(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A real archive: a game of four resolutions with bots' signed orders."""
+    import json
+
+    folder = tmp_path_factory.mktemp("archive")
+    t = _game(Table(folder, folder / "referee.db"))
+    for n in range(4):
+        for side in _awaiting(t):
+            path = folder / f"t{n}-{side}.txt"
+            assert (
+                t.run("orders", "g1", "--side", side, "--bot", "random", "--seed", str(n), "-o", str(path)).exit_code
+                == 0
+            )
+            _sign_file(t, path, side)
+            assert t.run("submit", str(path)).exit_code == 0, path
+        assert t.run("process", "g1").exit_code == 0
+    assert t.run("rollback", "g1", "--to", "3").exit_code == 0
+    assert t.run("process", "g1", "--force-nmr").exit_code == 0
+    out = folder / "g1.json"
+    assert t.run("export", "g1", "-o", str(out)).exit_code == 0
+    archive = json.loads(out.read_text())
+    assert archive["resolutions"] and archive["set_aside"]
+    assert any(r["submissions"] for r in archive["resolutions"])
+    return archive
+
+
+def _paths(value: object, path: tuple = ()) -> list[tuple]:
+    """Every path into a JSON document, (key or index, ...), but inside events and
+    positions (their insides are compared whole, not read field by field)."""
+    out = [path] if path else []
+    if path and path[-1] in ("events", "tables", "result"):
+        return out
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            out.extend(_paths(inner, (*path, key)))
+    elif isinstance(value, list):
+        for i, inner in enumerate(value[:3]):
+            out.extend(_paths(inner, (*path, i)))
+    return out
+
+
+def _audit_archive_file(tmp: Path, archive: object) -> tuple[int, str]:
+    import json
+
+    from typer.testing import CliRunner
+
+    from pbem.cli.application import app
+
+    path = tmp / "damaged.json"
+    path.write_text(json.dumps(archive))
+    result = CliRunner().invoke(app, ["audit", "--archive", str(path)], catch_exceptions=False)
+    return result.exit_code, result.stderr
+
+
+def test_damaged_archive_names_the_broken_field(played_archive: dict, tmp_path: Path) -> None:
+    import copy
+
+    archive = copy.deepcopy(played_archive)
+    roll_at = next(i for i, r in enumerate(archive["resolutions"]) if r["rolls"])
+    archive["resolutions"][roll_at]["rolls"][0]["sides"] = None
+    code, err = _audit_archive_file(tmp_path, archive)
+    assert code == 1
+    assert (
+        err
+        == f"pbem: audit failed: archive is malformed: archive.resolutions[{roll_at}].rolls[0].sides: expected an integer, found null\n"
+    )
+    archive = copy.deepcopy(played_archive)
+    archive["set_aside"] = None
+    code, err = _audit_archive_file(tmp_path, archive)
+    assert (code, err) == (
+        1,
+        "pbem: audit failed: archive is malformed: archive.set_aside: expected a list, found null\n",
+    )
+
+
+MUTATIONS = ("delete", None, "text", 1.5, -1, [], {}, True, [None], {"k": None})
+
+
+@settings(max_examples=int(os.environ.get("PBEM_FUZZ_EXAMPLES", "40")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])  # fmt: skip
+@given(data=st.data())
+def test_fuzzed_archive_fields_end_in_one_line(played_archive: dict, tmp_path: Path, data: st.DataObject) -> None:
+    import copy
+
+    archive = copy.deepcopy(played_archive)
+    paths = _paths(archive)
+    path = data.draw(st.sampled_from(paths), label="path")
+    mutation = data.draw(st.sampled_from(MUTATIONS), label="mutation")
+    parent = archive
+    for step in path[:-1]:
+        parent = parent[step]
+    if mutation == "delete":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = copy.deepcopy(mutation)
+    code, err = _audit_archive_file(tmp_path, archive)
+    assert code in (0, 1), err
+    if code == 1:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("pbem: "), err
+        assert not PYTHON_WORDS.search(err), err

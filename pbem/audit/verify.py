@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from pbem import dice as dicev1
+from pbem.audit import shape
 from pbem.dice import chains as dice_chains
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, Orders, Position, Resolution, Ruleset, TableError
@@ -71,6 +72,10 @@ def _all_resolutions(archive: dict[str, Any]) -> list[tuple[dict[str, Any], bool
 
 
 def audit_archive(archive: dict[str, Any]) -> AuditSummary:
+    try:
+        shape.check(archive)  # every field the audit reads, of its type: one line naming a broken one
+    except shape.ShapeError as exc:
+        raise AuditFailure(f"archive is malformed: {exc}") from None
     try:
         return _audit(archive)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
