@@ -79,6 +79,24 @@ def write_file(path: Path, data: str | bytes, *, mode: int = 0o666, new: bool = 
     return path
 
 
+def append_file(path: Path, text: str) -> Path:
+    """Append ``text`` (UTF-8) to ``path`` (made if missing), never through a
+    symbolic link in its place, never into anything but a plain file."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path) from None
+        if exc.errno == errno.ENXIO:
+            raise UnsafePath(f"refusing to write into {path}: it is not a plain file") from None
+        raise
+    with open(fd, "ab") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePath(f"refusing to write into {path}: it is not a plain file")
+        f.write(text.encode("utf-8"))
+    return path
+
+
 def replace_file(path: Path, data: str | bytes) -> Path:
     """Write ``data`` to ``path`` at once: into a new temporary file of the same
     folder (a fresh random name, created exclusively, so no planted link is met),

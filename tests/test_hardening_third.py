@@ -285,6 +285,11 @@ def test_other_writers_refuse_planted_links(table: Table) -> None:
     r = t.run("sign", str(out / "inline.txt"), "--key", str(key), "--inline")
     assert r.exit_code == 1 and "symbolic link" in r.stderr, r.stderr
     assert inline_victim.read_text() == turn.read_text()
+    # the seen-file of a folder of turn files (ingest --dir)
+    link, victim = planted(".pbem-ingest-seen")
+    (out / "t.txt").write_bytes(_signed_orders(t))
+    r = t.run("ingest", "--dir", str(out))
+    assert "Traceback" not in r.stderr and victim.read_text() == VICTIM_TEXT, r.stderr
     # pbem keygen: a dangling link (or one to a file) in the new key's place
     for name in ("k1", "k2.pub"):
         link, victim = planted(name)
@@ -542,7 +547,8 @@ def test_new_table_survives_deep_toml_and_huge_files(table: Table) -> None:
     for path in (deep, inline, big):
         r = _new_with_table(t, path)
         assert r.returncode == 1, r.stderr  # type: ignore[attr-defined]
-        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr  # type: ignore[attr-defined]
+        stderr = str(r.stderr)  # type: ignore[attr-defined]
+        assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
     assert "64 KiB" in r.stderr  # type: ignore[attr-defined]
     assert t.dump(skip=()) == games_before
 
@@ -624,10 +630,11 @@ def test_many_mime_parts_parsed_once_and_bounded(monkeypatch: pytest.MonkeyPatch
     folder = Path(tempfile.mkdtemp())
     box = mailbox.Maildir(folder / "box", create=True)
     box.add(raw)
-    summary = readers.ingest_maildir(
-        folder / "box", lambda *a: readers.SubmitOutcome(False, ("x",)), lambda *a: readers.SubmitOutcome(False, ("x",)),
-        None, SENDER,
-    )  # fmt: skip
+
+    def refuse(*_args: object) -> readers.SubmitOutcome:
+        return readers.SubmitOutcome(False, ("x",))
+
+    summary = readers.ingest_maildir(folder / "box", refuse, refuse, None, SENDER)
     (outcome,) = summary.outcomes
     assert any(f"over {mail_intake.MAX_PARTS} MIME parts" in line for line in outcome.lines)
     assert len([n for n in parses if n >= len(raw) - 10]) == 1  # the whole message parsed once
@@ -733,10 +740,8 @@ def test_damaged_archive_names_the_broken_field(played_archive: dict, tmp_path: 
     archive["resolutions"][roll_at]["rolls"][0]["sides"] = None
     code, err = _audit_archive_file(tmp_path, archive)
     assert code == 1
-    assert (
-        err
-        == f"pbem: audit failed: archive is malformed: archive.resolutions[{roll_at}].rolls[0].sides: expected an integer, found null\n"
-    )
+    field = f"archive.resolutions[{roll_at}].rolls[0].sides"
+    assert err == f"pbem: audit failed: archive is malformed: {field}: expected an integer, found null\n"
     archive = copy.deepcopy(played_archive)
     archive["set_aside"] = None
     code, err = _audit_archive_file(tmp_path, archive)

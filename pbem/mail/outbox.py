@@ -399,7 +399,11 @@ def deliver(
     rows stay queued and :class:`Delivery` says why."""
     from pbem.mail.smtp import LoginError, SendError
 
-    clock: Callable[[], datetime] = (lambda: now) if now is not None else store.utcnow  # type: ignore[assignment,return-value]
+    fixed = now
+
+    def clock() -> datetime:  # a claim's time: the caller's ``now`` if given, else the clock's
+        return fixed if fixed is not None else store.utcnow()
+
     now = now or store.utcnow()
     due = due_rows(engine, now)
     result = Delivery([], [], [])

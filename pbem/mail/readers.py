@@ -220,8 +220,9 @@ class SeenStore:
         new = [key for key in self._keys(raw_sha256, message_id) if key not in self.entries]
         if not new:
             return
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write("".join(key + "\n" for key in new))
+        from pbem import paths
+
+        paths.append_file(self.path, "".join(key + "\n" for key in new))
         self.entries.update(new)
 
 

@@ -1,6 +1,6 @@
 """Compiled templates kept between processes (Jinja's bytecode cache), so that a
 command that writes a report does not compile its templates again in every
-process (issue 14).
+process.
 
 The folder is per user: ``$PBEM_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/pbem/templates``, else ``~/.cache/pbem/templates``; it is made

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-SCHEMA_VERSION = 4  # 4: outbox.claimed_by, outbox.claimed_at (a delivery claims a row); 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
+SCHEMA_VERSION = 4
+"""2: game.seed_checkpoints; 3: dice_chain (extensions), house_table, outbox, intake,
+intake_part, game_clock, late_turn, player_change, site (new tables); 4:
+outbox.claimed_by, outbox.claimed_at (a delivery claims a row before sending it)."""
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
