@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from pbem.mail.intake import header_line
+from pbem.mail.intake import Candidate, header_line
 
 if TYPE_CHECKING:
     pass
@@ -160,3 +160,25 @@ def _header_items(msg: email.message.Message) -> list[tuple[str, str]]:
         return [(str(name), str(value)) for name, value in msg.items()]
     except Exception:
         return []
+
+
+def named_in(candidates: Sequence[Candidate]) -> list[tuple[str, str | None]]:
+    """The (game, side) each turn file's header names (as written: not yet trusted)."""
+    named = []
+    for c in candidates:
+        fields: dict[str, str] = {}
+        for line in c.message[:4096].split(b"\n\n", 1)[0].decode("utf-8", "replace").splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line.startswith("#"):
+                fields.setdefault(key.strip().lower(), value.strip())
+        if fields.get("game"):
+            named.append((fields["game"][:64], fields.get("side") or None))
+    return named
+
+
+def reply_subject(game: str | None, verdict: str, ok: bool) -> str:
+    """An answer's Subject: the referee's words only, never the sender's."""
+    if game is None:
+        return "[pbem] message not understood" if not ok else f"[pbem] turn file {verdict}"
+    what = {"accepted": "accepted", "refused": "refused", "checked": "checked: valid" if ok else "checked: problems"}
+    return f"[pbem {game}] turn file {what.get(verdict, verdict)}"

@@ -56,7 +56,7 @@ from functools import partial
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from pbem.mail.build import receipt_email
+from pbem.mail.build import named_in, receipt_email, reply_subject
 from pbem.mail.intake import (
     HEAD_BYTES,
     MAX_MESSAGE_BYTES,
@@ -432,20 +432,6 @@ def _one_message(
     return outcome
 
 
-def _named(candidates: Sequence[Candidate]) -> list[tuple[str, str | None]]:
-    """The (game, side) each turn file's header names (as written: not yet trusted)."""
-    named = []
-    for c in candidates:
-        fields: dict[str, str] = {}
-        for line in c.message[:4096].split(b"\n\n", 1)[0].decode("utf-8", "replace").splitlines():
-            key, sep, value = line.partition(":")
-            if sep and not line.startswith("#"):
-                fields.setdefault(key.strip().lower(), value.strip())
-        if fields.get("game"):
-            named.append((fields["game"][:64], fields.get("side") or None))
-    return named
-
-
 def _answer_to(intake: Intake, verdict: Verdict, ledger: Ledger) -> tuple[str | None, str | None]:
     """(whom to answer, the game the answer is about) — docs/guide.md, "Who gets an
     answer".  A receipt of accepted orders goes to the sender (and, added by the
@@ -454,7 +440,7 @@ def _answer_to(intake: Intake, verdict: Verdict, ledger: Ledger) -> tuple[str | 
     (nobody when that side has none), else the sender's when it is a registered
     player's, else, when nothing names a game, the envelope sender.  Reply-To and
     From alone never steer a refusal to a stranger."""
-    games = [(game, side, *ledger.side_address(game, side)) for game, side in _named(intake.candidates)]
+    games = [(game, side, *ledger.side_address(game, side)) for game, side in named_in(intake.candidates)]
     known = [(game, side, address) for game, side, exists, address in games if exists]
     game = known[0][0] if known else None
     if verdict is Verdict.ACCEPTED:
@@ -465,14 +451,6 @@ def _answer_to(intake: Intake, verdict: Verdict, ledger: Ledger) -> tuple[str | 
     if intake.sender and ledger.may_answer(intake.sender):
         return intake.sender, None
     return intake.return_path, None
-
-
-def reply_subject(game: str | None, verdict: str, ok: bool) -> str:
-    """An answer's Subject: the referee's words only, never the sender's."""
-    if game is None:
-        return "[pbem] message not understood" if not ok else f"[pbem] turn file {verdict}"
-    what = {"accepted": "accepted", "refused": "refused", "checked": "checked: valid" if ok else "checked: problems"}
-    return f"[pbem {game}] turn file {what.get(verdict, verdict)}"
 
 
 def _judge(
