@@ -777,3 +777,28 @@ def test_fuzzed_archive_fields_end_in_one_line(played_archive: dict, tmp_path: P
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("pbem: "), err
         assert not PYTHON_WORDS.search(err), err
+
+
+def test_mail_of_25000_parts_is_refused_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import email.parser
+
+    from pbem.mail import intake as mail_intake
+
+    parts = "".join("--b\r\nContent-Type: text/plain\r\n\r\nx\r\n" for _ in range(25_000))
+    raw = (
+        "From: a@example.org\r\nSubject: parts\r\nMessage-ID: <p@example.org>\r\nMIME-Version: 1.0\r\n"
+        f"Content-Type: multipart/mixed; boundary=b\r\n\r\n{parts}--b--\r\n"
+    ).encode()
+    whole: list[int] = []
+    real = email.parser.BytesParser.parsebytes
+
+    def counting(self, text, headersonly=False):  # type: ignore[no-untyped-def]
+        if not headersonly:
+            whole.append(len(text))
+        return real(self, text, headersonly)
+
+    monkeypatch.setattr(email.parser.BytesParser, "parsebytes", counting)
+    read = mail_intake.read_message(raw)
+    assert not whole  # never parsed whole
+    assert read.problems and "over 1000 MIME parts: not read" in read.problems[0]
+    assert read.sender == "a@example.org" and read.message_id == "<p@example.org>"

@@ -126,6 +126,17 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
                 f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file alone, it is at most 64 KiB)",
             ),
         )
+    if raw.count(b"\n--") > 4 * MAX_PARTS:  # boundary lines, counted before parsing: the parse is what costs
+        headers = read_headers(raw)
+        return Intake(
+            (),
+            _is_check(header_line(headers, "Subject")),
+            _sender(headers),
+            _date(headers),
+            header_line(headers, "Message-ID"),
+            (f"message has over {MAX_PARTS} MIME parts: not read (send the turn file and its .sig alone)",),
+            return_path=_return_path(headers),
+        )
     try:
         with limits.time_limit(limits.MAIL_PARSE_SECONDS, "the message"):
             msg = email.message_from_bytes(raw, policy=email.policy.default)
