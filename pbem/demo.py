@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from pbem import store
+from pbem import paths, store
 from pbem.audit import archive, site
 from pbem.audit import verify as audit
 from pbem.referee import intake, lifecycle, resolve
@@ -92,8 +92,8 @@ def play_game(
             message = text.encode("utf-8")
             signature = sshsig.sign(message, signers[side])
             path = turns / f"turn-{st.turn:03d}-{side}.txt"
-            path.write_bytes(message)
-            path.with_name(path.name + ".sig").write_text(signature, encoding="utf-8")
+            paths.write_file(path, message)
+            paths.write_file(path.with_name(path.name + ".sig"), signature)
             intake.submit(engine, message, signature, source=str(path.name))
         outcome = resolve.resolve_next(engine, game_id)
         if outcome.resolved is None:
@@ -166,8 +166,8 @@ def play_by_tick(
             text = lifecycle.next_turn_file(engine, game_id, side, bot=bot_of[side], seed=seed)
             message = text.encode("utf-8")
             path = drop / f"turn-{st.turn:03d}-{side}.txt"
-            path.write_bytes(message)
-            path.with_name(path.name + ".sig").write_text(sshsig.sign(message, signers[side]), encoding="utf-8")
+            paths.write_file(path, message)
+            paths.write_file(path.with_name(path.name + ".sig"), sshsig.sign(message, signers[side]))
         if skip:
             late_side = ""  # only once
             from pbem.store.transaction import transaction
@@ -191,10 +191,10 @@ def play_by_tick(
                 on_resolution()
         if after.turn == st.turn:
             raise RuntimeError(f"{game_id}: turn {st.turn} did not resolve")
-    (folder / "referee.log").write_text("\n".join(log_lines) + "\n", encoding="utf-8")
+    paths.write_file(folder / "referee.log", "\n".join(log_lines) + "\n")
     rows = [r for r in outbox.rows(engine) if r.game_id == game_id]
-    (folder / "outbox.txt").write_text(
-        "".join(f"{r.id:>4} {r.state:<8} {r.kind:<9} {r.to:<22} {r.subject}\n" for r in rows), encoding="utf-8"
+    paths.write_file(
+        folder / "outbox.txt", "".join(f"{r.id:>4} {r.state:<8} {r.kind:<9} {r.to:<22} {r.subject}\n" for r in rows)
     )
     result = _finish(engine, game_id, folder, "farrapos", info.id, info.sides)
     return DemoResult(**{**result.__dict__, "links": (("referee log", "referee.log"), ("outbox", "outbox.txt"))})
@@ -303,4 +303,4 @@ def _write_index(out: Path, results: list[DemoResult]) -> None:
         + "".join(rows)
         + "</table></body></html>\n"
     )
-    (out / "index.html").write_text(page, encoding="utf-8")
+    paths.write_file(out / "index.html", page)

@@ -9,9 +9,11 @@ side, for databases made before the rule."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
+import stat
 from pathlib import Path
 
 GAME_ID_RULE = "a game id is 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'"
@@ -42,21 +44,90 @@ def inside(folder: Path, *parts: str) -> Path:
     return folder.joinpath(*parts)
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _link_refused(path: Path) -> UnsafePath:
+    return UnsafePath(f"refusing to write through the symbolic link {path}")
+
+
+def write_file(path: Path, data: str | bytes, *, mode: int = 0o666, new: bool = False) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path``: every file pbem writes goes
+    through here (or :func:`replace_file`).  A symbolic link in ``path``'s place is
+    never followed (``O_NOFOLLOW``: refused with :class:`UnsafePath`), nor is
+    anything but a plain file written into (a FIFO, a device).  ``new``: the file
+    must not exist (``FileExistsError``); ``mode`` is the new file's mode before the
+    umask."""
+    flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | (os.O_EXCL if new else 0)
+    try:
+        fd = os.open(path, flags, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (new and exc.errno == errno.EEXIST and os.path.islink(path)):
+            raise _link_refused(path) from None
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
+            raise UnsafePath(f"refusing to write into {path}: it is not a plain file") from None
+        raise
+    with open(fd, "wb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePath(f"refusing to write into {path}: it is not a plain file")
+        os.set_blocking(fd, True)
+        if new and not mode & 0o077:
+            os.fchmod(fd, mode)  # a private file is exactly ``mode``, whatever the umask
+        if not new:
+            f.truncate(0)
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def append_file(path: Path, text: str) -> Path:
+    """Append ``text`` (UTF-8) to ``path`` (made if missing), never through a
+    symbolic link in its place, never into anything but a plain file."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path) from None
+        if exc.errno == errno.ENXIO:
+            raise UnsafePath(f"refusing to write into {path}: it is not a plain file") from None
+        raise
+    with open(fd, "ab") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePath(f"refusing to write into {path}: it is not a plain file")
+        f.write(text.encode("utf-8"))
+    return path
+
+
+def replace_file(path: Path, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` at once: into a new temporary file of the same
+    folder (a fresh random name, created exclusively, so no planted link is met),
+    then renamed over ``path``.  A symbolic link in ``path``'s place is refused, as
+    by :func:`write_file`."""
+    if path.is_symlink():
+        raise _link_refused(path)
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            write_file(tmp, data, new=True)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
 def write_inside(folder: Path, name: str, text: str) -> Path:
     """Write ``text`` (UTF-8) to the file ``name`` of ``folder``, refusing what
     :func:`inside` refuses: a name that is not a plain name, and a symbolic link
     in its place (never followed).  It resolves no path: a resolution's reports
     write six files, and resolving each one's whole path took longer than
-    writing it (since the speed work)."""
+    writing it."""
     if not _plain(name):
         raise UnsafePath(f"refusing to write outside {folder}: {name!r} is not a plain name")
-    path = folder / name
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o666)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnsafePath(f"refusing to write through the symbolic link {path}") from None
-        raise
-    with open(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    return path
+    return write_file(folder / name, text)

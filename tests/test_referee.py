@@ -153,9 +153,9 @@ def test_receipt_goes_to_sender_and_registered_address_spam_is_not_answered_pois
     replies = [m for m in mails if m["In-Reply-To"]]
     receipt = next(m for m in replies if m["In-Reply-To"] == "<orders-1@example.net>")
     assert sorted(a.strip() for a in receipt["To"].split(",")) == ["alice.home@example.net", REP]
-    assert "(accepted)" in receipt["Subject"]
+    assert receipt["Subject"] == "[pbem g1] turn file accepted"
     refusal = next(m for m in replies if m["In-Reply-To"] == "<poison@example.net>")
-    assert refusal["To"] == "rep.other@example.net", "a message carrying a pbem header is answered"
+    assert refusal["To"] == REP, "a message naming a game is answered at the address the game knows"
     assert not any(m["In-Reply-To"] == "<spam@spam.example>" for m in mails), "no backscatter"
     # Nothing is judged twice.
     before = rows(table, "SELECT COUNT(*) FROM intake")[0][0]

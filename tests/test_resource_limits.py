@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from pbem import store
+from pbem.mail import folder as folder_intake
 from pbem.mail import intake as mail_intake
 from pbem.referee import intake as submitting
 from pbem.referee import lifecycle, verdict
@@ -202,7 +203,7 @@ def test_ingest_dir_refuses_a_100_mb_file_unread(referee: tuple[Path, Any], tmp_
     folder.mkdir()
     sparse_file(folder / "big.txt", head=b"game: g1\n")
     submit, check = callables(engine, ingest)
-    summary, peak = peak_traced(lambda: ingest.ingest_dir(folder, submit, check))
+    summary, peak = peak_traced(lambda: folder_intake.ingest_dir(folder, submit, check))
     [outcome] = summary.outcomes
     assert outcome.verdict is ingest.Verdict.REFUSED
     assert any("64 KiB" in line for line in outcome.lines), outcome.lines

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pbem import limits, store
+from pbem import limits, paths, store
 from pbem.dice import chains as dice_chains
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
@@ -243,9 +243,7 @@ def _ledger(tx: Tx, game_id: str) -> list[dict[str, Any]]:
 
 def export(engine: Database, game_id: str, path: Path) -> dict[str, Any]:
     archive = build_archive(engine, game_id)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(archive, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    paths.replace_file(path, json.dumps(archive, indent=1, ensure_ascii=False) + "\n")
     return archive
 
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from markupsafe import Markup
 
-from pbem import store
+from pbem import paths, store
 from pbem.audit import archive, feed, verify
 from pbem.referee import deadlines
 from pbem.reports import assemble as reporting
@@ -86,9 +86,7 @@ def write_site(db: Database, game_id: str, folder: Path, site_url: str | None = 
     written: list[Path] = []
 
     def put(name: str, text: str) -> None:
-        path = folder / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+        written.append(paths.write_file(folder / name, text))
 
     latest, ks, sides = _write_reports(db, game_id, put)
     _drop_set_aside_pages(folder, ks, sides)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pbem import dice as dicev1
-from pbem.audit import civil, ledger_check
+from pbem.audit import civil, ledger_check, shape
 from pbem.audit.errors import AuditFailure
 from pbem.audit.secrets import all_resolutions, archive_chains, leaked_secrets
 from pbem.dice import chains as dice_chains
@@ -96,6 +96,10 @@ def audit_archive(
     from pbem.audit import binding
 
     held = dict(held_keys or {})
+    try:
+        shape.check(archive)  # every field the audit reads, of its type: one line naming a broken one
+    except shape.ShapeError as exc:
+        raise AuditFailure(f"archive is malformed: {exc}") from None
     try:
         if anchors or held:
             chains = [c.anchor for c in archive_chains(archive)]

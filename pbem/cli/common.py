@@ -114,10 +114,9 @@ def write_output(path: Path, content: str | bytes, done: str) -> None:
         if done:
             typer.echo(done, err=True)
         return
-    if isinstance(content, bytes):
-        path.write_bytes(content)
-    else:
-        path.write_text(content, encoding="utf-8")
+    from pbem import paths
+
+    paths.write_file(path, content)  # never through a symbolic link in its place
     if done:
         typer.echo(done)
 
@@ -125,9 +124,14 @@ def write_output(path: Path, content: str | bytes, done: str) -> None:
 def _read(path: Path, limit: int | None = None) -> bytes:
     if not path.is_file():
         fail(f"{path}: no such file")
-    if limit is not None and path.stat().st_size > limit:
-        fail(f"{path}: {path.stat().st_size} bytes is over the {limit // 1024} KiB limit for a turn file")
-    return path.read_bytes()
+    if limit is None:
+        return path.read_bytes()
+    from pbem import limits
+
+    try:
+        return limits.read_at_most(path, limit)
+    except limits.TooLarge as exc:
+        fail(f"{path}: {exc.size} bytes is over the {limit // 1024} KiB limit for a turn file")
 
 
 def _pairs(values: list[str], what: str) -> dict[str, str]:

@@ -92,7 +92,9 @@ def orders(
         if output is None or is_stdout(output):
             sys.stdout.write(text)
         else:
-            output.write_text(text, encoding="utf-8")
+            from pbem import paths
+
+            paths.write_file(output, text)
             typer.echo(f"wrote {output}")
 
 
@@ -124,7 +126,7 @@ def check(
             from pbem.turnfiles import position_file
 
             try:
-                kept = position_file.load(_read(position), str(position))
+                kept = position_file.load(position_file.read(position), str(position))
             except position_file.PositionFileError as exc:
                 fail(str(exc))
             checked = verdict.check_offline(data, _signature_for(file, sig), kept)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 from typing import TYPE_CHECKING
 
-from pbem.mail.intake import header_line
+from pbem.mail.intake import Candidate, header_line
 
 if TYPE_CHECKING:
     pass
@@ -41,14 +41,20 @@ def receipt_email(
     *,
     check_only: bool = False,
     recipient: str | None = None,
+    subject: str | None = None,
+    identity: str | None = None,
 ) -> EmailMessage:
     """The answer to one incoming message: a receipt with the orders as understood
     (``accepted``), the result of a check (``check_only``), or a refusal listing
     each problem by line.  It replies to the original (In-Reply-To, References,
     ``Re:`` subject) and is marked ``Auto-Submitted: auto-replied`` so other robots
-    do not answer it.  Its Message-ID is derived from the original's, so the same
-    message never gets two different receipts."""
+    do not answer it.  Its Message-ID is derived from ``identity`` (the message's
+    digest: two messages that share a Message-ID get two answers) or else the
+    original's Message-ID, so the same message never gets two different receipts.
+    ``subject``: the answer's whole Subject, in the referee's words (mail intake
+    never echoes the sender's); without it, ``Re:`` the original's."""
     original_id = header_line(original, "Message-ID")
+    own_subject = subject
     subject = plain_subject(original) or "your orders"
     verdict = (
         ("checked: valid" if accepted else "checked: problems")
@@ -61,11 +67,11 @@ def receipt_email(
     if to:
         msg["To"] = to
     base = subject if subject.lower().startswith("re:") else f"Re: {subject}"
-    msg["Subject"] = f"{base} ({verdict})"
+    msg["Subject"] = own_subject or f"{base} ({verdict})"
     msg["Date"] = email.utils.formatdate(localtime=False)
     # Without a Message-ID, the header lines identify the message (never str(original):
     # flattening a deeply nested message recurses without bound).
-    seed = original_id or "\n".join(f"{name}: {value}" for name, value in _header_items(original))
+    seed = identity or original_id or "\n".join(f"{name}: {value}" for name, value in _header_items(original))
     msg["Message-ID"] = (
         f"<pbem.receipt.{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:24]}@{MESSAGE_ID_DOMAIN}>"
     )
@@ -85,7 +91,7 @@ def receipt_email(
             check_only=check_only,
             lines=list(lines),
             original_id=original_id,
-            original_subject=subject,
+            original_subject=None if own_subject else subject,
         )
     )
     msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
@@ -154,3 +160,25 @@ def _header_items(msg: email.message.Message) -> list[tuple[str, str]]:
         return [(str(name), str(value)) for name, value in msg.items()]
     except Exception:
         return []
+
+
+def named_in(candidates: Sequence[Candidate]) -> list[tuple[str, str | None]]:
+    """The (game, side) each turn file's header names (as written: not yet trusted)."""
+    named = []
+    for c in candidates:
+        fields: dict[str, str] = {}
+        for line in c.message[:4096].split(b"\n\n", 1)[0].decode("utf-8", "replace").splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line.startswith("#"):
+                fields.setdefault(key.strip().lower(), value.strip())
+        if fields.get("game"):
+            named.append((fields["game"][:64], fields.get("side") or None))
+    return named
+
+
+def reply_subject(game: str | None, verdict: str, ok: bool) -> str:
+    """An answer's Subject: the referee's words only, never the sender's."""
+    if game is None:
+        return "[pbem] message not understood" if not ok else f"[pbem] turn file {verdict}"
+    what = {"accepted": "accepted", "refused": "refused", "checked": "checked: valid" if ok else "checked: problems"}
+    return f"[pbem {game}] turn file {what.get(verdict, verdict)}"

@@ -81,9 +81,22 @@ class Intake:
     sent: datetime | None
     message_id: str | None
     problems: tuple[str, ...]
+    parsed: Message | None = None
+    """The message as parsed (read once: the reply is written from it too); None
+    when it was not parsed (over its size, or unparseable)."""
+    return_path: str | None = None
+    """The envelope sender (``Return-Path``, written by the receiving server)."""
 
 
 HEAD_BYTES = 256 * 1024
+MAX_PARTS = 1000
+"""MIME parts walked in one message, at most (a turn file and its signature are
+two; a message of 25,000 parts is refused, not walked)."""
+
+
+def sent_of(raw: bytes) -> datetime | None:
+    """When a message was sent (its Date), read from its header alone."""
+    return _date(read_headers(raw))
 
 
 def read_headers(raw: bytes) -> Message:
@@ -107,12 +120,24 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
             candidates=(),
             check_only=_is_check(header_line(headers, "Subject")),
             sender=_sender(headers),
+            return_path=_return_path(headers),
             sent=_date(headers),
             message_id=header_line(headers, "Message-ID"),
             problems=(
                 f"message is {size} bytes, over the limit of {max_bytes} bytes: not read (send the turn file "
                 "alone, it is at most 64 KiB)",
             ),
+        )
+    if raw.count(b"\n--") > 4 * MAX_PARTS:  # boundary lines, counted before parsing: the parse is what costs
+        headers = read_headers(raw)
+        return Intake(
+            (),
+            _is_check(header_line(headers, "Subject")),
+            _sender(headers),
+            _date(headers),
+            header_line(headers, "Message-ID"),
+            (f"message has over {MAX_PARTS} MIME parts: not read (send the turn file and its .sig alone)",),
+            return_path=_return_path(headers),
         )
     try:
         with limits.time_limit(limits.MAIL_PARSE_SECONDS, "the message"):
@@ -147,6 +172,8 @@ def read_message(raw: bytes, max_bytes: int = MAX_MESSAGE_BYTES, *, size: int | 
         sent=_date(msg),
         message_id=header_line(msg, "Message-ID"),
         problems=tuple(problems),
+        parsed=msg,
+        return_path=_return_path(msg),
     )
 
 
@@ -179,6 +206,12 @@ def _sender(msg: Message) -> str | None:
     return None
 
 
+def _return_path(msg: Message) -> str | None:
+    value = header_line(msg, "Return-Path")
+    addr = email.utils.parseaddr(value)[1] if value else ""
+    return addr if "@" in addr else None
+
+
 def _date(msg: Message) -> datetime | None:
     value = header_line(msg, "Date")
     if not value:
@@ -203,7 +236,10 @@ def _find_candidates(msg: Message) -> tuple[list[Candidate], list[str]]:
     sigs: dict[str, str] = {}
     plain: list[str] = []
     html: list[str] = []
-    for part in msg.walk():
+    for n, part in enumerate(msg.walk()):
+        if n >= MAX_PARTS:
+            problems.append(f"message has over {MAX_PARTS} MIME parts: only the first {MAX_PARTS} were read")
+            break
         if part.is_multipart():
             continue
         ctype = part.get_content_type()
@@ -279,11 +315,17 @@ def _stem(name: str) -> str:
 
 
 def _part_text(part: Message, payload: bytes) -> str:
+    """A text part as text.  Some decoders (UTF-7's, reading ``+`` as the start of
+    a shifted run) leave lone surrogates, which no later step can store or
+    encode: each becomes U+FFFD, as any other undecodable byte."""
     charset = part.get_content_charset() or "utf-8"
     try:
-        return payload.decode(charset, errors="replace")
+        text = payload.decode(charset, errors="replace")
     except LookupError:
         return payload.decode("utf-8", errors="replace")
+    if charset.lower().replace("_", "-") not in ("utf-8", "utf8", "us-ascii", "ascii"):
+        text = text.encode("utf-8", errors="replace").decode("utf-8")
+    return text
 
 
 def _unflow(text: str, part: Message) -> str:

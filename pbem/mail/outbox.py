@@ -11,6 +11,19 @@ row ``sent`` only after the server accepted it.  A row's Message-ID is fixed
 when it is written and reused by every attempt, so a message sent twice (a crash
 between the server's acceptance and the mark) is one message to any client.
 
+Claims: several deliveries may run at once (two ``pbem tick`` passes from cron
+that overlap, ``serve`` beside a manual ``tick``, on SQLite or PostgreSQL).  Before
+sending a row a delivery claims it, in its own committed transaction: one
+``UPDATE`` that sets ``claimed_by`` (the holder: host, process id and a random
+word) and ``claimed_at`` where the row is pending, due, and unclaimed or claimed
+longer than :data:`CLAIM_LEASE` ago.  Only the delivery whose update changed the
+row sends it; the others pass it by.  Marking the row sent or refused clears the
+claim.  A holder that dies between claim and mark leaves a claim that lapses
+after the lease; the row is then sent again, with the same Message-ID.  So each
+row goes to the SMTP server at most once however many deliveries overlap, except
+after a crash between the server's acceptance and the mark (or a send that took
+longer than the lease), when it may go twice with the same Message-ID.
+
 Retries: a refusal that may pass (no connection, a 4xx answer) leaves the row
 ``pending`` with ``attempts`` + 1 and its next attempt ``backoff * 2**(attempts-1)``
 seconds later, at most :data:`BACKOFF_CAP` (1 hour); the default backoff is
@@ -21,6 +34,7 @@ failed rows (and makes pending ones due at once).
 
 from __future__ import annotations
 
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,6 +56,9 @@ FAILED = "failed"
 BACKOFF = 60.0
 BACKOFF_CAP = 3600.0
 MESSAGE_ID_DOMAIN = "pbem.invalid"
+CLAIM_LEASE = timedelta(minutes=10)
+"""How long a delivery's claim on a row holds (far longer than one SMTP send, whose
+connection times out in under a minute); past it the row may be claimed again."""
 
 KINDS = (
     "receipt",
@@ -289,21 +306,47 @@ def due_rows(engine: Database, now: datetime) -> list[Row]:
         ]
 
 
+def holder_id() -> str:
+    """Who claims rows: this host, this process and a random word (a process id
+    alone is reused)."""
+    import socket
+
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
+def claim(engine: Database, row: Row, holder: str, now: datetime) -> bool:
+    """Claim ``row`` for ``holder`` (see the module docstring): True if this
+    delivery may send it, False if another holds it or it is no longer due."""
+    with transaction(engine) as tx:
+        return (
+            tx.run(
+                "UPDATE outbox SET claimed_by = :holder, claimed_at = :now WHERE id = :id AND state = :pending"
+                " AND next_attempt <= :now AND (claimed_by IS NULL OR claimed_at < :lapsed)",
+                {"holder": holder, "now": now, "id": row.id, "pending": PENDING, "lapsed": now - CLAIM_LEASE},
+            )
+            == 1
+        )
+
+
 def _mark_sent(engine: Database, row: Row, now: datetime, subject: str) -> None:
     with transaction(engine) as tx:
         tx.run(
-            "UPDATE outbox SET state = :sent, sent = :now, attempts = attempts + 1, last_error = NULL, subject = "
-            ":subject WHERE id = :id",
+            "UPDATE outbox SET state = :sent, sent = :now, attempts = attempts + 1, last_error = NULL,"
+            " subject = :subject, claimed_by = NULL, claimed_at = NULL WHERE id = :id",
             {"sent": SENT, "now": now, "subject": subject, "id": row.id},
         )
 
 
-def _mark_refused(engine: Database, row: Row, now: datetime, error: str, permanent: bool, base: float) -> None:
+def _mark_refused(
+    engine: Database, row: Row, now: datetime, error: str, permanent: bool, base: float, holder: str = ""
+) -> None:
     attempts = row.attempts + 1
     with transaction(engine) as tx:
         tx.run(
-            "UPDATE outbox SET state = :state, attempts = :attempts, last_error = :error, next_attempt = :next "
-            "WHERE id = :id AND state = :pending",
+            "UPDATE outbox SET state = :state, attempts = :attempts, last_error = :error, next_attempt = :next,"
+            " claimed_by = NULL, claimed_at = NULL WHERE id = :id AND state = :pending"
+            # a row another delivery holds is its to mark
+            " AND (claimed_by IS NULL OR claimed_by = :holder OR claimed_at < :lapsed)",
             {
                 "state": FAILED if permanent else PENDING,
                 "attempts": attempts,
@@ -311,6 +354,8 @@ def _mark_refused(engine: Database, row: Row, now: datetime, error: str, permane
                 "next": now + backoff_after(attempts, base),
                 "pending": PENDING,
                 "id": row.id,
+                "holder": holder,
+                "lapsed": now - CLAIM_LEASE,
             },
         )
 
@@ -431,6 +476,11 @@ def deliver(
     rows stay queued and :class:`Delivery` says why."""
     from pbem.mail.smtp import LoginError, SendError
 
+    fixed = now
+
+    def clock() -> datetime:  # a claim's time: the caller's ``now`` if given, else the clock's
+        return fixed if fixed is not None else store.utcnow()
+
     now = now or store.utcnow()
     due = [r for r in due_rows(engine, now) if r.kind != WEBHOOK]  # webhooks: pbem/mail/webhook.py
     result = Delivery([], [], [])
@@ -450,27 +500,47 @@ def deliver(
             result.deferred.append((row, str(exc)))
         return result
     try:
+        holder = holder_id()
         for row in due:
             if stop is not None and stop():
                 break
-            try:
-                msg = message_of(engine, row, sender)
-            except Exception as exc:  # a row that cannot be built is failed, not retried forever
-                _mark_refused(engine, row, now, f"cannot build the message: {type(exc).__name__}: {exc}", True, backoff)
-                result.failed.append((row, str(exc)))
-                continue
-            try:
-                connection.send(msg)
-            except SendError as exc:
-                _mark_refused(engine, row, now, str(exc), exc.permanent, backoff)
-                (result.failed if exc.permanent else result.deferred).append((row, str(exc)))
-                if log:
-                    log(f"outbox {row.id}: {'failed' if exc.permanent else 'deferred'}: {exc}")
-                continue
-            _mark_sent(engine, row, now, str(msg["Subject"] or row.subject))
-            result.sent.append(row)
-            if log:
-                log(f"sent outbox {row.id} ({row.kind}) to {row.to}: {msg['Subject']}")
+            if claim(engine, row, holder, clock()):
+                _deliver_one(engine, connection, row, holder, sender, now, backoff, result, log)
     finally:
         connection.__exit__(None, None, None)
     return result
+
+
+def _deliver_one(
+    engine: Database,
+    connection: Sending,
+    row: Row,
+    holder: str,
+    sender: str,
+    now: datetime,
+    backoff: float,
+    result: Delivery,
+    log: Callable[[str], None] | None,
+) -> None:
+    """Send one claimed row and mark it: sent, deferred or failed (the claim
+    cleared by the mark)."""
+    from pbem.mail.smtp import SendError
+
+    try:
+        msg = message_of(engine, row, sender)
+    except Exception as exc:  # a row that cannot be built is failed, not retried forever
+        _mark_refused(engine, row, now, f"cannot build the message: {type(exc).__name__}: {exc}", True, backoff, holder)
+        result.failed.append((row, str(exc)))
+        return
+    try:
+        connection.send(msg)
+    except SendError as exc:
+        _mark_refused(engine, row, now, str(exc), exc.permanent, backoff, holder)
+        (result.failed if exc.permanent else result.deferred).append((row, str(exc)))
+        if log:
+            log(f"outbox {row.id}: {'failed' if exc.permanent else 'deferred'}: {exc}")
+        return
+    _mark_sent(engine, row, now, str(msg["Subject"] or row.subject))
+    result.sent.append(row)
+    if log:
+        log(f"sent outbox {row.id} ({row.kind}) to {row.to}: {msg['Subject']}")

@@ -56,14 +56,15 @@ from functools import partial
 from pathlib import Path
 from typing import Protocol, TypedDict
 
-from pbem.mail.build import receipt_email
+from pbem.mail.build import named_in, receipt_email, reply_subject
 from pbem.mail.intake import (
     HEAD_BYTES,
     MAX_MESSAGE_BYTES,
     Candidate,
-    _split_signature,
+    Intake,
     read_headers,
     read_message,
+    sent_of,
 )
 
 SEEN_FILE_NAME = ".pbem-ingest-seen"
@@ -172,6 +173,10 @@ class Ledger(Protocol):
         """True for a registered player's address (answered even without a turn file)."""
         ...
 
+    def side_address(self, game_id: str, side: str | None) -> tuple[bool, str | None]:
+        """(whether game ``game_id`` exists, the address registered for ``side`` in it)."""
+        ...
+
     def done(self, incoming: Incoming, outcome: MessageOutcome, reply: EmailMessage | None) -> None:
         """The message is judged: remember it and keep its reply, together."""
         ...
@@ -199,13 +204,17 @@ class SeenStore:
         return keys
 
     def seen(self, raw_sha256: str, message_id: str | None) -> bool:
-        return any(key in self.entries for key in self._keys(raw_sha256, message_id))
+        """By the bytes alone: a message that reuses a Message-ID is judged."""
+        return f"sha256 {raw_sha256}" in self.entries
 
     def begin(self, incoming: Incoming, raw_sha256: str) -> None:
         return None
 
     def may_answer(self, address: str) -> bool:
         return address.lower() in self.players
+
+    def side_address(self, game_id: str, side: str | None) -> tuple[bool, str | None]:
+        return False, None  # no games known here: nothing names one
 
     def done(self, incoming: Incoming, outcome: MessageOutcome, reply: EmailMessage | None) -> None:
         if reply is not None and self.outbox is not None:
@@ -216,8 +225,9 @@ class SeenStore:
         new = [key for key in self._keys(raw_sha256, message_id) if key not in self.entries]
         if not new:
             return
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write("".join(key + "\n" for key in new))
+        from pbem import paths
+
+        paths.append_file(self.path, "".join(key + "\n" for key in new))
         self.entries.update(new)
 
 
@@ -374,7 +384,7 @@ def ingest_messages(
     ]
     for n, incoming in enumerate(m for m in messages if not m.known):
         first = _read_limited(incoming.open, max_bytes)
-        dated.append((n, incoming, read_message(first.raw, max_bytes, size=first.size).sent))
+        dated.append((n, incoming, sent_of(first.raw)))  # the header alone: the message is parsed once, below
     dated.sort(key=lambda item: (item[2] is None, item[2].timestamp() if item[2] else 0.0, item[0]))
     if progress:
         progress.start(len(dated) + len(skipped))
@@ -417,16 +427,20 @@ def _one_message(
     verdict, lines, valid, failed = _judge(intake.candidates, intake.problems, intake.check_only, submit, check, source)
     reply = None
     try:
-        original = _original(raw, max_bytes, read.size)
+        original = intake.parsed if intake.parsed is not None else _original(raw, max_bytes, read.size)
         answer = bool(intake.candidates) or bool(intake.sender and ledger.may_answer(intake.sender))
-        if answer and _should_answer(original, intake.sender, sender):
+        to, game = _answer_to(intake, verdict, ledger)
+        if answer and _should_answer(original, to, sender):
+            ok = valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED
             reply = receipt_email(
                 original,
                 sender,
-                valid if verdict is Verdict.CHECKED else verdict is Verdict.ACCEPTED,
+                ok,
                 lines,
                 check_only=verdict is Verdict.CHECKED,
-                recipient=intake.sender,
+                recipient=to,
+                subject=reply_subject(game, verdict.value, ok),
+                identity=digest,
             )
             reply.as_bytes()  # a reply that cannot be written out is no reply
     except Exception as exc:  # a message we cannot answer is still judged and kept
@@ -438,6 +452,27 @@ def _one_message(
         if incoming.after is not None:
             incoming.after()
     return outcome
+
+
+def _answer_to(intake: Intake, verdict: Verdict, ledger: Ledger) -> tuple[str | None, str | None]:
+    """(whom to answer, the game the answer is about) — docs/guide.md, "Who gets an
+    answer".  A receipt of accepted orders goes to the sender (and, added by the
+    ledger, to the side's registered address).  Any other answer goes only to an
+    address a game knows: the side's that a turn file names in a game that exists
+    (nobody when that side has none), else the sender's when it is a registered
+    player's, else, when nothing names a game, the envelope sender.  Reply-To and
+    From alone never steer a refusal to a stranger."""
+    games = [(game, side, *ledger.side_address(game, side)) for game, side in named_in(intake.candidates)]
+    known = [(game, side, address) for game, side, exists, address in games if exists]
+    game = known[0][0] if known else None
+    if verdict is Verdict.ACCEPTED:
+        return intake.sender, game
+    if known:
+        address = next((a for _g, _s, a in known if a), None)
+        return address, game
+    if intake.sender and ledger.may_answer(intake.sender):
+        return intake.sender, None
+    return intake.return_path, None
 
 
 def _judge(
@@ -503,68 +538,6 @@ def _should_answer(original: Message, reply_to: str | None, our_address: str) ->
 
 def _bare(address: str) -> str:
     return email.utils.parseaddr(address)[1] or address
-
-
-# --- a directory of turn files -------------------------------------------------------
-
-
-def ingest_dir(
-    path: Path | str,
-    submit: Submit,
-    check: Check,
-    *,
-    check_only: bool = False,
-    seen_file: Path | None = None,
-    progress: ProgressSink | None = None,
-) -> IngestSummary:
-    """Every ``*.txt`` turn file of a directory, in name order, with its detached
-    signature ``FILE.sig`` (or ``FILE-without-.txt.sig``) beside it or its inline
-    signature.  No answers: the caller reports the summary.
-
-    Like a mailbox, the folder keeps a seen-file (``D/.pbem-ingest-seen``): a file
-    submitted before, with the same bytes and the same signature, is ``SKIPPED``
-    on the next run instead of being refused again as already queued.  A check
-    (``check_only``) changes nothing, so it neither reads nor writes the seen-file."""
-    path = Path(path)
-    if not path.is_dir():
-        raise IngestError(f"no directory at {str(path)!r}")
-    files = sorted(p for p in path.glob("*.txt") if p.is_file())
-    seen = None if check_only else SeenStore(seen_file or path / SEEN_FILE_NAME)
-    if progress:
-        progress.start(len(files))
-    outcomes: list[MessageOutcome] = []
-    for file in files:
-        source = f"file {file}"
-        size = file.stat().st_size
-        if size > MAX_FILE_BYTES:
-            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {size} bytes: a turn file is at most 64 KiB",))
-        else:
-            raw = file.read_bytes()
-            message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
-            signature = inline
-            for sig_path in (file.with_name(file.name + ".sig"), file.with_suffix(".sig")):
-                if signature is None and sig_path.is_file():
-                    signature = sig_path.read_text("ascii", errors="replace").replace("\r\n", "\n")
-            raw_sha256 = hashlib.sha256(raw).hexdigest()
-            seen_key = (
-                raw_sha256
-                if inline is not None or signature is None
-                else hashlib.sha256(raw + b"\0" + signature.encode()).hexdigest()
-            )
-            if seen is not None and seen.seen(seen_key, None):
-                outcome = MessageOutcome(
-                    source, Verdict.SKIPPED, ("already processed (seen before)",), raw_sha256=raw_sha256
-                )
-            else:
-                candidate = Candidate(message, signature, f"file {file.name}")
-                verdict, lines, valid, failed = _judge([candidate], (), check_only, submit, check, source)
-                outcome = MessageOutcome(source, verdict, lines, raw_sha256=raw_sha256, valid=valid, raw=raw)
-                if seen is not None and not failed:
-                    seen.add(seen_key, None)
-        outcomes.append(outcome)
-        if progress:
-            progress.advance(outcome)
-    return IngestSummary(tuple(outcomes))
 
 
 def iter_problems(summary: IngestSummary) -> Iterable[str]:

@@ -44,6 +44,8 @@ def submit(
     reason) and raised as :class:`Refused`; nothing else changes.  A vacation
     request (pbem/referee/requests.py) is granted instead of queued, as an act
     signed with ``referee_key`` (a :class:`pbem.referee.ledger.RefereeKey`)."""
+    if isinstance(signature, str):  # kept as text: no lone surrogate may reach the database
+        signature = signature.encode("utf-8", errors="replace").decode("utf-8")
     if len(data) > MAX_KEPT_BYTES:  # before any copy of it is made
         refusal = Refused([f"turn file is {len(data)} bytes, the limit is {MAX_TURN_FILE_BYTES} (64 KiB)"])
         record_refusal(engine, data, None, refusal.problems, source, within)
@@ -88,6 +90,8 @@ def record_refusal(
             game_id, side, turn = tf.game, tf.side, tf.turn
     except (TurnFileError, ValueError):
         pass
+    if isinstance(signature, str):  # kept as text: no lone surrogate may reach the database
+        signature = signature.encode("utf-8", errors="replace").decode("utf-8")
     if len(data) > MAX_KEPT_BYTES:
         problems = [*problems, f"(only the first {MAX_KEPT_BYTES} of its {len(data)} bytes are kept)"]
         data = data[:MAX_KEPT_BYTES]

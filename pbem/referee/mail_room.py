@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbem import store
-from pbem.mail import outbox
+from pbem.mail import folder, outbox
 from pbem.mail import readers as ingest
 from pbem.mail import smtp as smtp_send
 from pbem.referee import intake, notices, verdict
@@ -125,10 +125,11 @@ class StoreLedger:
     # --- the ledger
 
     def seen(self, raw_sha256: str, message_id: str | None) -> bool:
+        """By the bytes alone: a message whose Message-ID was seen with other bytes is
+        judged on its own (whoever guesses a player's Message-ID cannot make that
+        player's next message vanish)."""
         with transaction(self.engine, write=False) as tx:
-            if tx.one("SELECT id FROM intake WHERE digest = :d", {"d": raw_sha256}):
-                return True
-            return bool(message_id and tx.one("SELECT id FROM intake WHERE message_id = :m", {"m": message_id}))
+            return tx.one("SELECT id FROM intake WHERE digest = :d", {"d": raw_sha256}) is not None
 
     def begin(self, incoming: ingest.Incoming, raw_sha256: str) -> None:
         self.digest = raw_sha256
@@ -138,6 +139,13 @@ class StoreLedger:
     def may_answer(self, address: str) -> bool:
         with transaction(self.engine, write=False) as tx:
             return tx.one("SELECT id FROM player WHERE LOWER(email) = :a", {"a": address.lower()}) is not None
+
+    def side_address(self, game_id: str, side: str | None) -> tuple[bool, str | None]:
+        with transaction(self.engine, write=False) as tx:
+            if tx.one("SELECT id FROM game WHERE id = :g", {"g": game_id}) is None:
+                return False, None
+            row = tx.one("SELECT email FROM player WHERE game_id = :g AND side = :s", {"g": game_id, "s": side or ""})
+        return True, (row[0] or None) if row else None
 
     def item_done(self, mailbox: str, item: str) -> bool:
         """Whether a mailbox's item (a Maildir file name) was recorded already: the
@@ -210,7 +218,7 @@ def run_ingest(
     players ask for by mail."""
     ledger = StoreLedger(engine, referee_key=referee_key)
     if directory is not None:
-        summary = ingest.ingest_dir(directory, ledger.submit, ledger.check, progress=progress)
+        summary = folder.ingest_dir(directory, ledger.submit, ledger.check, progress=progress)
         for o in summary.outcomes:
             if o.verdict is ingest.Verdict.REFUSED and not any(src.startswith(o.source) for src in ledger.reached):
                 intake.record_refusal(engine, o.raw, None, o.lines or ("refused",), o.source)

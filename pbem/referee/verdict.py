@@ -199,6 +199,38 @@ def _judge_stored(
             dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None
         ),
         rollback_of=lambda k: store.rollback_that_set_aside(tx, game.id, k),
+        set_aside=lambda state: _set_aside_resolution(tx, game.id, state),
+    )
+
+
+def _set_aside_resolution(tx: Tx, game_id: str, state: str) -> int | None:
+    """The set-aside resolution whose position hashes to ``state``, if any."""
+    row = tx.one(
+        "SELECT k FROM resolution WHERE game_id = :game AND state_hash = :state AND active = :no ORDER BY k DESC",
+        {"game": game_id, "state": state, "no": False},
+    )
+    return int(row[0]) if row else None
+
+
+def wrong_state(
+    state: str,
+    game_id: str,
+    current: str,
+    set_aside: Callable[[str], int | None],
+    rollback_of: Callable[[int], store.RollbackSeen | None],
+) -> str:
+    """Why a turn file written against another position is refused; one written
+    against a position a rollback set aside says so (docs/guide.md, section 5)."""
+    k = set_aside(state)
+    rb = rollback_of(k) if k is not None else None
+    if rb is not None:
+        return (
+            f"state {state[:12]}... is the position after resolution {k}, which was set aside by the rollback of "
+            f"{rb.at:%Y-%m-%d %H:%M} UTC to resolution {rb.to_k}; write against the latest report"
+        )
+    return (
+        f"state {state} is not the current position of game {game_id} ({current}); "
+        "write your orders against the latest report"
     )
 
 
@@ -223,6 +255,7 @@ def judge(
     earlier_copies: Callable[[], Iterable[store.EarlierCopy]] = lambda: (),
     dice_used_up: Callable[[int], str | None] = lambda k: None,
     rollback_of: Callable[[int], store.RollbackSeen | None] = lambda k: None,
+    set_aside: Callable[[str], int | None] = lambda state: None,
 ) -> Checked:
     """The verdict on a turn file against a game as it stands, the same whether
     the game comes from the database or from a position file (``pbem check
@@ -256,12 +289,7 @@ def judge(
     if (used_up := dice_used_up(tf.turn)) is not None:
         raise Refused([used_up])
     if tf.state != game.state_hash:
-        raise Refused(
-            [
-                f"state {tf.state} is not the current position of game {game.id} ({game.state_hash}); write your "
-                "orders against the latest report"
-            ]
-        )
+        raise Refused([wrong_state(tf.state, game.id, game.state_hash, set_aside, rollback_of)])
     ruleset = ruleset_of(game)
     due = ruleset.due(game.position)
     if tf.side not in due:
@@ -426,7 +454,17 @@ def check_offline(data: bytes, signature: str | bytes | None, position: Position
     if tf.game != position.id:
         raise Refused([f"turn file is for game {tf.game!r} but the position file is of game {position.id!r}"])
     roster = _roster(position.id, position.public_keys)
-    return judge(tf, message, armored, position, roster, require_signature=False)
+    try:
+        return judge(tf, message, armored, position, roster, require_signature=False)
+    except Refused:
+        raise
+    except Exception as exc:  # the position came from a file: its inside may be anything
+        raise Refused(
+            [
+                f"position file: its position is not a {position.rules} position this pbem can read "
+                f"({type(exc).__name__}: {str(exc)[:200]})"
+            ]
+        ) from None
 
 
 ORDERS_KEPT = 256

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table; outbox, intake, intake_part, game_clock,
 # late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins), the game's
-# allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables)
+# allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables);
+# outbox.claimed_by and claimed_at (a delivery claims a row before sending it)
 SCHEMA_VERSION = 4
 
 
@@ -36,6 +37,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
                 "referee_key VARCHAR",
             )
         ),
+        "ALTER TABLE outbox ADD COLUMN claimed_by VARCHAR",
+        "ALTER TABLE outbox ADD COLUMN claimed_at TIMESTAMP",
     ),  # and new tables
 }
 """What upgrades a database from the version before: new tables are created as

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pbem import limits
 from pbem.rules.base import HOUSE_TABLES, Position, Ruleset, TableError, TableInfo
 from pbem.turnfiles.canonical import canonical_json
 
@@ -105,17 +106,24 @@ def read_file(ruleset: Ruleset, name: str, path: Path, scenario_id: str | None) 
     except TableError as exc:
         raise TableError(f"{where}: {exc}") from None
     try:
-        raw = path.read_bytes()
+        raw = limits.read_at_most(path, MAX_TABLE_BYTES)
+    except limits.TooLarge as exc:
+        raise TableError(
+            f"{where}: {exc.size} bytes is over the {MAX_TABLE_BYTES // 1024} KiB limit for a table"
+        ) from None
     except OSError as exc:
         raise TableError(f"{where}: cannot read the file ({exc.strerror or exc})") from None
-    if len(raw) > MAX_TABLE_BYTES:
-        raise TableError(f"{where}: {len(raw)} bytes is over the {MAX_TABLE_BYTES // 1024} KiB limit for a table")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
+        limits.check_tree(data, "the table")
     except UnicodeDecodeError:
         raise TableError(f"{where}: not UTF-8 text") from None
+    except RecursionError:
+        raise TableError(f"{where}: nested too deeply (at most {limits.MAX_NESTING} deep)") from None
     except tomllib.TOMLDecodeError as exc:
         raise TableError(f"{where}: not TOML: {exc}") from None
+    except limits.Malformed as exc:
+        raise TableError(f"{where}: past a limit for a table: {exc}") from None
     try:
         return ruleset.read_table(name, data, scenario_id)
     except TableError as exc:

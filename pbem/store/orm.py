@@ -193,6 +193,8 @@ class Outbox(SQLModel, table=True):
     next_attempt: datetime = Field(default_factory=utcnow)
     created: datetime = Field(default_factory=utcnow)
     sent: datetime | None = None
+    claimed_by: str | None = None  # the delivery sending it now (pbem/mail/outbox.py, "claims")
+    claimed_at: datetime | None = None
 
 
 class Intake(SQLModel, table=True):

@@ -78,6 +78,8 @@ SQLITE: tuple[str, ...] = (
         "next_attempt DATETIME NOT NULL",
         "created DATETIME NOT NULL",
         "sent DATETIME",
+        "claimed_by VARCHAR",
+        "claimed_at DATETIME",
         "PRIMARY KEY (id)",
         "UNIQUE (dedupe)",
     ),

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Union, cast
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from pbem import paths
+
 if TYPE_CHECKING:  # imported where an RSA or ECDSA key is met (pbem keygen's keys are Ed25519)
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
     from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
@@ -294,15 +296,12 @@ def generate_ed25519(name: str, directory: Path) -> tuple[Path, Path]:
 
 
 def _write_new(path: Path, data: bytes, mode: int) -> None:
-    """Create `path` with `mode` (never replacing an existing file) and write `data`."""
+    """Create `path` with `mode` (never replacing an existing file, never through a
+    link) and write `data`."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        paths.write_file(path, data, mode=mode, new=True)
     except FileExistsError:
         raise KeyExistsError(f"key file {str(path)!r} already exists; pbem will not overwrite it") from None
-    if not mode & 0o077:
-        os.fchmod(fd, mode)  # a private file is exactly `mode`, whatever the umask
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
 
 
 # --- Ed25519 without cryptography's SSH module ---------------------------------

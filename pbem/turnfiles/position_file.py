@@ -20,14 +20,31 @@ refuses a file where the two disagree.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbem import limits
 from pbem.turnfiles.canonical import position_hash
 
 FORMAT = "pbem-position/1"
 MAX_BYTES = 4 * 1024 * 1024
+
+
+def read(path: str | os.PathLike[str]) -> bytes:
+    """A position file's bytes: its size checked before it is read, and at most
+    :data:`MAX_BYTES` + 1 bytes read."""
+    try:
+        return limits.read_at_most(path, MAX_BYTES)
+    except limits.TooLarge as exc:
+        raise PositionFileError(
+            f"{path}: {exc.size} bytes is over the {MAX_BYTES // (1024 * 1024)} MiB limit for a position file"
+        ) from None
+    except FileNotFoundError:
+        raise PositionFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise PositionFileError(f"{path}: cannot read the position file ({exc.strerror or exc})") from None
 
 
 class PositionFileError(ValueError):
@@ -91,43 +108,111 @@ def file_name(game_id: str, k: int) -> str:
     return f"{word}-r{k}.position.json"
 
 
-def load(data: bytes, name: str = "position file") -> PositionFile:
-    """Read and verify a position file; :class:`PositionFileError` names what is
-    wrong in one line."""
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _field(raw: dict[str, Any], key: str, kind: type | tuple[type, ...], expected: str) -> Any:
+    """``raw[key]`` if it is of ``kind`` (a bool is no integer), else the one line
+    naming the field."""
+    if key not in raw:
+        raise PositionFileError(f"position file field {key!r} is missing")
+    value = raw[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise PositionFileError(f"position file field {key!r}: expected {expected}, found {_kind(value)}")
+    return value
+
+
+def _optional_string(raw: dict[str, Any], key: str) -> str | None:
+    """``raw[key]``, a string, or None where the file does not say (an older file)."""
+    return None if raw.get(key) is None else _field(raw, key, str, "a string")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    names = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }
+    return names.get(type(value), type(value).__name__)
+
+
+def _strings(raw: dict[str, Any], key: str) -> tuple[str, ...]:
+    values = _field(raw, key, list, "a list of strings")
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise PositionFileError(f"position file field '{key}[{i}]': expected a string, found {_kind(v)}")
+    return tuple(values)
+
+
+def _players(raw: dict[str, Any]) -> dict[str, str]:
+    players: dict[str, str] = {}
+    for i, p in enumerate(_field(raw, "players", list, "a list of players")):
+        where = f"players[{i}]"
+        if not isinstance(p, dict):
+            raise PositionFileError(f"position file field '{where}': expected an object, found {_kind(p)}")
+        for key in ("side", "public_key"):
+            if not isinstance(p.get(key), str):
+                raise PositionFileError(
+                    f"position file field '{where}.{key}': expected a string, found {_kind(p.get(key))}"
+                )
+        players[p["side"]] = p["public_key"]
+    return players
+
+
+def _parse(data: bytes, name: str) -> dict[str, Any]:
+    """The file's JSON object, within the limits of :mod:`pbem.limits`."""
     if len(data) > MAX_BYTES:
         raise PositionFileError(
             f"{name}: {len(data)} bytes is over the {MAX_BYTES // (1024 * 1024)} MiB limit for a position file"
         )
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise PositionFileError(f"{name}: not a position file (not JSON: {exc})") from None
+        raw = limits.loads_json(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError and limits.Malformed are ValueErrors
+        raise PositionFileError(f"{name}: not a position file (not JSON within its limits: {exc})") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         found = raw.get("format") if isinstance(raw, dict) else None
         raise PositionFileError(
             f"{name}: not a position file (format {found!r}, expected {FORMAT!r}; it is the G-rK.position.json "
             "attached to a report)"
         )
+    return raw
+
+
+def load(data: bytes, name: str = "position file") -> PositionFile:
+    """Read and verify a position file; :class:`PositionFileError` names what is
+    wrong in one line (past a limit of :mod:`pbem.limits`, a field missing or of
+    the wrong type, a position that does not hash to its state)."""
+    raw = _parse(data, name)
     try:
-        players = {str(p["side"]): str(p["public_key"]) for p in raw["players"]}
+        state = _field(raw, "state", str, "a SHA-256 hash in lowercase hex")
+        if not _HEX64.fullmatch(state):
+            raise PositionFileError(
+                f"position file field 'state': expected a SHA-256 hash in lowercase hex, found {state[:70]!r}"
+            )
+        result = raw.get("result")
         loaded = PositionFile(
-            id=str(raw["game"]),
-            rules=str(raw["rules"]),
-            scenario=str(raw["scenario"]),
-            options=tuple(str(o) for o in raw["options"]),
-            resolution=int(raw["resolution"]),
-            next_k=int(raw["turn"]),
-            label=str(raw["label"]),
-            state_hash=str(raw["state"]),
-            over=bool(raw["over"]),
-            result=json.dumps(raw["result"]) if raw["result"] else None,
-            public_keys=players,
-            position=raw["position"],
-            rules_version=str(raw["rules_version"]) if raw.get("rules_version") is not None else None,
+            id=_field(raw, "game", str, "a string"),
+            rules=_field(raw, "rules", str, "a string"),
+            scenario=_field(raw, "scenario", str, "a string"),
+            options=_strings(raw, "options"),
+            resolution=_field(raw, "resolution", int, "an integer"),
+            next_k=_field(raw, "turn", int, "an integer"),
+            label=_field(raw, "label", str, "a string"),
+            state_hash=state,
+            over=_field(raw, "over", bool, "true or false"),
+            result=json.dumps(result) if result else None,
+            public_keys=_players(raw),
+            position=_field(raw, "position", dict, "an object"),
+            rules_version=_optional_string(raw, "rules_version"),
         )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise PositionFileError(f"{name}: position file lacks or garbles {exc}") from None
-    if not isinstance(loaded.position, dict) or position_hash(loaded.position) != loaded.state_hash:
+    except PositionFileError as exc:
+        raise PositionFileError(f"{name}: {exc}") from None
+    if position_hash(loaded.position) != loaded.state_hash:
         raise PositionFileError(
             f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after "
             "the referee wrote it"

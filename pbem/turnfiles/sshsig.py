@@ -24,6 +24,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from pbem import paths
 from pbem.turnfiles.keys import KeyFileError, PublicKey, WireReader, load_private_key, wire_string
 
 if TYPE_CHECKING:
@@ -130,9 +131,16 @@ def dearmor(armored: str | bytes) -> bytes:
     end = lines.index(END)
     if any(lines[end + 1 :]):
         raise SignatureError(f"text after {END!r} is not part of the signature")
+    body = "".join(lines[1:end])
+    if not body.isascii():
+        bad = next(ch for ch in body if not ch.isascii())
+        raise SignatureError(
+            f"garbled signature: {ascii(bad)} is not a base64 character (the block is ASCII only;"
+            " was the mail re-encoded on the way?)"
+        )
     try:
-        return base64.b64decode("".join(lines[1:end]), validate=True)
-    except binascii.Error as e:
+        return base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError) as e:
         raise SignatureError(f"garbled signature: bad base64 ({e})") from None
 
 
@@ -247,13 +255,12 @@ def sign_file(path: Path, key_path: Path, inline: bool = False, passphrase: byte
     data = path.read_bytes()
     if not inline:
         sig_path = path.with_name(path.name + ".sig")
-        sig_path.write_text(sign(normalise(data), key), encoding="ascii", newline="\n")
+        paths.write_file(sig_path, sign(normalise(data), key))
         return sig_path
     body, old_block = split_inline(data)
     if old_block is None:
         body = data  # keep the file's own line endings; verification normalises them
     if body and not body.endswith(b"\n"):
         body += b"\n"
-    with open(path, "wb") as f:
-        f.write(body + sign(normalise(body), key).encode("ascii"))
+    paths.write_file(path, body + sign(normalise(body), key).encode("ascii"))
     return path

@@ -9,6 +9,7 @@ from pathlib import Path
 
 V4_TABLES = ("observer", "game_allowance", "civil_disorder", "bot_turn", "hook", "ledger")
 V4_GAME_COLUMNS = ("rules_version", "vacation_days", "max_pause", "max_extensions", "referee_key")
+V4_OUTBOX_COLUMNS = ("claimed_by", "claimed_at")
 
 
 def downgrade_to_3(db: Path) -> None:
@@ -18,6 +19,8 @@ def downgrade_to_3(db: Path) -> None:
             con.execute(f"DROP TABLE {table}")
         for column in V4_GAME_COLUMNS:
             con.execute(f"ALTER TABLE game DROP COLUMN {column}")
+        for column in V4_OUTBOX_COLUMNS:
+            con.execute(f"ALTER TABLE outbox DROP COLUMN {column}")
         con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
         con.commit()
     finally:

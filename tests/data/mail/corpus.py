@@ -111,7 +111,7 @@ EXPECTED: dict[str, tuple[str, str | None, str]] = {
     "08-reply-quote-below.eml": ("accepted", "bento@republic.example", "move inf-6 from piratini to cangucu"),
     "09-reply-outlook-unquoted.eml": ("accepted", "caxias@empire.example", "move inf-7 from rio-pardo to cachoeira"),
     "10-resent-duplicate.eml": ("refused", "bento@republic.example", "duplicate"),
-    "11-redelivered.eml": ("skipped", None, "already processed"),
+    "11-redelivered.eml": ("refused", "bento@republic.example", "duplicate"),  # same Message-ID, other bytes: judged
     "12-supersede-a-late.eml": ("accepted", "caxias@empire.example", "move inf-9 from pelotas to camaqua"),
     "12-supersede-b-early.eml": ("accepted", "caxias@empire.example", "move inf-9 from pelotas to rio-grande"),
     "13-wrong-key.eml": ("refused", "bento@republic.example", "not the key of side 'republic'"),

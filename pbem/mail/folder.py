@@ -1,0 +1,82 @@
+"""A folder of turn files (``pbem ingest --dir``, ``tick --dir``): each ``*.txt``
+with its detached or inline signature, judged like a message, remembered in the
+folder's seen-file."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pbem.mail.intake import Candidate, _split_signature
+from pbem.mail.readers import (
+    MAX_FILE_BYTES,
+    SEEN_FILE_NAME,
+    Check,
+    IngestError,
+    IngestSummary,
+    MessageOutcome,
+    ProgressSink,
+    SeenStore,
+    Submit,
+    Verdict,
+    _judge,
+)
+
+
+def ingest_dir(
+    path: Path | str,
+    submit: Submit,
+    check: Check,
+    *,
+    check_only: bool = False,
+    seen_file: Path | None = None,
+    progress: ProgressSink | None = None,
+) -> IngestSummary:
+    """Every ``*.txt`` turn file of a directory, in name order, with its detached
+    signature ``FILE.sig`` (or ``FILE-without-.txt.sig``) beside it or its inline
+    signature.  No answers: the caller reports the summary.
+
+    Like a mailbox, the folder keeps a seen-file (``D/.pbem-ingest-seen``): a file
+    submitted before, with the same bytes and the same signature, is ``SKIPPED``
+    on the next run instead of being refused again as already queued.  A check
+    (``check_only``) changes nothing, so it neither reads nor writes the seen-file."""
+    path = Path(path)
+    if not path.is_dir():
+        raise IngestError(f"no directory at {str(path)!r}")
+    files = sorted(p for p in path.glob("*.txt") if p.is_file())
+    seen = None if check_only else SeenStore(seen_file or path / SEEN_FILE_NAME)
+    if progress:
+        progress.start(len(files))
+    outcomes: list[MessageOutcome] = []
+    for file in files:
+        source = f"file {file}"
+        size = file.stat().st_size
+        if size > MAX_FILE_BYTES:
+            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {size} bytes: a turn file is at most 64 KiB",))
+        else:
+            raw = file.read_bytes()
+            message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
+            signature = inline
+            for sig_path in (file.with_name(file.name + ".sig"), file.with_suffix(".sig")):
+                if signature is None and sig_path.is_file():
+                    signature = sig_path.read_text("ascii", errors="replace").replace("\r\n", "\n")
+            raw_sha256 = hashlib.sha256(raw).hexdigest()
+            seen_key = (
+                raw_sha256
+                if inline is not None or signature is None
+                else hashlib.sha256(raw + b"\0" + signature.encode()).hexdigest()
+            )
+            if seen is not None and seen.seen(seen_key, None):
+                outcome = MessageOutcome(
+                    source, Verdict.SKIPPED, ("already processed (seen before)",), raw_sha256=raw_sha256
+                )
+            else:
+                candidate = Candidate(message, signature, f"file {file.name}")
+                verdict, lines, valid, failed = _judge([candidate], (), check_only, submit, check, source)
+                outcome = MessageOutcome(source, verdict, lines, raw_sha256=raw_sha256, valid=valid, raw=raw)
+                if seen is not None and not failed:
+                    seen.add(seen_key, None)
+        outcomes.append(outcome)
+        if progress:
+            progress.advance(outcome)
+    return IngestSummary(tuple(outcomes))
