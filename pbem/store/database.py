@@ -25,7 +25,11 @@ SCHEMA_VERSION = 4
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
-    4: ("ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",),  # and new tables
+    4: (
+        "ALTER TABLE game ADD COLUMN rules_version VARCHAR NOT NULL DEFAULT '1'",
+        # a game's queued files of a turn, found without scanning all its submissions
+        "CREATE INDEX IF NOT EXISTS ix_submission_game_turn_status ON submission (game_id, turn, status)",
+    ),  # and new tables
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
