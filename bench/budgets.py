@@ -306,6 +306,8 @@ def main() -> int:
         "--only", default="", help="farrapos, vouille or start: measure that part alone, print it, write no file"
     )
     args = parser.parse_args()
+    if os.environ.get("PYTHONHASHSEED") != "0":  # the bots' games themselves are played in this process
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     if not shutil.which("valgrind"):
         print("budgets: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
