@@ -22,11 +22,14 @@ and prints each figure beside its budget.  Exit 1 when a figure is over budget.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,44 +67,111 @@ class Game:
     sides: tuple[str, str]
     games: int
     at: int  # the resolution measured
+    files: int  # the turn files it waits for (the sides due)
 
 
-FARRAPOS = Game("farrapos", None, ("empire", "republic"), 8, 13)
-VOUILLE = Game("furor-barbarus", "vouille", ("franks", "visigoths"), 5, 7)
+FARRAPOS = Game("farrapos", None, ("empire", "republic"), 8, 13, 1)
+VOUILLE = Game("furor-barbarus", "vouille", ("franks", "visigoths"), 5, 7, 1)
 
 
-def instructions(argv_for: Callable[[], list[str]]) -> int:
-    """Instructions of one run of ``argv_for()`` under callgrind, after one run that
-    compiles what Python and the templates compile once; ``argv_for`` lays out a
-    fresh state for each run (a copy of the database)."""
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PBEM_CACHE_DIR": str(HERE / "work" / "cache")}
-    subprocess.run(argv_for(), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600)
-    counted = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv_for()],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=3600,
-    )
-    found = [
-        line.rsplit(":", 1)[1].strip().replace(",", "") for line in counted.stderr.splitlines() if "Collected" in line
-    ]
+class CommandFailed(RuntimeError):
+    """A measured command failed, or did not do the work it was measured for."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One measured command: ``argv_for()`` lays out a fresh state (copies of the
+    database and of the turn files) and returns the command line; ``check(stdout,
+    folder)`` raises ``CommandFailed`` unless the run did the expected work."""
+
+    label: str
+    argv_for: Callable[[], list[str]]
+    check: Callable[[str], None]
+
+
+def environment() -> dict[str, str]:
+    """The same environment for every run: hash seed fixed (set and dict orders, so
+    the same code paths), the user's caches (compiled templates, rules data) in the
+    work folder, no colour."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PBEM_", "COVERAGE"))}
+    env.update(PYTHONHASHSEED="0", PBEM_CACHE_DIR=str(HERE / "work" / "cache"), NO_COLOR="1", COLUMNS="120")
+    return env
+
+
+def _collected(stderr: str) -> int:
+    found = [line.rsplit(":", 1)[1].strip().replace(",", "") for line in stderr.splitlines() if "Collected" in line]
     if not found:
-        raise RuntimeError(f"callgrind counted nothing: {counted.stderr[-400:]}")
+        raise CommandFailed(f"callgrind counted nothing: {stderr[-400:]}")
     return int(found[-1])
 
 
-def on_copy(db: Path, argv: Callable[[Path], list[str]]) -> Callable[[], list[str]]:
-    """``argv`` on a fresh copy of ``db`` (and no report folder) each time."""
+def _checked(run: Run, result: subprocess.CompletedProcess[str], argv: list[str]) -> None:
+    if result.returncode != 0:
+        raise CommandFailed(
+            f"{run.label}: exit {result.returncode}: {' '.join(argv)}\n{result.stdout[-800:]}{result.stderr[-800:]}"
+        )
+    try:
+        run.check(result.stdout)
+    except CommandFailed as exc:
+        raise CommandFailed(f"{run.label}: {exc}\n{' '.join(argv)}\n{result.stdout[-800:]}") from None
 
-    def fresh() -> list[str]:
-        copy = db.parent / "run.db"
-        shutil.copy(db, copy)
-        shutil.rmtree(db.parent / "out", ignore_errors=True)
-        return argv(copy)
 
-    return fresh
+def instructions(run: Run) -> int:
+    """Instructions of one run under callgrind, after one run not counted (it fills
+    the caches a second command finds: Python's compiled modules, the compiled
+    templates, the rules data); both runs must succeed and do the expected work."""
+    env = environment()
+    argv = run.argv_for()
+    _checked(run, subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900), argv)
+    argv = run.argv_for()
+    log = HERE / "work" / "callgrind.log"
+    counted = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", f"--log-file={log}", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    _checked(run, counted, argv)
+    return _collected(log.read_text(encoding="utf-8"))
+
+
+def fresh_copy(folder: Path, db: Path, files: Path | None = None) -> tuple[Path, Path | None]:
+    """A copy of ``db`` (and of the turn-file folder, whose seen-file a run writes)
+    for one run, and no report folder."""
+    run = folder / "run"
+    shutil.rmtree(run, ignore_errors=True)
+    run.mkdir()
+    copy = run / "referee.db"
+    shutil.copy(db, copy)
+    turns = None
+    if files is not None:
+        turns = run / "turns"
+        shutil.copytree(files, turns)
+    return copy, turns
+
+
+def said(wanted: str) -> Callable[[str], None]:
+    """A check that the command's output holds the line ``wanted``."""
+
+    def check(stdout: str) -> None:
+        if wanted not in stdout.splitlines():
+            raise CommandFailed(f"expected the line {wanted!r}")
+
+    return check
+
+
+def checkpointed(db: Path) -> None:
+    """Fold the write-ahead log into the file, so that a copy of the file alone is
+    the whole database."""
+    connection = sqlite3.connect(db)
+    try:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+    for extra in (db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        if extra.exists() and extra.stat().st_size:
+            raise RuntimeError(f"{extra} is not empty after a checkpoint")
 
 
 def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
@@ -127,75 +197,157 @@ def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
     files = folder / "turns"
     files.mkdir()
     for n in range(count):
-        for side in lifecycle.status(engine, f"g{n}").awaiting:
+        awaiting = lifecycle.status(engine, f"g{n}").awaiting
+        if len(awaiting) != game.files:
+            raise RuntimeError(f"g{n}: awaits {awaiting}, not {game.files} side(s): the games are not alike")
+        for side in awaiting:
             message = lifecycle.next_turn_file(engine, f"g{n}", side, bot="random", seed=game.at).encode("utf-8")
             (files / f"g{n}-{side}.txt").write_bytes(message)
             (files / f"g{n}-{side}.txt.sig").write_text(sshsig.sign(message, signers[side]), encoding="utf-8")
     reports = folder / "positions"
     assemble.write_resolution_reports(engine, "g0", game.at - 1, reports)
     engine.dispose()
+    checkpointed(db)
     return db, files
 
 
-def per_resolution(game: Game, work: Path) -> dict[str, int]:
-    """The three per-resolution figures of one game, and the databases they ran on."""
-    many_db, many_files = played_to(game, work / f"{game.scenario or game.rules}-many", game.games)
-    one_db, one_files = played_to(game, work / f"{game.scenario or game.rules}-one", 1)
-    counts: dict[str, dict[str, int]] = {}
-    for label, db, files in (("many", many_db, many_files), ("one", one_db, one_files)):
-        ingest = instructions(on_copy(db, lambda d, f=files: [*PBEM, "--db", str(d), "ingest", "--dir", str(f), "-q"]))
-        ingested = db.parent / "ingested.db"
-        shutil.copy(db, ingested)
-        subprocess.run([*PBEM, "--db", str(ingested), "ingest", "--dir", str(files), "-q"], capture_output=True)
-        process = instructions(on_copy(ingested, lambda d: [*PBEM, "--db", str(d), "process", "--all", "-q"]))
-        reports = instructions(
-            on_copy(
-                ingested,
-                lambda d: [*PBEM, "--db", str(d), "process", "--all", "-q", "--reports", str(d.parent / "out")],
-            )
-        )
-        counts[label] = {"ingest": ingest, "process": process, "process_reports": reports}
+def measured(game: Game, folder: Path, db: Path, files: Path, count: int) -> dict[str, int]:
+    """The three commands' instructions on ``count`` games of ``folder``."""
+    files_in = count * game.files
+
+    def ingest() -> list[str]:
+        copy, turns = fresh_copy(folder, db, files)
+        return [*PBEM, "--db", str(copy), "ingest", "--dir", str(turns), "-q"]
+
+    counts = {
+        "ingest": instructions(Run("ingest", ingest, said(f"{files_in} accepted, 0 refused, 0 checked, 0 skipped")))
+    }
+    ingested = folder / "ingested.db"
+    copy, turns = fresh_copy(folder, db, files)
+    result = subprocess.run(
+        [*PBEM, "--db", str(copy), "ingest", "--dir", str(turns), "-q"],
+        env=environment(),
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0 or f"{files_in} accepted, 0 refused" not in result.stdout:
+        raise CommandFailed(f"ingest before process: {result.stdout[-400:]}{result.stderr[-400:]}")
+    checkpointed(copy)
+    shutil.copy(copy, ingested)
+    made = said(f"{count} resolution(s) made, 0 game(s) waiting")
+
+    def process() -> list[str]:
+        copy, _ = fresh_copy(folder, ingested)
+        return [*PBEM, "--db", str(copy), "process", "--all", "-q"]
+
+    counts["process"] = instructions(Run("process", process, made))
+
+    def with_reports() -> list[str]:
+        copy, _ = fresh_copy(folder, ingested)
+        return [*PBEM, "--db", str(copy), "process", "--all", "-q", "--reports", str(folder / "run" / "out")]
+
+    def reported(stdout: str) -> None:
+        made(stdout)
+        out = folder / "run" / "out"
+        per_game = [sum(1 for f in (out / f"g{n}").rglob("*") if f.is_file()) for n in range(count)]
+        if min(per_game) < 2 * len(game.sides) or len(set(per_game)) != 1:
+            raise CommandFailed(f"report files per game: {per_game}")
+
+    counts["process_reports"] = instructions(Run("process --reports", with_reports, reported))
+    return counts
+
+
+def per_resolution(game: Game, work: Path) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """The three per-resolution figures of one game, and the raw counts they come from."""
+    name = game.scenario or game.rules
+    raw: dict[str, dict[str, int]] = {}
+    for label, count in (("many", game.games), ("one", 1)):
+        folder = work / f"{name}-{label}"
+        db, files = played_to(game, folder, count)
+        raw[label] = measured(game, folder, db, files, count)
+        print(f"  {name} {label} ({count} games): {raw[label]}", flush=True)
     n = game.games - 1
-    return {key: round((counts["many"][key] - counts["one"][key]) / n) for key in counts["many"]}
+    return {key: round((raw["many"][key] - raw["one"][key]) / n) for key in raw["many"]}, raw
 
 
-def start_up(work: Path) -> dict[str, float]:
+def start_up(work: Path) -> dict[str, Any]:
     """Start-up of three commands as multiples of a plain interpreter's ``-c pass``."""
     plain = work / "plain-venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(plain)], check=True)
-    floor = instructions(lambda: [str(plain / "bin" / "python"), "-c", "pass"])
+    ok = lambda stdout: None  # noqa: E731
+    floor = instructions(Run("-c pass", lambda: [str(plain / "bin" / "python"), "-c", "pass"], ok))
     farrapos = work / "farrapos-many"
     turn = sorted((farrapos / "turns").glob("g0-*.txt"))[0]
     [position] = sorted((farrapos / "positions").glob("*.position.json"))
-    figures = {
-        "help": instructions(lambda: [*PBEM, "--help"]),
-        "check_position": instructions(lambda: [*PBEM, "check", str(turn), "--position", str(position)]),
-        "idle_tick": instructions(on_copy(farrapos / "referee.db", lambda d: [*PBEM, "--db", str(d), "tick"])),
+
+    def help_shown(stdout: str) -> None:
+        if "Usage:" not in stdout:
+            raise CommandFailed("no usage line")
+
+    def tick() -> list[str]:
+        copy, _ = fresh_copy(farrapos, farrapos / "referee.db")
+        return [*PBEM, "--db", str(copy), "tick"]
+
+    raw = {
+        "help": instructions(Run("--help", lambda: [*PBEM, "--help"], help_shown)),
+        "check_position": instructions(
+            Run("check --position", lambda: [*PBEM, "check", str(turn), "--position", str(position)], ok)
+        ),
+        "idle_tick": instructions(Run("idle tick", tick, ok)),
     }
-    return {"floor": floor, **{key: round(value / floor, 2) for key, value in figures.items()}}
+    print(f"  start-up: floor {floor}, {raw}", flush=True)
+    return {"floor": floor, "raw": raw, **{key: round(value / floor, 2) for key, value in raw.items()}}
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=HERE / "work" / "budgets")
+    parser.add_argument(
+        "--only", default="", help="farrapos, vouille or start: measure that part alone, print it, write no file"
+    )
     args = parser.parse_args()
+    if os.environ.get("PYTHONHASHSEED") != "0":  # the bots' games themselves are played in this process
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     if not shutil.which("valgrind"):
         print("budgets: valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
         return 2
+    for package in ("pbem", "rules", "templates"):
+        compileall.compile_dir(str(ROOT / package), quiet=2)
     shutil.rmtree(args.workdir, ignore_errors=True)
     args.workdir.mkdir(parents=True)
-    results: dict[str, Any] = {"load": os.getloadavg()}
+    started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    loads = [os.getloadavg()[0]]
+    figures: dict[str, float] = {}
+    raw: dict[str, Any] = {}
     for name, game in (("farrapos", FARRAPOS), ("vouille", VOUILLE)):
-        for key, value in per_resolution(game, args.workdir).items():
-            results[f"{name}.{key}"] = value
+        if args.only and args.only != name and not (args.only == "start" and name == "farrapos"):
+            continue
+        per, counts = per_resolution(game, args.workdir)
+        raw[name] = {"games": game.games, "at": game.at, **counts}
+        figures.update({f"{name}.{key}": value for key, value in per.items()})
+        loads.append(os.getloadavg()[0])
+    if args.only in ("farrapos", "vouille"):
+        print(json.dumps(figures, indent=1))
+        return 0
     start = start_up(args.workdir)
-    results["start.floor_instructions"] = start.pop("floor")
-    for key, value in start.items():
-        results[f"start.{key}"] = value
-    (HERE / "budgets.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    raw["start"] = {"floor": start["floor"], **start["raw"]}
+    figures.update({f"start.{key}": start[key] for key in start["raw"]})
+    loads.append(os.getloadavg()[0])
+    if args.only:
+        print(json.dumps(figures, indent=1))
+        return 0
+    results = {
+        "when": started,
+        "python": sys.version.split()[0],
+        "load_average": [round(x, 1) for x in loads],
+        "budgets": BUDGETS,
+        "figures": figures,
+        "raw": raw,
+    }
+    (HERE / "budgets.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     over = 0
     for key, budget in BUDGETS.items():
-        value = results[key]
+        value = figures[key]
         unit = "x" if key.startswith("start.") else " instructions per resolution"
         verdict = "within" if value <= budget else "OVER"
         over += value > budget

@@ -21,6 +21,20 @@ RESULTS = HERE / "results.json"
 DOC = HERE.parent / "docs" / "performance.md"
 BEGIN = "<!-- results: written by bench/report.py from bench/results.json; do not edit by hand -->"
 END = "<!-- end of results -->"
+BUDGETS = HERE / "budgets.json"
+BUDGETS_BEGIN = "<!-- budgets: written by bench/report.py from bench/budgets.json; do not edit by hand -->"
+BUDGETS_END = "<!-- end of budgets -->"
+BUDGET_NAMES = {
+    "farrapos.ingest": "Farrapos, a submitted file (`ingest --dir`), per resolution",
+    "farrapos.process": "Farrapos, `process --all`, per resolution",
+    "farrapos.process_reports": "Farrapos, `process --all --reports DIR`, per resolution",
+    "vouille.ingest": "Vouille, a submitted file (`ingest --dir`), per resolution",
+    "vouille.process": "Vouille, `process --all`, per resolution",
+    "vouille.process_reports": "Vouille, `process --all --reports DIR`, per resolution",
+    "start.help": "`pbem --help` × `python -c pass`",
+    "start.check_position": "`pbem check FILE --position POS` × `python -c pass`",
+    "start.idle_tick": "idle `pbem tick` over 8 games × `python -c pass`",
+}
 
 TARGET_NAMES = {
     "farrapos_mid_battles_per_cpu_s": ("Farrapos, mid-game resolutions with battles, no reports (per CPU s)", ">= {}"),
@@ -211,12 +225,63 @@ def tables(r: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def rewrite(doc: str, generated: str) -> str:
-    if BEGIN not in doc or END not in doc:
-        raise SystemExit(f"{DOC}: the markers are missing ({BEGIN!r} ... {END!r})")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+def _figure(key: str, value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f}×" if key.startswith("start.") else f"{value / 1e6:.2f} M"
+
+
+def budget_tables(b: dict[str, Any]) -> str:
+    """The instruction budgets (bench/budgets.py): each figure beside its budget, the
+    figure of the run before (``before``, when the file holds one) and the raw counts."""
+    before = b.get("before", {}).get("figures", {})
+    loads = ", ".join(f"{x:.1f}" for x in b["load_average"])
+    out = [
+        BUDGETS_BEGIN,
+        "",
+        f"Run of {b['when']}, Python {b['python']}; one-minute load average through the run: {loads} "
+        "(instruction counts do not move with it)."
+        + (f" Before: the run of {b['before']['when']} on the tree before this work." if before else ""),
+        "",
+    ]
+    rows = []
+    for key, name in BUDGET_NAMES.items():
+        value, budget = b["figures"][key], b["budgets"][key]
+        rows.append([name, _figure(key, before.get(key)), _figure(key, value), _figure(key, budget), value <= budget])
+    out += table(["instructions", "before", "now", "budget", ""], rows)
+    raw = b["raw"]
+    rows = []
+    for name in ("farrapos", "vouille"):
+        r = raw[name]
+        for label, games in (("many", r["games"]), ("one", 1)):
+            rows.append(
+                [f"{name}, {games} game(s) at resolution {r['at']}"]
+                + [f"{r[label][k] / 1e6:,.1f} M" for k in ("ingest", "process", "process_reports")]
+            )
+    out += ["Raw counts (whole commands under callgrind, start-up included):", ""]
+    out += table(["database", "`ingest --dir`", "`process --all`", "`process --all --reports`"], rows)
+    s_ = raw["start"]
+    out += [
+        f"Start-up: `python -c pass` of a plain interpreter {s_['floor'] / 1e6:.1f} M, `pbem --help` "
+        f"{s_['help'] / 1e6:.1f} M, `check --position` {s_['check_position'] / 1e6:.1f} M, idle `tick` "
+        f"{s_['idle_tick'] / 1e6:.1f} M.",
+        "",
+        BUDGETS_END,
+    ]
+    return "\n".join(out)
+
+
+def _between(doc: str, begin: str, end: str, generated: str) -> str:
+    if begin not in doc or end not in doc:
+        raise SystemExit(f"{DOC}: the markers are missing ({begin!r} ... {end!r})")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
     return head + generated + tail
+
+
+def rewrite(doc: str, generated: str, budgets: str | None = None) -> str:
+    doc = _between(doc, BEGIN, END, generated)
+    return doc if budgets is None else _between(doc, BUDGETS_BEGIN, BUDGETS_END, budgets)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     results = json.loads(RESULTS.read_text(encoding="utf-8"))
     doc = DOC.read_text(encoding="utf-8")
-    wanted = rewrite(doc, tables(results))
+    wanted = rewrite(doc, tables(results), budget_tables(json.loads(BUDGETS.read_text(encoding="utf-8"))))
     if args.check:
         if wanted != doc:
             print(f"{DOC} does not match {RESULTS}: run python bench/report.py", file=sys.stderr)

@@ -39,6 +39,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         ),
         "ALTER TABLE outbox ADD COLUMN claimed_by VARCHAR",
         "ALTER TABLE outbox ADD COLUMN claimed_at TIMESTAMP",
+        # a game's queued files of a turn, found without scanning all its submissions
+        "CREATE INDEX IF NOT EXISTS ix_submission_game_turn_status ON submission (game_id, turn, status)",
     ),  # and new tables
 }
 """What upgrades a database from the version before: new tables are created as

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
+from sqlalchemy import Engine, Index, LargeBinary, UniqueConstraint, bindparam, event, inspect, make_url, text
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlmodel import Column, Field, Session, SQLModel, col, create_engine, select
 
@@ -102,6 +102,7 @@ class Resolution(SQLModel, table=True):
 
 
 class Submission(SQLModel, table=True):
+    __table_args__ = (Index("ix_submission_game_turn_status", "game_id", "turn", "status"),)
     id: int | None = Field(default=None, primary_key=True)
     game_id: str = Field(foreign_key="game.id", index=True)
     side: str

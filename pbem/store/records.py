@@ -205,7 +205,8 @@ def earlier_copies(tx: Tx, game_id: str, digest: str) -> list[EarlierCopy]:
     rows = tx.all(
         "SELECT s.status, s.turn, s.received, (SELECT MIN(n.received) FROM submission n"
         " WHERE n.game_id = s.game_id AND n.side = s.side AND n.turn = s.turn AND n.id > s.id)"
-        " FROM submission s WHERE s.game_id = :game AND s.digest = :digest ORDER BY s.id",
+        # ``game_id || ''``: found through the digest index, not by reading all the game's submissions
+        " FROM submission s WHERE s.digest = :digest AND s.game_id || '' = :game ORDER BY s.id",
         {"game": game_id, "digest": digest},
     )
     return [

@@ -163,6 +163,7 @@ SQLITE: tuple[str, ...] = (
     ),
     "CREATE INDEX ix_submission_digest ON submission (digest)",
     "CREATE INDEX ix_submission_game_id ON submission (game_id)",
+    "CREATE INDEX ix_submission_game_turn_status ON submission (game_id, turn, status)",
     _table(
         "roll",
         "id INTEGER NOT NULL",

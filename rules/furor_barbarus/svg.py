@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.svg_shapes import (
     COUNTER_H,
     COUNTER_W,
@@ -40,6 +41,78 @@ from pbem.rules.furor_barbarus.svg_shapes import (
 from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, text_width, wrap
 
 
+class _Board:
+    """What a map's drawing owes to the map alone: the terrain group (hexes, rivers,
+    streams, crossings) and, for each hex, its id's text, its name's text and the
+    neighbours whose counter would cover the name (a hex name wider than its hex is
+    drawn only where no counter next to it would cover it; the legend's list of
+    places names every one anyway)."""
+
+    def __init__(self, gm: GameMap) -> None:
+        out = ['<g class="terrain">']
+        for h in gm.all_hexes():
+            cx, cy = centre(h)
+            colour = TERRAIN_COLOURS.get(gm.terrain(h).value, "#eee")
+            out.append(f'<polygon points="{corners(cx, cy)}" fill="{colour}" stroke="#a0a090" stroke-width="0.7"/>')
+        for (a, b), side in gm.hexsides.items():
+            (ax, ay), (bx, by) = centre(a), centre(b)
+            mx, my = (ax + bx) / 2, (ay + by) / 2
+            dx, dy = bx - ax, by - ay
+            n = math.hypot(dx, dy) or 1
+            px, py = -dy / n * SIZE / 2, dx / n * SIZE / 2
+            colour, width_ = ("#2d6fb5", 4) if side.feature.value == "river" else ("#5aa0e0", 2.5)
+            out.append(
+                f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
+                f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>'
+            )
+            if side.crossing is not None:
+                mark = "#6b4b2a" if side.crossing.value in ("bridge", "road") else "#e0f0ff"
+                out.append(
+                    f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" stroke="#333" '
+                    f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
+                )
+        self.terrain: tuple[str, ...] = tuple(out)
+        labels: list[tuple[str, str, str | None, tuple[str, ...]]] = []
+        for h in gm.all_hexes():
+            cx, cy = centre(h)
+            id_text = _text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id")
+            if h not in gm.names:
+                labels.append((h, id_text, None, ()))
+                continue
+            name_text = _text(cx, cy + H / 2 - 5, gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
+            labels.append((h, id_text, name_text, _name_blockers(gm, h)))
+        self.labels = tuple(labels)
+
+
+def _name_blockers(gm: GameMap, h: str) -> tuple[str, ...]:
+    """The neighbours of ``h`` whose counter (and tabs) would cover its name."""
+    cx, cy = centre(h)
+    w = text_width(gm.names[h], 8) * 1.1
+    box = (cx - w / 2, cy + H / 2 - 13, w, 11.0)
+    blockers = []
+    for n in gm.neighbours(h):
+        nx, ny = centre(n)
+        counter = (nx - COUNTER_W / 2 - 3, ny - COUNTER_H / 2 - TAB_H * 2 - 3, COUNTER_W + 6, COUNTER_H + TAB_H * 2 + 8)
+        if overlaps(box, counter):
+            blockers.append(n)
+    return tuple(blockers)
+
+
+_BOARDS: dict[int, tuple[GameMap, _Board]] = {}
+
+
+def _board_of(gm: GameMap) -> _Board:
+    """The board of ``gm``, drawn once per map in a process (the maps themselves are
+    loaded once per process: ``scenarios._load_map_cached``); the map is kept beside
+    its drawing, so its id is never reused for another."""
+    kept = _BOARDS.get(id(gm))
+    if kept is None or kept[0] is not gm:
+        if len(_BOARDS) >= 16:  # maps made afresh (tests, a ruleset's checks): keep the last few
+            _BOARDS.clear()
+        kept = _BOARDS[id(gm)] = (gm, _Board(gm))
+    return kept[1]
+
+
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
         self.field = field
@@ -58,61 +131,18 @@ class _Drawing:
 
     # --- the board ---------------------------------------------------------------
     def board(self, occupied: set[str]) -> list[str]:
-        out = ['<g class="terrain">']
-        for h in self.gm.all_hexes():
-            cx, cy = centre(h)
-            colour = TERRAIN_COLOURS.get(self.gm.terrain(h).value, "#eee")
-            out.append(f'<polygon points="{corners(cx, cy)}" fill="{colour}" stroke="#a0a090" stroke-width="0.7"/>')
-        for (a, b), side in self.gm.hexsides.items():
-            (ax, ay), (bx, by) = centre(a), centre(b)
-            mx, my = (ax + bx) / 2, (ay + by) / 2
-            dx, dy = bx - ax, by - ay
-            n = math.hypot(dx, dy) or 1
-            px, py = -dy / n * SIZE / 2, dx / n * SIZE / 2
-            colour, width_ = ("#2d6fb5", 4) if side.feature.value == "river" else ("#5aa0e0", 2.5)
-            out.append(
-                f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
-                f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>'
-            )
-            if side.crossing is not None:
-                mark = "#6b4b2a" if side.crossing.value in ("bridge", "road") else "#e0f0ff"
-                out.append(
-                    f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" stroke="#333" '
-                    f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
-                )
-        out.append('</g><g class="hex-ids">')
-        for h in self.gm.all_hexes():
+        """The map's terrain (drawn once per map: ``_board_of``), then each hex's id
+        and name where no counter covers them."""
+        drawn = _board_of(self.gm)
+        out = [*drawn.terrain, '</g><g class="hex-ids">']
+        for h, id_text, name_text, blockers in drawn.labels:
             if h in occupied:
                 continue
-            cx, cy = centre(h)
-            out.append(_text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id"))
-            if h in self.gm.names and self._name_fits(h, occupied):
-                out.append(
-                    _text(cx, cy + H / 2 - 5, self.gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
-                )
+            out.append(id_text)
+            if name_text is not None and not any(n in occupied for n in blockers):
+                out.append(name_text)
         out.append("</g>")
         return out
-
-    def _name_fits(self, h: str, occupied: set[str]) -> bool:
-        """A hex name wider than its hex is drawn only where no counter next to it
-        would cover it; the legend's list of places names every one anyway."""
-        cx, cy = centre(h)
-        w = text_width(self.gm.names[h], 8) * 1.1
-        box = (cx - w / 2, cy + H / 2 - 13, w, 11.0)
-        for n in self.gm.neighbours(h):
-            if n in occupied:
-                nx, ny = centre(n)
-                if overlaps(
-                    box,
-                    (
-                        nx - COUNTER_W / 2 - 3,
-                        ny - COUNTER_H / 2 - TAB_H * 2 - 3,
-                        COUNTER_W + 6,
-                        COUNTER_H + TAB_H * 2 + 8,
-                    ),
-                ):
-                    return False
-        return True
 
     # --- this resolution ---------------------------------------------------------
     def movements(self) -> list[str]:

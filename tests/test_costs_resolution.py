@@ -1,0 +1,105 @@
+"""Costs that must not grow, continued (the third wave's instruction budgets):
+each test counts calls or statements, never time.
+
+- the Furor Barbarus map draws its static board (terrain, rivers, crossings, hex
+  labels) once per map in a process, not once per resolution;
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.dice import DiceStream
+from pbem.rules import find_ruleset
+
+
+def _furor_positions(scenario: str, count: int) -> list[tuple[Any, list[Any]]]:
+    """``count`` positions of a bot game of ``scenario`` with the events that led there."""
+    import random
+
+    rules = find_ruleset("furor-barbarus")
+    position = rules.setup(scenario, [])
+    out = []
+    for n in range(count):
+        side = rules.due(position)[0]
+        orders = rules.parse_orders(rules.bot_orders(position, side, "random", random.Random(n)))[0]
+        result = rules.resolve(position, {side: orders}, DiceStream(hashlib.sha256(b"%d" % n).digest()))
+        position = result.position
+        out.append((position, list(result.events)))
+    return out
+
+
+def test_the_furor_barbarus_board_is_drawn_once_per_map(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each map of a resolution drew every hex, hexside and label again (a third of
+    a Furor Barbarus report); now a map's second drawing draws no terrain hex."""
+    from pbem.rules.furor_barbarus import svg
+
+    rules = find_ruleset("furor-barbarus")
+    hexes = [0]
+    real = svg.corners
+
+    def counting(*args: Any, **kwargs: Any) -> str:
+        hexes[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(svg, "corners", counting)
+    monkeypatch.setattr(svg, "_BOARDS", {}, raising=False)
+    drawn = []
+    for position, events in _furor_positions("soissons", 3):
+        hexes[0] = 0
+        drawn.append(rules.map_svg(position, events))
+        combats = sum(1 for e in events if e.get("type") == "combat")
+        drawn.append(hexes[0] - combats)
+    first, later = drawn[1], drawn[3::2]
+    board = rules.field(_furor_positions("soissons", 1)[0][0]).game_map
+    assert first >= len(board.all_hexes())
+    assert all(n < len(board.all_hexes()) / 10 for n in later), drawn[1::2]  # the legend's terrain symbols only
+
+
+def test_a_resolution_reads_only_its_own_turn_s_submissions(tmp_path: Path) -> None:
+    """A game's queued files and a file's earlier copies were found by reading every
+    submission of the game (the only index was ``game_id``): a resolution cost more
+    the longer the game.  Every statement of a submit and a resolution on the
+    submission table now goes through the ``(game_id, turn, status)`` index or the
+    digest index: SQLite's own plan says so."""
+    import sqlite3
+
+    from pbem import store
+    from pbem.referee import intake
+    from pbem.referee import resolve as resolving
+    from tests.support.desk import new_games, open_desk, signed_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    for n in range(3):
+        for _, message, signature in signed_next_turns(desk, [game], seed=n):
+            intake.submit(desk.engine, message, signature)
+        assert resolving.process(desk.engine, [game])[0].resolved == n + 1
+    desk.engine.dispose()
+    db = store.open_database(desk.db)
+    statements: list[str] = []
+    db.connection().set_trace_callback(statements.append)
+    try:
+        for _, message, signature in signed_next_turns(desk, [game], seed=9):
+            intake.submit(db, message, signature)
+        assert resolving.process(db, [game])[0].resolved == 4
+    finally:
+        db.connection().set_trace_callback(None)
+    on_submissions = [s for s in statements if "submission" in s and not s.lstrip().upper().startswith("INSERT")]
+    assert on_submissions
+    plans = {}
+    raw = sqlite3.connect(desk.db)
+    try:
+        for statement in on_submissions:
+            plan = raw.execute("EXPLAIN QUERY PLAN " + statement).fetchall()
+            outer = [row[-1] for row in plan if "submission" in row[-1] or " s " in f" {row[-1]} "][:1]
+            plans[statement] = outer
+    finally:
+        raw.close()
+        db.dispose()
+    for statement, outer in plans.items():
+        assert outer and "ix_submission_game_id " not in outer[0] + " ", (statement, outer)
