@@ -82,3 +82,14 @@ def test_every_close_up_holds_its_combats_moves_and_labels(measured, width):
     many = [m for m, c in close_ups if re.match(r"(campus-mauriacus|tolbiac)/", _name(m)) and c["combats"] >= 4]
     assert many, [(_name(m), c["combats"]) for m, c in close_ups]
     assert any(_name(m).startswith("farrapos/") and c["combats"] >= 1 for m, c in close_ups)
+
+
+def test_the_measure_catches_a_page_wider_than_a_phone_and_a_cut_label(pages, tmp_path):
+    report = next(p for p in pages if p.name.startswith("referee-") and 'class="map detail"' in p.read_text())
+    wide = tmp_path / "wide.html"
+    wide.write_text(report.read_text().replace("</main>", "</main><div style='width:2000px'>wide</div>"))
+    cut = tmp_path / "cut.html"
+    cut.write_text(re.sub(r'viewBox="[-\d. ]+" role="img"', 'viewBox="0 0 100 100" role="img"', report.read_text(), 1))
+    (wide_page, cut_page) = measure(tmp_path, [wide, cut], 390)
+    assert wide_page.scroll_width > 390
+    assert cut_page.close_up and cut_page.close_up["cut"]
