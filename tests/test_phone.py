@@ -89,7 +89,9 @@ def test_the_measure_catches_a_page_wider_than_a_phone_and_a_cut_label(pages, tm
     wide = tmp_path / "wide.html"
     wide.write_text(report.read_text().replace("</main>", "</main><div style='width:2000px'>wide</div>"))
     cut = tmp_path / "cut.html"
-    cut.write_text(re.sub(r'viewBox="[-\d. ]+" role="img"', 'viewBox="0 0 100 100" role="img"', report.read_text(), 1))
+    cut.write_text(
+        re.sub(r'viewBox="[-\d. ]+" role="img"', 'viewBox="0 0 100 100" role="img"', report.read_text(), count=1)
+    )
     (wide_page, cut_page) = measure(tmp_path, [wide, cut], 390)
     assert wide_page.scroll_width > 390
     assert cut_page.close_up and cut_page.close_up["cut"]
