@@ -11,6 +11,7 @@ for the mailed picture.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 
@@ -90,35 +91,96 @@ def focus_box(
     board: Box,
     pad: float,
     min_size: tuple[float, float],
-    max_size: tuple[float, float],
-    centre_of: Iterable[tuple[float, float]] = (),
+    labels: Iterable[Box] = (),
+    limit: Box | None = None,
+    core_pad: float = 0.0,
 ) -> Box:
-    """The part of ``board`` to show enlarged: the points' bounding box padded by
-    ``pad``, at least ``min_size`` and at most ``max_size``, kept on the board.  When
-    the action is wider than that, the window of the largest size that holds the
-    most ``centre_of`` points (e.g. the combats), then the most points, is taken."""
-    pts = list(points)
-    hot = list(centre_of)
-    box = bounding(pts)
+    """The part of ``board`` to show enlarged: the bounding box of every point of
+    this resolution's action padded by ``pad`` (however wide the action: the
+    close-up holds all of it), at least ``min_size``, kept on the board; then grown
+    by :func:`take_in` to hold whole every label (a box of ``labels``) it would cut,
+    within ``limit`` (the whole drawing; the board when not given).  An edge that
+    cuts a label may move in instead, keeping ``core_pad`` around the action."""
+    box = bounding(points)
     if box is None:
         return board
     bx, by, bw, bh = board
-    x, y, w, h = box[0] - pad, box[1] - pad, box[2] + 2 * pad, box[3] + 2 * pad
-    cx, cy = x + w / 2, y + h / 2
-    if w > max_size[0] or h > max_size[1]:
-        w, h = max_size
-        half_w, half_h = w / 2 - pad, h / 2 - pad
-
-        def score(c: tuple[float, float]) -> tuple[int, int]:
-            inside = lambda p: abs(p[0] - c[0]) <= half_w and abs(p[1] - c[1]) <= half_h  # noqa: E731
-            return (sum(1 for p in hot if inside(p)), sum(1 for p in pts if inside(p)))
-
-        cx, cy = max(hot or pts, key=score)
-    w = min(max(w, min_size[0]), max_size[0], bw)
-    h = min(max(h, min_size[1]), max_size[1], bh)
+    w = min(max(box[2] + 2 * pad, min_size[0]), bw)
+    h = min(max(box[3] + 2 * pad, min_size[1]), bh)
+    cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
     x = min(max(cx - w / 2, bx), bx + bw - w)
     y = min(max(cy - h / 2, by), by + bh - h)
-    return (round(x, 1), round(y, 1), round(w, 1), round(h, 1))
+    core = (box[0] - core_pad, box[1] - core_pad, box[2] + 2 * core_pad, box[3] + 2 * core_pad)
+    return take_in((x, y, w, h), list(labels), limit or board, core)
+
+
+LABEL_MARGIN = 4.0
+"""Room kept around a label the close-up takes in whole."""
+
+
+def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, margin: float = LABEL_MARGIN) -> Box:
+    """``box`` with no label (with ``margin`` around it) crossing its edge.  First
+    each edge that cuts a label moves in past it, as long as the edge stays outside
+    ``core`` (what must show: the action and its marks); then the box grows to take
+    in whole every label it still meets, and any label the grown box then meets;
+    kept within ``limit``.  Rounded outwards to 0.1."""
+    marks = [(lx - margin, ly - margin, lx + lw + margin, ly + lh + margin) for lx, ly, lw, lh in labels]
+    edges = [box[0], box[1], box[0] + box[2], box[1] + box[3]]
+    if core is not None:
+        edges = _step_in(edges, marks, [core[0], core[1], core[0] + core[2], core[1] + core[3]])
+    x0, y0, x1, y1 = edges
+    grown = True
+    while grown:
+        grown = False
+        for a0, b0, a1, b1 in marks:
+            meets = a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1
+            if meets and (a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1):
+                x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
+                grown = True
+    lx, ly, lw, lh = limit
+    x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
+    x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10
+    return (x0, y0, round(math.ceil(x1 * 10) / 10 - x0, 1), round(math.ceil(y1 * 10) / 10 - y0, 1))
+
+
+def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[float]:
+    """The edges (x0, y0, x1, y1) each moved in past the labels it cuts while it
+    stays outside ``core``'s edge; edges only move in, so this ends."""
+    moved = True
+    while moved:
+        moved = False
+        for i in range(4):
+            axis, outer = i % 2, i < 2  # x or y; the low edge or the high one
+            lo, hi = edges[1 - axis], edges[3 - axis]  # the span of the other axis
+            cut = [m for m in marks if m[1 - axis] < hi and lo < m[3 - axis] and m[axis] < edges[i] < m[axis + 2]]
+            if not cut:
+                continue
+            inner = max(m[axis + 2] for m in cut) if outer else min(m[axis] for m in cut)
+            if (inner <= core[i]) if outer else (inner >= core[i]):
+                edges[i] = inner
+                moved = True
+    return edges
+
+
+_TEXT = re.compile(r"<text\b([^>]*)>([^<]*)</text>")
+_ATTR = re.compile(r'([\w-]+)="([^"]*)"')
+
+
+def label_boxes(svg: str) -> list[Box]:
+    """The box of each ``<text>`` of ``svg`` (a map's board markup, each with ``x``,
+    ``y``, ``font-size`` and maybe ``text-anchor`` and ``font-weight``): its width
+    by :func:`text_width`, from a font's ascent above the baseline to its descent."""
+    out: list[Box] = []
+    for m in _TEXT.finditer(svg):
+        attrs = dict(_ATTR.findall(m.group(1)))
+        if "x" not in attrs or "y" not in attrs:
+            continue
+        size = float(attrs.get("font-size", "12"))
+        body = m.group(2).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
+        w = text_width(body, size, attrs.get("font-weight") == "bold")
+        x = float(attrs["x"]) - {"middle": w / 2, "end": w}.get(attrs.get("text-anchor", "start"), 0.0)
+        out.append((x, float(attrs["y"]) - 0.96 * size, w, 1.22 * size))
+    return out
 
 
 def focus_attrs(board_id: str, focus: Box, why: str = "this resolution's action") -> str:

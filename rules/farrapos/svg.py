@@ -16,7 +16,7 @@ from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
-from pbem.rules.mapdraw import Box, escape, focus_attrs, focus_box, overlaps, quoteattr, text_width
+from pbem.rules.mapdraw import Box, escape, focus_attrs, focus_box, label_boxes, overlaps, quoteattr, text_width
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -430,7 +430,8 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         ),
         drawing.top,
     ]
-    out += _board_layers(view, drawing, events)
+    board_marks = _board_layers(view, drawing, events)
+    out += board_marks
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -449,7 +450,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events)
+    focus, why = _focus(view, drawing, events, label_boxes(drawing.top + "".join(board_marks)), height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"
@@ -562,9 +563,10 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     return max(column_y)
 
 
-def _focus(view: View, drawing: _Drawing, events: Sequence[Event]) -> tuple[Box, str]:
+def _focus(view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Box], height: float) -> tuple[Box, str]:
     """The close-up: this resolution's action; in a quiet one, the front (where MU
-    of both sides face each other), else the armies."""
+    of both sides face each other), else the armies; grown to hold whole every
+    city label it meets."""
     at = drawing.at
     board = view.board
     action = [
@@ -573,15 +575,17 @@ def _focus(view: View, drawing: _Drawing, events: Sequence[Event]) -> tuple[Box,
         for key in ("from", "to", "city", "origin")
         if isinstance(e.get(key), str) and e.get(key) in at
     ]
-    hot = [at[e["city"]] for e in events if e.get("type") == "battle" and e.get("city") in at]
     why = "this resolution's action"
     if not action:  # a quiet resolution: the front, where MU of both sides face each other
         held = [c for c in board.cities if view.units_in(c)]
         action = [at[c] for c in held]
-        hot = [
+        front = [
             at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))
         ]
-        why = "the front" if hot else "the armies"
+        action = front or action
+        why = "the front" if front else "the armies"
     board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
-    focus = focus_box(action, board_box, 70, (380, 320), (520, 560), hot) if action else board_box
-    return focus, why
+    if not action:
+        return board_box, why
+    # the core kept whole: a battle's ring (r 17) and the arrows' ends around each city
+    return focus_box(action, board_box, 70, (380, 320), labels, (0, 0, WIDTH, height), core_pad=24), why

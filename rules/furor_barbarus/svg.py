@@ -38,7 +38,7 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     short_ids,
     symbol,
 )
-from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, text_width, wrap
+from pbem.rules.mapdraw import focus_attrs, focus_box, label_boxes, overlaps, text_width, wrap
 
 
 class _Board:
@@ -320,42 +320,23 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
         )
     )
     body.append('<g id="fb-board">')
+    board_at = len(body)
     body += d.board(occupied)
     body += d.combat_hexes()
     body += d.movements()
     body += d.counters()
     body += d.combat_marks()
     body.append("</g>")
+    labels = label_boxes("".join(body[board_at:]))
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)
-    # the area of this resolution's action: combats, moves, retreats; else every unit
-    action: list[tuple[float, float]] = []
-    hot: list[tuple[float, float]] = []
-    for e in events:
-        if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
-            hot.append(centre(e["hex"]))
-            action += [centre(h) for h in [e["hex"], *(e.get("from_hexes") or [])]]
-        elif e.get("type") in ("move", "retreat", "advance"):
-            action += [centre(h) for h in e.get("path") or [] if h]
-    why = "this resolution's action"
-    if not action:  # a quiet resolution (or the set-up): where the armies stand closest
-        action = [
-            centre(h) for h in sorted(occupied)
-        ]  # sorted: the first of equal windows is the same in every process
-        hot = [
-            centre(h)
-            for h in sorted(occupied)
-            if any(
-                field.side_of(u) != field.side_of(v)
-                for u in field.units_in(h)
-                for n in gm.neighbours(h)
-                for v in field.units_in(n)
-            )
-        ]
-        why = "the front" if hot else "the armies"
+    action, why = _action(field, events, occupied)
     board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
-    focus = focus_box(action, board, SIZE * 1.1, (SIZE * 1.5 * 5, H * 4), (SIZE * 1.5 * 6.5, H * 7), hot)
+    # the core kept whole: a combat's hex and its badge (SIZE + 5 from the hex's centre)
+    focus = focus_box(
+        action, board, SIZE * 1.4, (SIZE * 1.5 * 5, H * 4), labels, (0.0, 0.0, float(width), height), SIZE * 1.25
+    )
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
         f'font-family="DejaVu Sans, Liberation Sans, Arial, sans-serif" {focus_attrs("fb-board", focus, why)}>'
@@ -371,6 +352,32 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fbfaf4"/>'
     )
     return "\n".join([head, *body, "</svg>"])
+
+
+def _action(field: Battlefield, events: Sequence[Event], occupied: set[str]) -> tuple[list[tuple[float, float]], str]:
+    """The area of this resolution's action (every combat's hexes, every move's,
+    retreat's and advance's path) and why; in a quiet resolution (or the set-up)
+    the front, where the armies touch, else every unit."""
+    action: list[tuple[float, float]] = []
+    for e in events:
+        if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
+            action += [centre(h) for h in [e["hex"], *(e.get("from_hexes") or [])]]
+        elif e.get("type") in ("move", "retreat", "advance"):
+            action += [centre(h) for h in e.get("path") or [] if h]
+    if action:
+        return action, "this resolution's action"
+    gm = field.game_map
+    front = [
+        centre(h)
+        for h in sorted(occupied)
+        if any(
+            field.side_of(u) != field.side_of(v)
+            for u in field.units_in(h)
+            for n in gm.neighbours(h)
+            for v in field.units_in(n)
+        )
+    ]
+    return (front, "the front") if front else ([centre(h) for h in sorted(occupied)], "the armies")
 
 
 def _panels(d: _Drawing, width: int, y: float) -> tuple[float, list[str]]:

@@ -1,0 +1,97 @@
+"""The reports and the game's site on a phone (390 px) and a desktop (1280 px), in
+headless Chromium: no page scrolls sideways (tables scroll inside their box, long
+words wrap), and each report's close-up (the cropped map shown first) holds every
+combat, move and label it touches, none cut at its edge.  Real games through the
+CLI: Farrapos and every Furor Barbarus scenario played by the greedy bot, then
+``pbem site`` and the referee's ``pbem report``."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pbem.rules import find_ruleset
+from tests.conftest import Table
+from tests.support.phone_pages import Measured, measure, play
+
+pytestmark = pytest.mark.browser
+
+GAMES = [("farrapos", None, 16)] + [
+    ("furor-barbarus", s, 6) for s in ("campus-mauriacus", "soissons", "tolbiac", "vouille")
+]
+"""Each game and how many resolutions the greedy bot plays (Farrapos's first battles come late)."""
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Every page of each game's site, and the referee's report of each resolution."""
+    tmp = tmp_path_factory.mktemp("phone")
+    out: list[Path] = []
+    for rules_id, scenario, resolutions in GAMES:
+        game = scenario or rules_id
+        t = Table(tmp, tmp / f"{game}.db")
+        ruleset = find_ruleset(rules_id)
+        players = [f"{s}={t.key(s)[1]}" for s in ruleset.sides(scenario)]
+        args = ["new", game, "--rules", rules_id, *(["--scenario", scenario] if scenario else [])]
+        r = t.run(*args, *(a for p in players for a in ("--player", p)))
+        assert r.exit_code == 0, r.stderr
+        play(t, game, resolutions)
+        site = tmp / "site" / game
+        r = t.run("site", game, "-o", str(site))
+        assert r.exit_code == 0, r.stderr
+        out += sorted(site.glob("*.html"))
+        for k in range(1, resolutions + 1):
+            page = site / f"referee-k{k}.html"
+            r = t.run("report", game, "--turn", str(k), "-o", str(page))
+            assert r.exit_code == 0, r.stderr
+            out.append(page)
+    return out
+
+
+@pytest.fixture(scope="module")
+def measured(pages: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict[int, list[Measured]]:
+    tmp = tmp_path_factory.mktemp("chromium")
+    return {width: measure(tmp, pages, width) for width in (390, 1280)}
+
+
+def _name(m: Measured) -> str:
+    return "/".join(Path(m.page).parts[-2:])
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_page_scrolls_sideways(measured, pages, width):
+    results = measured[width]
+    assert len(results) == len(pages)
+    names = {_name(m) for m in results}
+    for game in ("farrapos", "campus-mauriacus", "soissons", "tolbiac", "vouille"):
+        assert {f"{game}/index.html", f"{game}/audit.html", f"{game}/dice.html", f"{game}/referee-k3.html"} <= names
+    wide = [(_name(m), m.scroll_width, m.wider) for m in results if m.scroll_width > m.width]
+    assert all(m.width == width for m in results)
+    assert wide == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_close_up_holds_its_combats_moves_and_labels(measured, width):
+    close_ups = [(m, m.close_up) for m in measured[width] if m.close_up]
+    cut = [(_name(m), c["viewBox"], c["cut"][:4]) for m, c in close_ups if c["cut"]]
+    assert cut == []
+    # the cases the close-up used to cut: a Furor resolution of 4+ combats (Campus
+    # Mauriacus or Tolbiac), a Farrapos resolution with battles
+    many = [m for m, c in close_ups if re.match(r"(campus-mauriacus|tolbiac)/", _name(m)) and c["combats"] >= 4]
+    assert many, [(_name(m), c["combats"]) for m, c in close_ups]
+    assert any(_name(m).startswith("farrapos/") and c["combats"] >= 1 for m, c in close_ups)
+
+
+def test_the_measure_catches_a_page_wider_than_a_phone_and_a_cut_label(pages, tmp_path):
+    report = next(p for p in pages if p.name.startswith("referee-") and 'class="map detail"' in p.read_text())
+    wide = tmp_path / "wide.html"
+    wide.write_text(report.read_text().replace("</main>", "</main><div style='width:2000px'>wide</div>"))
+    cut = tmp_path / "cut.html"
+    cut.write_text(
+        re.sub(r'viewBox="[-\d. ]+" role="img"', 'viewBox="0 0 100 100" role="img"', report.read_text(), count=1)
+    )
+    (wide_page, cut_page) = measure(tmp_path, [wide, cut], 390)
+    assert wide_page.scroll_width > 390
+    assert cut_page.close_up and cut_page.close_up["cut"]
