@@ -91,3 +91,22 @@ def test_create_database_opens_an_existing_database_and_refuses_what_open_databa
         store.create_database(tmp_path / "other.db")
     with pytest.raises(store.StoreError, match="cannot create database"):
         store.create_database(tmp_path / "no-such-folder" / "r.db")
+
+
+def test_a_version_3_database_gets_the_zone_columns_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "v3.db"
+    store.create_database(path).dispose()
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE game DROP COLUMN tz")
+    con.execute("ALTER TABLE player DROP COLUMN tz")
+    con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+    con.commit()
+    con.close()
+    store.open_database(path).dispose()
+    con = sqlite3.connect(path)
+    try:
+        assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(game)")}
+        assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(player)")}
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "4"
+    finally:
+        con.close()

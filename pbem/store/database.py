@@ -17,11 +17,12 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
 
-SCHEMA_VERSION = 3  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table)
+SCHEMA_VERSION = 4  # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table (issue 17: new table); outbox, intake, intake_part, game_clock, late_turn, player_change (issue 12: new tables); site (issue 15: new table); 4: game.tz, player.tz (the zones deadlines are shown in)
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     3: (),  # new tables only (created by create_all); ALTER TABLE statements go here
+    4: ("ALTER TABLE game ADD COLUMN tz VARCHAR", "ALTER TABLE player ADD COLUMN tz VARCHAR"),
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""

@@ -64,6 +64,7 @@ class Game(SQLModel, table=True):
     state_hash: str  # hash of the current position
     over: bool = False
     result: str | None = None  # JSON of Outcome.to_json()
+    tz: str | None = None  # IANA zone the game's deadlines are shown in (None: UTC)
 
     def option_list(self) -> list[str]:
         return list(json.loads(self.options))
@@ -76,6 +77,7 @@ class Player(SQLModel, table=True):
     side: str
     public_key: str  # OpenSSH line
     email: str | None = None
+    tz: str | None = None  # the player's own IANA zone (None: the game's)
 
 
 class Resolution(SQLModel, table=True):

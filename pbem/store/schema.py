@@ -39,6 +39,7 @@ SQLITE: tuple[str, ...] = (
         "state_hash VARCHAR NOT NULL",
         "over BOOLEAN NOT NULL",
         "result VARCHAR",
+        "tz VARCHAR",
         "PRIMARY KEY (id)",
     ),
     _table(
@@ -114,6 +115,7 @@ SQLITE: tuple[str, ...] = (
         "side VARCHAR NOT NULL",
         "public_key VARCHAR NOT NULL",
         "email VARCHAR",
+        "tz VARCHAR",
         "PRIMARY KEY (id)",
         "UNIQUE (game_id, side)",
         "FOREIGN KEY(game_id) REFERENCES game (id)",
