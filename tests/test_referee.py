@@ -320,7 +320,7 @@ def test_tick_with_a_real_short_deadline_resolves_nmr(table: Table) -> None:
     r = table.run("tick")
     assert r.exit_code == 0, r.stderr
     assert "late notice, republic missed the deadline" in r.stdout
-    assert "resolution 1 (1835, turn 1 (Republic)), no moves received from republic (deadline passed)" in r.stdout
+    assert "resolution 1 - 1835, turn 1 (Republic), no moves received from republic (deadline passed)" in r.stdout
     g = json.loads(table.run("games", "--json").stdout)[0]
     assert g["resolution"] == 1 and g["awaiting"] == ["empire"] and g["clock"] == "deadline 1s, grace 1s"
 
@@ -339,7 +339,7 @@ def test_games_lists_every_game(table: Table) -> None:
     )
     assert a1["deadline"] and listed[1]["deadline"] is None
     r = table.run("games")
-    assert r.exit_code == 0 and "a1: farrapos/campaign, resolution 0" in r.stdout and "2 game(s)" in r.stdout
+    assert r.exit_code == 0 and "a1: farrapos/campaign, resolution 1 - 1835, turn 1 (Republic)" in r.stdout and "2 game(s)" in r.stdout
 
 
 def test_player_change_of_address_and_key_is_archived_told_and_audited(table: Table) -> None:

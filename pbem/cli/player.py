@@ -60,6 +60,8 @@ def status(
         typer.echo(f"  game over: {st.result_text}")
     else:
         typer.echo(f"  awaiting: {', '.join(st.awaiting) or 'nobody (ready to process)'}")
+        for line in st.deadline_lines():
+            typer.echo(f"  {line}")
         if st.queued:
             typer.echo(f"  queued: {', '.join(st.queued)}")
         if st.dice_left <= dice_chains.NEAR_THE_END:

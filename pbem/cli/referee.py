@@ -74,6 +74,10 @@ def new(
             help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').",
         ),
     ] = None,
+    tz: Annotated[
+        Optional[str],
+        typer.Option("--tz", metavar="ZONE", help="The game's time zone for deadlines (IANA name; default UTC)."),
+    ] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
@@ -98,6 +102,7 @@ def new(
             chain_length,
             tables,
             clock=clock,
+            tz=tz,
         )
     for warning in lifecycle.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)
@@ -278,10 +283,9 @@ def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable
         typer.echo(json.dumps([g.to_json() for g in lines], indent=1, ensure_ascii=False))
         return
     for g in lines:
-        deadline = f"deadline {g.deadline:%Y-%m-%d %H:%M} UTC" if g.deadline else g.clock
         awaiting = f"awaiting {', '.join(g.awaiting)}" if g.awaiting else ("ready" if not g.over else "")
         typer.echo(
-            f"{g.game}: {g.rules}/{g.scenario}, resolution {g.resolution} ({g.label}); {awaiting or '-'}; {deadline}; "
+            f"{g.game}: {g.rules}/{g.scenario}, {g.heading()}; {awaiting or '-'}; {g.deadline_text()}; "
             f"last activity {g.last_activity:%Y-%m-%d %H:%M} UTC; {listing.outcome_text(g)}"
         )
     typer.echo(f"{len(lines)} game(s)")
@@ -295,13 +299,20 @@ def player(
     key: Annotated[
         Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")
     ] = None,
+    tz: Annotated[
+        Optional[str],
+        typer.Option("--tz", metavar="ZONE", help="The player's own time zone for deadlines (IANA name)."),
+    ] = None,
 ) -> None:
-    """Change a player's address or key; recorded in the archive, both sides told."""
+    """Change a player's address, key or time zone; address and key changes are archived, both sides told."""
     from pbem.referee import players
 
     with refusals():
         line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
-        change = players.change_player(database(), game, side, email, line)
+        change = players.change_player(database(), game, side, email, line, tz)
+    if email is None and key is None:
+        typer.echo(f"{game} {side}: {'; '.join(change.what)}")
+        return
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 

@@ -30,20 +30,23 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem import store
 from pbem.referee import notices, resolve, verdict
 from pbem.rules import find_ruleset
+from pbem.store.clock import Clock, last_activity, read_clock
+from pbem.store.clock import aware as _aware
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
+from pbem.turnfiles.deadline import UNITS, format_duration
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
 
 _DURATION = re.compile(r"(\d{1,9})([smhd])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_UNITS = UNITS
 MAX_DURATION = 366 * 86400
 CLOCK_KEYS = ("deadline", "grace", "remind", "wait")
 
@@ -57,35 +60,6 @@ def parse_duration(text: str) -> int:
     if seconds > MAX_DURATION:
         raise ValueError(f"duration {text!r} is over a year")
     return seconds
-
-
-def format_duration(seconds: int) -> str:
-    for unit in ("d", "h", "m"):
-        if seconds and seconds % _UNITS[unit] == 0:
-            return f"{seconds // _UNITS[unit]}{unit}"
-    return f"{seconds}s"
-
-
-@dataclass(frozen=True)
-class Clock:
-    """A game's clock in seconds; ``deadline`` None: the game waits forever."""
-
-    deadline: int | None = None
-    grace: int = 0
-    remind: int = 0
-    wait: bool = False
-
-    def describe(self) -> str:
-        if self.deadline is None:
-            return "no deadline"
-        parts = [f"deadline {format_duration(self.deadline)}"]
-        if self.grace:
-            parts.append(f"grace {format_duration(self.grace)}")
-        if self.remind:
-            parts.append(f"remind {format_duration(self.remind)} before")
-        if self.wait:
-            parts.append("wait")
-        return ", ".join(parts)
 
 
 def check_clock(clock: Clock) -> Clock:
@@ -118,11 +92,6 @@ def clock_from_options(deadline: str | None, grace: str | None, remind: str | No
     if problems:
         raise verdict.Refused(problems)
     return check_clock(Clock(values["deadline"], values["grace"] or 0, values["remind"] or 0, wait))
-
-
-def read_clock(tx: Tx, game_id: str) -> Clock:
-    row = tx.one("SELECT deadline, grace, remind, wait FROM game_clock WHERE game_id = :game", {"game": game_id})
-    return Clock(row[0], row[1], row[2], bool(row[3])) if row else Clock()
 
 
 def set_clock(engine: Engine, game_id: str, settings: Mapping[str, str]) -> Clock:
@@ -198,25 +167,6 @@ class Timing:
     @property
     def grace_until(self) -> datetime | None:
         return self.deadline + timedelta(seconds=self.clock.grace) if self.deadline else None
-
-
-def _aware(value: datetime | str | None) -> datetime | None:
-    if value is None:
-        return None
-    when = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def last_activity(tx: Tx, game_id: str) -> datetime:
-    """The latest of the game's creation, its current resolution and its latest rollback."""
-    row = tx.one(
-        "SELECT g.created, r.created, (SELECT MAX(at) FROM rollback WHERE game_id = g.id)"
-        " FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k WHERE g.id = :game",
-        {"game": game_id},
-    )
-    if row is None:
-        raise store.unknown_game(game_id, store.known_game_ids(tx))
-    return max(t for t in (_aware(v) for v in row) if t is not None)
 
 
 def timing(tx: Tx, game_id: str) -> Timing | None:
@@ -312,7 +262,7 @@ def resolution_step(
         if outcome.resolved is not None:
             nmr = f", no moves received from {', '.join(outcome.nmr)} (deadline passed)" if outcome.nmr else ""
             log(
-                f"{game_id}: resolution {outcome.resolved} ({outcome.label}){nmr}{', game over' if outcome.over else ''}"
+                f"{game_id}: resolution {outcome.resolved} - {outcome.label}{nmr}{', game over' if outcome.over else ''}"
             )
         for problem in outcome.problems:
             log(f"{problem}")

@@ -8,6 +8,7 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,10 +21,12 @@ from pbem.rules import find_ruleset
 from pbem.rules.base import Ruleset, ScenarioInfo
 from pbem.rules.suggest import did_you_mean
 from pbem.rules.template_text import fit_comments
+from pbem.store.clock import current_deadline, zones
 from pbem.store.sql import Conflict, Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
 from pbem.turnfiles.canonical import canonical_json, position_hash
+from pbem.turnfiles.deadline import check_zone, deadline_lines, iso
 from pbem.turnfiles.envelope import render_turn_file
 
 if TYPE_CHECKING:
@@ -51,12 +54,14 @@ def new_game(
     chain_length: int = dicev1.DEFAULT_CHAIN_LENGTH,
     table_files: Mapping[str, os.PathLike[str] | str] | None = None,
     clock: ClockSettings | None = None,
+    tz: str | None = None,
 ) -> store.GameState:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
     (``--table NAME=FILE``): checked, carried in the opening position and stored.
     ``clock`` sets its deadlines (pbem/referee/deadlines.py); each side with an address is
-    sent the game as created."""
+    sent the game as created.  ``tz``: the IANA zone its deadlines are shown in
+    (default UTC)."""
     ruleset, info = _ruleset_and_scenario(rules_id, scenario)
     problems, parsed_keys = _setting_problems(
         game_id, rules_id, ruleset, info, options, player_keys, emails or {}, chain_length
@@ -67,6 +72,11 @@ def new_game(
         ruleset, {n: Path(f) for n, f in (table_files or {}).items()}, info.id
     )
     problems.extend(table_problems)
+    if tz is not None:
+        try:
+            check_zone(tz)
+        except ValueError as exc:
+            problems.append(f"--tz: {exc}")
     if problems:
         raise Refused(problems)
     position = ruleset.setup(info.id, list(options))
@@ -97,6 +107,8 @@ def new_game(
         except Conflict:  # another process created it since
             raise Refused([f"game {game_id!r} already exists"]) from None
         _insert_players(tx, game_id, info.sides, parsed_keys, emails or {})
+        if tz is not None:
+            tx.run("UPDATE game SET tz = :tz WHERE id = :game", {"tz": tz, "game": game_id})
         house_tables.store_tables(tx, game_id, house_tables.of_position(position))
         if clock is not None:
             _insert_clock(tx, game_id, clock)
@@ -379,6 +391,15 @@ class Status:
     score_heading: str = "score"
     dice_left: int = 0  # resolutions the committed dice chains can still serve
     extensions: list[dict] = field(default_factory=list)
+    deadline: datetime | None = None  # of the resolution awaited now (UTC)
+    grace: int = 0  # seconds after the deadline
+    zone: str = "UTC"  # the game's zone
+
+    def deadline_lines(self) -> tuple[str, ...]:
+        """When the orders are due, in UTC and the game's zone, and what follows."""
+        if self.deadline is None or self.over:
+            return ()
+        return deadline_lines(self.deadline, self.grace, self.zone)
 
     def to_json(self) -> dict:
         return {
@@ -397,6 +418,9 @@ class Status:
             "anchor": self.anchor,
             "dice_left": self.dice_left,
             "dice_extensions": self.extensions,
+            "deadline": iso(self.deadline) if not self.over else None,
+            "grace": self.grace if self.deadline is not None and not self.over else None,
+            "tz": self.zone,
         }
 
 
@@ -409,6 +433,7 @@ def status(engine: Engine, game_id: str) -> Status:
         chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
         due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
         score = ruleset.score(position)
+        due_at = None if game.over else current_deadline(tx, game_id)
         return Status(
             game=game.id,
             rules=game.rules,
@@ -425,4 +450,7 @@ def status(engine: Engine, game_id: str) -> Status:
             score_heading=score[0].heading if score else "score",
             dice_left=max(0, dice_chains.last_served(chains) - game.next_k + 1),
             extensions=[c.to_json() for c in chains[1:]],
+            deadline=due_at[0] if due_at else None,
+            grace=due_at[1] if due_at else 0,
+            zone=zones(tx, game_id)[0],
         )

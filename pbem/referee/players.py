@@ -18,6 +18,7 @@ from pbem.mail.address import checked_address
 from pbem.referee import notices, verdict
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
+from pbem.turnfiles.deadline import check_zone
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -33,11 +34,23 @@ class Change:
 
 
 def change_player(
-    engine: Engine, game_id: str, side: str, email: str | None = None, key_line: str | None = None
+    engine: Engine,
+    game_id: str,
+    side: str,
+    email: str | None = None,
+    key_line: str | None = None,
+    tz: str | None = None,
 ) -> Change:
-    if email is None and key_line is None:
-        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
+    """``tz`` (the player's own zone for deadlines) is the player's view only: it
+    is stored, not archived, and nobody is told."""
+    if email is None and key_line is None and tz is None:
+        raise verdict.Refused(["give --email ADDR, --key FILE or --tz ZONE"])
     problems = []
+    if tz is not None:
+        try:
+            check_zone(tz)
+        except ValueError as exc:
+            problems.append(f"--tz: {exc}")
     if email is not None:
         try:
             checked_address(email)
@@ -75,6 +88,13 @@ def change_player(
         if new_key is not None and not keys.PublicKey.from_openssh(old_key).same_key(new_key):
             change.update(public_key=new_key.openssh(), previous_public_key=old_key)
             what.append(f"key -> {new_key.fingerprint()}")
+        if tz is not None:
+            tx.run(
+                "UPDATE player SET tz = :tz WHERE game_id = :game AND side = :side",
+                {"tz": tz, "game": game_id, "side": side},
+            )
+            if email is None and key_line is None:
+                return Change(game_id, side, game.next_k, (f"deadlines shown in {tz}",), 0)
         if not what:
             raise verdict.Refused([f"{game_id} {side}: nothing to change (the address and key are already these)"])
         params = {"game": game_id, "side": side}
