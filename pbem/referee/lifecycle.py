@@ -20,14 +20,15 @@ from pbem.referee import notices
 from pbem.rules import find_ruleset
 from pbem.rules.base import Ruleset, ScenarioInfo
 from pbem.rules.suggest import did_you_mean
-from pbem.rules.template_text import fit_comments
 from pbem.store.clock import current_deadline, zones
 from pbem.store.sql import Conflict, Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
 from pbem.turnfiles.canonical import canonical_json, position_hash
-from pbem.turnfiles.deadline import check_zone, deadline_lines, iso
+from pbem.turnfiles.deadline import check_zone, deadline_lines, iso, parse_iso
 from pbem.turnfiles.envelope import render_turn_file
+from pbem.turnfiles.position_file import PositionFile
+from pbem.turnfiles.template import turn_template
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -346,32 +347,51 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
     one filled with a bot's legal orders."""
     with transaction(engine, write=False) as tx:
         game = store.known_game(tx, game_id)
-        ruleset = find_ruleset(game.rules)
-        position = game.position
-        sides = ruleset.sides(game.scenario)
-        if side not in sides:
-            raise Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})"])
-        if game.over:
-            raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)})"])
-        due = ruleset.due(position)
-        if side not in due:
-            raise Refused(
-                [
-                    f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for resolution {game.next_k}"
-                ]
-            )
-        if bot is None:
-            body = ruleset.order_template(position, side)
-        else:
-            if bot not in ruleset.bots():
-                raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
-            body = ruleset.bot_orders(position, side, bot, random.Random(f"{game_id}/{game.next_k}/{side}/{seed}"))
-        head = (
-            fit_comments(f"# {ruleset.title}: {game_id}, resolution {game.next_k} - {ruleset.turn_label(position)}\n")
-            if bot is None
-            else ""
+        due_at = current_deadline(tx, game_id)
+        zone = zones(tx, game_id)[1].get(side)
+    return turn_file_for(game, side, bot, seed, due_at[0] if due_at else None, due_at[1] if due_at else 0, zone)
+
+
+def offline_turn_file(kept: PositionFile, side: str, bot: str | None = None, seed: int = 0) -> str:
+    """``pbem orders --position``: the same file as the referee's, from the
+    position file mailed with a report."""
+    deadline = parse_iso(kept.deadline) if kept.deadline else None
+    return turn_file_for(kept, side, bot, seed, deadline, kept.grace, kept.zones.get(side))
+
+
+def turn_file_for(
+    game: store.GameState | PositionFile,
+    side: str,
+    bot: str | None,
+    seed: int,
+    deadline: datetime | None,
+    grace: int,
+    zone: str | None,
+) -> str:
+    """The next turn file of ``side`` in ``game`` (the referee's record of it or
+    a position file: the same attributes)."""
+    ruleset = find_ruleset(game.rules)
+    position = game.position
+    sides = ruleset.sides(game.scenario)
+    if side not in sides:
+        raise Refused([f"no side {side!r} in game {game.id} (sides: {', '.join(sides)})"])
+    if game.over:
+        raise Refused([f"game {game.id} is over ({result_text(game.result, game.rules)})"])
+    due = ruleset.due(position)
+    if side not in due:
+        raise Refused(
+            [
+                f"it is not the {side} side's turn in game {game.id}: awaiting {', '.join(due)} for resolution {game.next_k}"
+            ]
         )
-        return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, head + body)
+    if bot is None:
+        return turn_template(
+            ruleset, game.id, game.rules, side, game.next_k, game.state_hash, position, deadline, grace, zone
+        )
+    if bot not in ruleset.bots():
+        raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
+    body = ruleset.bot_orders(position, side, bot, random.Random(f"{game.id}/{game.next_k}/{side}/{seed}"))
+    return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, body)
 
 
 @dataclass(frozen=True)

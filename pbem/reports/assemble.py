@@ -16,11 +16,13 @@ from pbem.reports import render as report
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
+from pbem.store import clock as store_clock
 from pbem.store import house_tables
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
-from pbem.turnfiles.envelope import render_turn_file
+from pbem.turnfiles.deadline import iso
+from pbem.turnfiles.template import turn_template
 
 if TYPE_CHECKING:
     from pbem.store.database import Database
@@ -68,7 +70,11 @@ def _views(
     refusals = report_reads.refusals(tx, game_id, (k, next_turn))
     players = report_reads.players(tx, game_id)
     turn_label = ruleset.turn_label(position)
+    due_at = store_clock.current_deadline(tx, game_id) if k == game.current_k and outcome is None else None
+    game_zone, side_zones = store_clock.zones(tx, game_id)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position)
+    if due_at is not None:
+        kept = replace(kept, deadline=iso(due_at[0]), grace=due_at[1], zones=side_zones)
     url = game.site_url
     rollbacks = report_reads.rollbacks(tx, game_id)
     notes = tuple(
@@ -118,6 +124,10 @@ def _views(
         links=links or ("url" if url else "none"),
         rollbacks=notes,
         chain_first_k=chain.first_k,
+        deadline=due_at[0] if due_at else None,
+        grace=due_at[1] if due_at else 0,
+        zone=game_zone,
+        zones=tuple(sorted(side_zones.items())),
     )
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     return [_side_view(shared, ruleset, game, position, due, side, refusals, shared_map, turn_label) for side in sides]
@@ -185,11 +195,20 @@ def _side_view(
     """One side's report (``None``: the referee's) from what every side sees alike:
     its map, its next turn file, the problems with its files."""
     next_file = None
+    zone = dict(shared.zones).get(side or "", shared.zone)
     if side is not None and side in due:
-        body = f"# {ruleset.title}: {game.id}, resolution {shared.next_k} - {turn_label}\n" + ruleset.order_template(
-            position, side
+        next_file = turn_template(
+            ruleset,
+            game.id,
+            game.rules,
+            side,
+            shared.next_k,
+            shared.state_hash,
+            position,
+            shared.deadline,
+            shared.grace,
+            zone,
         )
-        next_file = render_turn_file(game.id, game.rules, side, shared.next_k, shared.state_hash, body)
     problems = tuple(
         report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
         for r in refusals
@@ -201,6 +220,7 @@ def _side_view(
         map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(shared.events), side),
         problems=problems,
         next_turn_file=next_file,
+        zone=zone,
     )
 
 

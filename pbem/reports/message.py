@@ -70,7 +70,8 @@ def report_subject(data: ReportData) -> str:
     if data.over:
         return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: game over"
     if data.your_move:
-        return f"[pbem {data.game_id}] resolution {data.next_k} - {data.next_label}: your move"
+        due = f", {data.deadline_short}" if data.deadline_short else ""
+        return f"[pbem {data.game_id}] resolution {data.next_k} - {data.next_label}: your move{due}"
     return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: report"
 
 

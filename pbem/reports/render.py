@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,6 +126,49 @@ class ReportData:
     position_file: str = ""
     """The position file (``G-rK.position.json``) this report was written from:
     ``pbem check FILE --position`` checks orders against it offline."""
+    deadline: datetime | None = None
+    """When the orders for ``next_k`` are due (UTC); None: no deadline, or not the latest report."""
+    grace: int = 0
+    zone: str = "UTC"
+    """The reader's IANA zone (the player's own, else the game's)."""
+    zones: tuple[tuple[str, str], ...] = ()
+    """Each side's zone (the position file carries them)."""
+
+    @property
+    def deadline_lines(self) -> tuple[str, ...]:
+        """When the orders are due, in UTC and the reader's zone; what follows if none come."""
+        if self.deadline is None or self.over:
+            return ()
+        from pbem.turnfiles.deadline import deadline_lines
+
+        return deadline_lines(self.deadline, self.grace, self.zone)
+
+    @property
+    def archive_name(self) -> str:
+        """The archive's file name on the game's site (``G.json``)."""
+        return f"{re.sub(r'[^A-Za-z0-9._-]+', '_', self.game_id).strip('._') or 'game'}.json"  # as pbem site names it
+
+    @property
+    def audit_hint(self) -> str:
+        """How a reader re-derives every die on their own machine."""
+        url = self.site_url.rstrip("/") + "/" + self.archive_name if self.site_url else None
+        export = f"'pbem export {self.game_id} -o {self.archive_name}'"
+        where = f"download {url}" if url else f"ask the referee for the archive ({export})"
+        return f"{where}, then 'pbem audit --archive {self.archive_name}' re-derives every die."
+
+    @property
+    def rules_doc(self) -> str:
+        """Where the rules and their order syntax are, in the pbem distribution."""
+        return f"docs/rules/{self.rules_id}.md"
+
+    @property
+    def deadline_short(self) -> str:
+        """``due 2026-03-01 12:00 UTC`` for a subject line; empty without a deadline."""
+        if self.deadline is None or self.over:
+            return ""
+        from pbem.turnfiles.deadline import utc_text
+
+        return f"due {utc_text(self.deadline)}"
 
     @property
     def chain_link(self) -> int:

@@ -53,13 +53,16 @@ class PositionFile:
     result: str | None  # the stored outcome, JSON text (as ``Game.result``)
     public_keys: dict[str, str]  # side -> OpenSSH public key line
     position: dict[str, Any] = field(repr=False)
+    deadline: str | None = None  # ISO 8601 UTC: when the orders for ``next_k`` are due (None: no deadline)
+    grace: int = 0  # seconds after the deadline
+    zones: dict[str, str] = field(default_factory=dict)  # side -> the IANA zone its player reads deadlines in
 
     @property
     def state(self) -> str:
         return self.state_hash
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": FORMAT,
             "game": self.id,
             "rules": self.rules,
@@ -74,6 +77,9 @@ class PositionFile:
             "players": [{"side": side, "public_key": key} for side, key in sorted(self.public_keys.items())],
             "position": self.position,
         }
+        if self.deadline is not None:  # an addition within version 1: absent for a game without a deadline
+            out["deadline"] = {"at": self.deadline, "grace": self.grace, "zones": dict(sorted(self.zones.items()))}
+        return out
 
     def to_text(self) -> str:
         """The file's text: one line of JSON, sorted keys, UTF-8 (no indent: the C
@@ -118,6 +124,7 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
             result=json.dumps(raw["result"]) if raw["result"] else None,
             public_keys=players,
             position=raw["position"],
+            **_deadline(raw.get("deadline")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise PositionFileError(f"{name}: position file lacks or garbles {exc}") from None
@@ -126,3 +133,14 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
             f"{name}: its position does not hash to its state {loaded.state_hash}; the file was changed after the referee wrote it"
         )
     return loaded
+
+
+def _deadline(raw: Any) -> dict[str, Any]:
+    """The optional ``deadline`` object's fields (none when absent)."""
+    if raw is None:
+        return {}
+    return {
+        "deadline": str(raw["at"]),
+        "grace": int(raw["grace"]),
+        "zones": {str(side): str(zone) for side, zone in dict(raw["zones"]).items()},
+    }
