@@ -16,8 +16,8 @@ from pbem.reports import render as report
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
-from pbem.store import clock as store_clock
 from pbem.store import house_tables
+from pbem.store.clock import current_deadline, zones
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
@@ -70,8 +70,8 @@ def _views(
     refusals = report_reads.refusals(tx, game_id, (k, next_turn))
     players = report_reads.players(tx, game_id)
     turn_label = ruleset.turn_label(position)
-    due_at = store_clock.current_deadline(tx, game_id) if k == game.current_k and outcome is None else None
-    game_zone, side_zones = store_clock.zones(tx, game_id)
+    due_at = current_deadline(tx, game_id) if k == game.current_k and outcome is None else None
+    game_zone, side_zones = zones(tx, game_id)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position)
     if due_at is not None:
         kept = replace(kept, deadline=iso(due_at[0]), grace=due_at[1], zones=side_zones)
