@@ -464,7 +464,7 @@ def test_the_demo_runs_farrapos_by_tick_with_a_missed_deadline(tmp_path: Path) -
     (result,) = demo.run_demo(tmp_path, [("farrapos", None)])
     log = (result.folder / "referee.log").read_text()
     assert "reminder to empire (resolution 2" in log and "late notice, empire missed the deadline" in log
-    assert "resolution 2 (1835, turn 2 (Empire)), no moves received from empire (deadline passed)" in log
+    assert "resolution 2 - 1835, turn 2 (Empire), no moves received from empire (deadline passed)" in log
     assert any(line.startswith("  no moves received:    resolution 2: empire (deadline") for line in result.audit_lines)
     assert "reminder" in (result.folder / "outbox.txt").read_text()
     assert 'href="demo-farrapos/referee.log"' in (tmp_path / "index.html").read_text()
@@ -634,7 +634,7 @@ def test_the_referee_service_on_postgresql(postgres_url: str, tmp_path: Path, sm
     r = run(*args)
     assert r.returncode == 0 and "0 message(s) judged" in r.stdout, r.stdout
     assert "late notice, empire missed the deadline" in r.stdout
-    assert "resolution 2 (1835, turn 2 (Empire)), no moves received from empire (deadline passed)" in r.stdout, (
+    assert "resolution 2 - 1835, turn 2 (Empire), no moves received from empire (deadline passed)" in r.stdout, (
         "no grace: NMR at the deadline"
     )
     assert run("player", "pg1", "empire", "--email", "emp2@example.org").returncode == 0

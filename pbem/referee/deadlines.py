@@ -155,6 +155,7 @@ class Timing:
     clock: Clock
     start: datetime  # last activity
     awaiting: tuple[str, ...]  # due sides whose file has not arrived
+    current_k: int = 0  # the latest active resolution: its report carries the position file
 
     @property
     def deadline(self) -> datetime | None:
@@ -184,6 +185,7 @@ def timing(tx: Tx, game_id: str) -> Timing | None:
         read_clock(tx, game_id),
         last_activity(tx, game_id),
         awaiting,
+        game.current_k,
     )
 
 
@@ -207,11 +209,13 @@ def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, ga
                 continue
             if t.remind_at is not None and t.remind_at <= now < t.deadline:
                 for side in t.awaiting:
-                    if notices.queue_reminder(tx, game_id, t.k, side, t.label, t.deadline):
+                    if notices.queue_reminder(tx, game_id, t.k, side, t.label, t.deadline, t.current_k):
                         made += 1
                         log(f"{game_id}: reminder to {side} (resolution {t.k}, deadline {_when(t.deadline)})")
             if now >= t.deadline and t.grace_until is not None:
-                if notices.queue_late_notice(tx, game_id, t.k, t.awaiting, t.label, t.deadline, t.grace_until):
+                if notices.queue_late_notice(
+                    tx, game_id, t.k, t.awaiting, t.label, t.deadline, t.grace_until, t.current_k
+                ):
                     made += 1
                     log(
                         f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline {_when(t.deadline)} (grace until {_when(t.grace_until)})"
