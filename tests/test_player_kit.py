@@ -11,7 +11,6 @@ import json
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
-from pathlib import Path
 
 import pytest
 
