@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 from pbem.cli.application import _Pbem, _state, app
 from pbem.cli.common import _pairs, _read, _with_progress, database, example, fail, refusals
 
+GAME_ZONE_HELP = "The game's time zone for deadlines (IANA name; default UTC)."
+PLAYER_ZONE_HELP = "The player's own time zone for deadlines (IANA name)."
+
 
 @app.command(epilog=example("pbem new g1 --rules farrapos --player republic=alice.pub --player empire=bob.pub"))
 def new(
@@ -74,10 +77,7 @@ def new(
             help="Play a house table instead of the shipped one (repeatable; see 'pbem tables').",
         ),
     ] = None,
-    tz: Annotated[
-        Optional[str],
-        typer.Option("--tz", metavar="ZONE", help="The game's time zone for deadlines (IANA name; default UTC)."),
-    ] = None,
+    tz: Annotated[Optional[str], typer.Option("--tz", metavar="ZONE", help=GAME_ZONE_HELP)] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
@@ -299,10 +299,7 @@ def player(
     key: Annotated[
         Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")
     ] = None,
-    tz: Annotated[
-        Optional[str],
-        typer.Option("--tz", metavar="ZONE", help="The player's own time zone for deadlines (IANA name)."),
-    ] = None,
+    tz: Annotated[Optional[str], typer.Option("--tz", metavar="ZONE", help=PLAYER_ZONE_HELP)] = None,
 ) -> None:
     """Change a player's address, key or time zone; address and key changes are archived, both sides told."""
     from pbem.referee import players

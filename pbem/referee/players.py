@@ -33,6 +33,31 @@ class Change:
     set_aside: int  # queued files set aside by a new key
 
 
+def _checked(email: str | None, key_line: str | None, tz: str | None) -> keys.PublicKey | None:
+    """:class:`verdict.Refused` naming each bad value; the new key, if one is given."""
+    if email is None and key_line is None and tz is None:
+        raise verdict.Refused(["give --email ADDR, --key FILE or --tz ZONE"])
+    problems = []
+    new_key = None
+    for option, value, check in (
+        ("--tz", tz, check_zone),
+        ("--email", email, checked_address),
+        ("--key", key_line, keys.PublicKey.from_openssh),
+    ):
+        if value is None:
+            continue
+        try:
+            result = check(value)
+        except ValueError as exc:
+            problems.append(f"{option}: {exc}")
+            continue
+        if option == "--key":
+            new_key = result
+    if problems:
+        raise verdict.Refused(problems)
+    return new_key  # type: ignore[return-value]
+
+
 def change_player(
     engine: Engine,
     game_id: str,
@@ -43,27 +68,7 @@ def change_player(
 ) -> Change:
     """``tz`` (the player's own zone for deadlines) is the player's view only: it
     is stored, not archived, and nobody is told."""
-    if email is None and key_line is None and tz is None:
-        raise verdict.Refused(["give --email ADDR, --key FILE or --tz ZONE"])
-    problems = []
-    if tz is not None:
-        try:
-            check_zone(tz)
-        except ValueError as exc:
-            problems.append(f"--tz: {exc}")
-    if email is not None:
-        try:
-            checked_address(email)
-        except ValueError as exc:
-            problems.append(f"--email: {exc}")
-    new_key = None
-    if key_line is not None:
-        try:
-            new_key = keys.PublicKey.from_openssh(key_line)
-        except ValueError as exc:
-            problems.append(f"--key: {exc}")
-    if problems:
-        raise verdict.Refused(problems)
+    new_key = _checked(email, key_line, tz)
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
         registered = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,12 +71,8 @@ def _views(
     refusals = report_reads.refusals(tx, game_id, (k, next_turn))
     players = report_reads.players(tx, game_id)
     turn_label = ruleset.turn_label(position)
-    due_at = current_deadline(tx, game_id) if k == game.current_k and outcome is None else None
-    game_zone, side_zones = zones(tx, game_id)
-    kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position)
-    if due_at is not None:
-        kept = replace(kept, deadline=iso(due_at[0]), grace=due_at[1], zones=side_zones)
-    url = game.site_url
+    due_at, game_zone, side_zones = _clock(tx, game, k, outcome)
+    kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
     rollbacks = report_reads.rollbacks(tx, game_id)
     notes = tuple(
         report.RollbackNote(
@@ -119,9 +116,9 @@ def _views(
         next_turn_file=None,
         history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
         position_file=kept.to_text(),
-        site_url=url,
+        site_url=game.site_url,
         next_k=next_turn,
-        links=links or ("url" if url else "none"),
+        links=links or ("url" if game.site_url else "none"),
         rollbacks=notes,
         chain_first_k=chain.first_k,
         deadline=due_at[0] if due_at else None,
@@ -154,6 +151,16 @@ def _check_sides(ruleset: Ruleset, game: ReportGame, sides: Sequence[str | None]
             raise LookupError(f"no side {side!r} in game {game.id} (sides: {', '.join(known)})")
 
 
+def _clock(
+    tx: Tx, game: ReportGame, k: int, outcome: Outcome | None
+) -> tuple[tuple[datetime, int] | None, str, dict[str, str]]:
+    """The deadline the report of ``k`` announces (only the latest report, in
+    play, of a game with a deadline), the game's zone and each side's."""
+    due_at = current_deadline(tx, game.id) if k == game.current_k and outcome is None else None
+    game_zone, side_zones = zones(tx, game.id)
+    return due_at, game_zone, side_zones
+
+
 def _position_file(
     game: ReportGame,
     k: int,
@@ -163,8 +170,11 @@ def _position_file(
     outcome: Outcome | None,
     players: Sequence[Any],
     position: Position,
+    due_at: tuple[datetime, int] | None,
+    side_zones: dict[str, str],
 ) -> position_file.PositionFile:
-    """The position file the report is written from (attached to it)."""
+    """The position file the report is written from (attached to it), with the
+    deadline it was written for."""
     return position_file.PositionFile(
         id=game.id,
         rules=game.rules,
@@ -178,6 +188,9 @@ def _position_file(
         result=json.dumps(outcome.to_json()) if outcome else None,
         public_keys={p.side: p.public_key for p in players},
         position=position,
+        deadline=iso(due_at[0]) if due_at else None,
+        grace=due_at[1] if due_at else 0,
+        zones=side_zones if due_at else {},
     )
 
 
