@@ -212,12 +212,12 @@ def _play(table: Table, tmp_path: Path, resolutions: int | None) -> None:
         assert table.run("site", "vg", "-o", str(site)).exit_code == 0
         # the last report says where the archive is and how to audit it
         words = " ".join(_text(last).split())
-        found = re.search(r"download (\S+), then 'pbem audit --archive (\S+)'", words)
+        found = re.search(r"'pbem audit --archive (\S+)' re-derives every die; download it from (\S+)", words)
         assert found, words
         alaric = players["visigoths"]
-        with urllib.request.urlopen(found.group(1)) as response:
-            (alaric.folder / found.group(2)).write_bytes(response.read())
-        out = alaric.pbem("audit", "--archive", found.group(2))
+        with urllib.request.urlopen(found.group(2)) as response:
+            (alaric.folder / found.group(1)).write_bytes(response.read())
+        out = alaric.pbem("audit", "--archive", found.group(1))
         assert "all checks hold" in out
     finally:
         http_server.shutdown()

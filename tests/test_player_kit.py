@@ -207,21 +207,23 @@ def test_the_your_move_mail_tells_a_stranger_how_to_play_with_its_attachments(ta
         "pbem sign turn-g1-1-republic.txt --key",
         "ssh-keygen -Y sign -f ~/.ssh/id_ed25519 -n pbem turn-g1-1-republic.txt",
         "docs/rules/farrapos.md",
-        "https://example.org/g1/",
+        "https://example.org/g1/index.html",
     ):
         assert words in plain and words in html, words
     assert set(attachments(msg)) == {"turn-g1-1-republic.txt", "g1-r0.position.json"}
     assert "pbem audit g1`" not in plain and "<code>pbem audit g1</code>" not in html
     play_bots(table, "g1", 1)
     plain = " ".join(text_part(eml(table, "g1", "empire")).split())
-    assert "download https://example.org/g1/g1.json, then 'pbem audit --archive g1.json'" in plain
+    assert (
+        "'pbem audit --archive g1.json' re-derives every die; download it from https://example.org/g1/g1.json" in plain
+    )
 
 
 def test_without_a_site_the_audit_line_says_to_ask_the_referee_for_the_archive(table: Table) -> None:
     farrapos(table)
     play_bots(table, "g1", 1)
     plain = " ".join(text_part(eml(table, "g1", "empire")).split())
-    assert "ask the referee for the archive ('pbem export g1 -o g1.json'), then 'pbem audit --archive g1.json'" in plain
+    assert "ask the referee for the game's archive ('pbem export g1'); 'pbem audit --archive' on it" in plain
 
 
 # ------------------------------------------------------------------ mail form

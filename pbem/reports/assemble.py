@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
 from pbem.store import house_tables
-from pbem.store.clock import current_deadline, zones
+from pbem.store.clock import last_activity
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
@@ -71,7 +71,7 @@ def _views(
     refusals = report_reads.refusals(tx, game_id, (k, next_turn))
     players = report_reads.players(tx, game_id)
     turn_label = ruleset.turn_label(position)
-    due_at, game_zone, side_zones = _clock(tx, game, k, outcome)
+    due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
     rollbacks = report_reads.rollbacks(tx, game_id)
     notes = tuple(
@@ -152,13 +152,14 @@ def _check_sides(ruleset: Ruleset, game: ReportGame, sides: Sequence[str | None]
 
 
 def _clock(
-    tx: Tx, game: ReportGame, k: int, outcome: Outcome | None
+    tx: Tx, game: ReportGame, k: int, outcome: Outcome | None, players: Sequence[Any]
 ) -> tuple[tuple[datetime, int] | None, str, dict[str, str]]:
     """The deadline the report of ``k`` announces (only the latest report, in
     play, of a game with a deadline), the game's zone and each side's."""
-    due_at = current_deadline(tx, game.id) if k == game.current_k and outcome is None else None
-    game_zone, side_zones = zones(tx, game.id)
-    return due_at, game_zone, side_zones
+    due_at = None
+    if game.deadline is not None and k == game.current_k and outcome is None:
+        due_at = last_activity(tx, game.id) + timedelta(seconds=game.deadline), game.grace
+    return due_at, game.tz, {p.side: p.tz or game.tz for p in players}
 
 
 def _position_file(

@@ -152,9 +152,12 @@ class ReportData:
     def audit_hint(self) -> str:
         """How a reader re-derives every die on their own machine."""
         url = self.site_url.rstrip("/") + "/" + self.archive_name if self.site_url else None
-        export = f"'pbem export {self.game_id} -o {self.archive_name}'"
-        where = f"download {url}" if url else f"ask the referee for the archive ({export})"
-        return f"{where}, then 'pbem audit --archive {self.archive_name}' re-derives every die."
+        if url:
+            return f"'pbem audit --archive {self.archive_name}' re-derives every die; download it from {url}"
+        return (
+            f"ask the referee for the game's archive ('pbem export {self.game_id}'); "
+            "'pbem audit --archive' on it re-derives every die."
+        )
 
     @property
     def rules_doc(self) -> str:
