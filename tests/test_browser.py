@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.reports.render import RollLine, render_audit_page, render_html
+from pbem.reports.audit_page import render_audit_page
+from pbem.reports.render import RollLine, render_html
 from pbem.rules.base import ScoreLine
 from tests.support.browser import check_in_browser
 from tests.support.report_data import (

@@ -14,10 +14,10 @@ import pytest
 from markupsafe import escape
 
 from pbem.reports import charts
+from pbem.reports.audit_page import render_audit_page
 from pbem.reports.images import svg_to_png
 from pbem.reports.render import (
     RollLine,
-    render_audit_page,
     render_html,
     render_text,
     report_filename,

@@ -124,3 +124,9 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
         con.close()
     assert set(V4_TABLES) <= tables
     assert version == str(store.SCHEMA_VERSION) == "4"
+    con = sqlite3.connect(db)
+    try:
+        assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(game)")}
+        assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(player)")}
+    finally:
+        con.close()

@@ -107,7 +107,21 @@ RUNS: dict[str, list[Run] | str] = {
         Run(lambda w: ["dice", "g1", "--json"], (*PLAIN_SQL, "cryptography")),
     ],
     "status": [Run(lambda w: ["status", "g1"], (*PLAIN_SQL, *SSH_MODULE))],
-    "orders": [Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL)],
+    "orders": [
+        Run(lambda w: ["orders", "g1", "--side", "empire", "-o", str(w / "orders.txt")], PLAIN_SQL),
+        Run(
+            lambda w: [
+                "orders",
+                "--position",
+                str(next((w / "reports-1").glob("*.position.json"))),
+                "--side",
+                "empire",
+                "-o",
+                str(w / "orders-offline.txt"),
+            ],
+            NO_DATABASE,
+        ),
+    ],
     "check": [
         Run(lambda w: ["check", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE)),
         Run(

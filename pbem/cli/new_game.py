@@ -59,6 +59,7 @@ _GRACE = typer.Option(
 )
 _REMIND = typer.Option("--remind", metavar="DUR", help="How long before the deadline a late side is reminded.")
 _WAIT = typer.Option("--wait", help="Hold the turn until the deadline even when every file is in.")
+_TZ = typer.Option("--tz", metavar="ZONE", help="The game's time zone for deadlines (IANA name; default UTC).")
 _TABLE = typer.Option(
     "--table",
     metavar="NAME=FILE",
@@ -85,6 +86,7 @@ def new(
     max_pause: Annotated[Optional[str], _MAX_PAUSE] = None,
     max_extensions: Annotated[Optional[int], _MAX_EXTENSIONS] = None,
     key: Annotated[Optional[Path], REFEREE_KEY] = None,
+    tz: Annotated[Optional[str], _TZ] = None,
 ) -> None:
     """Create a game and commit its dice; prints the commitment (anchor)."""
     from pbem import store
@@ -113,6 +115,7 @@ def new(
             civil_disorder=limit,
             limits=limits,
             referee_key=signer,
+            tz=tz or configured().defaults.get("tz"),
         )
     for warning in lifecycle.shared_keys(keylines):
         typer.echo(f"pbem: {warning}", err=True)

@@ -61,6 +61,8 @@ def status(
         typer.echo(f"  game over: {st.result_text}")
     else:
         typer.echo(f"  awaiting: {', '.join(st.awaiting) or 'nobody (ready to process)'}")
+        for due in st.deadline_lines():
+            typer.echo(f"  {due}")
         if st.queued:
             typer.echo(f"  queued: {', '.join(st.queued)}")
         if st.dice_left <= dice_chains.NEAR_THE_END:
@@ -72,10 +74,12 @@ def status(
         typer.echo(f"  observers: {st.observers}")
 
 
-@app.command(epilog=example("pbem orders g1 --side republic -o turn.txt"))
+@app.command(epilog=example("pbem orders --position g1-r4.position.json --side republic -o turn.txt"))
 def orders(
-    game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     side: Annotated[str, typer.Option("--side", metavar="SIDE", help="The side to write orders for.")],
+    game: Annotated[
+        Optional[str], typer.Argument(metavar="[GAME]", help="Game id (on the referee's database).")
+    ] = None,
     bot: Annotated[
         Optional[str], typer.Option("--bot", metavar="NAME", help="Fill with a bot's legal orders (random, greedy).")
     ] = None,
@@ -83,12 +87,41 @@ def orders(
     output: Annotated[
         Optional[Path], typer.Option("-o", "--output", metavar="FILE", help="Write here ('-' or none: stdout).")
     ] = None,
+    position: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--position",
+            metavar="POSFILE",
+            help="Offline, from this position file (G-rK.position.json, attached to every report); no database.",
+        ),
+    ] = None,
 ) -> None:
     """Write the next turn file for a side (template, or a bot's orders)."""
     from pbem.referee import lifecycle
+    from pbem.store import NoDatabase
 
+    if (game is None) == (position is None):
+        typer.echo("pbem: give GAME (on the referee's database) or --position POSFILE (offline), one of them", err=True)
+        raise typer.Exit(2)
     with refusals():
-        text = lifecycle.next_turn_file(database(), game, side, bot, seed)
+        if position is not None:
+            from pbem.turnfiles import position_file
+
+            try:
+                kept = position_file.load(_read(position), str(position))
+            except position_file.PositionFileError as exc:
+                fail(str(exc))
+            text = lifecycle.offline_turn_file(kept, side, bot, seed)
+        else:
+            assert game is not None
+            try:
+                db = database()
+            except NoDatabase:
+                fail(
+                    f"no referee's database here: a player writes orders with 'pbem orders --position "
+                    f"G-rK.position.json --side {side}' (the position file attached to the latest report)"
+                )
+            text = lifecycle.next_turn_file(db, game, side, bot, seed)
         if output is None or is_stdout(output):
             sys.stdout.write(text)
         else:

@@ -32,6 +32,8 @@ from pbem.cli.common import (
 from pbem.cli.new_game import civil_disorder_words
 from pbem.cli.options import REFEREE_KEY, referee_key
 
+PLAYER_ZONE_HELP = "The player's own time zone for deadlines (IANA name)."
+
 
 @app.command(epilog=example("pbem process --all --jobs 2", "pbem process g1 g2 --reports reports"))
 def process(
@@ -215,10 +217,9 @@ def games(as_json: Annotated[bool, typer.Option("--json", help="Machine-readable
         typer.echo(json.dumps([g.to_json() for g in lines], indent=1, ensure_ascii=False))
         return
     for g in lines:
-        deadline = f"deadline {g.deadline:%Y-%m-%d %H:%M} UTC" if g.deadline else g.clock
         awaiting = f"awaiting {', '.join(g.awaiting)}" if g.awaiting else ("ready" if not g.over else "")
         typer.echo(
-            f"{g.game}: {g.rules}/{g.scenario}, resolution {g.resolution} ({g.label}); {awaiting or '-'}; {deadline}; "
+            f"{g.game}: {g.rules}/{g.scenario}, {g.heading()}; {awaiting or '-'}; {g.deadline_text()}; "
             f"last activity {g.last_activity:%Y-%m-%d %H:%M} UTC; {listing.outcome_text(g)}"
         )
     typer.echo(f"{len(lines)} game(s)")
@@ -233,13 +234,17 @@ def player(
         Optional[Path], typer.Option("--key", metavar="PUBKEY_FILE", help="The side's new public key file.")
     ] = None,
     signer: Annotated[Optional[Path], REFEREE_KEY] = None,
+    tz: Annotated[Optional[str], typer.Option("--tz", metavar="ZONE", help=PLAYER_ZONE_HELP)] = None,
 ) -> None:
-    """Change a player's address or key; recorded in the archive, both sides told."""
+    """Change a player's address, key or time zone; address and key changes are archived, both sides told."""
     from pbem.referee import players
 
     with refusals():
         line = _read(key).decode("utf-8", "replace").strip() if key is not None else None
-        change = players.change_player(database(), game, side, email, line, referee_key(signer))
+        change = players.change_player(database(), game, side, email, line, referee_key(signer), tz)
+    if email is None and key is None:
+        typer.echo(f"{game} {side}: {'; '.join(change.what)}")
+        return
     typer.echo(f"{game} {side}: {'; '.join(change.what)} (from resolution {change.from_k}); both sides notified")
 
 

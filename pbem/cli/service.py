@@ -278,7 +278,8 @@ def outbox_list(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """What the referee owes and has sent: id, kind, to, subject, state (pending/sent/failed), attempts, last error."""
+    """What the referee owes and has sent: id, kind, to, subject, state (pending/sent/failed/superseded), \
+attempts, last error."""
     if ctx.invoked_subcommand is not None:
         return
     from pbem.mail import outbox as owed
@@ -291,10 +292,12 @@ def outbox_list(
     for r in rows:
         error = f"  [{r.last_error}]" if r.last_error else ""
         typer.echo(f"{r.id:>5} {r.state:<7} {r.attempts:>2}x {r.kind:<9} {r.to:<30} {r.subject}{error}")
-    counts = {state: sum(1 for r in rows if r.state == state) for state in (owed.PENDING, owed.SENT, owed.FAILED)}
+    states = (owed.PENDING, owed.SENT, owed.FAILED, owed.SUPERSEDED)
+    counts = {state: sum(1 for r in rows if r.state == state) for state in states}
+    superseded = f", {counts[owed.SUPERSEDED]} superseded" if counts[owed.SUPERSEDED] else ""
     typer.echo(
         f"{len(rows)} message(s): {counts[owed.PENDING]} pending, {counts[owed.SENT]} sent, "
-        f"{counts[owed.FAILED]} failed"
+        f"{counts[owed.FAILED]} failed" + superseded
     )
 
 

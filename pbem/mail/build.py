@@ -16,7 +16,7 @@ from pbem.mail.intake import Candidate, header_line
 
 if TYPE_CHECKING:
     pass
-from pbem.reports.message import MESSAGE_ID_DOMAIN, thread_root_id
+from pbem.reports.message import MAIL_POLICY, MESSAGE_ID_DOMAIN, thread_root_id
 
 
 def reply_address(original: email.message.Message) -> str | None:
@@ -61,7 +61,7 @@ def receipt_email(
         if check_only
         else ("accepted" if accepted else "refused")
     )
-    msg = EmailMessage()
+    msg = EmailMessage(policy=MAIL_POLICY)
     msg["From"] = sender
     to = recipient or reply_address(original)
     if to:
@@ -132,10 +132,11 @@ def notice_email(
     game_id: str | None,
     side: str | None = None,
     kind: str = "notice",
+    deadline: str | None = None,
 ) -> EmailMessage:
     """A plain-text notice from the referee (reminder, late notice, rollback,
     player change), threaded under the side's game reports when a side is named."""
-    msg = EmailMessage()
+    msg = EmailMessage(policy=MAIL_POLICY)
     msg["From"] = sender
     msg["To"] = ", ".join(to)
     msg["Subject"] = subject
@@ -151,6 +152,8 @@ def notice_email(
         msg["X-Pbem-Game"] = game_id
     if side:
         msg["X-Pbem-Side"] = side
+    if deadline:  # the deadline the notice speaks of: it is not sent once that has changed
+        msg["X-Pbem-Deadline"] = deadline
     msg.set_content(body, subtype="plain", charset="utf-8", cte="quoted-printable")
     return msg
 

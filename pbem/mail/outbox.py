@@ -30,6 +30,11 @@ seconds later, at most :data:`BACKOFF_CAP` (1 hour); the default backoff is
 :data:`BACKOFF` (60 s).  A permanent refusal of the message (a 5xx answer to it
 or to all its recipients) makes it ``failed``; ``pbem outbox retry`` re-arms
 failed rows (and makes pending ones due at once).
+
+A reminder or late notice whose moment has passed when it is delivered (its
+resolution made, its deadline changed, a reminded side's orders in) is marked
+``superseded`` with the reason and never sent: a late mail cannot say what is no
+longer true.
 """
 
 from __future__ import annotations
@@ -37,11 +42,12 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from pbem import store
+from pbem.mail.stale import stale_reason
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 
@@ -53,6 +59,7 @@ if TYPE_CHECKING:  # the email package is imported when a message is built, not 
 PENDING = "pending"
 SENT = "sent"
 FAILED = "failed"
+SUPERSEDED = "superseded"  # a reminder or late notice whose moment passed before it could be sent
 BACKOFF = 60.0
 BACKOFF_CAP = 3600.0
 MESSAGE_ID_DOMAIN = "pbem.invalid"
@@ -266,13 +273,15 @@ def retry(engine: Database, row_id: int | None = None) -> int:
                 raise LookupError(f"no outbox row {row_id}")
             if found[0] == SENT:
                 raise LookupError(f"outbox row {row_id} was sent already; nothing to retry")
+            if found[0] == SUPERSEDED:
+                raise LookupError(f"outbox row {row_id} is superseded (its moment has passed); it is not sent")
             return tx.run(
                 "UPDATE outbox SET state = :pending, next_attempt = :now WHERE id = :id",
                 {"pending": PENDING, "now": now, "id": row_id},
             )
         return tx.run(
-            "UPDATE outbox SET state = :pending, next_attempt = :now WHERE state <> :sent",
-            {"pending": PENDING, "now": now, "sent": SENT},
+            "UPDATE outbox SET state = :pending, next_attempt = :now WHERE state IN (:pending, :failed)",
+            {"pending": PENDING, "now": now, "failed": FAILED},
         )
 
 
@@ -288,6 +297,7 @@ class Delivery:
     failed: list[tuple[Row, str]]  # given up (permanent refusal): row, why
     error: str | None = None  # the step could not run at all (no connection, login refused)
     login_refused: bool = False  # the referee's SMTP user or password is wrong
+    superseded: list[tuple[Row, str]] = field(default_factory=list)  # not sent: their moment passed
 
 
 def backoff_after(attempts: int, base: float = BACKOFF) -> timedelta:
@@ -376,6 +386,15 @@ def stored_body(engine: Database, row: Row) -> bytes | None:
     return bytes(found[0]) if found and found[0] is not None else None
 
 
+def _mark_superseded(engine: Database, row: Row, reason: str) -> None:
+    with transaction(engine) as tx:
+        tx.run(
+            "UPDATE outbox SET state = :superseded, last_error = :why, claimed_by = NULL, claimed_at = NULL"
+            " WHERE id = :id AND state = :pending",
+            {"superseded": SUPERSEDED, "why": reason, "id": row.id, "pending": PENDING},
+        )
+
+
 def message_of(engine: Database, row: Row, sender: str) -> EmailMessage:
     """The message a row stands for, From the referee's address: its stored bytes,
     or a report rendered from the store now (with the row's Message-ID)."""
@@ -384,10 +403,11 @@ def message_of(engine: Database, row: Row, sender: str) -> EmailMessage:
     body = found[0] if found else None
     if body is not None:
         import email
-        import email.policy
         from email.message import EmailMessage
 
-        msg = email.message_from_bytes(bytes(body), policy=email.policy.default)
+        from pbem.reports.message import MAIL_POLICY
+
+        msg = email.message_from_bytes(bytes(body), policy=MAIL_POLICY)
         assert isinstance(msg, EmailMessage)
     else:
         msg = _report_of(engine, row, sender)
@@ -531,6 +551,13 @@ def _deliver_one(
     except Exception as exc:  # a row that cannot be built is failed, not retried forever
         _mark_refused(engine, row, now, f"cannot build the message: {type(exc).__name__}: {exc}", True, backoff, holder)
         result.failed.append((row, str(exc)))
+        return
+    stale = stale_reason(engine, row, msg)
+    if stale is not None:
+        _mark_superseded(engine, row, stale)
+        result.superseded.append((row, stale))
+        if log:
+            log(f"outbox {row.id} ({row.kind}) not sent: {stale}")
         return
     try:
         connection.send(msg)

@@ -26,25 +26,29 @@ waits forever.  A duration is a whole number and a unit: ``90s``, ``45m``,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbem import store
 from pbem.referee import disorder, ledger, notices, resolve, verdict
 from pbem.rules import find_ruleset
 from pbem.store import absences
+from pbem.store.clock import Clock, last_activity, read_clock
+from pbem.store.clock import aware as _aware
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
+from pbem.turnfiles.deadline import UNITS, format_duration
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
 
 _DURATION = re.compile(r"(\d{1,9})([smhd])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_UNITS = UNITS
 MAX_DURATION = 366 * 86400
 CLOCK_KEYS = ("deadline", "grace", "remind", "wait")
 
@@ -58,35 +62,6 @@ def parse_duration(text: str) -> int:
     if seconds > MAX_DURATION:
         raise ValueError(f"duration {text!r} is over a year")
     return seconds
-
-
-def format_duration(seconds: int) -> str:
-    for unit in ("d", "h", "m"):
-        if seconds and seconds % _UNITS[unit] == 0:
-            return f"{seconds // _UNITS[unit]}{unit}"
-    return f"{seconds}s"
-
-
-@dataclass(frozen=True)
-class Clock:
-    """A game's clock in seconds; ``deadline`` None: the game waits forever."""
-
-    deadline: int | None = None
-    grace: int = 0
-    remind: int = 0
-    wait: bool = False
-
-    def describe(self) -> str:
-        if self.deadline is None:
-            return "no deadline"
-        parts = [f"deadline {format_duration(self.deadline)}"]
-        if self.grace:
-            parts.append(f"grace {format_duration(self.grace)}")
-        if self.remind:
-            parts.append(f"remind {format_duration(self.remind)} before")
-        if self.wait:
-            parts.append("wait")
-        return ", ".join(parts)
 
 
 def check_clock(clock: Clock) -> Clock:
@@ -120,11 +95,6 @@ def clock_from_options(deadline: str | None, grace: str | None, remind: str | No
     if problems:
         raise verdict.Refused(problems)
     return check_clock(Clock(values["deadline"], values["grace"] or 0, values["remind"] or 0, wait))
-
-
-def read_clock(tx: Tx, game_id: str) -> Clock:
-    row = tx.one("SELECT deadline, grace, remind, wait FROM game_clock WHERE game_id = :game", {"game": game_id})
-    return Clock(row[0], row[1], row[2], bool(row[3])) if row else Clock()
 
 
 def set_clock(
@@ -226,7 +196,7 @@ def _count_extension(tx: Tx, game_id: str, new: Clock) -> bool:
     if old is None or old.clock.deadline is None:
         return False
     before = old.grace_until
-    after = Timing(old.game_id, old.k, old.label, new, old.start, old.awaiting, old.pauses, old.extra)
+    after = dataclasses.replace(old, clock=new)
     later = after.grace_until
     if before is None or (later is not None and later <= before):
         return False
@@ -258,6 +228,7 @@ class Timing:
     clock: Clock
     start: datetime  # last activity
     awaiting: tuple[str, ...]  # due sides whose file has not arrived
+    current_k: int = 0  # the latest active resolution: its report carries the position file
     pauses: tuple[absences.Pause, ...] = ()
     extra: int = 0  # seconds of vacation granted for this resolution
 
@@ -282,25 +253,6 @@ class Timing:
         return absences.paused_at(list(self.pauses), now) is not None
 
 
-def _aware(value: datetime | str | None) -> datetime | None:
-    if value is None:
-        return None
-    when = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def last_activity(tx: Tx, game_id: str) -> datetime:
-    """The latest of the game's creation, its current resolution and its latest rollback."""
-    row = tx.one(
-        "SELECT g.created, r.created, (SELECT MAX(at) FROM rollback WHERE game_id = g.id)"
-        " FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k WHERE g.id = :game",
-        {"game": game_id},
-    )
-    if row is None:
-        raise store.unknown_game(game_id, store.known_game_ids(tx))
-    return max(t for t in (_aware(v) for v in row) if t is not None)
-
-
 def timing(tx: Tx, game_id: str) -> Timing | None:
     """None when the game is over or unknown."""
     game = store.game_state(tx, game_id)
@@ -317,6 +269,7 @@ def timing(tx: Tx, game_id: str) -> Timing | None:
         read_clock(tx, game_id),
         last_activity(tx, game_id),
         awaiting,
+        game.current_k,
         tuple(absences.pauses(tx, game_id)),
         sum(v.days for v in vacations if v.k == game.next_k) * 86400,
     )
@@ -342,11 +295,13 @@ def notice_step(engine: Engine, now: datetime, log: Log = lambda _line: None, ga
                 continue
             if t.remind_at is not None and t.remind_at <= now < t.deadline:
                 for side in t.awaiting:
-                    if notices.queue_reminder(tx, game_id, t.k, side, t.label, t.deadline):
+                    if notices.queue_reminder(tx, game_id, t.k, side, t.label, t.deadline, t.current_k):
                         made += 1
                         log(f"{game_id}: reminder to {side} (resolution {t.k}, deadline {_when(t.deadline)})")
             if now >= t.deadline and t.grace_until is not None:
-                if notices.queue_late_notice(tx, game_id, t.k, t.awaiting, t.label, t.deadline, t.grace_until):
+                if notices.queue_late_notice(
+                    tx, game_id, t.k, t.awaiting, t.label, t.deadline, t.grace_until, t.current_k
+                ):
                     made += 1
                     log(
                         f"{game_id}: late notice, {', '.join(t.awaiting)} missed the deadline "
@@ -418,8 +373,8 @@ def resolution_step(
             if outcome.bot:
                 nmr += f", civil disorder: the {disorder.BOT} bot wrote the orders of {', '.join(outcome.bot)}"
             log(
-                f"{game_id}: resolution {outcome.resolved} "
-                f"({outcome.label}){nmr}{', game over' if outcome.over else ''}"
+                f"{game_id}: resolution {outcome.resolved} - "
+                f"{outcome.label}{nmr}{', game over' if outcome.over else ''}"
             )
         for problem in outcome.problems:
             log(f"{problem}")

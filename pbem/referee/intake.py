@@ -16,7 +16,7 @@ from pbem.turnfiles.envelope import MAX_TURN_FILE_BYTES, TurnFileError, normalis
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
-from pbem.referee.verdict import MAX_KEPT_BYTES, Checked, Refused, inspect_turn_file, split_signature
+from pbem.referee.verdict import MAX_KEPT_BYTES, Checked, Duplicate, Refused, inspect_turn_file, split_signature
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,8 @@ def submit(
             if within is not None:
                 within(tx, checked, ())
             return Submitted(checked, superseded)
+    except Duplicate:  # its bytes are queued already: nothing to keep, nothing to show in reports
+        raise
     except Refused as refusal:
         record_refusal(engine, data, armored, refusal.problems, source, within)
         raise

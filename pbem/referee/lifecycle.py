@@ -8,6 +8,7 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -15,17 +16,20 @@ from pbem import dice as dicev1
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
 from pbem.mail.address import checked_address
-from pbem.referee import disorder, ledger, notices
+from pbem.referee import disorder, ledger, new_game_acts, notices
 from pbem.referee.absences import Limits
 from pbem.rules import find_ruleset
 from pbem.rules.base import Ruleset, ScenarioInfo
 from pbem.rules.suggest import did_you_mean
-from pbem.rules.template_text import fit_comments
+from pbem.store.clock import current_deadline, zones
 from pbem.store.sql import Conflict, Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
 from pbem.turnfiles.canonical import canonical_json, position_hash
+from pbem.turnfiles.deadline import check_zone, deadline_lines, iso, parse_iso
 from pbem.turnfiles.envelope import render_turn_file
+from pbem.turnfiles.position_file import PositionFile
+from pbem.turnfiles.template import turn_template
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -60,6 +64,7 @@ def new_game(
     civil_disorder: int | None = None,
     limits: Limits | None = None,
     referee_key: ledger.RefereeKey | None = None,
+    tz: str | None = None,
 ) -> store.GameState:
     """Create a game: set up the position, register each side's public key, and
     commit the dice (only the anchor is shown).  ``table_files`` are house tables
@@ -67,7 +72,8 @@ def new_game(
     ``clock`` sets its deadlines (pbem/referee/deadlines.py); each side with an address is
     sent the game as created.  ``civil_disorder`` N: a side missing N deadlines in
     a row is played by the greedy bot (pbem/referee/disorder.py).  ``limits``: its
-    allowances; ``referee_key`` signs its ledger."""
+    allowances; ``referee_key`` signs its ledger.  ``tz``: the IANA zone its
+    deadlines are shown in (default UTC)."""
     ruleset, info = _ruleset_and_scenario(rules_id, scenario)
     problems, parsed_keys = _setting_problems(
         game_id, rules_id, ruleset, info, options, player_keys, emails or {}, chain_length
@@ -78,11 +84,54 @@ def new_game(
         ruleset, {n: Path(f) for n, f in (table_files or {}).items()}, info.id
     )
     problems.extend(table_problems)
+    if tz is not None:
+        try:
+            check_zone(tz)
+        except ValueError as exc:
+            problems.append(f"--tz: {exc}")
     if problems:
         raise Refused(problems)
-    position = ruleset.setup(info.id, list(options))
+    game, initial = _opening(game_id, rules_id, ruleset, info.id, options, tables, chain_length)
+    position = game.position
+    with transaction(engine) as tx:
+        if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is not None:
+            raise Refused([f"game {game_id!r} already exists"])
+        try:
+            _insert_game(tx, game, list(options), initial, limits or Limits(), referee_key)
+        except Conflict:  # another process created it since
+            raise Refused([f"game {game_id!r} already exists"]) from None
+        _insert_players(tx, game_id, info.sides, parsed_keys, emails or {})
+        if tz is not None:
+            tx.run("UPDATE game SET tz = :tz WHERE id = :game", {"tz": tz, "game": game_id})
+        house_tables.store_tables(tx, game_id, played := house_tables.of_position(position))
+        if clock is not None:
+            _insert_clock(tx, game_id, clock)
+        if civil_disorder is not None:
+            disorder.set_threshold(tx, game_id, civil_disorder)
+        new_game_acts.record_new(
+            tx, game, list(options), parsed_keys, emails or {}, clock, limits or Limits(), referee_key
+        )
+        new_game_acts.record_tables(tx, game_id, played, referee_key)
+        notices.queue_reports(
+            tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False
+        )
+    return game
+
+
+def _opening(
+    game_id: str,
+    rules_id: str,
+    ruleset: Ruleset,
+    scenario_id: str,
+    options: Sequence[str],
+    tables: Mapping[str, Any],
+    chain_length: int,
+) -> tuple[store.GameState, str]:
+    """The game as set up (its house tables in the position) with its dice
+    committed, and its opening position as canonical JSON."""
+    position = ruleset.setup(scenario_id, list(options))
     if tables:
-        position = ruleset.with_house_tables(position, tables)
+        position = ruleset.with_house_tables(position, dict(tables))
     commitment = dicev1.Commitment.new(chain_length)
     initial = canonical_json(position)
     game = store.GameState(
@@ -96,30 +145,12 @@ def new_game(
         seed=commitment.seed.hex(),
         chain_length=chain_length,
         seed_checkpoints=commitment.kept.hex(),
-        scenario=info.id,
+        scenario=scenario_id,
         anchor=commitment.anchor.hex(),
         current_k=0,
         rules_version=ruleset.version,
     )
-    with transaction(engine) as tx:
-        if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is not None:
-            raise Refused([f"game {game_id!r} already exists"])
-        try:
-            _insert_game(tx, game, list(options), initial, limits or Limits(), referee_key)
-        except Conflict:  # another process created it since
-            raise Refused([f"game {game_id!r} already exists"]) from None
-        _insert_players(tx, game_id, info.sides, parsed_keys, emails or {})
-        house_tables.store_tables(tx, game_id, played := house_tables.of_position(position))
-        if clock is not None:
-            _insert_clock(tx, game_id, clock)
-        if civil_disorder is not None:
-            disorder.set_threshold(tx, game_id, civil_disorder)
-        _record_new(tx, game, list(options), parsed_keys, emails or {}, clock, limits or Limits(), referee_key)
-        _record_tables(tx, game_id, played, referee_key)
-        notices.queue_reports(
-            tx, game_id, 0, ruleset.turn_label(position), ruleset.turn_label(position), ruleset.due(position), False
-        )
-    return game
+    return game, initial
 
 
 def _ruleset_and_scenario(rules_id: str, scenario: str | None) -> tuple[Ruleset, ScenarioInfo]:
@@ -204,55 +235,6 @@ def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
         ":remind, :wait)",
         {"game": game_id, "deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
     )
-
-
-def _record_new(
-    tx: Tx,
-    game: store.GameState,
-    options: list[str],
-    parsed_keys: Mapping[str, keys.PublicKey],
-    emails: Mapping[str, str],
-    clock: ClockSettings | None,
-    limits: Limits,
-    referee_key: ledger.RefereeKey | None,
-) -> None:
-    """The ledger's first entry: the game as created, and the key that signs its acts."""
-    details = {
-        "game": game.id,
-        "rules": game.rules,
-        "scenario": game.scenario,
-        "options": options,
-        "anchor": game.anchor,
-        "chain_length": game.chain_length,
-        "initial_state_hash": game.state_hash,
-        "players": [
-            {"side": side, "public_key": parsed_keys[side].openssh(), "email": emails.get(side)}
-            for side in sorted(parsed_keys)
-        ],
-        "clock": None
-        if clock is None
-        else {"deadline": clock.deadline, "grace": clock.grace, "remind": clock.remind, "wait": clock.wait},
-        "limits": limits.to_json(),
-        "referee_key": referee_key.public.openssh() if referee_key else None,
-    }
-    signed = f", its acts signed by {referee_key.public.fingerprint()}" if referee_key else ""
-    ledger.record(tx, game.id, "new", details, referee_key, summary=f"game {game.id} created{signed}")
-
-
-def _record_tables(tx: Tx, game_id: str, played: Mapping[str, Any], referee_key: ledger.RefereeKey | None) -> None:
-    """A ``house-table`` entry for each table the game plays instead of the shipped one."""
-    from pbem.store import house_tables
-
-    for name in sorted(played):
-        sha = house_tables.digest(played[name])
-        ledger.record(
-            tx,
-            game_id,
-            "house-table",
-            {"name": name, "sha256": sha},
-            referee_key,
-            summary=f"the game plays house table {name} (sha256 {sha})",
-        )
 
 
 def _insert_game(
@@ -439,33 +421,52 @@ def next_turn_file(engine: Engine, game_id: str, side: str, bot: str | None = No
     one filled with a bot's legal orders."""
     with transaction(engine, write=False) as tx:
         game = store.known_game(tx, game_id)
-        ruleset = find_ruleset(game.rules)
-        position = game.position
-        sides = ruleset.sides(game.scenario)
-        if side not in sides:
-            raise Refused([f"no side {side!r} in game {game_id} (sides: {', '.join(sides)})"])
-        if game.over:
-            raise Refused([f"game {game_id} is over ({result_text(game.result, game.rules)})"])
-        due = ruleset.due(position)
-        if side not in due:
-            raise Refused(
-                [
-                    f"it is not the {side} side's turn in game {game_id}: awaiting {', '.join(due)} for "
-                    f"resolution {game.next_k}"
-                ]
-            )
-        if bot is None:
-            body = ruleset.order_template(position, side)
-        else:
-            if bot not in ruleset.bots():
-                raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
-            body = ruleset.bot_orders(position, side, bot, random.Random(f"{game_id}/{game.next_k}/{side}/{seed}"))
-        head = (
-            fit_comments(f"# {ruleset.title}: {game_id}, resolution {game.next_k} - {ruleset.turn_label(position)}\n")
-            if bot is None
-            else ""
+        due_at = current_deadline(tx, game_id)
+        zone = zones(tx, game_id)[1].get(side)
+    return turn_file_for(game, side, bot, seed, due_at[0] if due_at else None, due_at[1] if due_at else 0, zone)
+
+
+def offline_turn_file(kept: PositionFile, side: str, bot: str | None = None, seed: int = 0) -> str:
+    """``pbem orders --position``: the same file as the referee's, from the
+    position file mailed with a report."""
+    deadline = parse_iso(kept.deadline) if kept.deadline else None
+    return turn_file_for(kept, side, bot, seed, deadline, kept.grace, kept.zones.get(side))
+
+
+def turn_file_for(
+    game: store.GameState | PositionFile,
+    side: str,
+    bot: str | None,
+    seed: int,
+    deadline: datetime | None,
+    grace: int,
+    zone: str | None,
+) -> str:
+    """The next turn file of ``side`` in ``game`` (the referee's record of it or
+    a position file: the same attributes)."""
+    ruleset = find_ruleset(game.rules)
+    position = game.position
+    sides = ruleset.sides(game.scenario)
+    if side not in sides:
+        raise Refused([f"no side {side!r} in game {game.id} (sides: {', '.join(sides)})"])
+    if game.over:
+        raise Refused([f"game {game.id} is over ({result_text(game.result, game.rules)})"])
+    due = ruleset.due(position)
+    if side not in due:
+        raise Refused(
+            [
+                f"it is not the {side} side's turn in game {game.id}: awaiting {', '.join(due)} for resolution "
+                f"{game.next_k}"
+            ]
         )
-        return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, head + body)
+    if bot is None:
+        return turn_template(
+            ruleset, game.id, game.rules, side, game.next_k, game.state_hash, position, deadline, grace, zone
+        )
+    if bot not in ruleset.bots():
+        raise Refused([f"unknown bot {bot!r} for {game.rules} (bots: {', '.join(ruleset.bots())})"])
+    body = ruleset.bot_orders(position, side, bot, random.Random(f"{game.id}/{game.next_k}/{side}/{seed}"))
+    return render_turn_file(game.id, game.rules, side, game.next_k, game.state_hash, body)
 
 
 @dataclass(frozen=True)
@@ -487,6 +488,15 @@ class Status:
     extensions: list[dict] = field(default_factory=list)
     civil_disorder: dict[str, int] = field(default_factory=dict)  # side -> the resolution it started at
     observers: int = 0
+    deadline: datetime | None = None  # of the resolution awaited now (UTC)
+    grace: int = 0  # seconds after the deadline
+    zone: str = "UTC"  # the game's zone
+
+    def deadline_lines(self) -> tuple[str, ...]:
+        """When the orders are due, in UTC and the game's zone, and what follows."""
+        if self.deadline is None or self.over:
+            return ()
+        return deadline_lines(self.deadline, self.grace, self.zone)
 
     def to_json(self) -> dict:
         return {
@@ -507,6 +517,9 @@ class Status:
             "dice_extensions": self.extensions,
             "civil_disorder": self.civil_disorder,
             "observers": self.observers,
+            "deadline": iso(self.deadline) if not self.over else None,
+            "grace": self.grace if self.deadline is not None and not self.over else None,
+            "tz": self.zone,
         }
 
 
@@ -519,6 +532,7 @@ def status(engine: Engine, game_id: str) -> Status:
         chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
         due = [] if game.over else [s for s in ruleset.due(position) if s not in queued]
         score = ruleset.score(position)
+        due_at = None if game.over else current_deadline(tx, game_id)
         return Status(
             game=game.id,
             rules=game.rules,
@@ -539,4 +553,7 @@ def status(engine: Engine, game_id: str) -> Status:
             observers=len(
                 tx.all("SELECT id FROM observer WHERE game_id = :game AND removed IS NULL", {"game": game_id})
             ),
+            deadline=due_at[0] if due_at else None,
+            grace=due_at[1] if due_at else 0,
+            zone=zones(tx, game_id)[0],
         )

@@ -109,6 +109,8 @@ class StoreLedger:
             checked = intake.submit(
                 self.engine, data, signature, source, within=keep, referee_key=self.referee_key
             ).checked
+        except verdict.Duplicate as duplicate:  # a note to its sender, not a problem in anyone's report
+            return ingest.SubmitOutcome(True, tuple(f"note: {line}" for line in duplicate.problems))
         except verdict.Refused as refusal:
             return ingest.SubmitOutcome(False, tuple(refusal.problems))
         self.sides.append((checked.game_id, checked.side))

@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.mail import outbox
 from pbem.referee import hooks
+from pbem.store.clock import zones
 from pbem.store.sql import Tx
+from pbem.turnfiles.deadline import iso, moment_text
+from pbem.turnfiles.position_file import file_name as position_file_name
 
 if TYPE_CHECKING:
     from email.message import EmailMessage
@@ -109,6 +112,7 @@ def _notice(
     body: str,
     dedupe: str,
     k: int | None,
+    deadline: datetime | None = None,
 ) -> bool:
     from pbem.mail.build import notice_email
 
@@ -116,20 +120,33 @@ def _notice(
     if not recipients:
         return False
     message_id = outbox.new_message_id(kind, game_id)
-    msg = notice_email(PLACEHOLDER_SENDER, recipients, subject, body, message_id, game_id, side, kind)
+    msg = notice_email(PLACEHOLDER_SENDER, recipients, subject, body, message_id, game_id, side, kind, iso(deadline))
     return outbox.queue_message(tx, kind, msg, dedupe, game_id, side, k)
 
 
-def queue_reminder(tx: Tx, game_id: str, k: int, side: str, label: str, deadline: datetime) -> bool:
+def how_to_send(game_id: str, current_k: int, side: str) -> str:
+    """What a player does, on their own machine, with the last report's attachments."""
+    posfile = position_file_name(game_id, current_k)
+    return (
+        f"Write them from the position file attached to your last report ({posfile}):\n"
+        f"  pbem orders --position {posfile} --side {side} -o turn.txt\n"
+        "sign them (pbem sign turn.txt --key KEY, or: ssh-keygen -Y sign -f KEY -n pbem turn.txt)\n"
+        "and reply with turn.txt and turn.txt.sig attached.\n"
+    )
+
+
+def queue_reminder(
+    tx: Tx, game_id: str, k: int, side: str, label: str, deadline: datetime, current_k: int | None = None
+) -> bool:
     """Before the deadline, to a side whose file has not arrived."""
     addr = player_addresses(tx, game_id).get(side)
     text = f"{game_id}: reminder: the orders of {side} for resolution {k} - {label} are due by {_when(deadline)}"
     hooks.queue(tx, game_id, k, "reminder", text, deadline, [side], f"reminder:{game_id}:{k}:{side}")
+    zone = zones(tx, game_id)[1].get(side)
     body = (
-        f"Game {game_id}, {label} (resolution {k}): your orders as {side} have not arrived yet.\n"
-        f"The deadline is {_when(deadline)}.\n\n"
-        f"Write them with 'pbem orders {game_id} --side {side}', sign them, and send them back\n"
-        "as a reply to your last report.\n"
+        f"Game {game_id}, resolution {k} - {label}: your orders as {side} have not arrived yet.\n"
+        f"The deadline is {moment_text(deadline, zone)}.\n\n"
+        + how_to_send(game_id, k - 1 if current_k is None else current_k, side)
     )
     return _notice(
         tx,
@@ -137,15 +154,23 @@ def queue_reminder(tx: Tx, game_id: str, k: int, side: str, label: str, deadline
         game_id,
         side,
         [addr] if addr else [],
-        f"[pbem {game_id}] {label}: reminder, deadline {_when(deadline)}",
+        f"[pbem {game_id}] resolution {k} - {label}: reminder, deadline {_when(deadline)}",
         body,
         f"reminder:{game_id}:{k}:{side}",
         k,
+        deadline,
     )
 
 
 def queue_late_notice(
-    tx: Tx, game_id: str, k: int, missing: Sequence[str], label: str, deadline: datetime, grace_until: datetime
+    tx: Tx,
+    game_id: str,
+    k: int,
+    missing: Sequence[str],
+    label: str,
+    deadline: datetime,
+    grace_until: datetime,
+    current_k: int | None = None,
 ) -> int:
     """At the deadline with a side missing: to every side."""
     made = 0
@@ -155,17 +180,20 @@ def queue_late_notice(
         f" (they may still come until {_when(grace_until)})"
     )
     hooks.queue(tx, game_id, k, "late", text, deadline, missing, f"late:{game_id}:{k}")
+    side_zones = zones(tx, game_id)[1]
     for side, addr in player_addresses(tx, game_id).items():
         late = side in missing
+        zone = side_zones.get(side)
         body = (
-            f"Game {game_id}, {label} (resolution {k}): the deadline {_when(deadline)} has passed "
+            f"Game {game_id}, resolution {k} - {label}: the deadline {moment_text(deadline, zone)} has passed "
             f"and the orders of {who} have not arrived.\n"
             + (
-                f"Your orders can still be accepted until {_when(grace_until)}; after that the turn is resolved\n"
-                f"with no orders from you (NMR), and the archive records it.\n"
+                f"Your orders can still be accepted until {moment_text(grace_until, zone)}; after that the turn is\n"
+                f"resolved with no orders from you (NMR), and the archive records it.\n\n"
+                + how_to_send(game_id, k - 1 if current_k is None else current_k, side)
                 if late
-                else f"{who} may still send orders until {_when(grace_until)}; after that the turn is resolved\n"
-                f"with no orders from {who} (NMR), and the archive records it.\n"
+                else f"{who} may still send orders until {moment_text(grace_until, zone)}; after that the turn is\n"
+                f"resolved with no orders from {who} (NMR), and the archive records it.\n"
             )
         )
         made += _notice(
@@ -174,10 +202,11 @@ def queue_late_notice(
             game_id,
             side,
             [addr],
-            f"[pbem {game_id}] {label}: orders late from {who}",
+            f"[pbem {game_id}] resolution {k} - {label}: orders late from {who}",
             body,
             f"late:{game_id}:{k}:{side}",
             k,
+            deadline,
         )
     return made
 
@@ -202,7 +231,9 @@ def queue_rollback_notice(
             f"Any orders queued for them are set aside too.\n\n"
             f"Now awaited: resolution {next_k} ({label}), written against position {state_hash}.\n"
             f"Write your orders with turn: {next_k} and state: {state_hash}\n"
-            f"(for instance with 'pbem orders {game_id} --side {side}' on a copy of the game), sign and send them.\n"
+            f"(the report of resolution {to_k} is mailed again with its position file:\n"
+            f"  pbem orders --position {position_file_name(game_id, to_k)} --side {side} -o turn.txt),\n"
+            "sign them and reply with the signed file attached.\n"
         )
         made += _notice(
             tx,

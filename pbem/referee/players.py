@@ -28,6 +28,7 @@ from pbem.referee import disorder, ledger, notices, verdict
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
+from pbem.turnfiles.deadline import check_zone
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -42,6 +43,31 @@ class Change:
     set_aside: int  # queued files set aside by a new key
 
 
+def _checked(email: str | None, key_line: str | None, tz: str | None) -> keys.PublicKey | None:
+    """:class:`verdict.Refused` naming each bad value; the new key, if one is given."""
+    if email is None and key_line is None and tz is None:
+        raise verdict.Refused(["give --email ADDR, --key FILE or --tz ZONE"])
+    problems = []
+    new_key = None
+    for option, value, check in (
+        ("--tz", tz, check_zone),
+        ("--email", email, checked_address),
+        ("--key", key_line, keys.PublicKey.from_openssh),
+    ):
+        if value is None:
+            continue
+        try:
+            result = check(value)
+        except ValueError as exc:
+            problems.append(f"{option}: {exc}")
+            continue
+        if option == "--key":
+            new_key = result
+    if problems:
+        raise verdict.Refused(problems)
+    return new_key  # type: ignore[return-value]
+
+
 def change_player(
     engine: Engine,
     game_id: str,
@@ -49,8 +75,11 @@ def change_player(
     email: str | None = None,
     key_line: str | None = None,
     referee_key: ledger.RefereeKey | None = None,
+    tz: str | None = None,
 ) -> Change:
-    new_key = _checked(email, key_line)
+    """``tz`` (the player's own zone for deadlines) is the player's view only: it
+    is stored, not archived, and nobody is told."""
+    new_key = _checked(email, key_line, tz)
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
         ledger.check_key(tx, game_id, referee_key, "player change")
@@ -76,6 +105,13 @@ def change_player(
         if new_key is not None and not keys.PublicKey.from_openssh(old_key).same_key(new_key):
             change.update(public_key=new_key.openssh(), previous_public_key=old_key)
             what.append(f"key -> {new_key.fingerprint()}")
+        if tz is not None:
+            tx.run(
+                "UPDATE player SET tz = :tz WHERE game_id = :game AND side = :side",
+                {"tz": tz, "game": game_id, "side": side},
+            )
+            if email is None and key_line is None:
+                return Change(game_id, side, game.next_k, (f"deadlines shown in {tz}",), 0)
         if not what:
             raise verdict.Refused([f"{game_id} {side}: nothing to change (the address and key are already these)"])
         params = {"game": game_id, "side": side}
@@ -161,24 +197,3 @@ def _hand_over(tx: Tx, game: store.GameState, side: str, change_id: int, email: 
         )
         said.append(f"the new player is sent the game so far at {email}")
     return said
-
-
-def _checked(email: str | None, key_line: str | None) -> keys.PublicKey | None:
-    """The new key read (None: no new key); refused naming each bad value."""
-    if email is None and key_line is None:
-        raise verdict.Refused(["give --email ADDR or --key FILE (or both)"])
-    problems = []
-    if email is not None:
-        try:
-            checked_address(email)
-        except ValueError as exc:
-            problems.append(f"--email: {exc}")
-    new_key = None
-    if key_line is not None:
-        try:
-            new_key = keys.PublicKey.from_openssh(key_line)
-        except ValueError as exc:
-            problems.append(f"--key: {exc}")
-    if problems:
-        raise verdict.Refused(problems)
-    return new_key

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 from pbem import store
 from pbem.referee import deadlines, verdict
 from pbem.rules import find_ruleset
+from pbem.store.clock import zones
 from pbem.store.transaction import transaction
+from pbem.turnfiles.deadline import format_duration, moment_text
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -29,6 +31,19 @@ class GameLine:
     last_activity: datetime
     over: bool
     outcome: dict | None
+    awaited: int = 0  # the resolution awaited next (the one ``label`` names while in play)
+    grace: int = 0
+    zone: str = "UTC"
+
+    def heading(self) -> str:
+        """``resolution K - LABEL``, as ``pbem status`` and the reports say it."""
+        return f"resolution {self.resolution if self.over else self.awaited} - {self.label}"
+
+    def deadline_text(self) -> str:
+        if self.deadline is None or self.over:
+            return self.clock
+        grace = f", grace {format_duration(self.grace)}" if self.grace else ""
+        return f"deadline {moment_text(self.deadline, self.zone)}{grace}"
 
     def to_json(self) -> dict:
         return {
@@ -43,6 +58,8 @@ class GameLine:
             "last_activity": _iso(self.last_activity),
             "over": self.over,
             "outcome": self.outcome,
+            "awaited": None if self.over else self.awaited,
+            "tz": self.zone,
         }
 
 
@@ -57,7 +74,7 @@ def list_games(engine: Engine) -> list[GameLine]:
             game = store.game_state(tx, game_id)
             assert game is not None
             ruleset = find_ruleset(game.rules)
-            scenario = tx.one("SELECT scenario, current_k FROM game WHERE id = :g", {"g": game_id})
+            scenario = tx.one("SELECT scenario, current_k, next_k FROM game WHERE id = :g", {"g": game_id})
             t = deadlines.timing(tx, game_id)
             clock = deadlines.read_clock(tx, game_id)
             out.append(
@@ -73,6 +90,9 @@ def list_games(engine: Engine) -> list[GameLine]:
                     last_activity=deadlines.last_activity(tx, game_id),
                     over=game.over,
                     outcome=json.loads(game.result) if game.result else None,
+                    awaited=scenario[2] if scenario else 1,
+                    grace=clock.grace,
+                    zone=zones(tx, game_id)[0],
                 )
             )
     return out

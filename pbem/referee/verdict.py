@@ -55,6 +55,12 @@ class Refused(ValueError):
         super().__init__("\n".join(self.problems))
 
 
+class Duplicate(Refused):
+    """The same bytes are already queued: harmless, nothing to do.  Not a refusal
+    to keep or to show in reports (its bytes are held by the queued file); a note
+    in the receipt to its sender."""
+
+
 @dataclass(frozen=True)
 class Checked:
     """A turn file that passed every check (envelope, signature, orders)."""
@@ -273,9 +279,10 @@ def judge(
         awaits = (
             f"game {game.id} now awaits resolution {game.next_k} ({find_ruleset(game.rules).turn_label(game.position)})"
         )
-        raise Refused(
-            [seen_before(last, f"{rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {awaits}" if rb else "")]
-        )
+        why = [seen_before(last, f"{rb.at:%Y-%m-%d %H:%M} UTC (back to resolution {rb.to_k}): {awaits}" if rb else "")]
+        if last.status == store.SubmissionStatus.QUEUED and game.next_k == last.turn:
+            raise Duplicate(why)
+        raise Refused(why)
     if game.over:
         raise Refused([f"game {game.id} is over ({result_text(game.result, game.rules)}); no more turns are taken"])
     if tf.turn != game.next_k:
@@ -376,7 +383,10 @@ def seen_before(earlier: store.EarlierCopy, rollback: str = "") -> str:
         case store.SubmissionStatus.RESOLVED:
             return f"this turn file was already resolved in resolution {earlier.turn}; it cannot be replayed"
         case store.SubmissionStatus.QUEUED:
-            return f"this turn file is already queued for resolution {earlier.turn} (received {when}); nothing to do"
+            return (
+                f"this turn file is already queued for resolution {earlier.turn} (received {when}); nothing to "
+                "do: those orders stand"
+            )
         case store.SubmissionStatus.SUPERSEDED:
             replaced = f"{earlier.replaced:%Y-%m-%d %H:%M} UTC" if earlier.replaced else "a later date"
             return (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,15 +14,18 @@ from pbem import paths, store
 from pbem.dice import chains as dice_chains
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
+from pbem.reports.audit_page import render_audit_page
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
 from pbem.store import absences, house_tables
+from pbem.store.clock import last_activity
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
 from pbem.turnfiles.canonical import canonical_json
-from pbem.turnfiles.envelope import render_turn_file
+from pbem.turnfiles.deadline import iso
+from pbem.turnfiles.template import turn_template
 
 if TYPE_CHECKING:
     from pbem.store.database import Database
@@ -69,19 +73,9 @@ def _views(
     refusals = report_reads.refusals(tx, game_id, (k, next_turn))
     players = report_reads.players(tx, game_id)
     turn_label = ruleset.turn_label(position)
-    kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position)
-    url = game.site_url
-    rollbacks = report_reads.rollbacks(tx, game_id)
-    notes = tuple(
-        report.RollbackNote(
-            f"{rb.at:%Y-%m-%d %H:%M} UTC",
-            rb.to_k,
-            tuple(rb.discarded),
-            game.next_k if k == game.current_k and rb is rollbacks[-1] else None,
-        )
-        for rb in rollbacks
-        if rb.to_k == k
-    )
+    due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
+    kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
+    notes = _rollback_notes(tx, game, k)
     shared = report.ReportData(
         game_id=game.id,
         rules_id=game.rules,
@@ -114,17 +108,36 @@ def _views(
         next_turn_file=None,
         history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
         position_file=kept.to_text(),
-        site_url=url,
+        site_url=game.site_url,
         next_k=next_turn,
-        links=links or ("url" if url else "none"),
+        links=links or ("url" if game.site_url else "none"),
         rollbacks=notes,
         absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
+        deadline=due_at[0] if due_at else None,
+        grace=due_at[1] if due_at else 0,
+        zone=game_zone,
+        zones=tuple(sorted(side_zones.items())),
     )
     shared = _with_people(tx, shared)
     shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
     return [_side_view(shared, ruleset, game, position, due, side, refusals, shared_map, turn_label) for side in sides]
+
+
+def _rollback_notes(tx: Tx, game: ReportGame, k: int) -> tuple[report.RollbackNote, ...]:
+    """The rollbacks back to resolution ``k`` (the latest one announces the resolution awaited)."""
+    rollbacks = report_reads.rollbacks(tx, game.id)
+    return tuple(
+        report.RollbackNote(
+            f"{rb.at:%Y-%m-%d %H:%M} UTC",
+            rb.to_k,
+            tuple(rb.discarded),
+            game.next_k if k == game.current_k and rb is rollbacks[-1] else None,
+        )
+        for rb in rollbacks
+        if rb.to_k == k
+    )
 
 
 def _with_people(tx: Tx, shared: report.ReportData) -> report.ReportData:
@@ -201,6 +214,17 @@ def _check_sides(ruleset: Ruleset, game: ReportGame, sides: Sequence[str | None]
             raise LookupError(f"no side {side!r} in game {game.id} (sides: {', '.join(known)})")
 
 
+def _clock(
+    tx: Tx, game: ReportGame, k: int, outcome: Outcome | None, players: Sequence[Any]
+) -> tuple[tuple[datetime, int] | None, str, dict[str, str]]:
+    """The deadline the report of ``k`` announces (only the latest report, in
+    play, of a game with a deadline), the game's zone and each side's."""
+    due_at = None
+    if game.deadline is not None and k == game.current_k and outcome is None:
+        due_at = last_activity(tx, game.id) + timedelta(seconds=game.deadline), game.grace
+    return due_at, game.tz, {p.side: p.tz or game.tz for p in players}
+
+
 def _position_file(
     game: ReportGame,
     k: int,
@@ -210,8 +234,11 @@ def _position_file(
     outcome: Outcome | None,
     players: Sequence[Any],
     position: Position,
+    due_at: tuple[datetime, int] | None,
+    side_zones: dict[str, str],
 ) -> position_file.PositionFile:
-    """The position file the report is written from (attached to it)."""
+    """The position file the report is written from (attached to it), with the
+    deadline it was written for."""
     return position_file.PositionFile(
         id=game.id,
         rules=game.rules,
@@ -226,6 +253,9 @@ def _position_file(
         public_keys={p.side: p.public_key for p in players},
         position=position,
         rules_version=game.rules_version,
+        deadline=iso(due_at[0]) if due_at else None,
+        grace=due_at[1] if due_at else 0,
+        zones=side_zones if due_at else {},
     )
 
 
@@ -243,11 +273,20 @@ def _side_view(
     """One side's report (``None``: the referee's) from what every side sees alike:
     its map, its next turn file, the problems with its files."""
     next_file = None
+    zone = dict(shared.zones).get(side or "", shared.zone)
     if side is not None and side in due:
-        body = f"# {ruleset.title}: {game.id}, resolution {shared.next_k} - {turn_label}\n" + ruleset.order_template(
-            position, side
+        next_file = turn_template(
+            ruleset,
+            game.id,
+            game.rules,
+            side,
+            shared.next_k,
+            shared.state_hash,
+            position,
+            shared.deadline,
+            shared.grace,
+            zone,
         )
-        next_file = render_turn_file(game.id, game.rules, side, shared.next_k, shared.state_hash, body)
     problems = tuple(
         report.ProblemLine(r.side or "?", f"{r.source or 'turn file'} at {r.received:%Y-%m-%d %H:%M} UTC", r.reason)
         for r in refusals
@@ -260,6 +299,7 @@ def _side_view(
         board=tuple(ruleset.board_lines(position, side)),
         problems=problems,
         next_turn_file=next_file,
+        zone=zone,
     )
 
 
@@ -285,7 +325,7 @@ def audit_page(db: Database, game_id: str, home: str | None = None, verdict: str
     scores = [(0, ruleset.score(json.loads(game.initial_position)))] + [
         (r.k, ruleset.score(json.loads(r.position))) for r in actives
     ]
-    return report.render_audit_page(
+    return render_audit_page(
         game_id,
         ruleset.title,
         game.anchor,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import email.header
 import email.message
+import email.policy
 import email.utils
 import re
 from email.message import EmailMessage
@@ -37,6 +38,27 @@ if TYPE_CHECKING:
 
 
 MESSAGE_ID_DOMAIN = "pbem.invalid"
+
+
+class _SubjectOnOneLine(email.policy.EmailPolicy):
+    """The standard policy, but a Subject is written on one line (up to the 998
+    characters RFC 5322 allows): folded, a long subject arrives in some readers
+    with a line break or a leading space in it."""
+
+    def _one_line(self, name: str) -> email.policy.EmailPolicy:
+        return self.clone(max_line_length=998) if name.lower() == "subject" and self.max_line_length != 998 else self
+
+    def fold(self, name: str, value: str) -> str:
+        policy = self._one_line(name)
+        return super().fold(name, value) if policy is self else policy.fold(name, value)
+
+    def fold_binary(self, name: str, value: str) -> bytes:
+        policy = self._one_line(name)
+        return super().fold_binary(name, value) if policy is self else policy.fold_binary(name, value)
+
+
+MAIL_POLICY = _SubjectOnOneLine()
+"""The policy every message the referee writes is built and sent with."""
 
 
 MAP_WIDTH_PX = 1300  # the whole map: at most this wide, else at its own size (counters readable at 100%)
@@ -73,7 +95,8 @@ def report_subject(data: ReportData) -> str:
     if data.over:
         return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: game over"
     if data.your_move:
-        return f"[pbem {data.game_id}] resolution {data.next_k} - {data.next_label}: your move"
+        due = f", {data.deadline_short}" if data.deadline_short else ""
+        return f"[pbem {data.game_id}] resolution {data.next_k} - {data.next_label}: your move{due}"
     if data.observer:
         return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: report (observer)"
     return f"[pbem {data.game_id}] resolution {data.k} - {data.label}: report"
@@ -100,7 +123,7 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     map_cid = f"map.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}"
     focus = close_up(data.map_svg)
     detail_cid = f"detail.{id_word(data.game_id)}.k{data.k}@{MESSAGE_ID_DOMAIN}" if focus else None
-    msg = EmailMessage()
+    msg = EmailMessage(policy=MAIL_POLICY)
     msg["From"] = sender
     msg["To"] = recipient
     msg["Subject"] = report_subject(data)

@@ -34,6 +34,9 @@ class ReportGame(NamedTuple):
     chain_length: int
     anchor: str
     site_url: str | None
+    tz: str  # the game's zone for deadlines (UTC unless set)
+    deadline: int | None = None  # the clock's deadline in seconds (None: no deadline)
+    grace: int = 0
     rules_version: str = "1"
 
 
@@ -41,26 +44,16 @@ def game(tx: Tx, game_id: str) -> ReportGame:
     """The game, or the ``LookupError`` naming the games there are."""
     row = tx.one(
         "SELECT g.id, g.rules, g.scenario, g.options, g.current_k, g.next_k, g.initial_position, g.initial_state_hash,"
-        " g.chain_length, g.anchor, s.url, g.rules_version FROM game g LEFT JOIN site s ON s.game_id = g.id"
-        " WHERE g.id = :game",
+        " g.chain_length, g.anchor, s.url, g.tz, c.deadline, c.grace, g.rules_version FROM game g"
+        " LEFT JOIN site s ON s.game_id = g.id LEFT JOIN game_clock c ON c.game_id = g.id WHERE g.id = :game",
         {"game": game_id},
     )
     if row is None:
         raise store.unknown_game(game_id, store.known_game_ids(tx))
-    (
-        gid,
-        rules,
-        scenario,
-        options,
-        current_k,
-        next_k,
-        initial_position,
-        initial_hash,
-        chain_length,
-        anchor,
-        url,
-        version,
-    ) = row
+    gid, rules, scenario, options, current_k, next_k, initial_position, initial_hash, chain_length, anchor, url = row[
+        :11
+    ]
+    tz, deadline, grace, version = row[11:]
     return ReportGame(
         gid,
         rules,
@@ -73,6 +66,9 @@ def game(tx: Tx, game_id: str) -> ReportGame:
         chain_length,
         anchor,
         url,
+        tz or "UTC",
+        deadline,
+        grace or 0,
         version,
     )
 
@@ -140,10 +136,13 @@ class PlayerLine(NamedTuple):
     side: str
     public_key: str
     email: str | None
+    tz: str | None  # the player's own zone (None: the game's)
 
 
 def players(tx: Tx, game_id: str) -> list[PlayerLine]:
-    rows = tx.all("SELECT side, public_key, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id})
+    rows = tx.all(
+        "SELECT side, public_key, email, tz FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
+    )
     return [PlayerLine(*row) for row in rows]
 
 

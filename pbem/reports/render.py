@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -139,6 +140,52 @@ class ReportData:
     """The public report an observer is sent: what every side sees, nothing one side alone knows."""
     preface: str = ""
     """Words before the report (the welcome of a player who takes a side over)."""
+    deadline: datetime | None = None
+    """When the orders for ``next_k`` are due (UTC); None: no deadline, or not the latest report."""
+    grace: int = 0
+    zone: str = "UTC"
+    """The reader's IANA zone (the player's own, else the game's)."""
+    zones: tuple[tuple[str, str], ...] = ()
+    """Each side's zone (the position file carries them)."""
+
+    @property
+    def deadline_lines(self) -> tuple[str, ...]:
+        """When the orders are due, in UTC and the reader's zone; what follows if none come."""
+        if self.deadline is None or self.over:
+            return ()
+        from pbem.turnfiles.deadline import deadline_lines
+
+        return deadline_lines(self.deadline, self.grace, self.zone)
+
+    @property
+    def archive_name(self) -> str:
+        """The archive's file name on the game's site (``G.json``)."""
+        return f"{re.sub(r'[^A-Za-z0-9._-]+', '_', self.game_id).strip('._') or 'game'}.json"  # as pbem site names it
+
+    @property
+    def audit_hint(self) -> str:
+        """How a reader re-derives every die on their own machine."""
+        url = self.site_url.rstrip("/") + "/" + self.archive_name if self.site_url else None
+        if url:
+            return f"'pbem audit --archive {self.archive_name}' re-derives every die; download it from {url}"
+        return (
+            f"ask the referee for the game's archive ('pbem export {self.game_id}'); "
+            "'pbem audit --archive' on it re-derives every die."
+        )
+
+    @property
+    def rules_doc(self) -> str:
+        """Where the rules and their order syntax are, in the pbem distribution."""
+        return f"docs/rules/{self.rules_id}.md"
+
+    @property
+    def deadline_short(self) -> str:
+        """``due 2026-03-01 12:00 UTC`` for a subject line; empty without a deadline."""
+        if self.deadline is None or self.over:
+            return ""
+        from pbem.turnfiles.deadline import utc_text
+
+        return f"due {utc_text(self.deadline)}"
 
     @property
     def chain_link(self) -> int:
@@ -521,60 +568,3 @@ def render_text(data: ReportData, shared: Shared | None = None) -> str:
 def _shared(data: ReportData, shared: Shared | None) -> Shared:
     """``shared`` when it is of ``data``'s resolution, else what ``data`` shows alike."""
     return shared if shared is not None and shared.serves(data) else Shared(data)
-
-
-def render_audit_page(
-    game_id: str,
-    rules_title: str,
-    anchor: str,
-    resolutions: Sequence[tuple[int, str, str]],
-    rolls: Sequence[tuple[int, RollLine]],
-    score_history: Sequence[tuple[int, Sequence[ScoreLine]]],
-    sides: Sequence[str] = (),
-    house_tables: Sequence[tuple[str, str, Sequence[str]]] = (),
-    home: str | None = None,
-    link: Callable[[str], str | None] = lambda filename: filename,
-    verdict: str | None = None,
-    keys: Sequence[tuple[str, str]] = (),
-) -> str:
-    """The audit page of a whole game: every resolution linked (one link per side
-    in ``sides``, else the referee's report), the house tables the game plays
-    (name, SHA-256, the cells that differ from the shipped table), the dice
-    table, a histogram per die size and the score over time."""
-    from markupsafe import Markup
-
-    from pbem.reports import charts
-
-    by_size: dict[int, list[int]] = {}
-    for _k, roll in rolls:
-        by_size.setdefault(roll.sides, []).append(roll.value)
-    histograms = [
-        (sides_n, len(values), Markup(charts.histogram_svg(values, sides_n, title=f"d{sides_n}: {len(values)} rolls")))
-        for sides_n, values in sorted(by_size.items())
-    ]
-    series: dict[str, list[tuple[int, int]]] = {}
-    for k, lines in score_history:
-        for line in lines:
-            series.setdefault(line.side, []).append((k, line.value))
-    heading = next((line.heading for _k, lines in score_history for line in lines), "score")
-    title = f"{heading[0].upper()}{heading[1:]} by resolution"
-    score_chart = Markup(charts.line_chart_svg(series, title=title, x_label="resolution")) if series else None
-    return (
-        environment()
-        .get_template("audit.html.j2")
-        .render(
-            game_id=game_id,
-            rules_title=rules_title,
-            anchor=anchor,
-            resolutions=list(resolutions),
-            rolls=list(rolls),
-            histograms=histograms,
-            score_chart=score_chart,
-            sides=list(sides) or [None],
-            house_tables=list(house_tables),
-            verdict=verdict,
-            keys=list(keys),
-            home=home,
-            link=link,
-        )
-    )

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 # 2: game.seed_checkpoints; 3: dice_chain (extensions), house_table; outbox, intake, intake_part, game_clock,
 # late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins), the game's
 # allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables);
-# outbox.claimed_by and claimed_at (a delivery claims a row before sending it)
+# outbox.claimed_by and claimed_at (a delivery claims a row before sending it); game.tz, player.tz (the zones
+# deadlines are shown in)
 SCHEMA_VERSION = 4
 
 
@@ -37,6 +38,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
                 "referee_key VARCHAR",
             )
         ),
+        "ALTER TABLE game ADD COLUMN tz VARCHAR",
+        "ALTER TABLE player ADD COLUMN tz VARCHAR",
         "ALTER TABLE outbox ADD COLUMN claimed_by VARCHAR",
         "ALTER TABLE outbox ADD COLUMN claimed_at TIMESTAMP",
         # a game's queued files of a turn, found without scanning all its submissions

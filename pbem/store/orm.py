@@ -70,6 +70,7 @@ class Game(SQLModel, table=True):
     max_pause: int | None = None  # seconds of pause in all
     max_extensions: int | None = None  # deadline extensions in all
     referee_key: str | None = None  # OpenSSH public key line that signs the ledger
+    tz: str | None = None  # IANA zone the game's deadlines are shown in (None: UTC)
 
     def option_list(self) -> list[str]:
         return list(json.loads(self.options))
@@ -82,6 +83,7 @@ class Player(SQLModel, table=True):
     side: str
     public_key: str  # OpenSSH line
     email: str | None = None
+    tz: str | None = None  # the player's own IANA zone (None: the game's)
 
 
 class Resolution(SQLModel, table=True):

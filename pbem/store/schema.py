@@ -44,6 +44,7 @@ SQLITE: tuple[str, ...] = (
         "max_pause INTEGER",
         "max_extensions INTEGER",
         "referee_key VARCHAR",
+        "tz VARCHAR",
         "PRIMARY KEY (id)",
     ),
     _table(
@@ -121,6 +122,7 @@ SQLITE: tuple[str, ...] = (
         "side VARCHAR NOT NULL",
         "public_key VARCHAR NOT NULL",
         "email VARCHAR",
+        "tz VARCHAR",
         "PRIMARY KEY (id)",
         "UNIQUE (game_id, side)",
         "FOREIGN KEY(game_id) REFERENCES game (id)",

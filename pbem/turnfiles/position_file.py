@@ -73,13 +73,16 @@ class PositionFile:
     public_keys: dict[str, str]  # side -> OpenSSH public key line
     position: dict[str, Any] = field(repr=False)
     rules_version: str | None = None  # the ruleset's version the game began with (None: a file that does not say)
+    deadline: str | None = None  # ISO 8601 UTC: when the orders for ``next_k`` are due (None: no deadline)
+    grace: int = 0  # seconds after the deadline
+    zones: dict[str, str] = field(default_factory=dict)  # side -> the IANA zone its player reads deadlines in
 
     @property
     def state(self) -> str:
         return self.state_hash
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "format": FORMAT,
             "game": self.id,
             "rules": self.rules,
@@ -95,6 +98,9 @@ class PositionFile:
             "position": self.position,
             **({"rules_version": self.rules_version} if self.rules_version is not None else {}),
         }
+        if self.deadline is not None:  # an addition within version 1: absent for a game without a deadline
+            out["deadline"] = {"at": self.deadline, "grace": self.grace, "zones": dict(sorted(self.zones.items()))}
+        return out
 
     def to_text(self) -> str:
         """The file's text: one line of JSON, sorted keys, UTF-8 (no indent: the C
@@ -209,6 +215,7 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
             public_keys=_players(raw),
             position=_field(raw, "position", dict, "an object"),
             rules_version=_optional_string(raw, "rules_version"),
+            **_deadline(raw.get("deadline")),
         )
     except PositionFileError as exc:
         raise PositionFileError(f"{name}: {exc}") from None
@@ -218,3 +225,14 @@ def load(data: bytes, name: str = "position file") -> PositionFile:
             "the referee wrote it"
         )
     return loaded
+
+
+def _deadline(raw: Any) -> dict[str, Any]:
+    """The optional ``deadline`` object's fields (none when absent)."""
+    if raw is None:
+        return {}
+    return {
+        "deadline": str(raw["at"]),
+        "grace": int(raw["grace"]),
+        "zones": {str(side): str(zone) for side, zone in dict(raw["zones"]).items()},
+    }

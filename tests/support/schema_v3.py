@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 V4_TABLES = ("observer", "game_allowance", "civil_disorder", "bot_turn", "hook", "ledger")
-V4_GAME_COLUMNS = ("rules_version", "vacation_days", "max_pause", "max_extensions", "referee_key")
+V4_GAME_COLUMNS = ("rules_version", "vacation_days", "max_pause", "max_extensions", "referee_key", "tz")
 V4_OUTBOX_COLUMNS = ("claimed_by", "claimed_at")
 
 
@@ -19,6 +19,7 @@ def downgrade_to_3(db: Path) -> None:
             con.execute(f"DROP TABLE {table}")
         for column in V4_GAME_COLUMNS:
             con.execute(f"ALTER TABLE game DROP COLUMN {column}")
+        con.execute("ALTER TABLE player DROP COLUMN tz")
         for column in V4_OUTBOX_COLUMNS:
             con.execute(f"ALTER TABLE outbox DROP COLUMN {column}")
         con.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
