@@ -379,3 +379,23 @@ def test_a_house_table_is_an_entry_after_new_and_its_dropping_fails_the_audit(ta
     data["ledger"].pop()
     code, err = audit_of(table, data)
     assert code == 1 and "ledger: no house-table entry for battle-table" in err, err
+
+
+def test_an_observer_added_or_removed_is_a_signed_act_carrying_only_the_address_hash(table: Table) -> None:
+    game(table, "g1", "--referee-key", str(referee_key(table)))
+    before = rows(table, "SELECT COUNT(*) FROM observer")
+    r = table.run("observer", "add", "g1", "dora@example.org")
+    assert r.exit_code == 1 and "referee" in r.stderr
+    assert rows(table, "SELECT COUNT(*) FROM observer") == before
+    assert (
+        table.run("observer", "add", "g1", "dora@example.org", "--referee-key", str(referee_key(table))).exit_code == 0
+    )
+    r = table.run("observer", "remove", "g1", "dora@example.org", "--referee-key", str(referee_key(table)))
+    assert r.exit_code == 0, r.stderr
+    assert acts(table) == ["new", "observer", "observer"]
+    path, data = export(table)
+    changes = [e["details"] for e in data["ledger"] if e["act"] == "observer"]
+    assert [c["change"] for c in changes] == ["add", "remove"]
+    assert all("dora" not in json.dumps(c) for c in changes) and changes[0]["address_sha256"]
+    r = table.run("audit", "--archive", str(path))
+    assert r.exit_code == 0, r.stderr

@@ -304,12 +304,13 @@ app.add_typer(observer_app, name="observer")
 def observer_add(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     address: Annotated[str, typer.Argument(metavar="EMAIL", help="The observer's address.")],
+    signer: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Mail EMAIL every resolution's public report from the next one on (what both sides see)."""
     from pbem.referee import observers
 
     with refusals():
-        k = observers.add(database(), game, address)
+        k = observers.add(database(), game, address, referee_key(signer))
     typer.echo(f"{game}: {address} observes the game from resolution {k} (public reports only; it never submits)")
 
 
@@ -317,12 +318,13 @@ def observer_add(
 def observer_remove(
     game: Annotated[str, typer.Argument(metavar="GAME", help="Game id.")],
     address: Annotated[str, typer.Argument(metavar="EMAIL", help="The observer's address.")],
+    signer: Annotated[Optional[Path], REFEREE_KEY] = None,
 ) -> None:
     """Stop mailing EMAIL the game's reports."""
     from pbem.referee import observers
 
     with refusals():
-        k = observers.remove(database(), game, address)
+        k = observers.remove(database(), game, address, referee_key(signer))
     typer.echo(f"{game}: {address} no longer observes the game (from resolution {k})")
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from pbem import store
 from pbem.mail.address import checked_address
+from pbem.referee import ledger
 from pbem.referee.verdict import Refused
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
@@ -50,9 +51,10 @@ def active(tx: Tx, game_id: str) -> list[tuple[int, str]]:
     ]
 
 
-def record(tx: Tx, game_id: str, act: str, email: str, k: int) -> None:
+def record(tx: Tx, game_id: str, act: str, email: str, k: int, key: ledger.RefereeKey | None = None) -> None:
     """The act ``observer``: ``add`` (sent the reports of resolution ``k`` on) or
-    ``remove`` (not from resolution ``k`` on).  The one place the act is made."""
+    ``remove`` (not from resolution ``k`` on).  The one place the act is made, an
+    entry of the referee's ledger (the address as its SHA-256, as the archive has it)."""
     params = {"game": game_id, "email": email, "k": k, "at": store.utcnow()}
     if act == "add":
         tx.run(
@@ -67,9 +69,12 @@ def record(tx: Tx, game_id: str, act: str, email: str, k: int) -> None:
         )
     else:
         raise ValueError(f"unknown observer act {act!r}")
+    details = {"change": act, "address_sha256": address_hash(email), "from_k": k}
+    summary = f"an observer {'added' if act == 'add' else 'removed'} from resolution {k}"
+    ledger.record(tx, game_id, "observer", details, key, summary=summary)
 
 
-def add(engine: Engine, game_id: str, email: str) -> int:
+def add(engine: Engine, game_id: str, email: str, key: ledger.RefereeKey | None = None) -> int:
     """Add an observer; returns the first resolution whose report it is sent."""
     try:
         checked_address(email)
@@ -77,6 +82,7 @@ def add(engine: Engine, game_id: str, email: str) -> int:
         raise Refused([f"observer address: {exc}"]) from None
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
+        ledger.check_key(tx, game_id, key, "observer change")
         if any(addr.lower() == email.lower() for _id, addr in active(tx, game_id)):
             raise Refused([f"{email} already observes game {game_id}"])
         for side, addr in tx.all("SELECT side, email FROM player WHERE game_id = :game", {"game": game_id}):
@@ -84,18 +90,19 @@ def add(engine: Engine, game_id: str, email: str) -> int:
                 raise Refused(
                     [f"{email} is the {side} player's address in game {game_id}: a player is not an observer"]
                 )
-        record(tx, game_id, "add", email, game.next_k)
+        record(tx, game_id, "add", email, game.next_k, key)
         return game.next_k
 
 
-def remove(engine: Engine, game_id: str, email: str) -> int:
+def remove(engine: Engine, game_id: str, email: str, key: ledger.RefereeKey | None = None) -> int:
     """Remove an observer; returns the first resolution whose report it is no longer sent."""
     with transaction(engine) as tx:
         game = store.known_game(tx, game_id)
+        ledger.check_key(tx, game_id, key, "observer change")
         if not any(addr.lower() == email.lower() for _id, addr in active(tx, game_id)):
             now = ", ".join(addr for _id, addr in active(tx, game_id)) or "none"
             raise Refused([f"{email} does not observe game {game_id} (observers: {now})"])
-        record(tx, game_id, "remove", email, game.next_k)
+        record(tx, game_id, "remove", email, game.next_k, key)
         return game.next_k
 
 
