@@ -51,11 +51,10 @@ ACTS = frozenset(
         "resume",  # pbem resume
         "vacation",  # pbem vacation, or a player's signed request
         "player",  # pbem player: a side's new address or key
-        "observer",  # pbem observer add/remove
+        "observer",  # pbem observer add/remove: the address as its SHA-256
         "rollback",  # pbem rollback: back to which resolution, which set aside
         "nmr",  # process --force-nmr, or the end of grace: the resolution and the sides missing
-        "replacement",  # a player handed over to another
-        "civil-disorder",  # a side put into civil disorder
+        "civil-disorder",  # pbem game set civil-disorder=N: the threshold changed
     }
 )
 
