@@ -22,32 +22,8 @@ from pbem.store import house_tables
 from pbem.store.transaction import transaction
 from tests.conftest import Table
 from tests.support.mailkit import signed_reply
+from tests.support.referee_game import EMP, REFEREE, REP, game
 from tests.support.schema_v3 import downgrade_to_3
-
-REFEREE = "referee@example.org"
-REP, EMP = "rep@example.org", "emp@example.org"
-
-
-def game(table: Table, name: str = "g1", *extra: str) -> Table:
-    _, rep = table.key("republic")
-    _, emp = table.key("empire")
-    r = table.run(
-        "new",
-        name,
-        "--rules",
-        "farrapos",
-        "--player",
-        f"republic={rep}",
-        "--player",
-        f"empire={emp}",
-        "--email",
-        f"republic={REP}",
-        "--email",
-        f"empire={EMP}",
-        *extra,
-    )
-    assert r.exit_code == 0, r.stderr
-    return table
 
 
 def referee_key(table: Table) -> Path:
