@@ -12,7 +12,7 @@ True
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from rich.console import Console
@@ -46,19 +46,6 @@ def _progress(console: Console | None) -> Progress:
         console=console or stderr_console(),
         transient=True,
     )
-
-
-def track(
-    items: Sequence[T] | Iterable[T], description: str, total: int | None = None, console: Console | None = None
-) -> Iterator[T]:
-    """Iterate with a progress bar (hidden when stderr is not a terminal)."""
-    with _progress(console) as progress:
-        task = progress.add_task(
-            description, total=total if total is not None else (len(items) if isinstance(items, Sequence) else None)
-        )
-        for item in items:
-            yield item
-            progress.advance(task)
 
 
 class BatchProgress:

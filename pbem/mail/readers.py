@@ -538,11 +538,3 @@ def _should_answer(original: Message, reply_to: str | None, our_address: str) ->
 
 def _bare(address: str) -> str:
     return email.utils.parseaddr(address)[1] or address
-
-
-def iter_problems(summary: IngestSummary) -> Iterable[str]:
-    """One line per refused message or file: ``source: problem``."""
-    for outcome in summary.outcomes:
-        if outcome.verdict is Verdict.REFUSED:
-            for line in outcome.lines or ("refused",):
-                yield f"{outcome.source}: {line}"

@@ -405,23 +405,6 @@ def resolve_if_due(
     return resolve.process(engine, [game_id], force_nmr=bool(t.awaiting), within=_record_late(t, now, key))[0]
 
 
-def late_turns(session_or_tx: Tx, game_id: str) -> dict[int, dict[str, str | list[str]]]:
-    """The archive's record of each resolution made at the end of grace."""
-    rows = session_or_tx.all(
-        "SELECT k, deadline, grace_until, resolved_at, sides FROM late_turn WHERE game_id = :game ORDER BY k",
-        {"game": game_id},
-    )
-    out: dict[int, dict[str, str | list[str]]] = {}
-    for k, deadline, grace, at, sides in rows:
-        out[k] = {
-            "deadline": _iso(deadline),
-            "grace_until": _iso(grace),
-            "resolved_at": _iso(at),
-            "sides": json.loads(sides),
-        }
-    return out
-
-
 def _iso(value: datetime | str) -> str:
     when = _aware(value)
     assert when is not None

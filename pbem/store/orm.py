@@ -72,9 +72,6 @@ class Game(SQLModel, table=True):
     referee_key: str | None = None  # OpenSSH public key line that signs the ledger
     tz: str | None = None  # IANA zone the game's deadlines are shown in (None: UTC)
 
-    def option_list(self) -> list[str]:
-        return list(json.loads(self.options))
-
 
 class Player(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "side"),)
@@ -551,12 +548,6 @@ def current_position(session: Session, game: Game) -> dict[str, Any]:
     if row is None:
         raise StoreError(f"game {game.id}: its current resolution {game.current_k} is missing; the database is damaged")
     return json.loads(row.position)
-
-
-def submissions_for(session: Session, game_id: str, k: int, status: SubmissionStatus | None = None) -> list[Submission]:
-    if status is None:
-        return list(session.exec(_SUBMISSIONS, params={"g": game_id, "k": k}).all())
-    return list(session.exec(_SUBMISSIONS_WITH_STATUS, params={"g": game_id, "k": k, "status": status}).all())
 
 
 def dice_chains(session: Session, game_id: str) -> list[DiceChain]:
