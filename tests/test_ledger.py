@@ -375,3 +375,19 @@ def test_an_observer_added_or_removed_is_a_signed_act_carrying_only_the_address_
     assert all("dora" not in json.dumps(c) for c in changes) and changes[0]["address_sha256"]
     r = table.run("audit", "--archive", str(path))
     assert r.exit_code == 0, r.stderr
+
+
+def test_a_report_gives_the_deadline_status_gives_a_vacation_counted(table: Table) -> None:
+    """The latest report announces the deadline as ``pbem status`` does: moved by a
+    vacation granted for the resolution awaited (a pause holds it too)."""
+    game(table, "g1", "--deadline", "2d", "--vacation-days", "5")
+    assert table.run("vacation", "g1", "republic", "3").exit_code == 0
+    due = json.loads(table.run("status", "g1", "--json").stdout)["deadline"]
+    out = table.tmp / "r.txt"
+    assert table.run("report", "g1", "--side", "republic", "--format", "text", "-o", str(out)).exit_code == 0
+    shown = due[:16].replace("T", " ") + " UTC"
+    assert shown in out.read_text(encoding="utf-8")
+    assert table.run("pause", "g1").exit_code == 0
+    assert json.loads(table.run("status", "g1", "--json").stdout)["deadline"] is None
+    assert table.run("report", "g1", "--side", "republic", "--format", "text", "-o", str(out)).exit_code == 0
+    assert "Deadline:" not in out.read_text(encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
 from pbem.store import absences, house_tables
-from pbem.store.clock import last_activity
+from pbem.store.clock import current_deadline
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import position_file
@@ -218,10 +218,11 @@ def _clock(
     tx: Tx, game: ReportGame, k: int, outcome: Outcome | None, players: Sequence[Any]
 ) -> tuple[tuple[datetime, int] | None, str, dict[str, str]]:
     """The deadline the report of ``k`` announces (only the latest report, in
-    play, of a game with a deadline), the game's zone and each side's."""
+    play, of a game with a deadline: as ``pbem status`` gives it, pauses and
+    vacations counted), the game's zone and each side's."""
     due_at = None
     if game.deadline is not None and k == game.current_k and outcome is None:
-        due_at = last_activity(tx, game.id) + timedelta(seconds=game.deadline), game.grace
+        due_at = current_deadline(tx, game.id)
     return due_at, game.tz, {p.side: p.tz or game.tz for p in players}
 
 
