@@ -72,13 +72,14 @@ def process(
         db = database()
         targets = games if games else resolve.pending_games(db)
         within = _forced_nmr(referee_key(key)) if force_nmr else None
-        if jobs > 1 and within is None:
+        runs = _planned_workers(jobs) if within is None else 1
+        if runs > 1:
             from pbem.referee import workers
 
             outcomes = _with_progress(
                 "processing",
                 targets,
-                lambda tick: workers.process(db_option(), targets, jobs, force_nmr, on_resolved=lambda _o: tick()),
+                lambda tick: workers.process(db_option(), targets, runs, force_nmr, on_resolved=lambda _o: tick()),
                 quiet,
             )
         else:
@@ -99,6 +100,19 @@ def process(
     failed = [p for o in outcomes for p in o.problems]
     if failed:
         fail(failed)
+
+
+def _planned_workers(jobs: int) -> int:
+    """How many workers ``--jobs`` runs on this store (``workers.planned``), the
+    line saying why printed when it is fewer than asked."""
+    if jobs <= 1:
+        return jobs
+    from pbem.referee import workers
+
+    runs, why = workers.planned(db_option(), jobs)
+    if why:
+        typer.echo(why, err=True)
+    return runs
 
 
 def _forced_nmr(signer: "RefereeKey | None") -> "Callable[[Tx, ProcessOutcome], None]":
