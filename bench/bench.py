@@ -4,6 +4,11 @@ Not a test: it prints a table and writes ``bench/results.json``;
 ``bench/report.py`` writes docs/performance.md's tables from that file.  What it
 measures (docs/performance.md explains each figure):
 
+- **instructions first** (``bench/instructions.py``, valgrind's callgrind): per
+  resolution (submit, resolve, both sides' reports) and per floor primitive (an
+  SSHSIG verify, dice and state hashes, an SQLite commit, a report's render),
+  each as the difference of a run doing it K times and one doing it 0 times,
+  over K; CPU ms and the load average beside them;
 - **resolutions from whole games**: bot against bot, Farrapos and each Furor
   Barbarus scenario, every turn file really signed (the players' work, not
   counted) and each resolution made by the functions ``pbem submit`` and
@@ -12,7 +17,8 @@ measures (docs/performance.md explains each figure):
   in its third of its game (early, middle, late) and by whether it fought a
   battle; rates are resolutions per CPU second, without and with reports;
 - **whole commands as processes**, start-up included: CPU seconds of each
-  (``getrusage`` of the children), against ``python -c pass`` measured beside them,
+  (``getrusage`` of the children), against a plain interpreter's ``python -c
+  pass`` (a venv with nothing installed) measured beside them,
   and the instructions of one run of each under valgrind's callgrind where valgrind
   is installed;
 - **``process --all`` with 1, 2 and 4 workers** (``--jobs``) on SQLite and on a
@@ -36,6 +42,7 @@ import compileall
 import json
 import os
 import platform
+import re
 import resource
 import shutil
 import sqlite3
@@ -72,6 +79,7 @@ from pbem.turnfiles import keys, sshsig
 from pbem.turnfiles.canonical import canonical_json
 
 sys.path.insert(0, str(HERE))
+import instructions as instructions_module
 import peak_rss as peak_rss_module
 import workload
 
@@ -93,6 +101,9 @@ TARGETS = {
     "store_command_x_floor": 10,
     "postgres_two_workers_x_one": 1.7,
 }
+
+
+FLOOR_COMMAND = "python -c pass (a plain interpreter)"
 
 
 def cpu() -> float:
@@ -319,11 +330,13 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
         for suffix in ("-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
 
-    py = [sys.executable]
+    plain = folder / "plain-venv"  # the floor: an interpreter with nothing installed, as bench/budgets.py has it
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(plain)], check=True)
+    py = [str(plain / "bin" / "python")]
     pbem = [sys.executable, "-m", "pbem"]
     on_db = [*pbem, "--db", str(db)]
     table: list[tuple[str, str, list[str], Callable[[], None] | None]] = [
-        ("python -c pass", "floor", [*py, "-c", "pass"], None),
+        (FLOOR_COMMAND, "floor", [*py, "-c", "pass"], None),
         ("pbem --help", "no database", [*pbem, "--help"], None),
         ("pbem --version", "no database", [*pbem, "--version"], None),
         (
@@ -377,9 +390,9 @@ def commands(tmp: Path, runs: int) -> dict[str, Any]:
     )
     out: dict[str, Any] = {}
     for name, kind, argv, setup in table:
-        out[name] = {"kind": kind, **command_cpu(argv, folder, runs, setup)}
-    floor = out["python -c pass"]["cpu_s"]
-    floor_instructions = out["python -c pass"].get("instructions")
+        out[name] = {"kind": kind, **command_cpu(argv, folder, runs, setup), "load": round(os.getloadavg()[0], 2)}
+    floor = out[FLOOR_COMMAND]["cpu_s"]
+    floor_instructions = out[FLOOR_COMMAND].get("instructions")
     for row in out.values():
         row["x_floor"] = round(row["cpu_s"] / floor, 1) if floor else None
         if floor_instructions and row.get("instructions"):
@@ -435,6 +448,7 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
         walls: dict[int, list[float]] = {n: [] for n in jobs}
         cpus: dict[int, list[float]] = {n: [] for n in jobs}
         loads: dict[int, list[float]] = {n: [] for n in jobs}
+        ran: dict[int, int] = {}
         for _ in range(runs):
             for n in jobs:
                 prepare()
@@ -448,6 +462,7 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
                     cwd=tmp,
                     timeout=3600,
                 )
+                ran[n] = _workers_run(n, result.stderr)
                 walls[n].append(time.perf_counter() - start)
                 cpus[n].append(children_cpu() - before)
                 loads[n].append(os.getloadavg()[0])
@@ -456,6 +471,7 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
         return [
             {
                 "jobs": n,
+                "ran": ran[n],
                 "wall_s": round(statistics.median(walls[n]), 3),
                 "per_wall_s": rate(games, statistics.median(walls[n])),
                 "cpu_s": round(statistics.median(cpus[n]), 3),
@@ -496,6 +512,13 @@ def workers(tmp: Path, games: int, runs: int, jobs: tuple[int, ...] = (1, 2, 4))
             admin.dispose()
     out["games"] = games
     return out
+
+
+def _workers_run(jobs: int, stderr: str) -> int:
+    """How many workers ``--jobs jobs`` ran: fewer when the command said it capped
+    them ("pbem: --jobs 4 on SQLite runs as 1 worker: ...")."""
+    found = re.search(r"--jobs \d+ on \w+ runs as (\d+) worker", stderr)
+    return int(found.group(1)) if found else jobs
 
 
 # ------------------------------------------------------------------ the floor
@@ -621,6 +644,9 @@ def main(argv: list[str] | None = None) -> int:
     args.workdir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="pbem-bench-", dir=args.workdir))
     try:
+        print("instructions per piece of work (callgrind) ...", flush=True)
+        counts = instructions_module.measure(tmp, args.quick)
+        loads.append(load_average())
         print("floor ...", flush=True)
         base = floor(tmp)
         resolutions: dict[str, Any] = {}
@@ -686,6 +712,7 @@ def main(argv: list[str] | None = None) -> int:
         "targets": TARGETS,
         "measured": measured,
         "met": met,
+        "instructions": counts,
         "resolutions": resolutions,
         "audit": audits,
         "commands": cli,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+
 RESULTS = HERE / "results.json"
 DOC = HERE.parent / "docs" / "performance.md"
 BEGIN = "<!-- results: written by bench/report.py from bench/results.json; do not edit by hand -->"
@@ -84,9 +85,9 @@ def tables(r: dict[str, Any]) -> str:
         f"Run of {r['when']} on {m['cpus']} CPUs, Python {m['python']}; one-minute load average through the run: "
         f"{loads}.",
         "",
-        "**Targets**",
-        "",
     ]
+    out += instruction_tables(r)
+    out += ["**Targets** (CPU seconds and wall seconds: they move with the machine's load)", ""]
     met = r["met"]
     rows = [
         [TARGET_NAMES[k][0], TARGET_NAMES[k][1].format(fmt(r["targets"][k])), r["measured"][k], met.get(k)]
@@ -161,28 +162,15 @@ def tables(r: dict[str, Any]) -> str:
     )
 
     out += [
-        "**Whole commands as processes** (start-up included; CPU seconds, median of the runs; instructions of "
-        "one run under valgrind's callgrind)",
+        "**Whole commands as processes** (start-up included; CPU seconds, median of the runs, against a plain "
+        "interpreter's `python -c pass` measured beside them; the one-minute load average after each)",
         "",
     ]
-    counted = any("instructions" in row for row in r["commands"].values())
     rows = [
-        [f"`{name}`", row["kind"], row["cpu_s"], f"{row['x_floor']}×"]
-        + (
-            [
-                f"{row['instructions'] / 1e6:,.0f} M" if row.get("instructions") else "-",
-                f"{row['x_floor_instructions']}×" if row.get("x_floor_instructions") else "-",
-            ]
-            if counted
-            else []
-        )
+        [f"`{name}`", row["kind"], row["cpu_s"], f"{row['x_floor']}×", fmt_load(row.get("load"))]
         for name, row in r["commands"].items()
     ]
-    out += table(
-        ["command", "kind", "CPU s", "× python -c pass"] + (["instructions", "× python -c pass"] if counted else []),
-        rows,
-        right_from=2,
-    )
+    out += table(["command", "kind", "CPU s", "× python -c pass", "load"], rows, right_from=2)
 
     w = r["workers"]
     out += [
@@ -196,7 +184,7 @@ def tables(r: dict[str, Any]) -> str:
         p = pg[i] if i < len(pg) else None
         rows.append(
             [
-                s["jobs"],
+                _asked(s, p),
                 s["per_wall_s"],
                 s["cpu_s"],
                 p["per_wall_s"] if p else None,
@@ -204,7 +192,10 @@ def tables(r: dict[str, Any]) -> str:
                 f"{p['load_average'][0]:.1f}" if p else f"{s['load_average'][0]:.1f}",
             ]
         )
-    out += table(["workers", "SQLite /wall s", "SQLite CPU s", "PostgreSQL /wall s", "PostgreSQL CPU s", "load"], rows)
+    out += table(
+        ["`--jobs` (workers run)", "SQLite /wall s", "SQLite CPU s", "PostgreSQL /wall s", "PostgreSQL CPU s", "load"],
+        rows,
+    )
 
     out += ["**Audit** of the same whole games", ""]
     rows = [[name, a["games"], a["resolutions"], a["rolls"], a["per_cpu_s"]] for name, a in r["audit"].items()]
@@ -223,6 +214,66 @@ def tables(r: dict[str, Any]) -> str:
         out += table(["games", "database MiB", "peak RSS MiB"], rows)
     out.append(END)
     return "\n".join(out)
+
+
+def fmt_load(load: float | None) -> str:
+    return "-" if load is None else f"{load:.1f}"
+
+
+def _asked(s: dict[str, Any], p: dict[str, Any] | None) -> str:
+    """``--jobs N`` and the workers each store ran (fewer where the command capped them)."""
+    ran = [s.get("ran", s["jobs"])] + ([p.get("ran", p["jobs"])] if p else [])
+    return f"{s['jobs']} ({' / '.join(str(n) for n in ran)})"
+
+
+def instruction_tables(r: dict[str, Any]) -> list[str]:
+    """The instructions first: each piece of work (bench/instructions.py) and each
+    command's start-up, under valgrind's callgrind; CPU seconds beside them."""
+    out: list[str] = []
+    counts = r.get("instructions")
+    if counts:
+        out += [
+            f"**Instructions per piece of work** (valgrind's callgrind: one script run twice, the piece done K more "
+            f"times and not at all, the difference over K; per resolution on {counts['games'] - 1} Farrapos games "
+            f"at resolution {counts['at']}, played by the seeded random bot; CPU ms of the same pieces in a run "
+            "without valgrind, with the one-minute load average of that run)",
+            "",
+        ]
+        rows = [
+            [p.get("name", name), p["times"], _millions(p.get("instructions")), p["cpu_ms"], fmt_load(p["cpu_load"])]
+            for name, p in counts["pieces"].items()
+        ]
+        out += table(["piece", "K", "instructions", "CPU ms", "load"], rows)
+    commands = r["commands"]
+    if any(row.get("instructions") for row in commands.values()):
+        plain = any("plain interpreter" in name for name in commands)
+        against = (
+            "a plain interpreter's `python -c pass`: a venv with nothing installed"
+            if plain
+            else "the project venv's own `python -c pass`: this run predates the plain interpreter's floor"
+        )
+        out += [
+            "**Instructions per command start** (one run of each command under valgrind's callgrind, start-up "
+            f"included, against {against})",
+            "",
+        ]
+        rows = [
+            [
+                f"`{name}`",
+                row["kind"],
+                _millions(row.get("instructions")),
+                f"{row['x_floor_instructions']}×" if row.get("x_floor_instructions") else "-",
+            ]
+            for name, row in commands.items()
+        ]
+        out += table(["command", "kind", "instructions", "× python -c pass"], rows, right_from=2)
+    return out
+
+
+def _millions(value: int | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value / 1e6:,.0f} M" if value >= 100e6 else f"{value / 1e6:,.3f} M" if value >= 1e4 else f"{value:,}"
 
 
 def _figure(key: str, value: float | None) -> str:
