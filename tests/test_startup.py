@@ -13,6 +13,8 @@ docs/performance.md ("Start-up") gives the CPU these imports cost.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import sqlite3
 import subprocess
@@ -131,7 +133,8 @@ RUNS: dict[str, list[Run] | str] = {
                 "--position",
                 str(next((w / "reports-1").glob("*.position.json"))),
             ],
-            (*NO_DATABASE, *SSH_MODULE),
+            # the rulesets found without importlib.metadata (and email, zipfile, csv with it)
+            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata"),
         ),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
@@ -382,3 +385,69 @@ def test_a_float_option_is_converted_and_refused_without_pydantic(tmp_path: Path
     )
     assert result.returncode == 2 and "Invalid value for '--backoff': 'abc' is not a valid float." in result.stderr
     assert offending(modules, ("pydantic",)) == []
+
+
+def test_the_list_of_commands_builds_no_parameters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pbem --help`` (and a command line naming no command) builds each command
+    without its parameters: only its name and help are listed.  The text is the
+    whole application's, to the byte (at two widths)."""
+    from pbem.cli import application as cli_app
+
+    def help_of(application: typer.Typer, width: int) -> str:
+        group = typer.main.get_command(application)
+        monkeypatch.setenv("COLUMNS", str(width))
+        with pytest.raises(SystemExit), contextlib.redirect_stdout(io.StringIO()) as out:
+            group.main(["--help"], prog_name="pbem")
+        return out.getvalue()
+
+    built: list[int] = []
+    real = typer.main.get_params_from_function
+
+    def counting(callback: Callable[..., object]) -> dict[str, object]:
+        result = real(callback)
+        built.append(len(result))
+        return result  # type: ignore[return-value]
+
+    listed = cli_app.app_for(["--help"])
+    monkeypatch.setattr(typer.main, "get_params_from_function", counting)
+    for width in (80, 120):
+        assert help_of(listed, width) == help_of(cli_app.app, width)
+    built.clear()
+    typer.main.get_command(cli_app.app)
+    every = sum(built)
+    built.clear()
+    typer.main.get_command(listed)
+    assert every > 200 and sum(built) < 20  # the callbacks' own (--db, --config, --version, a group's) only
+    assert cli_app.app_for(["--", "status"]) is cli_app.app
+
+
+def test_a_warm_rules_data_cache_parses_no_toml(world: Path, tmp_path: Path) -> None:
+    """``check --position`` reads the rules data from the user's cache once it is
+    warm: the second run imports no ``tomllib``."""
+    import os
+
+    position = str(next((world / "reports-1").glob("*.position.json")))
+    env = {**os.environ, "PBEM_CACHE_DIR": str(tmp_path / "cache")}
+    runs = []
+    for _ in range(2):
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-X",
+                "importtime",
+                "-m",
+                "pbem",
+                "check",
+                str(world / "turn.txt"),
+                "--position",
+                position,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        runs.append({line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "import time:" in line})
+    assert "tomllib" in runs[0] and "tomllib" not in runs[1]

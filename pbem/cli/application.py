@@ -175,11 +175,44 @@ def app_for(args: list[str]) -> typer.Typer:
     ]
     at = command_index(args, {n for n in map(_name, registered) if n is not None})
     if at is None:
-        return app
+        return app if "--" in args else listing(app)
     one = copy.copy(app)
     one.registered_commands = [c for c in app.registered_commands if _name(c) == args[at]]
     one.registered_groups = [g for g in app.registered_groups if _name(g) == args[at]]
     return one
+
+
+def _listed(command: typer.models.CommandInfo) -> typer.models.CommandInfo:
+    """``command`` as the list of commands shows it: its name, help, short help,
+    deprecation and visibility, and no parameters to build."""
+    callback = command.callback
+
+    def no_parameters() -> None:  # pragma: no cover (never run: no command is named)
+        pass
+
+    no_parameters.__doc__ = callback.__doc__ if callback is not None else None
+    listed = copy.copy(command)
+    listed.name = _name(command)
+    listed.callback = no_parameters
+    return listed
+
+
+def listing(application: typer.Typer) -> typer.Typer:
+    """``application`` for a command line that names none of its commands
+    (``--help``, ``--version``, no arguments, an unknown name): each command without
+    its parameters, which only its own run or ``--help`` needs.  Building every
+    command's parameters was a quarter of ``pbem --help``; its text is the same
+    (tests/test_startup.py compares them)."""
+    listed = copy.copy(application)
+    listed.registered_commands = [_listed(c) for c in application.registered_commands]
+    groups = []
+    for group in application.registered_groups:
+        group = copy.copy(group)
+        if group.typer_instance is not None:
+            group.typer_instance = listing(group.typer_instance)
+        groups.append(group)
+    listed.registered_groups = groups
+    return listed
 
 
 def main() -> None:

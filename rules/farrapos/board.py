@@ -14,12 +14,13 @@ True
 
 from __future__ import annotations
 
-import tomllib
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+
+from pbem.rules import data_cache
 
 DATA = Path(__file__).with_name("data")
 
@@ -132,5 +133,4 @@ def board_from_data(data: dict) -> Board:
 @lru_cache(maxsize=1)
 def load_board() -> Board:
     """The board data file, read once (immutable data)."""
-    with (DATA / "board.toml").open("rb") as f:
-        return board_from_data(tomllib.load(f))
+    return board_from_data(data_cache.load_toml(DATA / "board.toml"))

@@ -13,10 +13,11 @@ Factors(mf=1, af=5, df=2)
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+
+from pbem.rules import data_cache
 
 DATA = Path(__file__).with_name("data")
 SIDES = ("empire", "republic")
@@ -108,5 +109,4 @@ def load_counters() -> CounterSheet:
     """The counter data file, read once (immutable data)."""
     from pbem.rules.farrapos.board import load_board
 
-    with (DATA / "counters.toml").open("rb") as f:
-        return sheet_from_data(tomllib.load(f), set(load_board().cities))
+    return sheet_from_data(data_cache.load_toml(DATA / "counters.toml"), set(load_board().cities))

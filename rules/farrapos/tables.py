@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import functools
 import marshal
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pbem.rules import data_cache
 from pbem.rules.base import HOUSE_TABLES, Position, TableError, TableInfo
 from pbem.rules.farrapos.counters import DATA, CounterSheet, Factors, UnitType, load_counters
 from pbem.rules.grid_table import GridShape, grid_cells
@@ -104,8 +104,7 @@ def _battle_rows(data: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
 @functools.lru_cache(maxsize=1)
 def shipped_battle_table() -> BattleTable:
     """``data/battle-table.toml``, read once (immutable data)."""
-    with (DATA / "battle-table.toml").open("rb") as f:
-        return BattleTable(_battle_rows(tomllib.load(f)))
+    return BattleTable(_battle_rows(data_cache.load_toml(DATA / "battle-table.toml")))
 
 
 def read_battle_table(data: Mapping[str, Any]) -> dict[str, Any]:

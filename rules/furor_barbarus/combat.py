@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
 
+from pbem.rules import data_cache
 from pbem.rules.furor_barbarus.advance import advance_after_combat
 from pbem.rules.furor_barbarus.baggage import BAGGAGE_DEFENCE, baggage_bonus, defends_alone
 from pbem.rules.furor_barbarus.battlefield import Battlefield
@@ -104,8 +104,7 @@ class CombatResultsTable:
 
     @classmethod
     def load(cls, path: Path | str = CRT_PATH) -> CombatResultsTable:
-        with open(path, "rb") as fh:
-            return cls.from_dict(tomllib.load(fh))
+        return cls.from_dict(data_cache.load_toml(path))
 
     def row_for(self, modified_die: int) -> int:
         if modified_die < 1:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pbem.rules import data_cache
 from pbem.rules.furor_barbarus.hexgrid import Hex, HexError, hex_id, side_key
 from pbem.rules.furor_barbarus.terrain import Crossing, Feature, Hexside, Terrain
 
@@ -141,5 +141,4 @@ def map_from_dict(data: Mapping[str, Any]) -> GameMap:
 
 
 def load_map(path: Path) -> GameMap:
-    with open(path, "rb") as fh:
-        return map_from_dict(tomllib.load(fh))
+    return map_from_dict(data_cache.load_toml(path))

@@ -9,12 +9,12 @@ cached by path.
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pbem.rules import data_cache
 from pbem.rules.furor_barbarus.counters import Counter, CounterError, counter_from_dict
 from pbem.rules.furor_barbarus.hexgrid import Hex, hex_id
 from pbem.rules.furor_barbarus.maps import GameMap, load_map
@@ -215,8 +215,7 @@ def scenario_from_dict(data: Mapping[str, Any], columns: int = 99, rows: int = 9
 
 @functools.lru_cache(maxsize=64)
 def _load_toml(path: Path) -> dict[str, Any]:
-    with open(path, "rb") as fh:
-        return tomllib.load(fh)
+    return data_cache.load_toml(path)
 
 
 @functools.lru_cache(maxsize=64)
