@@ -17,8 +17,6 @@ from pbem.cli.common import _host_port, db_option, fail, settings
 def _smtp_server(smtp: str | None, starttls: bool, ssl_on: bool, user: str | None, password_file: Path | None) -> Any:
     """The SMTP server of ``--smtp HOST:PORT`` (password from a file or $PBEM_SMTP_PASSWORD);
     each option not given is taken from the configuration file's ``[smtp]``."""
-    from pbem.mail import smtp as smtp_mail
-
     conf = settings()
     if not starttls and not ssl_on:
         starttls, ssl_on = conf.starttls, conf.ssl
@@ -34,6 +32,8 @@ def _smtp_server(smtp: str | None, starttls: bool, ssl_on: bool, user: str | Non
         raise typer.Exit(2)
     host, port = _host_port(smtp)
     security = "ssl" if ssl_on else "starttls" if starttls else "plain"
+    from pbem.mail import smtp as smtp_mail
+
     try:
         return smtp_server(host, port, security, user, password_file)
     except smtp_mail.SendError as exc:
@@ -82,7 +82,6 @@ def _referee_options(
 ) -> Any:
     import dataclasses
 
-    from pbem.mail import imap as imap_mail
     from pbem.referee import service as referee
 
     if jobs < 1:
@@ -96,6 +95,8 @@ def _referee_options(
     imap_password_file = imap_password_file or conf.imap_password_file
     source = None
     if imap is not None:
+        from pbem.mail import imap as imap_mail
+
         try:
             source = imap_mail.parse_url(imap, imap_mail.read_password(imap_password_file))
         except imap_mail.ImapError as exc:

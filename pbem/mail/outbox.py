@@ -40,7 +40,6 @@ longer true.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -88,6 +87,8 @@ is the URL, its ``body`` the bytes to POST."""
 
 def new_message_id(kind: str, game_id: str | None) -> str:
     """A fresh Message-ID for a row: ``<pbem.KIND.GAME.RANDOM@pbem.invalid>``."""
+    import secrets
+
     from pbem.reports.message import id_word
 
     return f"<pbem.{kind}.{id_word(game_id or 'referee')}.{secrets.token_hex(8)}@{MESSAGE_ID_DOMAIN}>"
@@ -319,6 +320,7 @@ def due_rows(engine: Database, now: datetime) -> list[Row]:
 def holder_id() -> str:
     """Who claims rows: this host, this process and a random word (a process id
     alone is reused)."""
+    import secrets
     import socket
 
     return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"

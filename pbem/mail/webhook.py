@@ -16,8 +16,6 @@ crash between the answer and the mark).  The payloads are in docs/formats.md,
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -72,25 +70,34 @@ def payload(fmt: str, event: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
 
-class _SameHost(urllib.request.HTTPRedirectHandler):
-    """Follow a redirect only to the same scheme and host."""
+def _same_host() -> type:
+    """A redirect handler that follows a redirect only to the same scheme and host
+    (made when a hook is posted: urllib.request, with http.client and ssl, is
+    imported only then, not by every pass with no hook due)."""
+    import urllib.request
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        old, new = urlsplit(req.full_url), urlsplit(newurl)
-        if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port):
-            raise HookError(f"hook {old.hostname} redirected to another host ({new.hostname}): not followed", True)
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+    class _SameHost(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, req, fp, code, msg, headers, newurl):
+            old, new = urlsplit(req.full_url), urlsplit(newurl)
+            if (old.scheme, old.hostname, old.port) != (new.scheme, new.hostname, new.port):
+                raise HookError(f"hook {old.hostname} redirected to another host ({new.hostname}): not followed", True)
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return _SameHost
 
 
 def post(url: str, body: bytes, delivery_id: str, timeout: float = TIMEOUT) -> int:
     """POST ``body`` as JSON; the status on 2xx, else :class:`HookError`."""
+    import urllib.error
+    import urllib.request
+
     request = urllib.request.Request(
         url,
         data=body,
         method="POST",
         headers={"Content-Type": "application/json", "User-Agent": "pbem", "X-Pbem-Delivery": delivery_id},
     )
-    opener = urllib.request.build_opener(_SameHost)
+    opener = urllib.request.build_opener(_same_host())
     host = urlsplit(url).hostname
     try:
         with opener.open(request, timeout=timeout) as answer:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from pbem import store
 from pbem.referee import disorder, ledger, notices, resolve, verdict
+from pbem.referee.standing import moment
 from pbem.rules import find_ruleset
 from pbem.store import absences
 from pbem.store.clock import Clock, last_activity, read_clock
@@ -233,8 +234,7 @@ class Timing:
     extra: int = 0  # seconds of vacation granted for this resolution
 
     def _at(self, offset: int) -> datetime | None:
-        assert self.clock.deadline is not None
-        return absences.shifted(self.start, self.clock.deadline + self.extra + offset, list(self.pauses))
+        return moment(self.clock, self.start, self.extra, self.pauses, offset)
 
     @property
     def deadline(self) -> datetime | None:

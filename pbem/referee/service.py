@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import store
 from pbem.mail import outbox
-from pbem.referee import deadlines
-from pbem.referee import resolve as resolving
+from pbem.referee import standing
 
 if TYPE_CHECKING:
+    from pbem.referee import resolve as resolving
     from pbem.store.database import Database
 
 Log = Callable[[str], None]
@@ -98,6 +98,8 @@ def intake(
 ) -> int:
     """The intake step: each source in turn; one that fails is logged (and noted
     in ``report.failures``) and the others are still read."""
+    if options.directory is None and options.maildir is None and options.mbox is None and options.imap is None:
+        return 0  # nothing to read: none of the mail modules is imported
     from pbem.mail.imap import ImapError
     from pbem.mail.readers import IngestError
     from pbem.referee import mail_room as room
@@ -170,9 +172,22 @@ def _fail(report: PassReport, log: Log, failure: Failure) -> None:
 
 
 def resolve(
-    engine: Database, options: Options, now: datetime, log: Log, stop: Callable[[], bool] = _never
+    engine: Database,
+    options: Options,
+    now: datetime,
+    log: Log,
+    stop: Callable[[], bool] = _never,
+    games: list[str] | None = None,
 ) -> list[resolving.ProcessOutcome]:
-    games = resolving.pending_games(engine)
+    """The resolution step over ``games`` (default: every game not over)."""
+    if games is None:
+        from pbem.referee import resolve as resolving
+
+        games = resolving.pending_games(engine)
+    if not games:
+        return []
+    from pbem.referee import deadlines
+
     if options.jobs <= 1 or len(games) < 2:
         outcomes = []
         for game_id in games:
@@ -198,6 +213,8 @@ def _worker_init(db: str | None, key_path: str | None = None) -> None:
 
 
 def _worker_resolve(game_id: str, now: datetime) -> tuple[resolving.ProcessOutcome | None, list[str]]:
+    from pbem.referee import deadlines
+
     assert _worker_database is not None
     lines: list[str] = []
     outcomes = deadlines.resolution_step(_worker_database, now, lines.append, [game_id], _worker_key)
@@ -250,10 +267,12 @@ def tick(
     report.messages = intake(engine, options, log, stop, report)
     if stop():
         return report
-    report.notices = deadlines.notice_step(engine, now or store.utcnow(), log)
+    games = standing.standings(engine)  # the games with nothing due cost a row each, not a ruleset
+    report.notices = notice_step(engine, now or store.utcnow(), log, games)
     if stop():
         return report
-    report.resolutions = resolve(engine, options, now or store.utcnow(), log, stop)
+    moment = now or store.utcnow()
+    report.resolutions = resolve(engine, options, moment, log, stop, [g.game_id for g in games if not g.quiet(moment)])
     if stop():
         return report
     report.posted = post_hooks(engine, options, now or store.utcnow(), log, stop)
@@ -263,6 +282,17 @@ def tick(
         report.failures.append(failure)
         log(f"delivery failed: {failure.text}")
     return report
+
+
+def notice_step(engine: Database, now: datetime, log: Log, games: list[standing.Standing]) -> int:
+    """The clock step (``deadlines.notice_step``) over the games with a deadline
+    that are not quiet at ``now``."""
+    due = [g.game_id for g in games if g.clock.deadline is not None and not g.quiet(now)]
+    if not due:
+        return 0
+    from pbem.referee import deadlines
+
+    return deadlines.notice_step(engine, now, log, due)
 
 
 def post_hooks(
