@@ -112,8 +112,7 @@ def walk_orders(
 def _dry_move(field: Battlefield, uid: str, path: tuple[str, ...], overruns: tuple[tuple[int, str], ...]) -> None:
     start = field.hex_of(uid)
     for _, cmd in overruns:
-        field.units[cmd].update(status="eliminated", hex=None)
-        field.touched()
+        field.take_off(cmd)
     field.place(uid, path[-1])
     field.moved.add(uid)
     field.paths[uid] = [start or "", *path]
