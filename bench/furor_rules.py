@@ -48,7 +48,9 @@ def record(scenario: str, games: int) -> list[dict[str, Any]]:
             due = ruleset.due(position)
             if not due:
                 break
-            texts = {s: ruleset.bot_orders(position, s, "random", random.Random(f"{scenario}/{g}/{k}/{s}")) for s in due}
+            texts = {
+                s: ruleset.bot_orders(position, s, "random", random.Random(f"{scenario}/{g}/{k}/{s}")) for s in due
+            }
             if position["phase"] == "play":
                 kept.append({"position": position, "orders": texts, "seed": f"{g}/{k}"})
             orders = {s: ruleset.parse_orders(t)[0] for s, t in texts.items()}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from functools import cached_property
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -32,6 +31,7 @@ from pbem.rules.furor_barbarus import svg
 from pbem.rules.furor_barbarus import tables as house
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
+from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.orders import Order, PlaceOrder, StandingOrder
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
@@ -55,6 +55,24 @@ CORE_OPTIONS = (
     OptionInfo("zoc-to-zoc", "Moving from an enemy ZOC to another enemy ZOC, with a morale test", "11 (10.1)"),
     OptionInfo("counter-charge", "Counter charge: no charge bonus against units that can charge", "11 (10.2)"),
 )
+
+
+_UNIT_NAMES: dict[tuple[Path, ...], NameTable] = {}
+_OVERLAID: dict[tuple[int, int], tuple[GameMap, Mapping[str, Any], GameMap]] = {}
+
+
+def overlaid(game_map: GameMap, overlay: Mapping[str, Any]) -> GameMap:
+    """``game_map.with_overlay(overlay)``, made once per map and overlay in a process
+    (both immutable data, loaded once): the same map, with the hex tables it keeps
+    (``zoc_reach``), for every battlefield of a scenario, instead of a fresh copy of
+    its terrain and hexsides per battlefield."""
+    key = (id(game_map), id(overlay))
+    found = _OVERLAID.get(key)
+    if found is None or found[0] is not game_map or found[1] is not overlay:
+        if len(_OVERLAID) >= 64:
+            _OVERLAID.clear()
+        found = _OVERLAID[key] = (game_map, overlay, game_map.with_overlay(overlay))
+    return found[2]
 
 
 class FurorBarbarus(Ruleset):
@@ -83,7 +101,7 @@ class FurorBarbarus(Ruleset):
     def field(self, position: Position, dice: Dice | None = None, copy: bool = True) -> Battlefield:
         pos = self.copy_position(position) if copy else position
         scenario = self.load(pos["scenario"], pos.get("options", []), pos)
-        game_map = self.library.game_map(scenario.map_id).with_overlay(scenario.overlay)
+        game_map = overlaid(self.library.game_map(scenario.map_id), scenario.overlay)
         return Battlefield(pos, scenario, game_map, rules_for(scenario.id), dice)
 
     # --- house tables (rules/furor_barbarus/tables.py) ---------------------------------
@@ -182,10 +200,19 @@ class FurorBarbarus(Ruleset):
         names = self.unit_names
         return parse_order_lines(text, lambda line: Order.parse(line, names))
 
-    @cached_property
+    @property
     def unit_names(self) -> NameTable:
         """Every unit of every scenario by its id, the short id its counter prints
-        and its name (a name two units share is refused with both)."""
+        and its name (a name two units share is refused with both); one table per
+        process and data folders (the referee makes a ruleset per game: a table
+        per ruleset folded every name of every scenario again for each game)."""
+        folders = self.library.folders
+        table = _UNIT_NAMES.get(folders)
+        if table is None:
+            table = _UNIT_NAMES[folders] = self._unit_names()
+        return table
+
+    def _unit_names(self) -> NameTable:
         entries: dict[str, set[str]] = {}
         for sid in self.library.scenario_ids():
             counters = self.library.scenario(sid).counters

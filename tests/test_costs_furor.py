@@ -1,0 +1,112 @@
+"""Costs of the Furor Barbarus rules engine that must not come back: each test
+counts calls, never time.
+
+- the battlefield's hex index is built once per battlefield (one check of a
+  file, one resolution), then kept up to date as units move, leave or die
+  (every move threw it away: some twenty builds per resolution);
+- the table of unit names an order may use is folded once per process, not once
+  per ruleset (the referee makes a ruleset per game);
+- a scenario's map with its overlay is made once per process, not per battlefield.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import pytest
+
+from pbem.dice import DiceStream
+from pbem.rules import find_ruleset
+from pbem.rules.base import Orders
+from pbem.rules.furor_barbarus import maps, ruleset
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
+from pbem.rules.names import NameTable
+
+
+def _turns(scenario: str, count: int) -> list[tuple[Any, str, Orders, DiceStream]]:
+    """The play resolutions of a random bot game: position, side, orders, dice."""
+    rules = find_ruleset("furor-barbarus")
+    position = rules.setup(scenario, [])
+    out: list[tuple[Any, str, Orders, DiceStream]] = []
+    for n in range(60):
+        due = rules.due(position)
+        if not due or len(out) >= count:
+            break
+        texts = {s: rules.bot_orders(position, s, "random", random.Random(n)) for s in due}
+        orders = {s: rules.parse_orders(t)[0] for s, t in texts.items()}
+        dice = hashlib.sha256(b"%d" % n).digest()
+        if position["phase"] == "play":
+            out.append((position, due[0], orders[due[0]], DiceStream(dice)))
+        position = rules.resolve(position, orders, DiceStream(dice)).position
+    return out
+
+
+@pytest.mark.parametrize("scenario", ["vouille", "campus-mauriacus"])
+def test_the_hex_index_is_built_once_per_battlefield(monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
+    """Each check and each resolution builds the index of units by hex once; and
+    the index kept up to date answers as one built afresh would, at every look-up."""
+    builds: dict[Battlefield, int] = {}
+    real_index = Battlefield._index
+    real_units_in = Battlefield.units_in
+
+    def counting(self: Battlefield) -> Any:
+        builds[self] = builds.get(self, 0) + 1
+        return real_index(self)
+
+    def checked(self: Battlefield, h: str) -> list[str]:
+        found = real_units_in(self, h)
+        fresh = [u for u, s in self.units.items() if s["status"] == ACTIVE and s["hex"] == h]
+        assert found == fresh, (h, found, fresh)
+        return found
+
+    monkeypatch.setattr(Battlefield, "_index", counting)
+    monkeypatch.setattr(Battlefield, "units_in", checked)
+    rules = find_ruleset("furor-barbarus")
+    turns = _turns(scenario, 8)
+    assert len(turns) == 8
+    moves = 0
+    for position, side, orders, dice in turns:
+        builds.clear()
+        assert rules.validate(position, side, orders) == []
+        result = rules.resolve(position, {side: orders}, dice)
+        moves += sum(1 for e in result.events if e["type"] == "move")
+        assert builds and max(builds.values()) == 1, builds
+    assert moves > 8  # the resolutions moved units: the index was kept up to date
+
+
+def test_unit_names_are_folded_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The referee makes a ruleset per game: each one's first order folded every
+    unit name of every scenario again (over 5 M instructions per resolution)."""
+    find_ruleset("furor-barbarus").parse_orders("move clovis 0101")
+    made = [0]
+    real = NameTable.__init__
+
+    def counting(self: NameTable, *args: Any, **kwargs: Any) -> None:
+        made[0] += 1
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(NameTable, "__init__", counting)
+    for _ in range(3):
+        orders, problems = find_ruleset("furor-barbarus").parse_orders("move Clovis 0101 0102")
+        assert not problems and [str(ol.order) for ol in orders] == ["move clovis 0101 0102"]
+    assert made[0] == 0
+
+
+def test_the_overlaid_map_is_made_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every battlefield copied its map's terrain and hexsides with the scenario's
+    overlay; now each is made once and shared (with the hex tables it keeps)."""
+    position = find_ruleset("furor-barbarus").setup("tolbiac", [])
+    first = find_ruleset("furor-barbarus").field(position).game_map
+    made = [0]
+    real = maps.GameMap.with_overlay
+
+    def counting(self: maps.GameMap, overlay: Any) -> maps.GameMap:
+        made[0] += 1
+        return real(self, overlay)
+
+    monkeypatch.setattr(maps.GameMap, "with_overlay", counting)
+    again = [find_ruleset("furor-barbarus").field(position).game_map for _ in range(3)]
+    assert made[0] == 0 and all(m is first for m in again)
+    assert ruleset.overlaid(first, {}) is first
