@@ -110,3 +110,51 @@ def test_the_overlaid_map_is_made_once_per_process(monkeypatch: pytest.MonkeyPat
     again = [find_ruleset("furor-barbarus").field(position).game_map for _ in range(3)]
     assert made[0] == 0 and all(m is first for m in again)
     assert ruleset.overlaid(first, {}) is first
+
+
+def test_a_resolution_checks_each_move_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resolution checked each move, then ``apply_move`` checked it again; now
+    the check made just before is passed on."""
+    from pbem.rules.furor_barbarus import movement, sequence
+    from pbem.rules.furor_barbarus.orders import MoveOrder
+
+    checks = [0]
+    real = movement.check_move
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        checks[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(movement, "check_move", counting)
+    monkeypatch.setattr(sequence, "check_move", counting)
+    rules = find_ruleset("furor-barbarus")
+    ordered = 0
+    for position, side, orders, dice in _turns("vouille", 8):
+        checks[0] = 0
+        rules.resolve(position, {side: orders}, dice)
+        moves = sum(1 for ol in orders if isinstance(ol.order, MoveOrder))
+        assert checks[0] == moves
+        ordered += moves
+    assert ordered > 8
+
+
+def test_step_costs_are_looked_up_not_worked_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cost of each step (terrain, hexside, road) is worked out once per map and
+    looked up after: checking the same file again works none out."""
+    from pbem.rules.furor_barbarus import movement
+
+    rules = find_ruleset("furor-barbarus")
+    turns = _turns("soissons", 6)
+    for position, side, orders, _ in turns:
+        assert rules.validate(position, side, orders) == []
+    worked = [0]
+    real = movement._cost_half
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        worked[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(movement, "_cost_half", counting)
+    for position, side, orders, _ in turns:
+        assert rules.validate(position, side, orders) == []
+    assert worked[0] == 0

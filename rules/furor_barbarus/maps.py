@@ -41,6 +41,14 @@ class GameMap:
         """On-map neighbours."""
         return list(_neighbours(h, self.columns, self.rows))
 
+    def neighbour_set(self, h: str) -> frozenset[str]:
+        """The on-map neighbours of ``h`` as a set, worked out once per hex of this map."""
+        table: dict[str, frozenset[str]] = self.__dict__.setdefault("_neighbour_set", {})
+        found = table.get(h)
+        if found is None:
+            found = table[h] = frozenset(_neighbours(h, self.columns, self.rows))
+        return found
+
     def on_edge(self, h: str) -> bool:
         return len(self.neighbours(h)) < 6
 
