@@ -158,3 +158,45 @@ def test_step_costs_are_looked_up_not_worked_out_again(monkeypatch: pytest.Monke
     for position, side, orders, _ in turns:
         assert rules.validate(position, side, orders) == []
     assert worked[0] == 0
+
+
+def test_orders_naming_units_by_their_ids_are_not_copied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Settling the names of a file that names every unit by its id made a settled
+    copy of each order only to read what it names; now nothing is copied."""
+    from pbem.rules.furor_barbarus import unit_names
+
+    rules = find_ruleset("furor-barbarus")
+    copies = [0]
+    real = unit_names.replace
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        copies[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(unit_names, "replace", counting)
+    for position, side, orders, _ in _turns("tolbiac", 4):
+        assert len(orders) and rules.validate(position, side, orders) == []
+    assert copies[0] == 0
+
+
+def test_neighbours_are_worked_out_without_hex_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hex's neighbours (the first time a process asks) came from six cube
+    conversions of hex objects; now from the column and row steps of its parity,
+    in the same order."""
+    from pbem.rules.furor_barbarus import hexgrid
+
+    expected = {
+        h: tuple(str(n) for n in hexgrid.Hex.parse(h).neighbours() if 1 <= n.col <= 14 and 1 <= n.row <= 11)
+        for h in (f"{c:02d}{r:02d}" for c in range(1, 15) for r in range(1, 12))
+    }
+    made = [0]
+    real = hexgrid.Hex.neighbours
+
+    def counting(self: hexgrid.Hex) -> Any:
+        made[0] += 1
+        return real(self)
+
+    monkeypatch.setattr(hexgrid.Hex, "neighbours", counting)
+    maps._neighbours.cache_clear()
+    assert {h: maps._neighbours(h, 14, 11) for h in expected} == expected
+    assert made[0] == 0

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -55,6 +55,24 @@ CORE_OPTIONS = (
     OptionInfo("zoc-to-zoc", "Moving from an enemy ZOC to another enemy ZOC, with a morale test", "11 (10.1)"),
     OptionInfo("counter-charge", "Counter charge: no charge bonus against units that can charge", "11 (10.2)"),
 )
+
+
+class _RememberedNames(NameTable):
+    """A name table that remembers what each name typed found (the table never
+    changes once made): an order file names the same units again and again, and
+    each look-up folded the name (accents, case, spaces) anew."""
+
+    def __init__(self, entries: Iterable[tuple[str, Iterable[str]]]) -> None:
+        super().__init__(entries)
+        self._found: dict[str, tuple[str, ...]] = {}
+
+    def find(self, typed: str) -> tuple[str, ...]:
+        found = self._found.get(typed)
+        if found is None:
+            if len(self._found) >= 4096:
+                self._found.clear()
+            found = self._found[typed] = super().find(typed)
+        return found
 
 
 _UNIT_NAMES: dict[tuple[Path, ...], NameTable] = {}
@@ -219,7 +237,7 @@ class FurorBarbarus(Ruleset):
             short = short_ids(sorted(counters))
             for uid, counter in counters.items():
                 entries.setdefault(uid, set()).update((short[uid], counter.name))
-        return NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
+        return _RememberedNames((uid, sorted(names)) for uid, names in sorted(entries.items()))
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         if side not in self.due(position):
