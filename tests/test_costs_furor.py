@@ -200,3 +200,42 @@ def test_neighbours_are_worked_out_without_hex_objects(monkeypatch: pytest.Monke
     maps._neighbours.cache_clear()
     assert {h: maps._neighbours(h, 14, 11) for h in expected} == expected
     assert made[0] == 0
+
+
+def test_the_scenario_with_its_options_is_made_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every battlefield made the scenario with the game's options again (a copy of
+    every counter); now once per scenario and options in a process."""
+    from pbem.rules.furor_barbarus import scenarios
+
+    position = find_ruleset("furor-barbarus").setup("soissons", [])
+    find_ruleset("furor-barbarus").field(position)
+    made = [0]
+    real = scenarios.Scenario.with_options
+
+    def counting(self: scenarios.Scenario, chosen: Any) -> scenarios.Scenario:
+        made[0] += 1
+        return real(self, chosen)
+
+    monkeypatch.setattr(scenarios.Scenario, "with_options", counting)
+    fields = [find_ruleset("furor-barbarus").field(position) for _ in range(3)]
+    assert made[0] == 0 and len({id(f.scenario) for f in fields}) == 1
+
+
+def test_hex_distances_are_worked_out_without_hex_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The distance between two hexes (the first time a process asks) parsed two hex
+    objects; now it reads the digits, with the same answers."""
+    from pbem.rules.furor_barbarus import hexgrid
+
+    hexes = [f"{c:02d}{r:02d}" for c in range(1, 16) for r in range(1, 13)]
+    expected = {(a, b): hexgrid.distance(hexgrid.Hex.parse(a), hexgrid.Hex.parse(b)) for a in hexes[::5] for b in hexes}
+    parsed = [0]
+    real = hexgrid.Hex.parse
+
+    def counting(text: str) -> hexgrid.Hex:
+        parsed[0] += 1
+        return real(text)
+
+    monkeypatch.setattr(hexgrid.Hex, "parse", staticmethod(counting))
+    hexgrid.hex_distance.cache_clear()
+    assert {pair: hexgrid.hex_distance(*pair) for pair in expected} == expected
+    assert parsed[0] == 0

@@ -86,9 +86,13 @@ class Battlefield:
             self._cache.clear()
             self._where = None
             return
-        sides = {self.side_of(uid), was_side or self.side_of(uid)}
+        if not self._cache:
+            return
+        side = self.side_of(uid)
+        was = was_side or side
+        enemies = self.enemies
         for key in list(self._cache):
-            keep = isinstance(key, tuple) and key[0] == "zoc" and not any(self.enemies(key[1], s) for s in sides)
+            keep = isinstance(key, tuple) and key[0] == "zoc" and not enemies(key[1], side) and not enemies(key[1], was)
             if not keep:
                 del self._cache[key]
 

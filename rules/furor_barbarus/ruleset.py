@@ -76,6 +76,7 @@ class _RememberedNames(NameTable):
 
 
 _UNIT_NAMES: dict[tuple[Path, ...], NameTable] = {}
+_WITH_OPTIONS: dict[tuple[int, tuple[str, ...]], tuple[Scenario, Scenario]] = {}  # (scenario, options): both kept
 _OVERLAID: dict[tuple[int, int], tuple[GameMap, Mapping[str, Any], GameMap]] = {}
 
 
@@ -110,11 +111,19 @@ class FurorBarbarus(Ruleset):
     # --- data -------------------------------------------------------------------
     def load(self, scenario_id: str, options: Sequence[str] = (), position: Position | None = None) -> Scenario:
         """The scenario, with the house counter values of ``position`` (if any) and
-        then its chosen options."""
-        base = self.library.scenario(scenario_id)
-        if position is not None:
-            base = house.with_counter_values(base, position)
-        return base.with_options(list(options))
+        then its chosen options; made once per process for a game without house
+        counter values (a scenario is immutable data, loaded once)."""
+        shipped = self.library.scenario(scenario_id)
+        base = shipped if position is None else house.with_counter_values(shipped, position)
+        if base is not shipped:  # house counter values: a scenario of this game alone
+            return base.with_options(list(options))
+        key = (id(shipped), tuple(options))
+        found = _WITH_OPTIONS.get(key)
+        if found is None or found[0] is not shipped:
+            if len(_WITH_OPTIONS) >= 64:
+                _WITH_OPTIONS.clear()
+            found = _WITH_OPTIONS[key] = (shipped, shipped.with_options(list(options)))
+        return found[1]
 
     def field(self, position: Position, dice: Dice | None = None, copy: bool = True) -> Battlefield:
         pos = self.copy_position(position) if copy else position
