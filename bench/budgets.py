@@ -74,6 +74,17 @@ FARRAPOS = Game("farrapos", None, ("empire", "republic"), 8, 13, 1)
 VOUILLE = Game("furor-barbarus", "vouille", ("franks", "visigoths"), 5, 7, 1)
 
 
+def scenario_game(scenario: str) -> Game:
+    """Vouille's measure (5 games, resolution 7, one file) on another Furor Barbarus
+    scenario, with that scenario's sides."""
+    from pbem.rules import find_ruleset
+
+    sides = tuple(find_ruleset(VOUILLE.rules).sides(scenario))
+    if len(sides) != 2:
+        raise SystemExit(f"budgets: scenario {scenario!r} has sides {sides}, not two")
+    return Game(VOUILLE.rules, scenario, (sides[0], sides[1]), VOUILLE.games, VOUILLE.at, VOUILLE.files)
+
+
 class CommandFailed(RuntimeError):
     """A measured command failed, or did not do the work it was measured for."""
 
@@ -305,7 +316,14 @@ def main() -> int:
     parser.add_argument(
         "--only", default="", help="farrapos, vouille or start: measure that part alone, print it, write no file"
     )
+    parser.add_argument(
+        "--scenario",
+        default="",
+        help="with --only vouille: play that Furor Barbarus scenario instead of Vouille (soissons, tolbiac...)",
+    )
     args = parser.parse_args()
+    if args.scenario and args.only != "vouille":
+        parser.error("--scenario goes with --only vouille")
     if os.environ.get("PYTHONHASHSEED") != "0":  # the bots' games themselves are played in this process
         os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     if not shutil.which("valgrind"):
@@ -319,7 +337,8 @@ def main() -> int:
     loads = [os.getloadavg()[0]]
     figures: dict[str, float] = {}
     raw: dict[str, Any] = {}
-    for name, game in (("farrapos", FARRAPOS), ("vouille", VOUILLE)):
+    furor = scenario_game(args.scenario) if args.scenario else VOUILLE
+    for name, game in (("farrapos", FARRAPOS), ("vouille", furor)):
         if args.only and args.only != name and not (args.only == "start" and name == "farrapos"):
             continue
         per, counts = per_resolution(game, args.workdir)

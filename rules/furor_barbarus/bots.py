@@ -153,9 +153,10 @@ def bot_orders(field: Battlefield, side: str, bot: str, rng: random.Random) -> s
             if _nearest_enemy(field, side, h) >= cur:
                 continue
         path = dests[h]
-        if not check_move(field, uid, path, side).legal:
+        check = check_move(field, uid, path, side)
+        if not check.legal:
             continue
-        _dry_move(field, uid, path, check_move(field, uid, path, side).overruns)
+        _dry_move(field, uid, path, check.overruns)
         lines.append(str(MoveOrder(uid, path)))
     while True:
         attacks = legal_attacks(field, side)

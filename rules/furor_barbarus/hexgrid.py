@@ -86,9 +86,20 @@ def hex_id(text: str) -> str:
     return str(Hex.parse(text))
 
 
+def _cube(h: str) -> tuple[int, int, int]:
+    """``Hex.parse(h).cube()`` without the hex object, for a plain ``CCRR`` id."""
+    if len(h) != 4 or not h.isdigit():
+        return Hex.parse(h).cube()  # raises HexError as before, or reads " 0907" as before
+    col, row = int(h[:2]), int(h[2:])
+    z = row - (col + (col & 1)) // 2
+    return (col, -col - z, z)
+
+
 @functools.lru_cache(maxsize=65536)
 def hex_distance(a: str, b: str) -> int:
-    return distance(Hex.parse(a), Hex.parse(b))
+    ax, ay, az = _cube(a)
+    bx, by, bz = _cube(b)
+    return max(abs(ax - bx), abs(ay - by), abs(az - bz))
 
 
 def adjacent(a: str, b: str) -> bool:

@@ -41,6 +41,14 @@ class GameMap:
         """On-map neighbours."""
         return list(_neighbours(h, self.columns, self.rows))
 
+    def neighbour_set(self, h: str) -> frozenset[str]:
+        """The on-map neighbours of ``h`` as a set, worked out once per hex of this map."""
+        table: dict[str, frozenset[str]] = self.__dict__.setdefault("_neighbour_set", {})
+        found = table.get(h)
+        if found is None:
+            found = table[h] = frozenset(_neighbours(h, self.columns, self.rows))
+        return found
+
     def on_edge(self, h: str) -> bool:
         return len(self.neighbours(h)) < 6
 
@@ -91,9 +99,28 @@ def _on_map(h: str, columns: int, rows: int) -> bool:
     return 1 <= x.col <= columns and 1 <= x.row <= rows
 
 
+def _offsets(col: int) -> tuple[tuple[int, int], ...]:
+    """(column, row) steps to the six neighbours of a hex of ``col``'s parity, in
+    ``Hex.neighbours`` order (the layout shifts every other column)."""
+    h = Hex(col, 10)
+    return tuple((n.col - h.col, n.row - h.row) for n in h.neighbours())
+
+
+_OFFSETS = (_offsets(10), _offsets(11))  # even columns, odd columns
+
+
 @functools.lru_cache(maxsize=8192)
 def _neighbours(h: str, columns: int, rows: int) -> tuple[str, ...]:
-    return tuple(str(n) for n in Hex.parse(h).neighbours() if 1 <= n.col <= columns and 1 <= n.row <= rows)
+    """The on-map neighbours of ``h`` in ``Hex.neighbours`` order, from the column
+    and row steps of its column's parity (no hex objects made)."""
+    if len(h) != 4 or not h.isdigit():
+        h = str(Hex.parse(h))  # raises HexError as before, or reads " 0907" as before
+    col, row = int(h[:2]), int(h[2:])
+    return tuple(
+        f"{col + dc:02d}{row + dr:02d}"
+        for dc, dr in _OFFSETS[col & 1]
+        if 1 <= col + dc <= columns and 1 <= row + dr <= rows
+    )
 
 
 def _terrain_table(table: Mapping[str, Any], where: str) -> dict[str, Terrain]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pbem.rules.furor_barbarus.battlefield import Battlefield
-from pbem.rules.furor_barbarus.hexgrid import adjacent
+from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
 from pbem.rules.furor_barbarus.stacking import stacking_problem
 from pbem.rules.furor_barbarus.terrain import (
@@ -22,7 +23,7 @@ from pbem.rules.furor_barbarus.terrain import (
     Crossing,
     Feature,
 )
-from pbem.rules.furor_barbarus.zones_of_control import in_enemy_zoc
+from pbem.rules.furor_barbarus.zones_of_control import enemy_zoc
 from pbem.rules.suggest import did_you_mean, listing
 
 ZOC_TO_ZOC = "zoc-to-zoc"
@@ -44,8 +45,18 @@ class MoveCheck:
 
 def step_cost_half(field: Battlefield, a: str, b: str, on_road: bool) -> int | None:
     """Half-MPs to move from ``a`` into adjacent ``b`` (None: impassable).
-    ``on_road``: the unit began its move on a road hex and has stayed on road."""
+    ``on_road``: the unit began its move on a road hex and has stayed on road.
+    Looked up in a table the map keeps (worked out once per map, hexes and road)."""
     gm = field.game_map
+    costs: dict[tuple[str, str, bool], int | None] = gm.__dict__.setdefault("_step_cost_half", {})
+    key = (a, b, on_road)
+    if key in costs:
+        return costs[key]
+    costs[key] = found = _cost_half(gm, a, b, on_road)
+    return found
+
+
+def _cost_half(gm: GameMap, a: str, b: str, on_road: bool) -> int | None:
     terrain = gm.terrain(b)
     side = gm.hexside(a, b)
     cost = MOVE_COST_HALF[terrain]
@@ -61,8 +72,7 @@ def step_cost_half(field: Battlefield, a: str, b: str, on_road: bool) -> int | N
     return cost
 
 
-@dataclass(frozen=True)
-class _Walk:
+class _Walk(NamedTuple):
     """A move in progress: where the unit is after ``step`` steps."""
 
     here: str
@@ -89,32 +99,38 @@ def _unit_problem(field: Battlefield, uid: str, side: str) -> str | None:
     return None
 
 
-def _step(field: Battlefield, uid: str, side: str, walk: _Walk, nxt: str) -> _Walk | str:
-    """One more hex: the new walk, or the reason it is illegal (7, 8, TEC)."""
+def _step(
+    field: Battlefield, uid: str, side: str, walk: _Walk, nxt: str, zoc: frozenset[str] | None = None
+) -> _Walk | str:
+    """One more hex: the new walk, or the reason it is illegal (7, 8, TEC).
+    ``zoc``: the hexes in an enemy zone of control of ``side`` (looked up if not given)."""
     i = walk.step + 1
     here = walk.here
-    where = f"step {i} to {nxt}"
     if walk.stopped:
-        return f"{where}: {uid} {walk.stopped}"
-    if not field.game_map.on_map(nxt):
-        return f"{where}: off the map"
-    if not adjacent(here, nxt):
-        return f"{where}: not adjacent to {here}"
+        return f"step {i} to {nxt}: {uid} {walk.stopped}"
+    gm = field.game_map
+    if nxt not in gm.neighbour_set(here):  # the on-map hexes adjacent to ``here``
+        if not gm.on_map(nxt):
+            return f"step {i} to {nxt}: off the map"
+        return f"step {i} to {nxt}: not adjacent to {here}"
     overruns = walk.overruns
     occupants = field.units_in(nxt)
-    hostile = [u for u in occupants if field.side_of(u) != side]
-    if hostile:
-        lone_enemy_commander = (
-            len(occupants) == 1
-            and field.counter(hostile[0]).is_commander
-            and field.enemies(side, field.side_of(hostile[0]))
-        )
-        if not lone_enemy_commander:
-            return f"{where}: {nxt} is occupied by {hostile[0]}; a unit never enters another side's hex (5)"
-        overruns = overruns + ((i, hostile[0]),)
+    if occupants:
+        hostile = [u for u in occupants if field.side_of(u) != side]
+        if hostile:
+            lone_enemy_commander = (
+                len(occupants) == 1
+                and field.counter(hostile[0]).is_commander
+                and field.enemies(side, field.side_of(hostile[0]))
+            )
+            if not lone_enemy_commander:
+                return (
+                    f"step {i} to {nxt}: {nxt} is occupied by {hostile[0]}; a unit never enters another side's hex (5)"
+                )
+            overruns = overruns + ((i, hostile[0]),)
     cost = step_cost_half(field, here, nxt, walk.on_road)
     if cost is None:
-        return f"{where}: the river between {here} and {nxt} has no bridge or ford (TEC: impassable)"
+        return f"step {i} to {nxt}: the river between {here} and {nxt} has no bridge or ford (TEC: impassable)"
     stopped = None
     allowance = 2 * field.counter(uid).mp
     if walk.spent + cost > allowance:
@@ -122,12 +138,14 @@ def _step(field: Battlefield, uid: str, side: str, walk: _Walk, nxt: str) -> _Wa
             stopped = "has used its one-hex minimum move (7)"
         else:
             left = (allowance - walk.spent) / 2
-            return f"{where}: costs {cost / 2:g} MP but {uid} has {left:g} MP left (7)"
+            return f"step {i} to {nxt}: costs {cost / 2:g} MP but {uid} has {left:g} MP left (7)"
     zoc_tests = walk.zoc_tests
-    to_zoc = in_enemy_zoc(field, nxt, side)
-    if to_zoc and in_enemy_zoc(field, here, side):
+    if zoc is None:
+        zoc = enemy_zoc(field, side)
+    to_zoc = nxt in zoc
+    if to_zoc and here in zoc:
         if ZOC_TO_ZOC not in field.options:
-            return f"{where}: {uid} may not pass directly from one enemy zone of control to another (8)"
+            return f"step {i} to {nxt}: {uid} may not pass directly from one enemy zone of control to another (8)"
         zoc_tests = zoc_tests + (i,)
     if to_zoc and not stopped:
         stopped = f"stopped on entering an enemy zone of control at {nxt} (8)"
@@ -149,8 +167,9 @@ def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, fin
     if not path:
         return MoveCheck(f"a move of {uid} needs at least one hex")
     walk = _begin(field, uid)
+    zoc = enemy_zoc(field, side)  # nothing moves while a path is checked
     for nxt in path:
-        result = _step(field, uid, side, walk, nxt)
+        result = _step(field, uid, side, walk, nxt, zoc)
         if isinstance(result, str):
             return MoveCheck(result, walk.step + 1)
         walk = result
@@ -160,15 +179,17 @@ def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, fin
     return MoveCheck(None, 0, walk.zoc_tests, walk.overruns, walk.spent, walk.stopped is not None)
 
 
-def apply_move(field: Battlefield, uid: str, path: Sequence[str]) -> MoveCheck:
+def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveCheck | None = None) -> MoveCheck:
     """Carry out a move already found legal; rolls the 10.1 morale tests.
+    ``checked``: what ``check_move`` said of this very move just before (not
+    worked out a second time).
 
     A scenario's ``before_move`` may change the path (impetuousness); the path
     it returns is checked again with ``check_move``, so that the ZOC stops, the
     10.1 tests and the overruns are those of the path actually followed.  An
     empty or illegal new path leaves the unit where it is (it has moved)."""
     side = field.side_of(uid)
-    check = check_move(field, uid, path, side)
+    check = checked if checked is not None else check_move(field, uid, path, side)
     if not check.legal:
         return check
     wanted = tuple(path)
@@ -226,6 +247,7 @@ def reachable(field: Battlefield, uid: str) -> dict[str, tuple[str, ...]]:
     if _unit_problem(field, uid, side):
         return {}
     start = _begin(field, uid)
+    zoc = enemy_zoc(field, side)
     out: dict[str, tuple[str, ...]] = {}
     best: dict[str, int] = {start.here: 0}
     frontier: list[tuple[_Walk, tuple[str, ...]]] = [(start, ())]
@@ -235,7 +257,7 @@ def reachable(field: Battlefield, uid: str) -> dict[str, tuple[str, ...]]:
             for n in field.game_map.neighbours(walk.here):
                 if n == start.here or n in path:
                     continue
-                result = _step(field, uid, side, walk, n)
+                result = _step(field, uid, side, walk, n, zoc)
                 if isinstance(result, str):
                     continue
                 cand = path + (n,)

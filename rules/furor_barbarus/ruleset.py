@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
 import random
-from collections.abc import Mapping, Sequence
-from functools import cached_property
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -32,6 +32,7 @@ from pbem.rules.furor_barbarus import svg
 from pbem.rules.furor_barbarus import tables as house
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
+from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.orders import Order, PlaceOrder, StandingOrder
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
@@ -57,6 +58,60 @@ CORE_OPTIONS = (
 )
 
 
+class _RememberedNames(NameTable):
+    """A name table that remembers what each name typed found (the table never
+    changes once made): an order file names the same units again and again, and
+    each look-up folded the name (accents, case, spaces) anew."""
+
+    def __init__(self, entries: Iterable[tuple[str, Iterable[str]]]) -> None:
+        super().__init__(entries)
+        self._found: dict[str, tuple[str, ...]] = {}
+
+    def find(self, typed: str) -> tuple[str, ...]:
+        found = self._found.get(typed)
+        if found is None:
+            if len(self._found) >= 4096:
+                self._found.clear()
+            found = self._found[typed] = super().find(typed)
+        return found
+
+
+_UNIT_NAMES: dict[tuple[Path, ...], NameTable] = {}
+_WITH_OPTIONS: dict[tuple[int, tuple[str, ...]], tuple[Scenario, Scenario]] = {}  # (scenario, options): both kept
+_OVERLAID: dict[tuple[int, int], tuple[GameMap, Mapping[str, Any], GameMap]] = {}
+
+
+def copied_position(position: Position) -> Position:
+    """A deep copy of a Furor Barbarus position (the same keys in the same order):
+    each unit's entry is flat (hex, side, reduced, status: battlefield.py), so it is
+    copied as a dict; the rest (losses, standing, the scenario's memo, house
+    tables) goes through ``marshal`` as ``Ruleset.copy_position`` does.  The
+    units are most of a position: a whole ``marshal`` round trip cost about four
+    times as much."""
+    units = position.get("units")
+    if not isinstance(units, dict):
+        return Ruleset.copy_position(position)
+    out = dict(position)
+    nested = {k: v for k, v in position.items() if k != "units" and isinstance(v, (dict, list))}
+    out.update(marshal.loads(marshal.dumps(nested)))
+    out["units"] = {uid: dict(entry) for uid, entry in units.items()}
+    return out
+
+
+def overlaid(game_map: GameMap, overlay: Mapping[str, Any]) -> GameMap:
+    """``game_map.with_overlay(overlay)``, made once per map and overlay in a process
+    (both immutable data, loaded once): the same map, with the hex tables it keeps
+    (``zoc_reach``), for every battlefield of a scenario, instead of a fresh copy of
+    its terrain and hexsides per battlefield."""
+    key = (id(game_map), id(overlay))
+    found = _OVERLAID.get(key)
+    if found is None or found[0] is not game_map or found[1] is not overlay:
+        if len(_OVERLAID) >= 64:
+            _OVERLAID.clear()
+        found = _OVERLAID[key] = (game_map, overlay, game_map.with_overlay(overlay))
+    return found[2]
+
+
 class FurorBarbarus(Ruleset):
     id = "furor-barbarus"
     title = "Furor Barbarus"
@@ -74,16 +129,24 @@ class FurorBarbarus(Ruleset):
     # --- data -------------------------------------------------------------------
     def load(self, scenario_id: str, options: Sequence[str] = (), position: Position | None = None) -> Scenario:
         """The scenario, with the house counter values of ``position`` (if any) and
-        then its chosen options."""
-        base = self.library.scenario(scenario_id)
-        if position is not None:
-            base = house.with_counter_values(base, position)
-        return base.with_options(list(options))
+        then its chosen options; made once per process for a game without house
+        counter values (a scenario is immutable data, loaded once)."""
+        shipped = self.library.scenario(scenario_id)
+        base = shipped if position is None else house.with_counter_values(shipped, position)
+        if base is not shipped:  # house counter values: a scenario of this game alone
+            return base.with_options(list(options))
+        key = (id(shipped), tuple(options))
+        found = _WITH_OPTIONS.get(key)
+        if found is None or found[0] is not shipped:
+            if len(_WITH_OPTIONS) >= 64:
+                _WITH_OPTIONS.clear()
+            found = _WITH_OPTIONS[key] = (shipped, shipped.with_options(list(options)))
+        return found[1]
 
     def field(self, position: Position, dice: Dice | None = None, copy: bool = True) -> Battlefield:
-        pos = self.copy_position(position) if copy else position
+        pos = copied_position(position) if copy else position
         scenario = self.load(pos["scenario"], pos.get("options", []), pos)
-        game_map = self.library.game_map(scenario.map_id).with_overlay(scenario.overlay)
+        game_map = overlaid(self.library.game_map(scenario.map_id), scenario.overlay)
         return Battlefield(pos, scenario, game_map, rules_for(scenario.id), dice)
 
     # --- house tables (rules/furor_barbarus/tables.py) ---------------------------------
@@ -182,17 +245,26 @@ class FurorBarbarus(Ruleset):
         names = self.unit_names
         return parse_order_lines(text, lambda line: Order.parse(line, names))
 
-    @cached_property
+    @property
     def unit_names(self) -> NameTable:
         """Every unit of every scenario by its id, the short id its counter prints
-        and its name (a name two units share is refused with both)."""
+        and its name (a name two units share is refused with both); one table per
+        process and data folders (the referee makes a ruleset per game: a table
+        per ruleset folded every name of every scenario again for each game)."""
+        folders = self.library.folders
+        table = _UNIT_NAMES.get(folders)
+        if table is None:
+            table = _UNIT_NAMES[folders] = self._unit_names()
+        return table
+
+    def _unit_names(self) -> NameTable:
         entries: dict[str, set[str]] = {}
         for sid in self.library.scenario_ids():
             counters = self.library.scenario(sid).counters
             short = short_ids(sorted(counters))
             for uid, counter in counters.items():
                 entries.setdefault(uid, set()).update((short[uid], counter.name))
-        return NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
+        return _RememberedNames((uid, sorted(names)) for uid, names in sorted(entries.items()))
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         if side not in self.due(position):

@@ -52,27 +52,27 @@ def walk_orders(
     problems: list[tuple[int, str]] = []
     attacking = False
 
-    def refuse(line: int, text: str, message: str) -> None:
+    def refuse(line: int, order: object, message: str) -> None:
         if dry:
             problems.append((line, message))
         else:
+            text = str(order)
             field.add_event("skip", f"Order {text!r} is skipped: {message}.", line=line, order=text, reason=message)
 
     for ol in lines:
         o = ol.order
-        text = str(o)
         if isinstance(o, StandingOrder):
             continue
         if isinstance(o, PlaceOrder):
-            refuse(ol.line, text, "units are placed only in the set-up (3)")
+            refuse(ol.line, o, "units are placed only in the set-up (3)")
             continue
         if isinstance(o, (MoveOrder, SpecialOrder)) and attacking:
-            refuse(ol.line, text, "moves come before attacks: movement phase, then combat phase (4)")
+            refuse(ol.line, o, "moves come before attacks: movement phase, then combat phase (4)")
             continue
         if isinstance(o, SpecialOrder):
             why = field.special.check_special(field, side, o.words)
             if why:
-                refuse(ol.line, text, why)
+                refuse(ol.line, o, why)
             elif not dry:
                 field.special.apply_special(field, side, o.words)
             continue
@@ -80,12 +80,12 @@ def walk_orders(
             path = normalised_path(field, o)
             check = check_move(field, o.unit, path, side)
             if not check.legal:
-                refuse(ol.line, text, check.problem or "illegal move")
+                refuse(ol.line, o, check.problem or "illegal move")
                 continue
             if dry:
                 _dry_move(field, o.unit, path, check.overruns)
             else:
-                apply_move(field, o.unit, path)
+                apply_move(field, o.unit, path, check)
             continue
         if isinstance(o, AttackOrder):
             attacking = True
@@ -99,7 +99,7 @@ def walk_orders(
                     f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}"
                 )
             if faults or extra or combat is None:
-                refuse(ol.line, text, "; ".join(faults + extra))
+                refuse(ol.line, o, "; ".join(faults + extra))
                 continue
             if dry:
                 field.has_attacked.update(combat.attackers + combat.commanders)
@@ -112,8 +112,7 @@ def walk_orders(
 def _dry_move(field: Battlefield, uid: str, path: tuple[str, ...], overruns: tuple[tuple[int, str], ...]) -> None:
     start = field.hex_of(uid)
     for _, cmd in overruns:
-        field.units[cmd].update(status="eliminated", hex=None)
-        field.touched()
+        field.take_off(cmd)
     field.place(uid, path[-1])
     field.moved.add(uid)
     field.paths[uid] = [start or "", *path]

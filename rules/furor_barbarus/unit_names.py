@@ -56,16 +56,27 @@ def _settled(order: object, settle: Callable[[str], str]) -> object:
     return order
 
 
+def _named(order: object) -> tuple[str, ...]:
+    """What ``order`` names that :func:`_settled` settles, as typed."""
+    if isinstance(order, (PlaceOrder, MoveOrder)):
+        return (order.unit,)
+    if isinstance(order, AttackOrder):
+        return (
+            order.target,
+            *order.attackers,
+            *((order.charge,) if order.charge else ()),
+            *order.losses,
+            *((order.advance,) if order.advance else ()),
+        )
+    if isinstance(order, StandingOrder) and order.kind == "losses":
+        return order.values
+    return ()
+
+
 def _plain(order: object, counters: Mapping[str, Counter]) -> bool:
-    """Whether ``order`` names only the game's units by their ids (nothing to settle)."""
-    seen: list[str] = []
-
-    def note(typed: str) -> str:
-        seen.append(typed)
-        return typed
-
-    _settled(order, note)
-    return all(u in counters or _HEX.match(u) for u in seen)
+    """Whether ``order`` names only the game's units by their ids (nothing to
+    settle); read without building the settled order (a copy of each order)."""
+    return all(u in counters or _HEX.match(u) for u in _named(order))
 
 
 def settle_orders(counters: Mapping[str, Counter], orders: Orders) -> tuple[Orders, list[Problem]]:
