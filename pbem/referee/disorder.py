@@ -136,7 +136,7 @@ def bot_turns(
     for side in sent:
         if side in now:
             mark(tx, game_id, side, "end", k, "file")
-    limit = threshold(tx, game_id)
+    limit = threshold(tx, game_id) if any(side not in now for side in missing) else None  # read only if needed
     turns = []
     for side in missing:
         if side not in now:

@@ -77,9 +77,11 @@ def queue(
     deadline: datetime | None,
     awaiting: Sequence[str],
     dedupe: str,
+    found: Sequence[Hook] | None = None,
 ) -> int:
-    """One post per hook of the game: kind ``your-move``, ``result``, ``reminder`` or ``late``."""
-    hooks = of_game(tx, game_id)
+    """One post per hook of the game: kind ``your-move``, ``result``, ``reminder`` or ``late``
+    (``found``: the game's hooks, when the caller has read them)."""
+    hooks = of_game(tx, game_id) if found is None else found
     if not hooks:
         return 0
     event = {

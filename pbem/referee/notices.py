@@ -10,7 +10,7 @@ until then.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -50,10 +50,11 @@ def queue_reports(
     next_label: str,
     due_next: Sequence[str],
     over: bool,
-    summary: str = "",
+    summary: str | Callable[[], str] = "",
 ) -> int:
     """Each side's report of resolution ``k`` (``k`` 0: the game as created), and
-    the game's webhooks told (``summary``: the resolution's public summary)."""
+    the game's webhooks told (``summary``: the resolution's public summary, or
+    what works it out: only a game with webhooks needs it)."""
     _post_resolution(tx, game_id, k, label, next_label, due_next, over, summary)
     made = 0
     for side, addr in player_addresses(tx, game_id).items():
@@ -85,10 +86,23 @@ def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool)
 
 
 def _post_resolution(
-    tx: Tx, game_id: str, k: int, label: str, next_label: str, due: Sequence[str], over: bool, summary: str
+    tx: Tx,
+    game_id: str,
+    k: int,
+    label: str,
+    next_label: str,
+    due: Sequence[str],
+    over: bool,
+    summary: str | Callable[[], str],
 ) -> None:
+    """The game's webhooks told; a game with none reads no deadline and words nothing."""
     from pbem import store
 
+    found = hooks.of_game(tx, game_id)
+    if not found:
+        return
+    if callable(summary):
+        summary = summary()
     deadline = None if over else hooks.next_deadline(tx, game_id, store.utcnow())
     head = f"{game_id}: resolution {k} - {label} resolved." if k else f"{game_id}: the game begins."
     parts = [head, summary] if summary else [head]
@@ -99,7 +113,9 @@ def _post_resolution(
         if deadline is not None:
             parts[-1] += f", by {_when(deadline)}"
     text = " ".join(parts)
-    hooks.queue(tx, game_id, k, "result" if over else "your-move", text, deadline, due, f"resolution:{game_id}:{k}")
+    hooks.queue(
+        tx, game_id, k, "result" if over else "your-move", text, deadline, due, f"resolution:{game_id}:{k}", found
+    )
 
 
 def _notice(

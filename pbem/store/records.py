@@ -71,14 +71,15 @@ FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
 
-def game_state(tx: Tx, game_id: str) -> GameState | None:
+def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
     """The game as it stands.  In a writer on a database without SQLite's
     whole-database lock, the game's row is locked first and stays locked until
     the transaction ends, so two submits or resolutions of one game never
     interleave.  The lock is a statement of its own: under READ COMMITTED, a
     read that waited for the lock would otherwise see the game's new row joined
-    to the resolutions of its older snapshot (without the one just committed)."""
-    if tx.locking_reads:
+    to the resolutions of its older snapshot (without the one just committed).
+    ``claimed``: the transaction holds the row already (:func:`claim_game`)."""
+    if tx.locking_reads and not claimed:
         tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE", {"game": game_id})
     row = tx.one(_GAME_STATE, {"game": game_id})
     if row is None:
@@ -119,9 +120,9 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
     )
 
 
-def known_game(tx: Tx, game_id: str) -> GameState:
+def known_game(tx: Tx, game_id: str, claimed: bool = False) -> GameState:
     """:func:`game_state`, or the ``LookupError`` naming the games there are."""
-    game = game_state(tx, game_id)
+    game = game_state(tx, game_id, claimed)
     if game is None:
         raise unknown_game(game_id, known_game_ids(tx))
     return game

@@ -26,6 +26,13 @@ class Conflict(RuntimeError):
     """A uniqueness constraint refused a write: another process wrote it first."""
 
 
+class Busy(RuntimeError):
+    """A deferred writer (``transaction(..., deferred=True)``) could not take SQLite's
+    write lock at its first write: another process holds it, or wrote since this
+    transaction's snapshot.  Nothing was written; the caller runs it again as an
+    ordinary writer."""
+
+
 class Tx(Protocol):
     """The statements of one transaction; rows are plain tuples."""
 

@@ -1,0 +1,111 @@
+"""Costs of the pipeline around the rules engines, per resolution and per
+submitted file: transactions, statements and round trips counted, never timed.
+
+- a resolution on SQLite is one transaction (a deferred writer) of a fixed
+  number of statements, however long the game; one that loses the write lock to
+  another process between its reads and its first write is made again as a
+  writer;
+- a game without webhooks reads no deadline and works out no public summary;
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pbem import store
+from pbem.referee import disorder, intake
+from pbem.referee import resolve as resolving
+from tests.support.desk import Desk, new_games, open_desk, signed_next_turns
+
+
+def _played(tmp_path: Path, resolutions: int) -> tuple[Desk, str]:
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    for n in range(resolutions):
+        for _, message, signature in signed_next_turns(desk, [game], seed=n):
+            intake.submit(desk.engine, message, signature)
+        assert resolving.process(desk.engine, [game])[0].resolved == n + 1
+    for _, message, signature in signed_next_turns(desk, [game], seed=99):
+        intake.submit(desk.engine, message, signature)
+    desk.engine.dispose()
+    return desk, game
+
+
+def _statements_of_a_resolution(desk: Desk, game: str) -> list[str]:
+    db = store.open_database(desk.db)
+    statements: list[str] = []
+    db.connection().set_trace_callback(statements.append)
+    try:
+        made = resolving.resolve_next(db, game)
+    finally:
+        db.connection().set_trace_callback(None)
+        db.dispose()
+    assert made.resolved is not None
+    return [s for s in statements if not s.startswith("INSERT INTO roll ")]  # one executemany, traced per row
+
+
+@pytest.mark.parametrize("played", [1, 6])
+def test_a_resolution_is_one_transaction_of_eleven_statements(tmp_path: Path, played: int) -> None:
+    """A resolution was a reader's look (BEGIN, the game, its queued sides,
+    COMMIT) and then a writer that read it all again, the game's allowance and
+    its deadline whether needed or not: 18 statements and two commits.  Now one
+    deferred transaction: BEGIN, the game, its queued files, its sides in civil
+    disorder, the resolution, the files resolved, the game moved on, its hooks,
+    players and observers, COMMIT; the same early and late in a game."""
+    desk, game = _played(tmp_path, played)
+    statements = _statements_of_a_resolution(desk, game)
+    heads = [" ".join(s.split()[:3]) for s in statements]
+    assert heads == [
+        "BEGIN",
+        "SELECT g.id, g.rules,",
+        "SELECT id, side,",
+        "SELECT side, from_k",
+        "INSERT INTO resolution",
+        "UPDATE submission SET",
+        "UPDATE game SET",
+        "SELECT id, game_id,",
+        "SELECT side, email",
+        "SELECT id, email",
+        "COMMIT",
+    ], statements
+
+
+def test_a_resolution_that_loses_the_write_lock_is_made_again_as_a_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process writes between the resolution's reads and its first write:
+    SQLite refuses the deferred writer the lock (its snapshot is stale), nothing
+    of it is written, and the resolution is made again in a writer that holds the
+    lock from BEGIN IMMEDIATE: made once, on the game as the other process left it."""
+    import sqlite3
+
+    desk, game = _played(tmp_path, 1)
+    real = disorder.bot_turns
+    calls: list[int] = []
+
+    def meddled(*args: object, **kwargs: object) -> list[disorder.BotTurn]:
+        if not calls:
+            other = sqlite3.connect(desk.db)
+            other.execute("UPDATE player SET email = 'new@example.org' WHERE game_id = ? AND side = 'empire'", (game,))
+            other.commit()
+            other.close()
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(disorder, "bot_turns", meddled)
+    statements = _statements_of_a_resolution(desk, game)
+    assert len(calls) == 2
+    assert [s for s in statements if s.startswith(("BEGIN", "COMMIT", "ROLLBACK"))] == [
+        "BEGIN",
+        "ROLLBACK",
+        "BEGIN IMMEDIATE",
+        "COMMIT",
+    ]
+    raw = sqlite3.connect(desk.db)
+    try:
+        assert raw.execute("SELECT COUNT(*) FROM resolution WHERE game_id = ? AND k = 2", (game,)).fetchone() == (1,)
+        assert raw.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'report' AND k = 2").fetchone() == (1,)
+    finally:
+        raw.close()
