@@ -109,3 +109,89 @@ def test_a_resolution_that_loses_the_write_lock_is_made_again_as_a_writer(
         assert raw.execute("SELECT COUNT(*) FROM outbox WHERE kind = 'report' AND k = 2").fetchone() == (1,)
     finally:
         raw.close()
+
+
+def _round_trips(trace: str) -> int:
+    """Request and answer exchanges in a libpq trace: each run of lines the client
+    sent (``F``) that the server then answers (``B``) is one round trip."""
+    trips, sent = 0, False
+    for line in trace.splitlines():
+        if line.startswith("F"):
+            sent = True
+        elif line.startswith("B") and sent:
+            trips, sent = trips + 1, False
+    return trips
+
+
+def test_a_resolution_on_postgresql_takes_two_round_trips(postgres_url: str, tmp_path: Path) -> None:
+    """On PostgreSQL each statement of a resolution waited for its answer: BEGIN,
+    the claim, the game, its files, its sides in civil disorder, each write, the
+    hooks, players and observers, COMMIT: 14 round trips.  Now the resolution's
+    reads go with BEGIN in one round trip (psycopg's pipeline mode) and its
+    writes with COMMIT in a second, counted in libpq's own trace of the real
+    connection to a real server."""
+    import psycopg
+
+    desk = open_desk(tmp_path, postgres_url)
+    try:
+        games = new_games(desk, 2)
+        for _, message, signature in signed_next_turns(desk, games):
+            intake.submit(desk.engine, message, signature)
+    finally:
+        desk.engine.dispose()
+    db = store.open_database(postgres_url)
+    try:
+        assert resolving.resolve_next(db, games[0]).resolved == 1  # the statements prepared, as in a batch
+        conn = db.connection()  # type: ignore[union-attr]
+        trace = tmp_path / "libpq.trace"
+        with trace.open("w") as out:
+            conn.pgconn.trace(out.fileno())
+            conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+            try:
+                made = resolving.resolve_next(db, games[1])
+            finally:
+                conn.pgconn.untrace()
+        assert made.resolved == 1
+        text = trace.read_text()
+        assert _round_trips(text) == 2, text
+        assert text.count('"COMMIT"') == 2 and "ROLLBACK" not in text  # sent once, and answered
+    finally:
+        db.dispose()
+
+
+def test_a_write_refused_at_the_commit_of_a_pipelined_resolution_rolls_it_back(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A resolution's writes are answered at its COMMIT on PostgreSQL: a write the
+    server refuses there (another process wrote resolution k first) is the
+    ``Conflict`` it always was, nothing of the resolution stays, and the
+    connection goes on to the next game."""
+    import psycopg
+
+    desk = open_desk(tmp_path, postgres_url)
+    try:
+        games = new_games(desk, 2)
+        for _, message, signature in signed_next_turns(desk, games):
+            intake.submit(desk.engine, message, signature)
+    finally:
+        desk.engine.dispose()
+    with psycopg.connect(postgres_url.replace("postgresql+psycopg://", "postgresql://"), autocommit=True) as other:
+        other.execute(
+            "INSERT INTO resolution (game_id, k, label, position, state_hash, previous_state_hash, events, reveal,"
+            " nmr, created, active) VALUES (%s, 1, 'x', '{}', 'x', 'x', '[]', 'x', '[]', now(), true)",
+            (games[0],),
+        )
+        db = store.open_database(postgres_url)
+        try:
+            first = resolving.resolve_next(db, games[0])
+            assert (first.resolved, first.note) == (None, "resolved by another process")
+            assert resolving.resolve_next(db, games[1]).resolved == 1
+        finally:
+            db.dispose()
+        counts = other.execute(
+            "SELECT (SELECT COUNT(*) FROM resolution WHERE game_id = %s),"
+            " (SELECT COUNT(*) FROM submission WHERE game_id = %s AND status = 'QUEUED'),"
+            " (SELECT next_k FROM game WHERE id = %s)",
+            (games[0], games[0], games[0]),
+        ).fetchone()
+        assert counts == (1, 1, 1)

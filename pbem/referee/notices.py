@@ -27,15 +27,15 @@ if TYPE_CHECKING:
 PLACEHOLDER_SENDER = "referee@pbem.invalid"
 
 
+PLAYERS = "SELECT side, email FROM player WHERE game_id = :game ORDER BY side"
+OBSERVERS = "SELECT id, email FROM observer WHERE game_id = :game AND removed IS NULL ORDER BY id"
+"""The statements of :func:`player_addresses` and of the observers' reports
+(``:game``), which a resolution asks ahead (``Tx.prefetch``)."""
+
+
 def player_addresses(tx: Tx, game_id: str) -> dict[str, str]:
     """Each side's registered address, for the sides that have one."""
-    return {
-        side: addr
-        for side, addr in tx.all(
-            "SELECT side, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
-        )
-        if addr
-    }
+    return {side: addr for side, addr in tx.all(PLAYERS, {"game": game_id}) if addr}
 
 
 def _when(moment: datetime) -> str:
@@ -75,9 +75,7 @@ def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool)
     from pbem.reports.message import report_message_id
 
     made = 0
-    for row_id, addr in tx.all(
-        "SELECT id, email FROM observer WHERE game_id = :game AND removed IS NULL ORDER BY id", {"game": game_id}
-    ):
+    for row_id, addr in tx.all(OBSERVERS, {"game": game_id}):
         subject = f"[pbem {game_id}] resolution {k} - {label}: {'game over' if over else 'report'} (observer)"
         message_id = report_message_id(game_id, k, f"observer-{row_id}")
         dedupe = f"observer:{game_id}:{k}:{row_id}"

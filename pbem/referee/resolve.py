@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pbem import dice as dicev1
 from pbem import store
 from pbem.dice import chains as dice_chains
-from pbem.referee import disorder, notices
+from pbem.referee import disorder, hooks, notices
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
 from pbem.store.sql import Busy, Conflict, Tx
@@ -119,6 +119,16 @@ def _resolve_in_one_transaction(
     engine: Engine, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None, deferred: bool
 ) -> ProcessOutcome:
     with transaction(engine, deferred=deferred) as tx:
+        game = {"game": game_id}
+        tx.prefetch(
+            [
+                *store.resolution_reads(game_id),
+                (disorder.CURRENT, game),
+                (hooks.OF_GAME, game),
+                (notices.PLAYERS, game),
+                (notices.OBSERVERS, game),
+            ]
+        )  # on PostgreSQL, with BEGIN: one round trip for them all
         if not store.claim_game(tx, game_id):
             # held by another processor: say what the game waits for, if anything (unknown: LookupError)
             return _waiting(tx, game_id, force_nmr) or ProcessOutcome(
@@ -142,7 +152,7 @@ def _look(
     if game.over:
         return ProcessOutcome(game.id, None, ruleset.turn_label(game.position), over=True, note="game over"), {}, ()
     due = ruleset.due(game.position)
-    queued = {f.side: f for f in store.queued_files(tx, game.id, game.next_k)}
+    queued = {f.side: f for f in store.next_queued_files(tx, game.id)}
     missing = tuple(side for side in due if side not in queued)
     if missing and not force_nmr:
         return ProcessOutcome(game.id, None, ruleset.turn_label(game.position), awaiting=missing), queued, missing

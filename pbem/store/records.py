@@ -136,7 +136,24 @@ def claim_game(tx: Tx, game_id: str) -> bool:
     writer at a time, and every claim succeeds."""
     if not tx.locking_reads:
         return True
-    return tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED", {"game": game_id}) is not None
+    return tx.one(_CLAIM, {"game": game_id}) is not None
+
+
+_CLAIM = "SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED"
+
+
+_NEXT_QUEUED = (
+    "SELECT id, side, message FROM submission WHERE game_id = :game"
+    " AND turn = (SELECT next_k FROM game WHERE id = :game) AND status = :queued ORDER BY side, id"
+)
+
+
+def resolution_reads(game_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """What a resolution reads first, in order, to ask ahead (``Tx.prefetch``): the
+    claim of the game (:func:`claim_game`), the game (:func:`game_state`, claimed),
+    its files queued for its next resolution (:func:`next_queued_files`)."""
+    game = {"game": game_id}
+    return [(_CLAIM, game), (_GAME_STATE, game), (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name})]
 
 
 def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
@@ -319,6 +336,12 @@ def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
     return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
 
 
+def next_queued_files(tx: Tx, game_id: str) -> list[QueuedFile]:
+    """The files queued for the game's next resolution (``next_k``), by side."""
+    rows = tx.all(_NEXT_QUEUED, {"game": game_id, "queued": SubmissionStatus.QUEUED.name})
+    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+
+
 class NewResolution(NamedTuple):
     game_id: str
     k: int
@@ -334,8 +357,9 @@ class NewResolution(NamedTuple):
 
 def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]], resolved_ids: Sequence[int]) -> None:
     """Write a resolution, its rolls (``idx``, ``sides``, ``value``, ``purpose``),
-    mark the files it resolved, and move the game on to it."""
-    tx.run(
+    mark the files it resolved, and move the game on to it: writes sent
+    (``Tx.send``), which on PostgreSQL travel with the transaction's next round trip."""
+    tx.send(
         "INSERT INTO resolution (game_id, k, label, position, state_hash, previous_state_hash, events, reveal, "
         "nmr, created, active)"
         " VALUES (:game, :k, :label, :position, :state_hash, :previous, :events, :reveal, :nmr, :created, :active)",
@@ -360,11 +384,11 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
             [{"game": new.game_id, "k": new.k, **roll} for roll in rolls],
         )
     for submission_id in resolved_ids:
-        tx.run(
+        tx.send(
             "UPDATE submission SET status = :resolved WHERE id = :id",
             {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id},
         )
-    tx.run(
+    tx.send(
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = "
         ":result WHERE id = :game",
         {

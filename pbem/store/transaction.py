@@ -125,6 +125,12 @@ class _SqliteTx:
         except sqlite3.OperationalError as exc:
             raise _busy(exc) from None
 
+    def send(self, sql: str, params: Params) -> None:
+        self.run(sql, params)  # in-process: nothing to gather
+
+    def prefetch(self, statements: Sequence[tuple[str, Params]]) -> None:
+        pass  # in-process: a read costs no round trip
+
 
 _SQLITE_BUSY = 5  # SQLITE_BUSY; SQLITE_BUSY_SNAPSHOT is 5 | (2 << 8)
 
@@ -177,6 +183,12 @@ class _AlchemyTx:
         except IntegrityError as exc:
             raise Conflict(str(exc.orig)) from None
 
+    def send(self, sql: str, params: Params) -> None:
+        self.run(sql, params)
+
+    def prefetch(self, statements: Sequence[tuple[str, Params]]) -> None:
+        pass
+
 
 @contextmanager
 def transaction(engine: Database, write: bool = True, deferred: bool = False) -> Iterator[Tx]:
@@ -185,8 +197,10 @@ def transaction(engine: Database, write: bool = True, deferred: bool = False) ->
     ``deferred`` writer on SQLite begins as a reader and takes the write lock at
     its first write, if it writes at all: when another process holds the lock or
     has written since the transaction began, that write raises :class:`Busy`
-    (nothing is written; run it again as an ordinary writer).  On any other
-    database a deferred writer is an ordinary writer."""
+    (nothing is written; run it again as an ordinary writer).  On PostgreSQL a
+    deferred writer is an ordinary writer in psycopg's pipeline mode, so that
+    its prefetched reads and its sent writes (``Tx.prefetch``, ``Tx.send``) go to
+    the server together; on any other database it is an ordinary writer."""
     if isinstance(engine, SqliteFile):
         with _sqlite_transaction(engine.connection(), write and not deferred) as tx:
             yield tx
@@ -194,7 +208,7 @@ def transaction(engine: Database, write: bool = True, deferred: bool = False) ->
     from pbem.store import pg  # imported here: it builds on this module
 
     if isinstance(engine, pg.PgDatabase):  # PostgreSQL through psycopg alone
-        with pg.transaction(engine, write) as pgtx:
+        with pg.transaction(engine, write, pipelined=deferred) as pgtx:
             yield pgtx
         return
     if engine.dialect.name != "sqlite" or engine.get_execution_options().get(FORCE_GENERIC):
