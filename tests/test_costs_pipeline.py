@@ -6,6 +6,11 @@ submitted file: transactions, statements and round trips counted, never timed.
   another process between its reads and its first write is made again as a
   writer;
 - a game without webhooks reads no deadline and works out no public summary;
+- a submit is one read of the game (its keys, its copies of the file), one
+  insert and one commit when nothing is queued to supersede;
+- on PostgreSQL a resolution takes two round trips;
+- ``ingest -q`` starts no progress bar (whose thread redrew it ten times a second
+  whatever the command did, so that the longer the batch, the more it cost).
 """
 
 from __future__ import annotations
@@ -195,3 +200,83 @@ def test_a_write_refused_at_the_commit_of_a_pipelined_resolution_rolls_it_back(
             (games[0], games[0], games[0]),
         ).fetchone()
         assert counts == (1, 1, 1)
+
+
+def _statements_of_a_submit(desk: Desk, files: list[tuple[str, bytes, str]]) -> list[str]:
+    db = store.open_database(desk.db)
+    statements: list[str] = []
+    db.connection().set_trace_callback(statements.append)
+    try:
+        for _, message, signature in files:
+            intake.submit(db, message, signature)
+    finally:
+        db.connection().set_trace_callback(None)
+        db.dispose()
+    return [" ".join(s.split()[:2]) for s in statements]
+
+
+def test_a_submit_supersedes_only_when_a_file_is_queued(tmp_path: Path) -> None:
+    """A submit ran an UPDATE to supersede the side's queued file whether or not
+    one was queued.  The game's read says how many files are queued for its next
+    resolution; with none, a submit is BEGIN, the game, its keys, the file's
+    earlier copies, the INSERT, COMMIT.  A second file of the side supersedes the
+    first as before."""
+    desk, game = _played(tmp_path, 1)
+    desk.engine = store.open_engine(desk.db)
+    resolving.process(desk.engine, [game])  # the file _played queued, resolved: nothing queued now
+    one, other = signed_next_turns(desk, [game], seed=5), signed_next_turns(desk, [game], seed=6)
+    desk.engine.dispose()
+    first = _statements_of_a_submit(desk, one)
+    assert first == [
+        "BEGIN IMMEDIATE",
+        "SELECT g.id,",
+        "SELECT side,",
+        "SELECT s.status,",
+        "INSERT INTO",
+        "COMMIT",
+    ], first
+    second = _statements_of_a_submit(desk, other)
+    assert second == [
+        "BEGIN IMMEDIATE",
+        "SELECT g.id,",
+        "SELECT side,",
+        "SELECT s.status,",
+        "UPDATE submission",
+        "INSERT INTO",
+        "COMMIT",
+    ], second
+    db = store.open_database(desk.db)
+    try:
+        from pbem.store.transaction import transaction
+
+        with transaction(db, write=False) as tx:
+            statuses = tx.all("SELECT status FROM submission WHERE game_id = :g AND turn = 3 ORDER BY id", {"g": game})
+    finally:
+        db.dispose()
+    assert [s[0] for s in statuses] == ["SUPERSEDED", "QUEUED"]
+
+
+def test_a_quiet_ingest_starts_no_progress_bar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pbem ingest --dir D -q`` entered rich's progress bar all the same (and
+    its redrawing thread) though it was never fed; now a quiet ingest starts no
+    thread at all."""
+    import threading
+
+    from typer.testing import CliRunner
+
+    from pbem.cli import app
+    from tests.support.desk import write_next_turns
+
+    desk, game = _played(tmp_path, 1)
+    desk.engine = store.open_engine(desk.db)
+    resolving.process(desk.engine, [game])
+    write_next_turns(desk, [game], tmp_path / "inbox", seed=5)
+    desk.engine.dispose()
+    started: list[str] = []
+    real = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: started.append(self.name) or real(self))
+    result = CliRunner().invoke(
+        app, ["--db", str(desk.db), "ingest", "--dir", str(tmp_path / "inbox"), "-q"], catch_exceptions=False
+    )
+    assert result.exit_code == 0 and "1 accepted" in result.output, result.output
+    assert started == []

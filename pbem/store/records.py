@@ -36,6 +36,9 @@ class GameState(NamedTuple):
     current_k: int
     rules_version: str = "1"
     """The version of the ruleset the game began with (``Ruleset.version``)."""
+    queued_next: int = 0
+    """How many files are queued for the next resolution (any side): with none,
+    a submit has nothing to supersede."""
 
 
 POSITIONS_KEPT = 64
@@ -66,7 +69,8 @@ def parsed_position(text: str) -> dict[str, Any]:
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version
+       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version,
+       (SELECT COUNT(*) FROM submission s WHERE s.game_id = g.id AND s.turn = g.next_k AND s.status = 'QUEUED')
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
@@ -99,6 +103,7 @@ def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
         scenario,
         anchor,
         rules_version,
+        queued_next,
     ) = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
@@ -117,6 +122,7 @@ def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
         anchor,
         current_k,
         rules_version,
+        int(queued_next),
     )
 
 
@@ -262,22 +268,24 @@ def as_datetime(value: datetime | str) -> datetime:
 
 
 def queue_submission(
-    tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str
+    tx: Tx,
+    game_id: str,
+    side: str,
+    turn: int,
+    message: bytes,
+    signature: str,
+    digest: str,
+    source: str,
+    queued: bool = True,
 ) -> int:
     """Queue a checked turn file; an earlier one of the same side for the same turn
-    is superseded.  Returns how many were superseded."""
-    superseded = tx.run(
-        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND "
-        "status = :queued",
-        {
-            "superseded": SubmissionStatus.SUPERSEDED.name,
-            "queued": SubmissionStatus.QUEUED.name,
-            "game": game_id,
-            "turn": turn,
-            "side": side,
-        },
-    )
-    tx.run(
+    is superseded.  Returns how many were superseded.  ``queued`` false: the
+    caller's transaction read that no file is queued for the turn
+    (``GameState.queued_next``), so there is nothing to supersede."""
+    superseded = 0
+    if queued:
+        superseded = _supersede(tx, game_id, side, turn)
+    tx.send(
         "INSERT INTO submission (game_id, side, turn, message, signature, digest, received, status, source)"
         " VALUES (:game, :side, :turn, :message, :signature, :digest, :received, :status, :source)",
         {
@@ -293,6 +301,20 @@ def queue_submission(
         },
     )
     return superseded
+
+
+def _supersede(tx: Tx, game_id: str, side: str, turn: int) -> int:
+    return tx.run(
+        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND "
+        "status = :queued",
+        {
+            "superseded": SubmissionStatus.SUPERSEDED.name,
+            "queued": SubmissionStatus.QUEUED.name,
+            "game": game_id,
+            "turn": turn,
+            "side": side,
+        },
+    )
 
 
 def add_refusal(
