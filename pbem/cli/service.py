@@ -1,6 +1,7 @@
 """The referee's mail service commands: ``ingest``, ``send``, ``tick``, ``serve``
 and ``outbox``."""
 
+import contextlib
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -82,7 +83,8 @@ each reply queued in the outbox."""
     with refusals():
         try:
             db = database()
-            with BatchProgress("ingest") as bar:
+            # quiet: no bar at all (rich's bar redraws from a thread of its own, ten times a second)
+            with contextlib.nullcontext(None) if quiet else BatchProgress("ingest") as bar:
                 summary = mailroom.run_ingest(
                     db,
                     directory=dir,
@@ -90,7 +92,7 @@ each reply queued in the outbox."""
                     mbox=mbox,
                     outbox=outbox,
                     sender=sender,
-                    progress=bar if not quiet else None,
+                    progress=bar,
                     referee_key=referee_key(key),
                 )
         except IngestError as exc:

@@ -77,12 +77,13 @@ def set_threshold(tx: Tx, game_id: str, n: int | None) -> None:
         tx.run("INSERT INTO game_allowance (game_id, civil_disorder) VALUES (:game, :n)", params)
 
 
+CURRENT = "SELECT side, from_k FROM civil_disorder WHERE game_id = :game AND until_k IS NULL ORDER BY side"
+"""The statement of :func:`current` (``:game``), which a resolution asks ahead (``Tx.prefetch``)."""
+
+
 def current(tx: Tx, game_id: str) -> dict[str, int]:
     """Each side in civil disorder now, with the resolution it started at."""
-    rows = tx.all(
-        "SELECT side, from_k FROM civil_disorder WHERE game_id = :game AND until_k IS NULL ORDER BY side",
-        {"game": game_id},
-    )
+    rows = tx.all(CURRENT, {"game": game_id})
     return {side: from_k for side, from_k in rows}
 
 
@@ -136,7 +137,7 @@ def bot_turns(
     for side in sent:
         if side in now:
             mark(tx, game_id, side, "end", k, "file")
-    limit = threshold(tx, game_id)
+    limit = threshold(tx, game_id) if any(side not in now for side in missing) else None  # read only if needed
     turns = []
     for side in missing:
         if side not in now:

@@ -51,8 +51,12 @@ def listed(db: Database, game_id: str) -> list[Hook]:
         return of_game(tx, game_id)
 
 
+OF_GAME = "SELECT id, game_id, url, format FROM hook WHERE game_id = :game ORDER BY id"
+"""The statement of :func:`of_game` (``:game``), which a resolution asks ahead (``Tx.prefetch``)."""
+
+
 def of_game(tx: Tx, game_id: str) -> list[Hook]:
-    rows = tx.all("SELECT id, game_id, url, format FROM hook WHERE game_id = :game ORDER BY id", {"game": game_id})
+    rows = tx.all(OF_GAME, {"game": game_id})
     return [Hook(*row) for row in rows]
 
 
@@ -77,9 +81,11 @@ def queue(
     deadline: datetime | None,
     awaiting: Sequence[str],
     dedupe: str,
+    found: Sequence[Hook] | None = None,
 ) -> int:
-    """One post per hook of the game: kind ``your-move``, ``result``, ``reminder`` or ``late``."""
-    hooks = of_game(tx, game_id)
+    """One post per hook of the game: kind ``your-move``, ``result``, ``reminder`` or ``late``
+    (``found``: the game's hooks, when the caller has read them)."""
+    hooks = of_game(tx, game_id) if found is None else found
     if not hooks:
         return 0
     event = {

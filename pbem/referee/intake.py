@@ -63,7 +63,15 @@ def submit(
             checked = inspect_turn_file(tx, message, armored)
             digest = hashlib.sha256(message).hexdigest()
             superseded = store.queue_submission(
-                tx, checked.game_id, checked.side, checked.turn, message, armored or "", digest, source
+                tx,
+                checked.game_id,
+                checked.side,
+                checked.turn,
+                message,
+                armored or "",
+                digest,
+                source,
+                queued=checked.others_queued,
             )
             if within is not None:
                 within(tx, checked, ())

@@ -10,7 +10,7 @@ until then.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -27,15 +27,15 @@ if TYPE_CHECKING:
 PLACEHOLDER_SENDER = "referee@pbem.invalid"
 
 
+PLAYERS = "SELECT side, email FROM player WHERE game_id = :game ORDER BY side"
+OBSERVERS = "SELECT id, email FROM observer WHERE game_id = :game AND removed IS NULL ORDER BY id"
+"""The statements of :func:`player_addresses` and of the observers' reports
+(``:game``), which a resolution asks ahead (``Tx.prefetch``)."""
+
+
 def player_addresses(tx: Tx, game_id: str) -> dict[str, str]:
     """Each side's registered address, for the sides that have one."""
-    return {
-        side: addr
-        for side, addr in tx.all(
-            "SELECT side, email FROM player WHERE game_id = :game ORDER BY side", {"game": game_id}
-        )
-        if addr
-    }
+    return {side: addr for side, addr in tx.all(PLAYERS, {"game": game_id}) if addr}
 
 
 def _when(moment: datetime) -> str:
@@ -50,10 +50,11 @@ def queue_reports(
     next_label: str,
     due_next: Sequence[str],
     over: bool,
-    summary: str = "",
+    summary: str | Callable[[], str] = "",
 ) -> int:
     """Each side's report of resolution ``k`` (``k`` 0: the game as created), and
-    the game's webhooks told (``summary``: the resolution's public summary)."""
+    the game's webhooks told (``summary``: the resolution's public summary, or
+    what works it out: only a game with webhooks needs it)."""
     _post_resolution(tx, game_id, k, label, next_label, due_next, over, summary)
     made = 0
     for side, addr in player_addresses(tx, game_id).items():
@@ -74,9 +75,7 @@ def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool)
     from pbem.reports.message import report_message_id
 
     made = 0
-    for row_id, addr in tx.all(
-        "SELECT id, email FROM observer WHERE game_id = :game AND removed IS NULL ORDER BY id", {"game": game_id}
-    ):
+    for row_id, addr in tx.all(OBSERVERS, {"game": game_id}):
         subject = f"[pbem {game_id}] resolution {k} - {label}: {'game over' if over else 'report'} (observer)"
         message_id = report_message_id(game_id, k, f"observer-{row_id}")
         dedupe = f"observer:{game_id}:{k}:{row_id}"
@@ -85,10 +84,23 @@ def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool)
 
 
 def _post_resolution(
-    tx: Tx, game_id: str, k: int, label: str, next_label: str, due: Sequence[str], over: bool, summary: str
+    tx: Tx,
+    game_id: str,
+    k: int,
+    label: str,
+    next_label: str,
+    due: Sequence[str],
+    over: bool,
+    summary: str | Callable[[], str],
 ) -> None:
+    """The game's webhooks told; a game with none reads no deadline and words nothing."""
     from pbem import store
 
+    found = hooks.of_game(tx, game_id)
+    if not found:
+        return
+    if callable(summary):
+        summary = summary()
     deadline = None if over else hooks.next_deadline(tx, game_id, store.utcnow())
     head = f"{game_id}: resolution {k} - {label} resolved." if k else f"{game_id}: the game begins."
     parts = [head, summary] if summary else [head]
@@ -99,7 +111,9 @@ def _post_resolution(
         if deadline is not None:
             parts[-1] += f", by {_when(deadline)}"
     text = " ".join(parts)
-    hooks.queue(tx, game_id, k, "result" if over else "your-move", text, deadline, due, f"resolution:{game_id}:{k}")
+    hooks.queue(
+        tx, game_id, k, "result" if over else "your-move", text, deadline, due, f"resolution:{game_id}:{k}", found
+    )
 
 
 def _notice(

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from pbem import dice as dicev1
 from pbem import store
 from pbem.dice import chains as dice_chains
-from pbem.referee import disorder, notices
+from pbem.referee import disorder, hooks, notices
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
-from pbem.store.sql import Conflict, Tx
+from pbem.store.sql import Busy, Conflict, Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles.canonical import canonical_json, text_hash
 
@@ -99,54 +99,78 @@ def resolve_next(
     queued in the outbox; ``within`` is called in the resolution's transaction too
     (the deadline step records a late turn there).
 
-    Whether it is ready is read first, in a reader's transaction: a game that is
-    only waiting for orders costs no write transaction (and no write lock).  A
-    ready game is then claimed (:func:`store.claim_game`: on PostgreSQL a game
-    another processor holds is passed over, never waited for) and resolved in
-    one writer's transaction, which reads everything again under the lock."""
-    with transaction(engine, write=False) as tx:
-        waiting = _waiting(tx, game_id, force_nmr)
-    if waiting is not None:
-        return waiting
+    One transaction: the game is claimed (:func:`store.claim_game`: on PostgreSQL
+    a game another processor holds is passed over, never waited for), read once,
+    and resolved if it is ready.  On SQLite it is a deferred writer: a game that
+    is only waiting for orders takes no write lock, and a ready one takes it at
+    its first write; if another process wrote in between (:class:`Busy`), the
+    resolution is made again in a writer that holds the lock from its start."""
     try:
-        with transaction(engine) as tx:
-            if not store.claim_game(tx, game_id):
-                return ProcessOutcome(game_id, None, "", note="being resolved by another process")
-            return _resolve_claimed(tx, game_id, force_nmr, within)
+        try:
+            return _resolve_in_one_transaction(engine, game_id, force_nmr, within, deferred=True)
+        except Busy:
+            return _resolve_in_one_transaction(engine, game_id, force_nmr, within, deferred=False)
     except Conflict:
         # Another process made this resolution first (unique game_id, k): nothing to do.
         return ProcessOutcome(game_id, None, "", note="resolved by another process")
 
 
+def _resolve_in_one_transaction(
+    engine: Engine, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None, deferred: bool
+) -> ProcessOutcome:
+    with transaction(engine, deferred=deferred) as tx:
+        game = {"game": game_id}
+        tx.prefetch(
+            [
+                *store.resolution_reads(game_id),
+                (disorder.CURRENT, game),
+                (hooks.OF_GAME, game),
+                (notices.PLAYERS, game),
+                (notices.OBSERVERS, game),
+            ]
+        )  # on PostgreSQL, with BEGIN: one round trip for them all
+        if not store.claim_game(tx, game_id):
+            # held by another processor: say what the game waits for, if anything (unknown: LookupError)
+            return _waiting(tx, game_id, force_nmr) or ProcessOutcome(
+                game_id, None, "", note="being resolved by another process"
+            )
+        return _resolve_claimed(tx, game_id, force_nmr, within)
+
+
 def _waiting(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome | None:
     """Why the game cannot be resolved now (over, or sides awaited), or ``None``
-    when it is ready."""
-    game = store.known_game(tx, game_id)
+    when it is ready; read without taking the game's row."""
+    return _look(tx, store.known_game(tx, game_id, claimed=True), force_nmr)[0]
+
+
+def _look(
+    tx: Tx, game: store.GameState, force_nmr: bool
+) -> tuple[ProcessOutcome | None, dict[str, store.QueuedFile], tuple[str, ...]]:
+    """Whether ``game`` is ready: the outcome that says why not (over, or sides
+    awaited; ``None`` when ready), its queued files by side, the sides missing."""
     ruleset = find_ruleset(game.rules)
     if game.over:
-        return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), over=True, note="game over")
-    if force_nmr:
-        return None
-    queued = set(store.queued_sides(tx, game_id, game.next_k))
-    missing = tuple(side for side in ruleset.due(game.position) if side not in queued)
-    return ProcessOutcome(game_id, None, ruleset.turn_label(game.position), awaiting=missing) if missing else None
+        return ProcessOutcome(game.id, None, ruleset.turn_label(game.position), over=True, note="game over"), {}, ()
+    due = ruleset.due(game.position)
+    queued = {f.side: f for f in store.next_queued_files(tx, game.id)}
+    missing = tuple(side for side in due if side not in queued)
+    if missing and not force_nmr:
+        return ProcessOutcome(game.id, None, ruleset.turn_label(game.position), awaiting=missing), queued, missing
+    return None, queued, missing
 
 
 def _resolve_claimed(
     tx: Tx, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None = None
 ) -> ProcessOutcome:
-    game = store.known_game(tx, game_id)
+    game = store.known_game(tx, game_id, claimed=True)
+    waiting, queued, missing = _look(tx, game, force_nmr)
+    if waiting is not None:
+        return waiting
     ruleset = ruleset_of(game)
     position = game.position
     label = ruleset.turn_label(position)
-    if game.over:
-        return ProcessOutcome(game_id, None, label, over=True, note="game over")
     k = game.next_k
     due = ruleset.due(position)
-    queued = {f.side: f for f in store.queued_files(tx, game_id, k)}
-    missing = tuple(side for side in due if side not in queued)
-    if missing and not force_nmr:
-        return ProcessOutcome(game_id, None, label, awaiting=missing)
     files = [queued[side] for side in sorted(queued) if side in due]
     link = _chain_link(tx, game, k)
     if link is None:
@@ -191,7 +215,7 @@ def _resolve_claimed(
         ruleset.turn_label(result.position),
         () if outcome else ruleset.due(result.position),
         outcome is not None,
-        public_summary(ruleset, result.position, outcome),
+        lambda: public_summary(ruleset, result.position, outcome),  # worked out only for a game with webhooks
     )
     if within is not None:
         within(tx, made)

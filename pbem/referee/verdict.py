@@ -6,6 +6,7 @@ position file (offline, ``pbem check --position``).  Single calls raise
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -73,6 +74,10 @@ class Checked:
     turn_file: TurnFile
     orders: Orders
     label: str
+    others_queued: bool = True
+    """Whether any file was queued for the game's next resolution when it was
+    checked against the referee's database (True when not known): with none,
+    queueing this one supersedes nothing."""
 
 
 def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, str | None]:
@@ -149,12 +154,13 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     roster = _roster(game.id, store.public_keys(tx, game.id))
     try:
-        return _judge_stored(tx, tf, message, signature, game, roster, require_signature)
+        checked = _judge_stored(tx, tf, message, signature, game, roster, require_signature)
     except Refused as exc:
         replaced = _by_replaced_key(tx, game.id, tf.side, message, signature) if _wrong_key(exc) else None
         if replaced is not None:
             raise Refused([replaced]) from None
         raise
+    return dataclasses.replace(checked, others_queued=game.queued_next > 0)
 
 
 def _wrong_key(exc: Refused) -> bool:

@@ -92,23 +92,62 @@ class PgDatabase:
         return f"PgDatabase({str(self)!r})"
 
 
+_WRITTEN = re.compile(r"^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
+
+
 class _PgTx:
-    def __init__(self, conn: psycopg.Connection[Any], write: bool) -> None:
+    """One transaction's statements.  In pipeline mode (``pipeline`` given) a
+    write sent (:meth:`send`) and the reads asked ahead (:meth:`prefetch`) wait in
+    psycopg's pipeline and go to the server with the next statement whose answer
+    is needed: one round trip for them all."""
+
+    def __init__(self, conn: psycopg.Connection[Any], write: bool, pipeline: psycopg.Pipeline | None = None) -> None:
         self._conn = conn
         self.locking_reads = write
+        self._pipeline = pipeline
+        self._ahead: dict[tuple[str, tuple[tuple[str, Any], ...]], psycopg.Cursor[Any]] = {}
+
+    def _asked(self, sql: str, params: Params) -> psycopg.Cursor[Any]:
+        if self._ahead:
+            cursor = self._ahead.pop((sql, tuple(sorted(params.items()))), None)
+            if cursor is not None:
+                return cursor
+        return self._conn.execute(pyformat(sql), params)
+
+    def _written(self, sql: str) -> None:
+        """Forget the reads asked ahead that name the table ``sql`` writes."""
+        if self._ahead:
+            found = _WRITTEN.match(sql)
+            table = re.compile(rf"\b(?:FROM|JOIN)\s+{found.group(1)}\b", re.IGNORECASE) if found else None
+            for key in [key for key in self._ahead if table is None or table.search(key[0])]:
+                del self._ahead[key]
 
     def one(self, sql: str, params: Params) -> Row | None:
-        row: Row | None = self._conn.execute(pyformat(sql), params).fetchone()
+        import psycopg
+
+        try:
+            row: Row | None = self._asked(sql, params).fetchone()
+        except psycopg.IntegrityError as exc:  # a write sent earlier, answered now
+            raise Conflict(str(exc)) from None
         return row
 
     def all(self, sql: str, params: Params) -> list[Row]:
-        return self._conn.execute(pyformat(sql), params).fetchall()
+        import psycopg
+
+        try:
+            return self._asked(sql, params).fetchall()
+        except psycopg.IntegrityError as exc:
+            raise Conflict(str(exc)) from None
 
     def run(self, sql: str, params: Params) -> int:
         import psycopg
 
+        self._written(sql)
         try:
-            return self._conn.execute(pyformat(sql), params).rowcount
+            cursor = self._conn.execute(pyformat(sql), params)
+            if self._pipeline is not None:
+                self._pipeline.sync()  # its count is needed now
+            return cursor.rowcount
         except psycopg.IntegrityError as exc:
             raise Conflict(str(exc)) from None
 
@@ -117,22 +156,59 @@ class _PgTx:
 
         if not rows:
             return
+        self._written(sql)
         try:
             with self._conn.cursor() as cursor:
                 cursor.executemany(pyformat(sql), rows)
         except psycopg.IntegrityError as exc:
             raise Conflict(str(exc)) from None
 
+    def send(self, sql: str, params: Params) -> None:
+        import psycopg
+
+        self._written(sql)
+        try:
+            self._conn.execute(pyformat(sql), params)
+        except psycopg.IntegrityError as exc:
+            raise Conflict(str(exc)) from None
+
+    def prefetch(self, statements: Sequence[tuple[str, Params]]) -> None:
+        if self._pipeline is None:
+            return  # each would be a round trip of its own now: asked when needed instead
+        for sql, params in statements:
+            self._ahead[(sql, tuple(sorted(params.items())))] = self._conn.execute(pyformat(sql), params)
+
 
 @contextmanager
-def transaction(database: PgDatabase, write: bool) -> Iterator[_PgTx]:
+def transaction(database: PgDatabase, write: bool, pipelined: bool = False) -> Iterator[_PgTx]:
     """One transaction at the server's default isolation (READ COMMITTED), as
     SQLAlchemy's ``engine.begin()`` gives it: committed when the block ends,
     rolled back on any error.  A writer locks the rows it means to change
-    (``locking_reads``)."""
+    (``locking_reads``).  ``pipelined``: in psycopg's pipeline mode (where libpq
+    has it), BEGIN and COMMIT are sent in the pipeline itself, so BEGIN travels
+    with the reads asked ahead and COMMIT with the writes sent (psycopg's own
+    ``transaction()`` waits for the answer to its BEGIN)."""
+    import psycopg
+
     conn = database.connection()
-    with conn.transaction():
-        yield _PgTx(conn, write)
+    if not (pipelined and psycopg.Pipeline.is_supported()):
+        try:
+            with conn.transaction():
+                yield _PgTx(conn, write)
+        except psycopg.IntegrityError as exc:
+            raise Conflict(str(exc)) from None
+        return
+    try:
+        with conn.pipeline() as pipeline:
+            conn.execute("BEGIN")
+            yield _PgTx(conn, write, pipeline)
+            conn.execute("COMMIT")  # sent with the writes still waiting when the pipeline ends, and answered then
+    except BaseException as exc:
+        if not conn.closed and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, psycopg.IntegrityError):  # a write sent, answered at the commit
+            raise Conflict(str(exc)) from None
+        raise
 
 
 def schema(database: PgDatabase) -> tuple[set[str], str | None]:

@@ -36,6 +36,9 @@ class GameState(NamedTuple):
     current_k: int
     rules_version: str = "1"
     """The version of the ruleset the game began with (``Ruleset.version``)."""
+    queued_next: int = 0
+    """How many files are queued for the next resolution (any side): with none,
+    a submit has nothing to supersede."""
 
 
 POSITIONS_KEPT = 64
@@ -66,19 +69,21 @@ def parsed_position(text: str) -> dict[str, Any]:
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version
+       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version,
+       (SELECT COUNT(*) FROM submission s WHERE s.game_id = g.id AND s.turn = g.next_k AND s.status = 'QUEUED')
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
 
-def game_state(tx: Tx, game_id: str) -> GameState | None:
+def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
     """The game as it stands.  In a writer on a database without SQLite's
     whole-database lock, the game's row is locked first and stays locked until
     the transaction ends, so two submits or resolutions of one game never
     interleave.  The lock is a statement of its own: under READ COMMITTED, a
     read that waited for the lock would otherwise see the game's new row joined
-    to the resolutions of its older snapshot (without the one just committed)."""
-    if tx.locking_reads:
+    to the resolutions of its older snapshot (without the one just committed).
+    ``claimed``: the transaction holds the row already (:func:`claim_game`)."""
+    if tx.locking_reads and not claimed:
         tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE", {"game": game_id})
     row = tx.one(_GAME_STATE, {"game": game_id})
     if row is None:
@@ -98,6 +103,7 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
         scenario,
         anchor,
         rules_version,
+        queued_next,
     ) = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
@@ -116,12 +122,13 @@ def game_state(tx: Tx, game_id: str) -> GameState | None:
         anchor,
         current_k,
         rules_version,
+        int(queued_next),
     )
 
 
-def known_game(tx: Tx, game_id: str) -> GameState:
+def known_game(tx: Tx, game_id: str, claimed: bool = False) -> GameState:
     """:func:`game_state`, or the ``LookupError`` naming the games there are."""
-    game = game_state(tx, game_id)
+    game = game_state(tx, game_id, claimed)
     if game is None:
         raise unknown_game(game_id, known_game_ids(tx))
     return game
@@ -135,7 +142,24 @@ def claim_game(tx: Tx, game_id: str) -> bool:
     writer at a time, and every claim succeeds."""
     if not tx.locking_reads:
         return True
-    return tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED", {"game": game_id}) is not None
+    return tx.one(_CLAIM, {"game": game_id}) is not None
+
+
+_CLAIM = "SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED"
+
+
+_NEXT_QUEUED = (
+    "SELECT id, side, message FROM submission WHERE game_id = :game"
+    " AND turn = (SELECT next_k FROM game WHERE id = :game) AND status = :queued ORDER BY side, id"
+)
+
+
+def resolution_reads(game_id: str) -> list[tuple[str, dict[str, Any]]]:
+    """What a resolution reads first, in order, to ask ahead (``Tx.prefetch``): the
+    claim of the game (:func:`claim_game`), the game (:func:`game_state`, claimed),
+    its files queued for its next resolution (:func:`next_queued_files`)."""
+    game = {"game": game_id}
+    return [(_CLAIM, game), (_GAME_STATE, game), (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name})]
 
 
 def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
@@ -244,22 +268,24 @@ def as_datetime(value: datetime | str) -> datetime:
 
 
 def queue_submission(
-    tx: Tx, game_id: str, side: str, turn: int, message: bytes, signature: str, digest: str, source: str
+    tx: Tx,
+    game_id: str,
+    side: str,
+    turn: int,
+    message: bytes,
+    signature: str,
+    digest: str,
+    source: str,
+    queued: bool = True,
 ) -> int:
     """Queue a checked turn file; an earlier one of the same side for the same turn
-    is superseded.  Returns how many were superseded."""
-    superseded = tx.run(
-        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND "
-        "status = :queued",
-        {
-            "superseded": SubmissionStatus.SUPERSEDED.name,
-            "queued": SubmissionStatus.QUEUED.name,
-            "game": game_id,
-            "turn": turn,
-            "side": side,
-        },
-    )
-    tx.run(
+    is superseded.  Returns how many were superseded.  ``queued`` false: the
+    caller's transaction read that no file is queued for the turn
+    (``GameState.queued_next``), so there is nothing to supersede."""
+    superseded = 0
+    if queued:
+        superseded = _supersede(tx, game_id, side, turn)
+    tx.send(
         "INSERT INTO submission (game_id, side, turn, message, signature, digest, received, status, source)"
         " VALUES (:game, :side, :turn, :message, :signature, :digest, :received, :status, :source)",
         {
@@ -275,6 +301,20 @@ def queue_submission(
         },
     )
     return superseded
+
+
+def _supersede(tx: Tx, game_id: str, side: str, turn: int) -> int:
+    return tx.run(
+        "UPDATE submission SET status = :superseded WHERE game_id = :game AND turn = :turn AND side = :side AND "
+        "status = :queued",
+        {
+            "superseded": SubmissionStatus.SUPERSEDED.name,
+            "queued": SubmissionStatus.QUEUED.name,
+            "game": game_id,
+            "turn": turn,
+            "side": side,
+        },
+    )
 
 
 def add_refusal(
@@ -318,6 +358,12 @@ def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
     return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
 
 
+def next_queued_files(tx: Tx, game_id: str) -> list[QueuedFile]:
+    """The files queued for the game's next resolution (``next_k``), by side."""
+    rows = tx.all(_NEXT_QUEUED, {"game": game_id, "queued": SubmissionStatus.QUEUED.name})
+    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+
+
 class NewResolution(NamedTuple):
     game_id: str
     k: int
@@ -333,8 +379,9 @@ class NewResolution(NamedTuple):
 
 def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]], resolved_ids: Sequence[int]) -> None:
     """Write a resolution, its rolls (``idx``, ``sides``, ``value``, ``purpose``),
-    mark the files it resolved, and move the game on to it."""
-    tx.run(
+    mark the files it resolved, and move the game on to it: writes sent
+    (``Tx.send``), which on PostgreSQL travel with the transaction's next round trip."""
+    tx.send(
         "INSERT INTO resolution (game_id, k, label, position, state_hash, previous_state_hash, events, reveal, "
         "nmr, created, active)"
         " VALUES (:game, :k, :label, :position, :state_hash, :previous, :events, :reveal, :nmr, :created, :active)",
@@ -359,11 +406,11 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
             [{"game": new.game_id, "k": new.k, **roll} for roll in rolls],
         )
     for submission_id in resolved_ids:
-        tx.run(
+        tx.send(
             "UPDATE submission SET status = :resolved WHERE id = :id",
             {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id},
         )
-    tx.run(
+    tx.send(
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = "
         ":result WHERE id = :game",
         {

@@ -26,6 +26,13 @@ class Conflict(RuntimeError):
     """A uniqueness constraint refused a write: another process wrote it first."""
 
 
+class Busy(RuntimeError):
+    """A deferred writer (``transaction(..., deferred=True)``) could not take SQLite's
+    write lock at its first write: another process holds it, or wrote since this
+    transaction's snapshot.  Nothing was written; the caller runs it again as an
+    ordinary writer."""
+
+
 class Tx(Protocol):
     """The statements of one transaction; rows are plain tuples."""
 
@@ -43,3 +50,16 @@ class Tx(Protocol):
         ...
 
     def run_many(self, sql: str, rows: Sequence[Params]) -> None: ...
+
+    def send(self, sql: str, params: Params) -> None:
+        """Run one write whose count of rows is not needed: where the database is
+        across a network it goes to the server with the next round trip (an error
+        in it is raised there, or at the commit)."""
+        ...
+
+    def prefetch(self, statements: Sequence[tuple[str, Params]]) -> None:
+        """Reads the transaction will ask for, with these very parameters, in this
+        order: where a round trip costs, they go to the server together with the
+        next one, and each is answered once from what came back, unless a write
+        to a table it names came in between.  Elsewhere nothing is done."""
+        ...

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine, TextClause
 
     from pbem.store.pg import PgDatabase
-from pbem.store.sql import FORCE_GENERIC, READ_ONLY, Conflict, Params, Row, Tx
+from pbem.store.sql import FORCE_GENERIC, READ_ONLY, Busy, Conflict, Params, Row, Tx
 
 
 def sqlite_datetime(value: datetime) -> str:
@@ -114,12 +114,30 @@ class _SqliteTx:
             return self._conn.execute(sql, _sqlite_params(params)).rowcount
         except sqlite3.IntegrityError as exc:
             raise Conflict(str(exc)) from None
+        except sqlite3.OperationalError as exc:
+            raise _busy(exc) from None
 
     def run_many(self, sql: str, rows: Sequence[Params]) -> None:
         try:
             self._conn.executemany(sql, [_sqlite_params(r) for r in rows])
         except sqlite3.IntegrityError as exc:
             raise Conflict(str(exc)) from None
+        except sqlite3.OperationalError as exc:
+            raise _busy(exc) from None
+
+    def send(self, sql: str, params: Params) -> None:
+        self.run(sql, params)  # in-process: nothing to gather
+
+    def prefetch(self, statements: Sequence[tuple[str, Params]]) -> None:
+        pass  # in-process: a read costs no round trip
+
+
+_SQLITE_BUSY = 5  # SQLITE_BUSY; SQLITE_BUSY_SNAPSHOT is 5 | (2 << 8)
+
+
+def _busy(exc: sqlite3.OperationalError) -> Exception:
+    """A deferred writer's first write refused the lock (:class:`Busy`), or the error itself."""
+    return Busy(str(exc)) if getattr(exc, "sqlite_errorcode", 0) & 0xFF == _SQLITE_BUSY else exc
 
 
 _texts: dict[tuple[str, tuple[str, ...]], TextClause] = {}
@@ -165,19 +183,32 @@ class _AlchemyTx:
         except IntegrityError as exc:
             raise Conflict(str(exc.orig)) from None
 
+    def send(self, sql: str, params: Params) -> None:
+        self.run(sql, params)
+
+    def prefetch(self, statements: Sequence[tuple[str, Params]]) -> None:
+        pass
+
 
 @contextmanager
-def transaction(engine: Database, write: bool = True) -> Iterator[Tx]:
+def transaction(engine: Database, write: bool = True, deferred: bool = False) -> Iterator[Tx]:
     """One transaction: committed when the block ends, rolled back on any error.
-    A writer takes SQLite's write lock at BEGIN; a reader takes none."""
+    A writer takes SQLite's write lock at BEGIN; a reader takes none.  A
+    ``deferred`` writer on SQLite begins as a reader and takes the write lock at
+    its first write, if it writes at all: when another process holds the lock or
+    has written since the transaction began, that write raises :class:`Busy`
+    (nothing is written; run it again as an ordinary writer).  On PostgreSQL a
+    deferred writer is an ordinary writer in psycopg's pipeline mode, so that
+    its prefetched reads and its sent writes (``Tx.prefetch``, ``Tx.send``) go to
+    the server together; on any other database it is an ordinary writer."""
     if isinstance(engine, SqliteFile):
-        with _sqlite_transaction(engine.connection(), write) as tx:
+        with _sqlite_transaction(engine.connection(), write and not deferred) as tx:
             yield tx
         return
     from pbem.store import pg  # imported here: it builds on this module
 
     if isinstance(engine, pg.PgDatabase):  # PostgreSQL through psycopg alone
-        with pg.transaction(engine, write) as pgtx:
+        with pg.transaction(engine, write, pipelined=deferred) as pgtx:
             yield pgtx
         return
     if engine.dialect.name != "sqlite" or engine.get_execution_options().get(FORCE_GENERIC):
@@ -186,7 +217,7 @@ def transaction(engine: Database, write: bool = True) -> Iterator[Tx]:
         return
     pooled = engine.raw_connection()
     try:
-        with _sqlite_transaction(pooled.driver_connection, write) as tx:  # type: ignore[arg-type]
+        with _sqlite_transaction(pooled.driver_connection, write and not deferred) as tx:  # type: ignore[arg-type]
             yield tx
     finally:
         pooled.close()  # back to the pool
