@@ -277,7 +277,7 @@ def environment() -> jinja2.Environment:
     first use: commands that write no page do not load it."""
     import jinja2
 
-    from pbem.reports import template_cache
+    from pbem.reports import template_cache, wrap
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
@@ -296,6 +296,7 @@ def environment() -> jinja2.Environment:
     env.filters["detail_value"] = _detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
     env.filters["text_table"] = text_table
+    env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env
