@@ -23,6 +23,9 @@ _HYPHENATED = re.compile(r"[^ ]*-[^ ]*")
 _cuts_of: dict[str, tuple[int, ...]] = {}
 """A hyphenated word's inner chunk boundaries (offsets), as textwrap splits it."""
 
+_wrapped: dict[tuple[str, int, str | None, str], str] = {}
+"""Lines wrapped lately (``break_long_words=False``), by line, width and line break."""
+
 calls = {"fast": 0, "jinja": 0}
 """How many strings each way wrapped (tests count them)."""
 
@@ -91,10 +94,18 @@ def wordwrap(
     wrapstring: str | None = None,
     break_on_hyphens: bool = True,
 ) -> str:
-    """Jinja's ``wordwrap`` (same arguments, same result)."""
+    """Jinja's ``wordwrap`` (same arguments, same result); a line wrapped a moment
+    ago (the same board line in each side's report) is not wrapped again."""
+    key = (s, width, wrapstring, environment.newline_sequence)
+    if type(s) is str and not break_long_words and break_on_hyphens and key in _wrapped:
+        return _wrapped[key]
     if _simple(s, break_long_words, break_on_hyphens):
         calls["fast"] += 1
-        return (environment.newline_sequence if wrapstring is None else wrapstring).join(fill(s, width))
+        text = (environment.newline_sequence if wrapstring is None else wrapstring).join(fill(s, width))
+        if len(_wrapped) > 1024:
+            _wrapped.clear()
+        _wrapped[key] = text
+        return text
     from jinja2.filters import do_wordwrap
 
     calls["jinja"] += 1
