@@ -43,8 +43,22 @@ _NARROW = set("iljtfr.,:;'!|() -")
 _WIDE = set("mwMW@")
 
 
+_widths: dict[tuple[str, float, bool], float] = {}
+
+
 def text_width(text: str, size: float, bold: bool = False) -> float:
-    """A safe upper estimate of the width of ``text`` drawn at ``size`` in sans-serif."""
+    """A safe upper estimate of the width of ``text`` drawn at ``size`` in sans-serif
+    (each text measured once per process: a map's texts are mostly the same)."""
+    key = (text, size, bold)
+    width = _widths.get(key)
+    if width is None:
+        if len(_widths) > 8192:
+            _widths.clear()
+        width = _widths[key] = _measure(text, size, bold)
+    return width
+
+
+def _measure(text: str, size: float, bold: bool) -> float:
     units = 0.0
     for ch in text:
         if ch in _NARROW:
@@ -136,12 +150,14 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
         edges = _step_in(edges, reach, inner)
     x0, y0, x1, y1 = edges
     # then grown to the smallest box that holds whole every label it meets (whatever the order
-    # the labels are taken in): the labels it meets and does not hold, taken in, until none is left
-    outside = [(a0, b0, a1, b1) for a0, b0, a1, b1 in marks if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1]
-    while met := [(a0, b0, a1, b1) for a0, b0, a1, b1 in outside if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1]:
+    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none
+    while met := [
+        (a0, b0, a1, b1)
+        for a0, b0, a1, b1 in marks
+        if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1 and (a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1)
+    ]:
         for a0, b0, a1, b1 in met:
             x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
-        outside = [(a0, b0, a1, b1) for a0, b0, a1, b1 in outside if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1]
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
     x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10

@@ -99,3 +99,27 @@ def test_a_map_measures_its_boards_labels_once(monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setattr(mapdraw, "label_boxes", real)
         assert real_pieces(pieces[-1]) == real("".join(pieces[-1])), drawn.name
         assert svg == ruleset.map_svg(drawn.position, drawn.events, None)
+
+
+def test_a_second_map_measures_no_text_and_places_no_hex_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each map measured each of its texts character by character (a fifth of a
+    Furor Barbarus report) and worked out each hex's centre from its name; now
+    each text and each hex once per process."""
+    from pbem.rules.furor_barbarus import svg_shapes
+
+    measured = 0
+    real = mapdraw._measure
+
+    def counted(*args: Any) -> float:
+        nonlocal measured
+        measured += 1
+        return real(*args)
+
+    for drawn in every_map():
+        ruleset = find_ruleset(drawn.rules_id)
+        svg = ruleset.map_svg(drawn.position, drawn.events, None)
+        monkeypatch.setattr(mapdraw, "_measure", counted)
+        placed = svg_shapes.centre.cache_info().misses
+        assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
+        assert measured == 0 and svg_shapes.centre.cache_info().misses == placed, drawn.name
+        monkeypatch.undo()
