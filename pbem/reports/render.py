@@ -242,7 +242,9 @@ def turn_file_name(game_id: str, k: int, side: str) -> str:
     return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
 
 
+@lru_cache(maxsize=1024)
 def _file_word(text: str) -> str:
+    """``text`` as a word of a file name (the history names each earlier report: once per side)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
 
 
