@@ -19,7 +19,7 @@ import textwrap
 from typing import Any
 
 _WORDSEP = textwrap.TextWrapper.wordsep_re
-_HYPHENATED = re.compile(r"[^ ]*-[^ ]*")
+_HYPHENATED = re.compile(r"(?<![^ ])[^ -]*-[^ ]*")  # a word with a hyphen, tried only where a word starts
 _cuts_of: dict[str, tuple[int, ...]] = {}
 """A hyphenated word's inner chunk boundaries (offsets), as textwrap splits it."""
 
