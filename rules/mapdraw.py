@@ -43,8 +43,22 @@ _NARROW = set("iljtfr.,:;'!|() -")
 _WIDE = set("mwMW@")
 
 
+_widths: dict[tuple[str, float, bool], float] = {}
+
+
 def text_width(text: str, size: float, bold: bool = False) -> float:
-    """A safe upper estimate of the width of ``text`` drawn at ``size`` in sans-serif."""
+    """A safe upper estimate of the width of ``text`` drawn at ``size`` in sans-serif
+    (each text measured once per process: a map's texts are mostly the same)."""
+    key = (text, size, bold)
+    width = _widths.get(key)
+    if width is None:
+        if len(_widths) > 8192:
+            _widths.clear()
+        width = _widths[key] = _measure(text, size, bold)
+    return width
+
+
+def _measure(text: str, size: float, bold: bool) -> float:
     units = 0.0
     for ch in text:
         if ch in _NARROW:
@@ -127,16 +141,23 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
     marks = [(lx - margin, ly - margin, lx + lw + margin, ly + lh + margin) for lx, ly, lw, lh in labels]
     edges = [box[0], box[1], box[0] + box[2], box[1] + box[3]]
     if core is not None:
-        edges = _step_in(edges, marks, [core[0], core[1], core[0] + core[2], core[1] + core[3]])
+        inner = [core[0], core[1], core[0] + core[2], core[1] + core[3]]
+        # an edge stays between where it starts and the core's far edge: a label outside that
+        # reach is never cut (passing it over changes nothing, and costs nothing)
+        x0, y0 = min(edges[0], inner[2]), min(edges[1], inner[3])
+        x1, y1 = max(edges[2], inner[0]), max(edges[3], inner[1])
+        reach = [(a0, b0, a1, b1) for a0, b0, a1, b1 in marks if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1]
+        edges = _step_in(edges, reach, inner)
     x0, y0, x1, y1 = edges
-    grown = True
-    while grown:
-        grown = False
-        for a0, b0, a1, b1 in marks:
-            meets = a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1
-            if meets and (a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1):
-                x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
-                grown = True
+    # then grown to the smallest box that holds whole every label it meets (whatever the order
+    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none
+    while met := [
+        (a0, b0, a1, b1)
+        for a0, b0, a1, b1 in marks
+        if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1 and (a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1)
+    ]:
+        for a0, b0, a1, b1 in met:
+            x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
     x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10
@@ -150,12 +171,16 @@ def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[fl
     while moved:
         moved = False
         for i in range(4):
-            axis, outer = i % 2, i < 2  # x or y; the low edge or the high one
-            lo, hi = edges[1 - axis], edges[3 - axis]  # the span of the other axis
-            cut = [m for m in marks if m[1 - axis] < hi and lo < m[3 - axis] and m[axis] < edges[i] < m[axis + 2]]
+            at, outer = edges[i], i < 2  # the low edge or the high one
+            if i % 2 == 0:  # a vertical edge: the labels across it, within the span of y
+                lo, hi = edges[1], edges[3]
+                cut = [(a0, a1) for a0, b0, a1, b1 in marks if a0 < at < a1 and b0 < hi and lo < b1]
+            else:  # a horizontal edge: the labels across it, within the span of x
+                lo, hi = edges[0], edges[2]
+                cut = [(b0, b1) for a0, b0, a1, b1 in marks if b0 < at < b1 and a0 < hi and lo < a1]
             if not cut:
                 continue
-            inner = max(m[axis + 2] for m in cut) if outer else min(m[axis] for m in cut)
+            inner = max(c[1] for c in cut) if outer else min(c[0] for c in cut)
             if (inner <= core[i]) if outer else (inner >= core[i]):
                 edges[i] = inner
                 moved = True
@@ -180,6 +205,25 @@ def label_boxes(svg: str) -> list[Box]:
         w = text_width(body, size, attrs.get("font-weight") == "bold")
         x = float(attrs["x"]) - {"middle": w / 2, "end": w}.get(attrs.get("text-anchor", "start"), 0.0)
         out.append((x, float(attrs["y"]) - 0.96 * size, w, 1.22 * size))
+    return out
+
+
+_boxes_of: dict[str, tuple[Box, ...]] = {}
+
+
+def pieces_label_boxes(pieces: Iterable[str]) -> list[Box]:
+    """``label_boxes("".join(pieces))`` for pieces that each hold whole elements,
+    each piece measured once per process: a map is mostly the same pieces (the
+    board drawn once, each city's mark and name drawn once per owner), so its
+    labels were measured again in every map, a sixth of a Farrapos report."""
+    out: list[Box] = []
+    for piece in pieces:
+        boxes = _boxes_of.get(piece)
+        if boxes is None:
+            if len(_boxes_of) > 4096:
+                _boxes_of.clear()
+            boxes = _boxes_of[piece] = tuple(label_boxes(piece))
+        out += boxes
     return out
 
 

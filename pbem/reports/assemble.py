@@ -156,7 +156,7 @@ def _with_people(tx: Tx, shared: report.ReportData) -> report.ReportData:
         )
     )
     watching = next((int(n) for side, n, _u in rows if side is None), 0)
-    return replace(shared, civil_disorder=disorder, observers=watching)
+    return _with(shared, civil_disorder=disorder, observers=watching)
 
 
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
@@ -293,7 +293,7 @@ def _side_view(
         for r in refusals
         if side is None or r.side == side
     )
-    return replace(
+    return _with(
         shared,
         side=side,
         map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(shared.events), side),
@@ -302,6 +302,19 @@ def _side_view(
         next_turn_file=next_file,
         zone=zone,
     )
+
+
+def _with(data: report.ReportData, **changes: Any) -> report.ReportData:
+    """``dataclasses.replace(data, **changes)`` without its walk through the
+    constructor over each of the report's forty-odd fields (it has no
+    ``__post_init__`` and every field is an argument of it): twice per side."""
+    unknown = changes.keys() - data.__dict__.keys()
+    if unknown:
+        raise TypeError(f"ReportData has no field {', '.join(sorted(unknown))}")
+    new = object.__new__(report.ReportData)
+    new.__dict__.update(data.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def audit_page(db: Database, game_id: str, home: str | None = None, verdict: str | None = None) -> str:

@@ -242,7 +242,9 @@ def turn_file_name(game_id: str, k: int, side: str) -> str:
     return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
 
 
+@lru_cache(maxsize=1024)
 def _file_word(text: str) -> str:
+    """``text`` as a word of a file name (the history names each earlier report: once per side)."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
 
 
@@ -277,7 +279,7 @@ def environment() -> jinja2.Environment:
     first use: commands that write no page do not load it."""
     import jinja2
 
-    from pbem.reports import template_cache
+    from pbem.reports import template_cache, wrap
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
@@ -296,6 +298,7 @@ def environment() -> jinja2.Environment:
     env.filters["detail_value"] = _detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
     env.filters["text_table"] = text_table
+    env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env

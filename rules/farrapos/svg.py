@@ -16,7 +16,16 @@ from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
-from pbem.rules.mapdraw import Box, escape, focus_attrs, focus_box, label_boxes, overlaps, quoteattr, text_width
+from pbem.rules.mapdraw import (
+    Box,
+    escape,
+    focus_attrs,
+    focus_box,
+    overlaps,
+    pieces_label_boxes,
+    quoteattr,
+    text_width,
+)
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -450,7 +459,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, label_boxes(drawing.top + "".join(board_marks)), height)
+    focus, why = _focus(view, drawing, events, pieces_label_boxes([drawing.top, *board_marks]), height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"

@@ -38,7 +38,7 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     short_ids,
     symbol,
 )
-from pbem.rules.mapdraw import focus_attrs, focus_box, label_boxes, overlaps, text_width, wrap
+from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, pieces_label_boxes, text_width, wrap
 
 
 class _Board:
@@ -327,7 +327,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     body += d.counters()
     body += d.combat_marks()
     body.append("</g>")
-    labels = label_boxes("".join(body[board_at:]))
+    labels = pieces_label_boxes(body[board_at:])  # the board's pieces measured once per process
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)

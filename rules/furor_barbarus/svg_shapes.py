@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pbem.rules.furor_barbarus.hexgrid import Hex
 from pbem.rules.mapdraw import escape
@@ -41,7 +42,9 @@ TYPE_WORDS = {
 }
 
 
+@lru_cache(maxsize=4096)
 def centre(h: str) -> tuple[float, float]:
+    """The centre of hex ``h`` on the drawing (worked out once per hex)."""
     x = Hex.parse(h)
     cx = SIZE + (x.col - 1) * 1.5 * SIZE
     cy = TOP + H / 2 + (x.row - 1) * H + (H / 2 if x.col % 2 == 0 else 0)
