@@ -80,6 +80,7 @@ class View:
         self._held: dict[str, list[str]] = {}
         self._mu: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[tuple[str, str], dict[str, int]] = {}
+        self._arrivals: dict[str, list[str]] = {}
 
     @cached_property
     def location(self) -> dict[str, str]:
@@ -89,9 +90,7 @@ class View:
     @cached_property
     def _controllers(self) -> dict[str, str | None]:
         # occupied(), inline: a call per city cost more than the rest of the View
-        return {
-            c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()
-        }
+        return {c: data["owner"] if data["units"] or data["militia"] > 0 else None for c, data in self.cities.items()}
 
     @property
     def phase(self) -> int:
@@ -123,12 +122,14 @@ class View:
 
     def held_cities(self, side: str) -> list[str]:
         if side not in self._held:
-            self._held[side] = [c for c in self.board.cities if self._controllers[c] == side]
+            controllers = self._controllers
+            self._held[side] = [c for c in self.board.cities if controllers[c] == side]
         return list(self._held[side])
 
     def owned_cities(self, side: str) -> list[str]:
         if side not in self._owned:
-            self._owned[side] = [c for c in self.board.cities if self.cities[c]["owner"] == side]
+            cities = self.cities
+            self._owned[side] = [c for c in self.board.cities if cities[c]["owner"] == side]
         return list(self._owned[side])
 
     def mu_of(self, side: str, city: str) -> list[str]:
@@ -184,11 +185,15 @@ class View:
         named on the counter)."""
         if self.due_side() != side or self.turn != self.arrival_turn(side):
             return []
-        return [
-            c.id
-            for c in self.sheet.arriving(side, self.phase)
-            if c.id not in self.location and c.id not in self.eliminated
-        ]
+        found = self._arrivals.get(side)
+        if found is None:  # once per View: validating asks for each place line, then for the turn
+            arriving = self.sheet.arriving(side, self.phase)
+            found = self._arrivals[side] = (
+                [c.id for c in arriving if c.id not in self.location and c.id not in self.eliminated]
+                if arriving
+                else []
+            )
+        return list(found)
 
     def strength(self, units: list[str], attack: bool) -> int:
         return sum(self.factors(u).af if attack else self.factors(u).df for u in units)

@@ -30,10 +30,12 @@ def default_placement(view: View, side: str) -> str | None:
     cities = placement_cities(view, side)
     if not cities:
         return None
-    order = list(view.board.cities)
+    # the cities come in board order and ``min`` keeps the first of equals: the board
+    # order breaks ties without looking each city up in it (``list.index``)
+    board, held = view.board.cities, view.cities
     return min(
         cities,
-        key=lambda c: (not view.occupied(c), -view.board.cities[c].vp, -len(view.units_in(c)), order.index(c)),
+        key=lambda c: (not view.occupied(c), -board[c].vp, -len(held[c]["units"])),
     )
 
 
