@@ -11,7 +11,11 @@ time, and fails on the engine before this work.
   ``place`` line, then once more);
 - a battle finds its attackers in their city, not in a map of every MU on the board;
 - new MU with no ``place`` order find their default city without looking each
-  city up in the board's list.
+  city up in the board's list;
+- a resolution's working copy copies each city's dict, not its list of MU;
+- a legal move is checked against its own destination: the list of every city the
+  MU could reach is made only for a refusal;
+- the score and the VP count find both sides' held cities in one walk.
 """
 
 from __future__ import annotations
@@ -217,3 +221,75 @@ def test_a_battle_does_not_map_every_mu(monkeypatch: pytest.MonkeyPatch) -> None
         events = fight(working_copy(position), side, attack, DiceStream(b"%032d" % n))
         assert any(e["type"] == "battle" for e in events)
     assert mapped[0] == 0
+
+
+def test_the_working_copy_shares_the_lists_of_mu() -> None:
+    """A resolution copied every city's list of MU as well as its dict; the engine
+    only ever replaces a list, so the copy shares them and the position is left as
+    it was."""
+    from pbem.rules.farrapos.position import working_copy
+
+    rules = find_ruleset("farrapos")
+    for n, (position, side, _, orders) in enumerate(_played(16)):
+        before = rules.copy_position(position)
+        work = working_copy(position)
+        assert all(work["cities"][c]["units"] is data["units"] for c, data in position["cities"].items())
+        assert all(work["cities"][c] is not data for c, data in position["cities"].items())
+        rules.resolve_validated(position, {side: orders}, DiceStream(b"%032d" % n))
+        assert position == before
+
+
+def test_a_legal_move_lists_no_destinations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checking a move listed every city its MU could reach, then looked for the
+    destination in the list; a legal move now asks about its destination only."""
+    from pbem.rules.farrapos import legal
+    from pbem.rules.farrapos.orders import Move
+
+    rules = find_ruleset("farrapos")
+    moves = [
+        (position, side, orders)
+        for position, side, _, orders in _played(60, seed=5)
+        if any(isinstance(line.order, Move) for line in orders)
+    ]
+    assert moves
+    listed = [0]
+    real = legal.move_destinations
+
+    def counting(*args: Any) -> list[str]:
+        listed[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(legal, "move_destinations", counting)
+    for position, side, orders in moves:
+        assert rules.validate(position, side, orders) == []
+    assert listed[0] == 0
+    position, side, orders = moves[0]
+    move = next(line.order for line in orders if isinstance(line.order, Move))
+    wrong, _ = rules.parse_orders(f"move {' '.join(move.units)} from {move.origin} to {move.origin}\n")
+    assert rules.validate(position, side, wrong) and listed[0] == 1  # a refusal names where they can go
+
+
+def test_the_score_walks_the_board_once_for_both_sides(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The score and the end of a turn listed each side's held cities apart (a walk
+    over the board per side, then a set of the list); both sides' are now found in
+    one walk, with the same VP."""
+    from pbem.rules.farrapos.position import View
+    from pbem.rules.farrapos.victory_points import breakdown
+
+    rules = find_ruleset("farrapos")
+    positions = [position for position, _, _, _ in _played(16)]
+    expected = [[str(breakdown(View(p), side)) for side in ("empire", "republic")] for p in positions]
+    walks = [0]
+    real = View.held_cities
+
+    def counting(self: View, side: str) -> list[str]:
+        walks[0] += 1
+        return real(self, side)
+
+    monkeypatch.setattr(View, "held_cities", counting)
+    lines = [rules.score(p) for p in positions]
+    assert walks[0] == 0
+    assert all(len(score) == 2 for score in lines)
+    from pbem.rules.farrapos.victory_points import breakdowns
+
+    assert [[str(b) for b in breakdowns(View(p)).values()] for p in positions] == expected

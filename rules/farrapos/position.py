@@ -11,6 +11,8 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pbem.rules.base import Ruleset
@@ -19,6 +21,8 @@ from pbem.rules.farrapos.counters import CounterSheet, Factors
 from pbem.rules.farrapos.tables import counter_sheet
 
 Position = dict[str, Any]
+
+_UNITS = itemgetter("units")
 
 
 def clone(value: Any) -> Any:
@@ -29,12 +33,14 @@ def clone(value: Any) -> Any:
 
 def working_copy(position: Position) -> Position:
     """A copy of ``position`` for a resolution (or a check) to change.  What the
-    engine changes in place is copied: each city, the standing loss orders, the
-    Militia lost; every other value is shared, because the engine only ever
-    replaces it (``work["reduced"] = ...``), so ``position`` is left as it was.  A
-    deep copy of the whole position was a third of a resolution (since the speed work)."""
+    engine changes in place is copied: each city's dict, the standing loss orders,
+    the Militia lost; every other value is shared, because the engine only ever
+    replaces it (``work["reduced"] = ...``, ``city["units"] = [...]``: no list of a
+    position is changed in place), so ``position`` is left as it was.  A deep copy
+    of the whole position was a third of a resolution (before the speed work); a
+    copy of each city's MU list, half of what is left of this copy."""
     work = dict(position)
-    work["cities"] = {city: {**data, "units": list(data["units"])} for city, data in position["cities"].items()}
+    work["cities"] = {city: data.copy() for city, data in position["cities"].items()}
     if "standing" in position:
         work["standing"] = {side: dict(orders) for side, orders in position["standing"].items()}
     if "militia_lost" in position:
@@ -88,6 +94,11 @@ class View:
         return {unit: city for city, data in self.cities.items() for unit in data["units"]}
 
     @cached_property
+    def on_board(self) -> set[str]:
+        """Every MU on the board (without the map of :attr:`location`)."""
+        return set(chain.from_iterable(map(_UNITS, self.cities.values())))
+
+    @cached_property
     def _controllers(self) -> dict[str, str | None]:
         # occupied(), inline: a call per city cost more than the rest of the View
         return {c: data["owner"] if data["units"] or data["militia"] > 0 else None for c, data in self.cities.items()}
@@ -115,6 +126,10 @@ class View:
 
     def occupied(self, city: str) -> bool:
         return bool(self.cities[city]["units"]) or self.militia_in(city) > 0
+
+    def controllers(self) -> dict[str, str | None]:
+        """The side holding each city (``None``: nobody); read-only, it is shared."""
+        return self._controllers
 
     def controller(self, city: str) -> str | None:
         """The side holding ``city`` (its owner, while it has a MU or Militia)."""
@@ -189,7 +204,7 @@ class View:
         if found is None:  # once per View: validating asks for each place line, then for the turn
             arriving = self.sheet.arriving(side, self.phase)
             found = self._arrivals[side] = (
-                [c.id for c in arriving if c.id not in self.location and c.id not in self.eliminated]
+                [c.id for c in arriving if c.id not in self.on_board and c.id not in self.eliminated]
                 if arriving
                 else []
             )

@@ -43,7 +43,7 @@ from pbem.rules.farrapos.position import View
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
 from pbem.rules.farrapos.turn import resolve_turn
-from pbem.rules.farrapos.victory_points import breakdown
+from pbem.rules.farrapos.victory_points import breakdowns
 from pbem.rules.template_text import fit_comments
 
 OPTION_INFO = (
@@ -108,11 +108,11 @@ class Farrapos(Ruleset):
         return label(int(position["phase"]), int(position["turn"]))
 
     def score(self, position: Position) -> list[ScoreLine]:
-        view = View(position)
         lines = []
+        both = breakdowns(View(position))  # once per side (before the speed work, it was worked out twice)
         for side in SIDES:
             value = int(position["vp"][side])
-            vp = breakdown(view, side)  # once per side (before the speed work, it was worked out twice)
+            vp = both[side]
             lines.append(ScoreLine(side, value, str(vp) if vp.total == value else f"{value} VP", what="VP"))
         return lines
 

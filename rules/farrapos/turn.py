@@ -20,7 +20,7 @@ from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Mov
 from pbem.rules.farrapos.position import Position, View, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
-from pbem.rules.farrapos.victory_points import breakdown
+from pbem.rules.farrapos.victory_points import breakdowns
 
 
 def default_placement(view: View, side: str) -> str | None:
@@ -246,7 +246,7 @@ def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
     """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
     events: list[Event] = []
     final = View(work)
-    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text
+    vp = breakdowns(final, ("republic", "empire"))  # once per side: the total and the text
     work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
         {

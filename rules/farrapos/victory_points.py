@@ -42,8 +42,21 @@ class VpBreakdown:
 
 
 def breakdown(view: View, side: str) -> VpBreakdown:
+    return _breakdown(view, side, set(view.held_cities(side)))
+
+
+def breakdowns(view: View, sides: tuple[str, ...] = SIDES) -> dict[str, VpBreakdown]:
+    """:func:`breakdown` of each of ``sides``, their held cities found in one walk
+    over the board (a walk per side, and a list copied into a set, before)."""
+    held: dict[str | None, set[str]] = {side: set() for side in sides}
+    for city, holder in view.controllers().items():
+        if holder in held:
+            held[holder].add(city)
+    return {side: _breakdown(view, side, held[side]) for side in sides}
+
+
+def _breakdown(view: View, side: str, held: set[str]) -> VpBreakdown:
     board = view.board
-    held = set(view.held_cities(side))
     cities = sum(board.cities[c].vp for c in held)
     colours = tuple(g.id for g in board.colours.values() if g.cities and held.issuperset(g.cities))
     colour_bonus = sum(board.colours[g].bonus for g in colours)
@@ -52,4 +65,4 @@ def breakdown(view: View, side: str) -> VpBreakdown:
 
 
 def count_vp(view: View) -> dict[str, int]:
-    return {side: breakdown(view, side).total for side in SIDES}
+    return {side: b.total for side, b in breakdowns(view).items()}
