@@ -14,7 +14,8 @@ time, and fails on the engine before this work.
   city up in the board's list;
 - a resolution's working copy copies each city's dict, not its list of MU;
 - a legal move is checked against its own destination: the list of every city the
-  MU could reach is made only for a refusal;
+  MU could reach is made only for a refusal, and the walk along the path lines
+  stops at the MU's MF instead of covering the board;
 - the score and the VP count find both sides' held cities in one walk.
 """
 
@@ -293,3 +294,38 @@ def test_the_score_walks_the_board_once_for_both_sides(monkeypatch: pytest.Monke
     from pbem.rules.farrapos.victory_points import breakdowns
 
     assert [[str(b) for b in breakdowns(View(p)).values()] for p in positions] == expected
+
+
+def test_checking_a_move_walks_no_farther_than_its_mf(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move was checked by walking the path lines from its origin over the whole
+    board (every city's distance); the walk now stops at the MU's MF, and finds
+    the same cities at the same distances (checked against the whole walk)."""
+    from pbem.rules.farrapos.board import Board
+    from pbem.rules.farrapos.counters import SIDES
+    from pbem.rules.farrapos.orders import Move
+    from pbem.rules.farrapos.position import View
+
+    rules = find_ruleset("farrapos")
+    played = list(_played(40, seed=5))
+    moves = [(p, side, orders) for p, side, _, orders in played if any(isinstance(x.order, Move) for x in orders)]
+    assert moves
+    walked = [0]
+    real = Board.distances_from
+
+    def counting(self: Board, *args: Any) -> dict[str, int]:
+        walked[0] += 1
+        return real(self, *args)
+
+    monkeypatch.setattr(Board, "distances_from", counting)
+    for position, side, orders in moves:
+        assert rules.validate(position, side, orders) == []
+    assert walked[0] == 0
+    monkeypatch.undo()
+    for position, _, _, _ in played[::8]:
+        for side in SIDES:
+            for origin in View(position).board.cities:
+                whole = View(position).reach(side, origin)
+                for destination in whole:
+                    for limit in range(4):
+                        steps = whole[destination] if whole[destination] <= limit else 0
+                        assert View(position).steps_to(side, origin, destination, limit) == steps

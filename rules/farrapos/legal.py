@@ -317,9 +317,9 @@ def reaches(view: View, side: str, origin: str, units: Sequence[str], destinatio
     them all: only a refusal names them)."""
     if not units:
         return False
-    steps = view.reach(side, origin).get(destination, 0)
+    mf = min(view.factors(u).mf for u in units)
     return (
-        0 < steps <= min(view.factors(u).mf for u in units)
+        0 < view.steps_to(side, origin, destination, mf)
         and not view.board.linked(origin, destination)
         and view.controller(destination) != enemy(side)
     )

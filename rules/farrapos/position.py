@@ -169,6 +169,33 @@ class View:
             )
         return found
 
+    def steps_to(self, side: str, origin: str, destination: str, limit: int) -> int:
+        """``reach(side, origin).get(destination, 0)`` for a destination at most
+        ``limit`` path lines away (0 farther): the walk stops at ``limit`` lines
+        instead of covering the whole board (checking one move needs no more)."""
+        known = self._reach.get((side, origin))
+        if known is not None:
+            steps = known.get(destination, 0)
+            return steps if steps <= limit else 0
+        foe = enemy(side)
+        holders = self._controllers
+        adjacency = self.board.adjacency
+        dist = {origin: 0}
+        frontier = [origin]
+        for step in range(1, limit + 1):
+            reached: list[str] = []
+            for here in frontier:
+                if here != origin and holders.get(here, foe) == foe:
+                    continue  # a path may end here but not go on
+                for there in adjacency[here]:
+                    if there not in dist:
+                        dist[there] = step
+                        reached.append(there)
+            if destination in dist:
+                return dist[destination]
+            frontier = reached
+        return 0
+
     def cities_with_mu(self, side: str) -> list[str]:
         """The cities where ``side`` has MU, in board order."""
         return [c for c in self.board.cities if self.mu_of(side, c)]
