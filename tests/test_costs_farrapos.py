@@ -16,7 +16,8 @@ time, and fails on the engine before this work.
 - a legal move is checked against its own destination: the list of every city the
   MU could reach is made only for a refusal, and the walk along the path lines
   stops at the MU's MF instead of covering the board;
-- the score and the VP count find both sides' held cities in one walk.
+- the score and the VP count find both sides' held cities in one walk, with the
+  board's colour groups as sets made once per board.
 """
 
 from __future__ import annotations
@@ -271,9 +272,10 @@ def test_a_legal_move_lists_no_destinations(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_score_walks_the_board_once_for_both_sides(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The score and the end of a turn listed each side's held cities apart (a walk
-    over the board per side, then a set of the list); both sides' are now found in
-    one walk, with the same VP."""
+    """The score and the end of a turn mapped who holds each city, then listed each
+    side's held cities apart (a walk over the board per side, then a set of the
+    list); both sides' are now found in one walk over the cities, with the same VP,
+    and what the count reads of the board (colour groups as sets) is made once."""
     from pbem.rules.farrapos.position import View
     from pbem.rules.farrapos.victory_points import breakdown
 
@@ -287,7 +289,13 @@ def test_the_score_walks_the_board_once_for_both_sides(monkeypatch: pytest.Monke
         walks[0] += 1
         return real(self, side)
 
+    def mapping(self: View) -> dict[str, str | None]:
+        walks[0] += 1
+        return real_map.func(self)  # type: ignore[no-any-return]
+
+    real_map = View.__dict__["_controllers"]
     monkeypatch.setattr(View, "held_cities", counting)
+    monkeypatch.setattr(View, "_controllers", property(mapping))
     lines = [rules.score(p) for p in positions]
     assert walks[0] == 0
     assert all(len(score) == 2 for score in lines)

@@ -127,10 +127,6 @@ class View:
     def occupied(self, city: str) -> bool:
         return bool(self.cities[city]["units"]) or self.militia_in(city) > 0
 
-    def controllers(self) -> dict[str, str | None]:
-        """The side holding each city (``None``: nobody); read-only, it is shared."""
-        return self._controllers
-
     def controller(self, city: str) -> str | None:
         """The side holding ``city`` (its owner, while it has a MU or Militia)."""
         return self._controllers[city]
