@@ -53,10 +53,11 @@ def _played(resolutions: int, seed: int = 7) -> Iterator[tuple[dict[str, Any], s
 
 def test_reading_orders_compiles_no_pattern_and_folds_no_board_name(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each order line was split by ``re.split`` with the pattern as text (a look in
-    ``re``'s cache per line) and each name was folded (Unicode normalisation and a
+    ``re``'s cache per line; the envelope's turn number too) and each name was folded (Unicode normalisation and a
     ``re.sub``) at every lookup; now reading a game's files asks ``re`` for no pattern
     and folds no id written as the board and the counters spell it."""
     from pbem.rules import names
+    from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
 
     rules = find_ruleset("farrapos")
     bodies = [body for _, _, body, _ in _played(12)]
@@ -72,11 +73,13 @@ def test_reading_orders_compiles_no_pattern_and_folds_no_board_name(monkeypatch:
         folded[0] += 1
         return real_fold(name)
 
+    files = [render_turn_file("g1", "farrapos", "republic", 3, "0" * 64, body).encode() for body in bodies]
     monkeypatch.setattr(re, "_compile", counting_compile)
     monkeypatch.setattr(names, "fold", counting_fold)
-    for body in bodies:
+    for body, file in zip(bodies, files):
         orders, problems = rules.parse_orders(body)
         assert len(orders) and not problems
+        assert parse_turn_file(file).turn == 3
     assert looked_up[0] == 0
     assert folded[0] == 0
 
@@ -337,3 +340,24 @@ def test_checking_a_move_walks_no_farther_than_its_mf(monkeypatch: pytest.Monkey
                     for limit in range(4):
                         steps = whole[destination] if whole[destination] <= limit else 0
                         assert View(position).steps_to(side, origin, destination, limit) == steps
+
+
+def test_the_side_due_is_read_without_a_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Ruleset.due`` (asked by the referee several times a resolution: the look,
+    the resolution, the next turn's notices) built a View for the turn number;
+    it now reads the position."""
+    from pbem.rules.farrapos import position as farrapos_position
+
+    rules = find_ruleset("farrapos")
+    positions = [p for p, _, _, _ in _played(8)]
+    expected = [(farrapos_position.View(p).due_side(),) for p in positions]
+    built = [0]
+    real = farrapos_position.View.__init__
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> None:
+        built[0] += 1
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(farrapos_position.View, "__init__", counting)
+    assert [rules.due(p) for p in positions] == expected
+    assert built[0] == 0

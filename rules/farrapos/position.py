@@ -66,6 +66,15 @@ def sort_units(units: list[str]) -> list[str]:
     return sorted(units, key=unit_sort_key)
 
 
+def due_side(position: Position) -> str | None:
+    """The side whose turn it is (``None`` once the game is over): read from the
+    position alone, without a :class:`View` (``Ruleset.due`` is asked several
+    times a resolution)."""
+    if position.get("outcome"):
+        return None
+    return "republic" if int(position["turn"]) in (1, 3) else "empire"
+
+
 class View:
     """Read-only questions about one position, as it stands when the View is made.
 
@@ -214,9 +223,7 @@ class View:
         return 1 if side == "republic" else 2
 
     def due_side(self) -> str | None:
-        if self.position.get("outcome"):
-            return None
-        return "republic" if self.turn in (1, 3) else "empire"
+        return due_side(self.position)
 
     def arrivals_now(self, side: str) -> list[str]:
         """MU entering at the end of this turn (the side's first turn of the Phase

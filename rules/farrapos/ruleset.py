@@ -39,7 +39,7 @@ from pbem.rules.farrapos.legal import (
     validate_orders,
 )
 from pbem.rules.farrapos.orders import FORMS, parse_order
-from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
 from pbem.rules.farrapos.turn import resolve_turn
@@ -101,7 +101,7 @@ class Farrapos(Ruleset):
         return opening_position(scenario, options)
 
     def due(self, position: Position) -> tuple[str, ...]:
-        side = View(position).due_side()
+        side = due_side(position)  # no View: the referee asks several times a resolution
         return () if side is None else (side,)
 
     def turn_label(self, position: Position) -> str:
