@@ -65,10 +65,10 @@ class NameTable:
         by_fold: dict[str, set[str]] = {}
         ids: dict[str, str] = {}
         for ident, names in entries:
-            ids.setdefault(fold(ident), ident)
+            ids.setdefault(folded(ident), ident)
             for name in (ident, *names):
                 if name:
-                    by_fold.setdefault(fold(name), set()).add(ident)
+                    by_fold.setdefault(folded(name), set()).add(ident)
         self._ids = ids
         self._names = {f: tuple(sorted(found)) for f, found in by_fold.items()}
         self.longest = max((f.count("-") + 1 for f in self._names), default=1)
@@ -76,9 +76,10 @@ class NameTable:
         # whose names begin with them: a name of nothing was looked for in every name
         starts: dict[str, set[str]] = {}
         for f, found in self._names.items():
-            for at, char in enumerate(f):
-                if char == "-":
-                    starts.setdefault(f[:at], set()).update(found)
+            at = f.find("-")
+            while at > 0:
+                starts.setdefault(f[:at], set()).update(found)
+                at = f.find("-", at + 1)
         self._starts = {words: tuple(sorted(found)) for words, found in starts.items() if len(found) >= 2}
         self._found: dict[str, tuple[str, ...]] = {}
 

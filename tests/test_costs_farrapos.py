@@ -361,3 +361,27 @@ def test_the_side_due_is_read_without_a_view(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(farrapos_position.View, "__init__", counting)
     assert [rules.due(p) for p in positions] == expected
     assert built[0] == 0
+
+
+def test_a_name_table_folds_no_id_when_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a name table folded every id and name (Unicode normalisation and a
+    ``re.sub`` each), and its index of leading words walked every character of
+    every name; an id written as one is now taken as it is, and only a name as the
+    map prints it ("Porto Alegre") is folded."""
+    from pbem.rules import names
+    from pbem.rules.farrapos.board import load_board
+    from pbem.rules.farrapos.counters import load_counters
+
+    folded: list[str] = []
+    real = names.fold
+
+    def counting(name: str) -> str:
+        folded.append(name)
+        return real(name)
+
+    monkeypatch.setattr(names, "fold", counting)
+    units = names.NameTable((cid, []) for cid in load_counters().counters)
+    assert folded == []
+    cities = names.NameTable((cid, [city.name]) for cid, city in load_board().cities.items())
+    assert folded and all(name != real(name) for name in folded)
+    assert units.lookup("INF_1") == "inf-1" and cities.lookup("Porto Alegre") == "porto-alegre"
