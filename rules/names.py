@@ -27,10 +27,29 @@ pbem.rules.base.OrderSyntaxError: 'santo' could be santo-angelo or santo-antonio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.suggest import fold
+
+_ALREADY_FOLDED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*").fullmatch
+"""A name that :func:`fold` leaves as it is (an id as written: lower-case ASCII words
+joined by single hyphens): most names in a turn file, which then cost no Unicode
+normalisation."""
+
+FOUND_KEPT = 4096
+"""How many typed names a table remembers the answer for (it forgets them all when
+full): a turn file names the same cities and MU as the files before it."""
+
+
+def folded(name: str) -> str:
+    """:func:`fold` of ``name``, without its work for a name already folded.
+
+    >>> folded("porto-alegre"), folded("Porto Alegre"), folded("-x")
+    ('porto-alegre', 'porto-alegre', 'x')
+    """
+    return name if _ALREADY_FOLDED(name) else fold(name)
 
 
 def ambiguous(typed: str, ids: Sequence[str]) -> str:
@@ -46,26 +65,39 @@ class NameTable:
         by_fold: dict[str, set[str]] = {}
         ids: dict[str, str] = {}
         for ident, names in entries:
-            ids.setdefault(fold(ident), ident)
+            ids.setdefault(folded(ident), ident)
             for name in (ident, *names):
                 if name:
-                    by_fold.setdefault(fold(name), set()).add(ident)
+                    by_fold.setdefault(folded(name), set()).add(ident)
         self._ids = ids
         self._names = {f: tuple(sorted(found)) for f, found in by_fold.items()}
         self.longest = max((f.count("-") + 1 for f in self._names), default=1)
+        # the leading words of every name (``santo`` of ``santo-angelo``), with the ids
+        # whose names begin with them: a name of nothing was looked for in every name
+        starts: dict[str, set[str]] = {}
+        for f, found in self._names.items():
+            at = f.find("-")
+            while at > 0:
+                starts.setdefault(f[:at], set()).update(found)
+                at = f.find("-", at + 1)
+        self._starts = {words: tuple(sorted(found)) for words, found in starts.items() if len(found) >= 2}
+        self._found: dict[str, tuple[str, ...]] = {}
 
     def find(self, typed: str) -> tuple[str, ...]:
         """The ids ``typed`` may name: its own id; else every thing of that name;
         else every thing whose name begins with those words; else none."""
-        folded = fold(typed)
-        if folded in self._ids:  # an id is always itself, whatever else it resembles
-            return (self._ids[folded],)
-        found = self._names.get(folded, ())
-        if not found and folded:
-            found = tuple(sorted({i for f, ids in self._names.items() if f.startswith(folded + "-") for i in ids}))
-            if len(found) < 2:
-                return ()
+        found = self._found.get(typed)
+        if found is None:
+            if len(self._found) >= FOUND_KEPT:
+                self._found.clear()
+            found = self._found[typed] = self._find(typed)
         return found
+
+    def _find(self, typed: str) -> tuple[str, ...]:
+        name = folded(typed)
+        if name in self._ids:  # an id is always itself, whatever else it resembles
+            return (self._ids[name],)
+        return self._names.get(name) or self._starts.get(name, ())
 
     def lookup(self, typed: str) -> str | None:
         """The id ``typed`` names, or ``None`` when it names nothing; raises
@@ -87,7 +119,7 @@ class NameTable:
         found = self.find(typed)
         if len(found) == 1:
             return found[0]
-        return fold(typed) if found else typed
+        return folded(typed) if found else typed
 
     def take(self, words: Sequence[str], start: int, stop: frozenset[str] = frozenset()) -> tuple[str, int]:
         """The thing named by the most words from ``words[start]`` on (none of them

@@ -187,15 +187,16 @@ def test_farrapos_works_out_each_sides_vp_breakdown_once_per_resolution_and_per_
     """A resolution worked each side's breakdown out twice (the VP totals, then the
     event's text), and so did each score line: four times per resolution and
     four per report.  Now once per side in each."""
-    import pbem.rules.farrapos.ruleset as ruleset_module
-    import pbem.rules.farrapos.turn as turn_module
+    import pbem.rules.farrapos.victory_points as vp_module
 
     calls: list[str] = []
-    for module in (ruleset_module, turn_module):
-        real = module.breakdown
-        monkeypatch.setattr(module, "breakdown", lambda view, side, real=real: calls.append(side) or real(view, side))
+    real = vp_module._breakdown
+    monkeypatch.setattr(
+        vp_module, "_breakdown", lambda view, side, held, real=real: calls.append(side) or real(view, side, held)
+    )
     farrapos = find_ruleset("farrapos")
     position = farrapos.setup(None, [])
+    calls.clear()  # the opening position's own count
     lines = farrapos.score(position)
     assert sorted(line.side for line in lines) == ["empire", "republic"]
     assert sorted(calls) == ["empire", "republic"]

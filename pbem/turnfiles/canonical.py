@@ -6,9 +6,15 @@ import hashlib
 import json
 from typing import Any
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False)
+"""One encoder for the process: ``json.dumps`` built a new one per call, and the
+circular check keeps a table of every list and dict written, which JSON data
+(positions, events: never circular) does not need.  The text is the same as
+``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``."""
+
 
 def canonical_json(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(obj)
 
 
 def position_hash(position: Any) -> str:

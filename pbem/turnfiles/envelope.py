@@ -20,6 +20,7 @@ from pbem.rules.base import Problem
 MAX_TURN_FILE_BYTES = 64 * 1024
 HEADER_KEYS = ("game", "rules", "side", "turn", "state")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_TURN = re.compile(r"[0-9]{1,9}")
 _BOM = "\ufeff"
 
 
@@ -120,7 +121,7 @@ def parse_turn_file(data: bytes) -> TurnFile:
             problems.append(Problem(0, f"header key {key!r} is missing"))
     turn = 0
     if "turn" in header:
-        if re.fullmatch(r"[0-9]{1,9}", header["turn"]):
+        if _TURN.fullmatch(header["turn"]):
             turn = int(header["turn"])
         else:
             problems.append(Problem(_header_line(lines, "turn"), f"turn {header['turn']!r} is not a whole number"))

@@ -205,7 +205,8 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
     defender = enemy(side)
     target, origin = attack.target, attack.origin
     name = board.name(target)
-    attackers = [u for u in attack.units if view.location.get(u) == origin]
+    present = work["cities"][origin]["units"]  # not the View's map of every MU: a MU is in one city
+    attackers = [u for u in attack.units if u in present]
     standing = work.get("standing", {}).get(defender, {})
     defender_losses = _Losses(list(standing.get(target, standing.get("*", []))))
     attacker_losses = _Losses(list(attack.losses))

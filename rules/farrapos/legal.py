@@ -312,8 +312,23 @@ def check_invade(view: View, side: str, order: Invade, used: set[str]) -> None:
     _check_units(view, side, order.units, order.origin, used, "an invasion")
 
 
+def reaches(view: View, side: str, origin: str, units: Sequence[str], destination: str) -> bool:
+    """Whether ``destination`` is one of :func:`move_destinations` (without listing
+    them all: only a refusal names them)."""
+    if not units:
+        return False
+    mf = min(view.factors(u).mf for u in units)
+    return (
+        0 < view.steps_to(side, origin, destination, mf)
+        and not view.board.linked(origin, destination)
+        and view.controller(destination) != enemy(side)
+    )
+
+
 def check_move(view: View, side: str, order: Move, used: set[str]) -> None:
     _check_units(view, side, order.units, order.origin, used, "a move")
+    if reaches(view, side, order.origin, order.units, order.destination):
+        return
     reachable = move_destinations(view, side, order.origin, order.units)
     if view.board.linked(order.origin, order.destination):
         instead = linked_entry(view, side, order.origin, order.destination)
@@ -477,8 +492,10 @@ def _check_after_action(
     owned: list[str] = []
     if any(isinstance(line.order, Place) for line in orders):
         arrivals = start.arrivals_now(side)
-        placeable = set(placement_cities(after, side))  # once, not once per city (it made every check quadratic)
-        owned = [c for c in after.board.cities if c in placeable or c in battle_places]
+        owned = placement_cities(after, side)  # in board order, once (once per city made every check quadratic)
+        if battle_places:
+            placeable = set(owned)
+            owned = [c for c in after.board.cities if c in placeable or c in battle_places]
     placed: set[str] = set()
     militia_left = 0
     militia_allowed: list[str] = []

@@ -186,8 +186,11 @@ def mu_names() -> NameTable:
     return NameTable((cid, []) for cid in load_counters().counters)
 
 
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
 def _tokens(line: str) -> list[str]:
-    return [t for t in re.split(r"[\s,]+", line.strip().lower()) if t]
+    return [t for t in _SEPARATORS.split(line.strip().lower()) if t]
 
 
 def _city(words: list[str], line: str, form: str) -> str:

@@ -11,6 +11,8 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pbem.rules.base import Ruleset
@@ -19,6 +21,8 @@ from pbem.rules.farrapos.counters import CounterSheet, Factors
 from pbem.rules.farrapos.tables import counter_sheet
 
 Position = dict[str, Any]
+
+_UNITS = itemgetter("units")
 
 
 def clone(value: Any) -> Any:
@@ -29,12 +33,14 @@ def clone(value: Any) -> Any:
 
 def working_copy(position: Position) -> Position:
     """A copy of ``position`` for a resolution (or a check) to change.  What the
-    engine changes in place is copied: each city, the standing loss orders, the
-    Militia lost; every other value is shared, because the engine only ever
-    replaces it (``work["reduced"] = ...``), so ``position`` is left as it was.  A
-    deep copy of the whole position was a third of a resolution (since the speed work)."""
+    engine changes in place is copied: each city's dict, the standing loss orders,
+    the Militia lost; every other value is shared, because the engine only ever
+    replaces it (``work["reduced"] = ...``, ``city["units"] = [...]``: no list of a
+    position is changed in place), so ``position`` is left as it was.  A deep copy
+    of the whole position was a third of a resolution (before the speed work); a
+    copy of each city's MU list, half of what is left of this copy."""
     work = dict(position)
-    work["cities"] = {city: {**data, "units": list(data["units"])} for city, data in position["cities"].items()}
+    work["cities"] = {city: data.copy() for city, data in position["cities"].items()}
     if "standing" in position:
         work["standing"] = {side: dict(orders) for side, orders in position["standing"].items()}
     if "militia_lost" in position:
@@ -60,6 +66,15 @@ def sort_units(units: list[str]) -> list[str]:
     return sorted(units, key=unit_sort_key)
 
 
+def due_side(position: Position) -> str | None:
+    """The side whose turn it is (``None`` once the game is over): read from the
+    position alone, without a :class:`View` (``Ruleset.due`` is asked several
+    times a resolution)."""
+    if position.get("outcome"):
+        return None
+    return "republic" if int(position["turn"]) in (1, 3) else "empire"
+
+
 class View:
     """Read-only questions about one position, as it stands when the View is made.
 
@@ -80,6 +95,7 @@ class View:
         self._held: dict[str, list[str]] = {}
         self._mu: dict[tuple[str, str], list[str]] = {}
         self._reach: dict[tuple[str, str], dict[str, int]] = {}
+        self._arrivals: dict[str, list[str]] = {}
 
     @cached_property
     def location(self) -> dict[str, str]:
@@ -87,11 +103,14 @@ class View:
         return {unit: city for city, data in self.cities.items() for unit in data["units"]}
 
     @cached_property
+    def on_board(self) -> set[str]:
+        """Every MU on the board (without the map of :attr:`location`)."""
+        return set(chain.from_iterable(map(_UNITS, self.cities.values())))
+
+    @cached_property
     def _controllers(self) -> dict[str, str | None]:
         # occupied(), inline: a call per city cost more than the rest of the View
-        return {
-            c: data["owner"] if data["units"] or int(data["militia"]) > 0 else None for c, data in self.cities.items()
-        }
+        return {c: data["owner"] if data["units"] or data["militia"] > 0 else None for c, data in self.cities.items()}
 
     @property
     def phase(self) -> int:
@@ -123,12 +142,14 @@ class View:
 
     def held_cities(self, side: str) -> list[str]:
         if side not in self._held:
-            self._held[side] = [c for c in self.board.cities if self._controllers[c] == side]
+            controllers = self._controllers
+            self._held[side] = [c for c in self.board.cities if controllers[c] == side]
         return list(self._held[side])
 
     def owned_cities(self, side: str) -> list[str]:
         if side not in self._owned:
-            self._owned[side] = [c for c in self.board.cities if self.cities[c]["owner"] == side]
+            cities = self.cities
+            self._owned[side] = [c for c in self.board.cities if cities[c]["owner"] == side]
         return list(self._owned[side])
 
     def mu_of(self, side: str, city: str) -> list[str]:
@@ -153,6 +174,33 @@ class View:
             )
         return found
 
+    def steps_to(self, side: str, origin: str, destination: str, limit: int) -> int:
+        """``reach(side, origin).get(destination, 0)`` for a destination at most
+        ``limit`` path lines away (0 farther): the walk stops at ``limit`` lines
+        instead of covering the whole board (checking one move needs no more)."""
+        known = self._reach.get((side, origin))
+        if known is not None:
+            steps = known.get(destination, 0)
+            return steps if steps <= limit else 0
+        foe = enemy(side)
+        holders = self._controllers
+        adjacency = self.board.adjacency
+        dist = {origin: 0}
+        frontier = [origin]
+        for step in range(1, limit + 1):
+            reached: list[str] = []
+            for here in frontier:
+                if here != origin and holders.get(here, foe) == foe:
+                    continue  # a path may end here but not go on
+                for there in adjacency[here]:
+                    if there not in dist:
+                        dist[there] = step
+                        reached.append(there)
+            if destination in dist:
+                return dist[destination]
+            frontier = reached
+        return 0
+
     def cities_with_mu(self, side: str) -> list[str]:
         """The cities where ``side`` has MU, in board order."""
         return [c for c in self.board.cities if self.mu_of(side, c)]
@@ -175,20 +223,22 @@ class View:
         return 1 if side == "republic" else 2
 
     def due_side(self) -> str | None:
-        if self.position.get("outcome"):
-            return None
-        return "republic" if self.turn in (1, 3) else "empire"
+        return due_side(self.position)
 
     def arrivals_now(self, side: str) -> list[str]:
         """MU entering at the end of this turn (the side's first turn of the Phase
         named on the counter)."""
         if self.due_side() != side or self.turn != self.arrival_turn(side):
             return []
-        return [
-            c.id
-            for c in self.sheet.arriving(side, self.phase)
-            if c.id not in self.location and c.id not in self.eliminated
-        ]
+        found = self._arrivals.get(side)
+        if found is None:  # once per View: validating asks for each place line, then for the turn
+            arriving = self.sheet.arriving(side, self.phase)
+            found = self._arrivals[side] = (
+                [c.id for c in arriving if c.id not in self.on_board and c.id not in self.eliminated]
+                if arriving
+                else []
+            )
+        return list(found)
 
     def strength(self, units: list[str], attack: bool) -> int:
         return sum(self.factors(u).af if attack else self.factors(u).df for u in units)

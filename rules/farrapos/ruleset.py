@@ -39,11 +39,11 @@ from pbem.rules.farrapos.legal import (
     validate_orders,
 )
 from pbem.rules.farrapos.orders import FORMS, parse_order
-from pbem.rules.farrapos.position import View
+from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
 from pbem.rules.farrapos.turn import resolve_turn
-from pbem.rules.farrapos.victory_points import breakdown
+from pbem.rules.farrapos.victory_points import breakdowns
 from pbem.rules.template_text import fit_comments
 
 OPTION_INFO = (
@@ -101,18 +101,18 @@ class Farrapos(Ruleset):
         return opening_position(scenario, options)
 
     def due(self, position: Position) -> tuple[str, ...]:
-        side = View(position).due_side()
+        side = due_side(position)  # no View: the referee asks several times a resolution
         return () if side is None else (side,)
 
     def turn_label(self, position: Position) -> str:
         return label(int(position["phase"]), int(position["turn"]))
 
     def score(self, position: Position) -> list[ScoreLine]:
-        view = View(position)
         lines = []
+        both = breakdowns(View(position))  # once per side (before the speed work, it was worked out twice)
         for side in SIDES:
             value = int(position["vp"][side])
-            vp = breakdown(view, side)  # once per side (before the speed work, it was worked out twice)
+            vp = both[side]
             lines.append(ScoreLine(side, value, str(vp) if vp.total == value else f"{value} VP", what="VP"))
         return lines
 

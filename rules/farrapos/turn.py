@@ -20,7 +20,7 @@ from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Mov
 from pbem.rules.farrapos.position import Position, View, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
-from pbem.rules.farrapos.victory_points import breakdown
+from pbem.rules.farrapos.victory_points import breakdowns
 
 
 def default_placement(view: View, side: str) -> str | None:
@@ -30,10 +30,12 @@ def default_placement(view: View, side: str) -> str | None:
     cities = placement_cities(view, side)
     if not cities:
         return None
-    order = list(view.board.cities)
+    # the cities come in board order and ``min`` keeps the first of equals: the board
+    # order breaks ties without looking each city up in it (``list.index``)
+    board, held = view.board.cities, view.cities
     return min(
         cities,
-        key=lambda c: (not view.occupied(c), -view.board.cities[c].vp, -len(view.units_in(c)), order.index(c)),
+        key=lambda c: (not view.occupied(c), -board[c].vp, -len(held[c]["units"])),
     )
 
 
@@ -244,7 +246,7 @@ def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
     """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
     events: list[Event] = []
     final = View(work)
-    vp = {s: breakdown(final, s) for s in ("republic", "empire")}  # once per side: the total and the text
+    vp = breakdowns(final, ("republic", "empire"))  # once per side: the total and the text
     work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
         {
