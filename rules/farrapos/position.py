@@ -80,8 +80,8 @@ class View:
 
     What a question works out over the whole board (who holds each city, each
     side's cities and MU, where each MU is) is worked out once per View, on first
-    asking: a position changed afterwards must be read through a new View (issue
-    14: a resolution built about 14 Views and asked for each city hundreds of
+    asking: a position changed afterwards must be read through a new View (a
+    resolution once built about 14 Views and asked for each city hundreds of
     times)."""
 
     def __init__(self, position: Position, board: Board | None = None, sheet: CounterSheet | None = None):
