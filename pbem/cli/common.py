@@ -186,3 +186,13 @@ def _ruleset_or_usage(rules: str, scenario: str | None) -> Any:
         typer.echo(f"pbem: {exc}", err=True)
         raise typer.Exit(2) from None
     return ruleset
+
+
+def civil_disorder_words(value: str) -> str:
+    """A game's civil-disorder setting in words (``pbem new``, ``pbem game set``)."""
+    from pbem.referee import disorder
+
+    n = disorder.parse_threshold(value)
+    if n is None:
+        return "no civil disorder (a side missing its deadlines takes no action)"
+    return f"civil disorder after {n} missed deadline(s) in a row: the {disorder.BOT} bot plays the side"

@@ -11,7 +11,7 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.application import app
+from pbem.cli.application import registry as app
 from pbem.cli.common import _read, _signature_for, database, db_option, example, fail, is_stdout, refusals
 from pbem.cli.options import REFEREE_KEY, referee_key
 
