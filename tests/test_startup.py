@@ -138,8 +138,9 @@ RUNS: dict[str, list[Run] | str] = {
                 "--position",
                 str(next((w / "reports-1").glob("*.position.json"))),
             ],
-            # the rulesets found without importlib.metadata (and email, zipfile, csv with it)
-            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata"),
+            # the rulesets found without importlib.metadata (and email, zipfile, csv with it); the verdict's
+            # light half (pbem.referee.judging): neither the store nor the dice
+            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata", "pbem.store", "pbem.dice", "pbem.referee.verdict"),
         ),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],

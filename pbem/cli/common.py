@@ -57,7 +57,7 @@ def refusals() -> Iterator[None]:
 
 def domain_problems(exc: BaseException) -> list[str] | None:
     """The lines to print for a domain error; ``None`` for anything else."""
-    verdict = sys.modules.get("pbem.referee.verdict")
+    verdict = sys.modules.get("pbem.referee.judging")  # where Refused is (pbem.referee.verdict imports it)
     if verdict is not None and isinstance(exc, verdict.Refused):
         return list(exc.problems)
     known = tuple(getattr(sys.modules[module], name) for module, name in DOMAIN_ERRORS if module in sys.modules)
