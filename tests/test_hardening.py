@@ -479,7 +479,7 @@ def test_7_a_parse_past_its_time_limit_is_stopped(monkeypatch: pytest.MonkeyPatc
         return slow_parse(data)
 
     monkeypatch.setattr(limits, "TURN_FILE_PARSE_SECONDS", 0.2)
-    monkeypatch.setattr("pbem.referee.verdict.parse_turn_file", crawl)
+    monkeypatch.setattr("pbem.referee.judging.parse_turn_file", crawl)
     assert_refused(t, path, "reading the turn file took over 0.2 s, the limit; it was not read")
 
 

@@ -29,6 +29,8 @@ import typer.main
 from pbem import store
 from pbem.audit import archive
 from pbem.cli.application import app
+from pbem.cli.catalog import COMMANDS as COMMAND_TABLE
+from pbem.cli.catalog import MODULES
 from pbem.referee import intake, lifecycle, resolve
 from pbem.turnfiles import keys, sshsig
 from tests.support.imports import imports_of, offending
@@ -36,6 +38,9 @@ from tests.support.imports import imports_of, offending
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 
+COMMAND_MODULES = set(MODULES.values())
+"""The modules of pbem.cli that define commands: a command line imports the one of
+the command it names, and no other (a command line naming none, none of them)."""
 ORM = ("sqlalchemy", "sqlmodel", "pydantic", "pbem.store.orm")
 REPORTS = ("jinja2", "pbem.reports.render", "pbem.reports.assemble", "cairosvg")
 HEAVY = (*ORM, *REPORTS, "rich")
@@ -133,8 +138,9 @@ RUNS: dict[str, list[Run] | str] = {
                 "--position",
                 str(next((w / "reports-1").glob("*.position.json"))),
             ],
-            # the rulesets found without importlib.metadata (and email, zipfile, csv with it)
-            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata"),
+            # the rulesets found without importlib.metadata (and email, zipfile, csv with it); the verdict's
+            # light half (pbem.referee.judging): neither the store nor the dice
+            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata", "pbem.store", "pbem.dice", "pbem.referee.verdict"),
         ),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
@@ -277,6 +283,7 @@ def test_each_command_imports_only_what_it_uses(world: Path, tmp_path: Path, com
     assert result.returncode == run.exit_code, errors
     assert "pbem.cli" in modules
     assert offending(modules, run.forbidden) == [], f"pbem {' '.join(run.args(here))} imported what it does not use"
+    assert modules & COMMAND_MODULES == {MODULES[command]}  # its own command module, no other
 
 
 HELP_DRIVER = """
@@ -370,9 +377,7 @@ def test_a_command_line_builds_only_its_command(
     monkeypatch.setattr(sys, "argv", ["pbem", "sgin"])
     with pytest.raises(SystemExit):
         cli_app.main()
-    assert len(built) == len(cli_app.app.registered_commands) + sum(
-        len(g.typer_instance.registered_commands) for g in cli_app.app.registered_groups
-    )  # type: ignore[union-attr]
+    assert built == [c.name for c in COMMAND_TABLE]  # the list of commands, from the table
     assert "Did you mean 'sign'?" in capsys.readouterr().err
 
 
@@ -451,3 +456,46 @@ def test_a_warm_rules_data_cache_parses_no_toml(world: Path, tmp_path: Path) -> 
         assert result.returncode == 0, result.stderr[-2000:]
         runs.append({line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines() if "import time:" in line})
     assert "tomllib" in runs[0] and "tomllib" not in runs[1]
+
+
+def test_the_table_of_commands_is_the_commands() -> None:
+    """pbem/cli/catalog.py, which the list of commands is made from without importing
+    any command module, says what the modules define: each command's name, its
+    module, the first paragraph of its help (all the list shows of it), in the
+    order the whole application lists them."""
+    group = typer.main.get_command(app)
+    modules: dict[str, str] = {}
+    for info in app.registered_commands:
+        assert info.callback is not None
+        modules[typer.main.get_command_name(info.callback.__name__) if info.name is None else info.name] = (
+            info.callback.__module__
+        )
+    for group_info in app.registered_groups:
+        assert group_info.typer_instance is not None and group_info.name is not None
+        callbacks = [c.callback for c in group_info.typer_instance.registered_commands if c.callback is not None]
+        modules[group_info.name] = callbacks[0].__module__
+    listed = []
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        first = (command.help or "").split("\n\n", 1)[0]
+        assert command.short_help is None and not command.hidden and not command.deprecated, name
+        listed.append((name, modules[name], " ".join(first.split())))
+    assert [tuple(c) for c in COMMAND_TABLE] == listed
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--version"], [], ["sgin"], ["--db", "x.db", "--help"]],
+    ids=["help", "version", "none", "unknown", "db"],
+)
+def test_a_command_line_naming_no_command_imports_no_command_module(tmp_path: Path, args: list[str]) -> None:
+    result, modules = imports_of(args, tmp_path)
+    assert "Usage:" in result.stdout + result.stderr or result.stdout.startswith("pbem ")
+    assert "pbem.cli" in modules
+    assert modules & COMMAND_MODULES == set()
+
+
+@pytest.mark.parametrize("name", [c.name for c in COMMAND_TABLE])
+def test_a_commands_help_imports_its_module_alone(tmp_path: Path, name: str) -> None:
+    result, modules = imports_of([name, "--help"], tmp_path)
+    assert result.returncode == 0 and "Usage:" in result.stdout, result.stderr[-2000:]
+    assert modules & COMMAND_MODULES == {MODULES[name]}

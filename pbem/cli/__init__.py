@@ -3,26 +3,25 @@ library function, prints, and turns domain errors into one line per problem on
 stderr with exit status 1 (usage errors exit 2, from Typer).
 
 - :mod:`pbem.cli.application`: the application, its global options, building only the named command;
+- :mod:`pbem.cli.catalog`: every command's name, module and help, for the list of commands;
 - :mod:`pbem.cli.common`: errors to one line, the database, reading an input;
 - :mod:`pbem.cli.options`: option sets written once;
 - :mod:`pbem.cli.player`, :mod:`pbem.cli.referee`, :mod:`pbem.cli.records`, :mod:`pbem.cli.absence`: the
   commands, grouped by who runs them;
 - :mod:`pbem.cli.values`, :mod:`pbem.cli.progress`: values without pydantic; progress bars.
+
+A command line imports only the module of the command it names (``main``);
+``app``, the whole application, imports every command module on first use.
 """
 
-from pbem.cli import (  # noqa: F401  (each registers its commands)
-    absence,
-    config,
-    hooks,
-    new_game,
-    player,
-    records,
-    referee,
-    rulesets,
-    service,
-)
-from pbem.cli.application import app, app_for, in_help_order, main
+import typer
 
-in_help_order()
+from pbem.cli.application import app_for, main, whole
 
 __all__ = ["app", "app_for", "main"]
+
+
+def __getattr__(name: str) -> typer.Typer:
+    if name == "app":
+        return whole()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pbem.cli.application import app
+from pbem.cli.application import registry as app
 from pbem.cli.common import database, example, refusals
 from pbem.cli.options import REFEREE_KEY, referee_key
 

@@ -25,6 +25,7 @@ import typer.main
 import typer.models
 
 from pbem import __version__
+from pbem.cli.catalog import COMMANDS, MODULES
 from pbem.cli.values import conventional_help, convert_plainly
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class _Pbem(typer.core.TyperGroup):
         return command
 
 
-app = typer.Typer(
+registry = typer.Typer(
     name="pbem",
     cls=_Pbem,
     help="A play-by-email referee for board wargames: signed turn files, auditable dice, reports.",
@@ -117,6 +118,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+"""What the command modules register their commands on (``from pbem.cli.application import
+registry as app``); ``app`` is the whole application, every command module imported."""
 
 
 _state: dict[str, Any] = {"db": None, "config": None, "settings": None}
@@ -128,7 +131,7 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@registry.callback()
 def _main(
     db: Annotated[
         Optional[str],
@@ -163,55 +166,62 @@ def _name(command: "typer.models.CommandInfo | typer.models.TyperInfo") -> str |
     return typer.main.get_command_name(command.callback.__name__) if command.callback else None
 
 
+def _register(module: str) -> None:
+    """Import ``module`` (a command module registers its commands when imported).
+    ``__import__`` rather than ``importlib.import_module``: the import statement's
+    path, the one ``python -X importtime`` reports (tests/test_startup.py reads it)."""
+    __import__(module)
+
+
+def whole() -> typer.Typer:
+    """The whole application: every command module imported (each registers its
+    commands), the commands in the order ``pbem --help`` lists them."""
+    for module in dict.fromkeys(MODULES.values()):
+        _register(module)
+    in_help_order()
+    return registry
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``, the whole application, on first use: a command line imports only the
+    module of the command it names (:func:`app_for`)."""
+    if name == "app":
+        return whole()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def app_for(args: list[str]) -> typer.Typer:
     """The application that runs ``pbem ARGS``: when they name a command, one with
-    that command alone.  Typer builds every registered command (its signature,
-    help and parameters) before it runs one, about a fifth of ``pbem sign``'s
-    start-up; ``--help`` and a command line that names no known command get the
-    whole application (its list of commands, Click's "did you mean")."""
-    registered: list[typer.models.CommandInfo | typer.models.TyperInfo] = [
-        *app.registered_commands,
-        *app.registered_groups,
-    ]
-    at = command_index(args, {n for n in map(_name, registered) if n is not None})
+    that command alone, only its module imported.  Typer builds every registered
+    command (its signature, help and parameters) before it runs one, about a fifth
+    of ``pbem sign``'s start-up; ``--help`` and a command line that names no known
+    command get the list of commands (:func:`listing`, Click's "did you mean"), and
+    one with ``--`` before any command the whole application."""
+    at = command_index(args, MODULES)
     if at is None:
-        return app if "--" in args else listing(app)
-    one = copy.copy(app)
-    one.registered_commands = [c for c in app.registered_commands if _name(c) == args[at]]
-    one.registered_groups = [g for g in app.registered_groups if _name(g) == args[at]]
+        return whole() if "--" in args else listing()
+    _register(MODULES[args[at]])
+    one = copy.copy(registry)
+    one.registered_commands = [c for c in registry.registered_commands if _name(c) == args[at]]
+    one.registered_groups = [g for g in registry.registered_groups if _name(g) == args[at]]
     return one
 
 
-def _listed(command: typer.models.CommandInfo) -> typer.models.CommandInfo:
-    """``command`` as the list of commands shows it: its name, help, short help,
-    deprecation and visibility, and no parameters to build."""
-    callback = command.callback
-
-    def no_parameters() -> None:  # pragma: no cover (never run: no command is named)
-        pass
-
-    no_parameters.__doc__ = callback.__doc__ if callback is not None else None
-    listed = copy.copy(command)
-    listed.name = _name(command)
-    listed.callback = no_parameters
-    return listed
+def _no_parameters() -> None:  # pragma: no cover (never run: no command is named)
+    pass
 
 
-def listing(application: typer.Typer) -> typer.Typer:
-    """``application`` for a command line that names none of its commands
-    (``--help``, ``--version``, no arguments, an unknown name): each command without
-    its parameters, which only its own run or ``--help`` needs.  Building every
-    command's parameters was a quarter of ``pbem --help``; its text is the same
-    (tests/test_startup.py compares them)."""
-    listed = copy.copy(application)
-    listed.registered_commands = [_listed(c) for c in application.registered_commands]
-    groups = []
-    for group in application.registered_groups:
-        group = copy.copy(group)
-        if group.typer_instance is not None:
-            group.typer_instance = listing(group.typer_instance)
-        groups.append(group)
-    listed.registered_groups = groups
+def listing() -> typer.Typer:
+    """The application for a command line that names none of its commands
+    (``--help``, ``--version``, no arguments, an unknown name): each command by its
+    name and help from :data:`pbem.cli.catalog.COMMANDS`, without its parameters and
+    without importing its module, which only its own run or ``--help`` needs.  Its
+    text is the whole application's (tests/test_startup.py compares them)."""
+    listed = copy.copy(registry)
+    listed.registered_commands = [
+        typer.models.CommandInfo(c.name, callback=_no_parameters, help=c.help) for c in COMMANDS
+    ]
+    listed.registered_groups = []
     return listed
 
 
@@ -219,51 +229,13 @@ def main() -> None:
     app_for(sys.argv[1:])()
 
 
-HELP_ORDER = (
-    "keygen",
-    "new",
-    "status",
-    "orders",
-    "check",
-    "sign",
-    "submit",
-    "process",
-    "dice",
-    "export",
-    "audit",
-    "extend",
-    "rollback",
-    "case",
-    "report",
-    "demo",
-    "ingest",
-    "send",
-    "tick",
-    "serve",
-    "games",
-    "player",
-    "observer",
-    "site",
-    "tables",
-    "table",
-    "rules",
-    "conformance",
-    "outbox",
-    "game",
-    "pause",
-    "resume",
-    "vacation",
-)
-"""The order ``pbem --help`` lists the commands in (the modules of pbem.cli register
-them by who runs them); a command not named here comes after these."""
-
-
 def in_help_order() -> None:
-    """Order the registered commands as :data:`HELP_ORDER` says."""
+    """Order the registered commands as :data:`pbem.cli.catalog.COMMANDS` lists them
+    (a command not there comes after these)."""
+    order = {c.name: i for i, c in enumerate(COMMANDS)}
 
     def key(command: typer.models.CommandInfo | typer.models.TyperInfo) -> int:
-        name = _name(command)
-        return HELP_ORDER.index(name) if name in HELP_ORDER else len(HELP_ORDER)
+        return order.get(_name(command) or "", len(order))
 
-    app.registered_commands.sort(key=key)
-    app.registered_groups.sort(key=key)
+    registry.registered_commands.sort(key=key)
+    registry.registered_groups.sort(key=key)

@@ -57,7 +57,7 @@ def refusals() -> Iterator[None]:
 
 def domain_problems(exc: BaseException) -> list[str] | None:
     """The lines to print for a domain error; ``None`` for anything else."""
-    verdict = sys.modules.get("pbem.referee.verdict")
+    verdict = sys.modules.get("pbem.referee.judging")  # where Refused is (pbem.referee.verdict imports it)
     if verdict is not None and isinstance(exc, verdict.Refused):
         return list(exc.problems)
     known = tuple(getattr(sys.modules[module], name) for module, name in DOMAIN_ERRORS if module in sys.modules)
@@ -186,3 +186,13 @@ def _ruleset_or_usage(rules: str, scenario: str | None) -> Any:
         typer.echo(f"pbem: {exc}", err=True)
         raise typer.Exit(2) from None
     return ruleset
+
+
+def civil_disorder_words(value: str) -> str:
+    """A game's civil-disorder setting in words (``pbem new``, ``pbem game set``)."""
+    from pbem.referee import disorder
+
+    n = disorder.parse_threshold(value)
+    if n is None:
+        return "no civil disorder (a side missing its deadlines takes no action)"
+    return f"civil disorder after {n} missed deadline(s) in a row: the {disorder.BOT} bot plays the side"

@@ -8,7 +8,8 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.application import _Pbem, _state, app
+from pbem.cli.application import _Pbem, _state
+from pbem.cli.application import registry as app
 from pbem.cli.common import db_option, example, settings
 
 config_app = typer.Typer(

@@ -7,7 +7,8 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.application import _Pbem, app
+from pbem.cli.application import _Pbem
+from pbem.cli.application import registry as app
 from pbem.cli.common import database, example, fail, refusals
 
 hook_app = typer.Typer(

@@ -14,10 +14,11 @@ if TYPE_CHECKING:
     from pbem.referee.deadlines import Clock
     from pbem.store import GameState
 
-from pbem.cli.application import app
+from pbem.cli.application import registry as app
 from pbem.cli.common import (
     _pairs,
     _read,
+    civil_disorder_words,
     db_option,
     example,
     refusals,
@@ -183,12 +184,3 @@ def _print_created(created: "GameState", clock: "Clock | None", tables: "Mapping
             typer.echo(f"house table: {name} (sha256 {house_tables.digest(played[name])})")
         else:
             typer.echo(f"table {name}: the same as the shipped table (not a house table)")
-
-
-def civil_disorder_words(value: str) -> str:
-    from pbem.referee import disorder
-
-    n = disorder.parse_threshold(value)
-    if n is None:
-        return "no civil disorder (a side missing its deadlines takes no action)"
-    return f"civil disorder after {n} missed deadline(s) in a row: the {disorder.BOT} bot plays the side"

@@ -11,7 +11,7 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.application import app
+from pbem.cli.application import registry as app
 from pbem.cli.common import _read, _signature_for, database, db_option, example, fail, is_stdout, refusals
 from pbem.cli.options import REFEREE_KEY, referee_key
 
@@ -149,21 +149,23 @@ def check(
     ] = None,
 ) -> None:
     """Parse and validate a turn file against the game's current position; stores nothing."""
-    from pbem import store
-    from pbem.referee import verdict
     from pbem.turnfiles.envelope import MAX_TURN_FILE_BYTES
 
     with refusals():
         data = _read(file, MAX_TURN_FILE_BYTES + 16 * 1024)
-        if position is not None:
+        if position is not None:  # offline: neither the store nor the dice (pbem.referee.judging)
+            from pbem.referee import judging
             from pbem.turnfiles import position_file
 
             try:
                 kept = position_file.load(position_file.read(position), str(position))
             except position_file.PositionFileError as exc:
                 fail(str(exc))
-            checked = verdict.check_offline(data, _signature_for(file, sig), kept)
+            checked = judging.check_offline(data, _signature_for(file, sig), kept)
         else:
+            from pbem import store
+            from pbem.referee import verdict
+
             try:
                 db = database()
             except store.NoDatabase:

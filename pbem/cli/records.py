@@ -12,7 +12,7 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.application import app
+from pbem.cli.application import registry as app
 from pbem.cli.common import _pairs, database, example, fail, is_stdout, refusals, write_output
 
 if TYPE_CHECKING:

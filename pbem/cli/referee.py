@@ -19,17 +19,18 @@ if TYPE_CHECKING:
     from pbem.referee.resolve import ProcessOutcome
     from pbem.store.sql import Tx
 
-from pbem.cli.application import _Pbem, app
+from pbem.cli.application import _Pbem
+from pbem.cli.application import registry as app
 from pbem.cli.common import (
     _read,
     _with_progress,
+    civil_disorder_words,
     database,
     db_option,
     example,
     fail,
     refusals,
 )
-from pbem.cli.new_game import civil_disorder_words
 from pbem.cli.options import REFEREE_KEY, referee_key
 
 PLAYER_ZONE_HELP = "The player's own time zone for deadlines (IANA name)."

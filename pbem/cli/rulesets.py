@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pbem.cli.application import app
+from pbem.cli.application import registry as app
 from pbem.cli.common import _ruleset_or_usage, example, fail
 
 

@@ -14,7 +14,8 @@ import typer.models
 if TYPE_CHECKING:
     from pbem.mail.readers import IngestSummary
 
-from pbem.cli.application import _Pbem, app
+from pbem.cli.application import _Pbem
+from pbem.cli.application import registry as app
 from pbem.cli.common import _log_line, database, example, fail, refusals, settings
 from pbem.cli.options import (
     _BACKOFF,
