@@ -618,7 +618,7 @@ def main(argv: list[str] | None = None) -> int:
         "--worker-games",
         type=int,
         default=1000,
-        help="ready games for process --all --jobs N (default 1000, as the issue measured)",
+        help="ready games for process --all --jobs N (default 1000, a referee's batch)",
     )
     parser.add_argument(
         "--runs", type=int, default=5, help="runs of each whole command (default 5), and of each worker count (3)"
