@@ -802,3 +802,35 @@ def test_mail_of_25000_parts_is_refused_before_parsing(monkeypatch: pytest.Monke
     assert not whole  # never parsed whole
     assert read.problems and "over 1000 MIME parts: not read" in read.problems[0]
     assert read.sender == "a@example.org" and read.message_id == "<p@example.org>"
+
+
+@pytest.mark.parametrize(
+    ("path", "mutation"),
+    [
+        (("format",), {"k": None}),
+        (("final", "result"), {"k": None}),
+        (("set_aside", 0, "resolutions", 0, "label"), "delete"),
+        (("set_aside", 0, "resolutions", 0, "label"), {"k": None}),
+    ],
+)
+def test_archive_fields_the_fuzz_found_end_in_one_line(
+    played_archive: dict, tmp_path: Path, path: tuple, mutation: object
+) -> None:
+    """The cases the fuzzing above once found: a value read from the archive is
+    shown as JSON (never Python's notation), and a set-aside resolution's label is
+    checked or done without."""
+    import copy
+
+    archive = copy.deepcopy(played_archive)
+    parent = archive
+    for step in path[:-1]:
+        parent = parent[step]
+    if mutation == "delete":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = mutation
+    code, err = _audit_archive_file(tmp_path, archive)
+    assert code in (0, 1), err
+    assert not PYTHON_WORDS.search(err), err
+    if code == 1:
+        assert len(err.strip().splitlines()) == 1, err

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pbem import limits, paths, store
+from pbem.audit.errors import shown
 from pbem.dice import chains as dice_chains
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
@@ -289,8 +290,6 @@ def load(path: Path) -> dict[str, Any]:
             f"archive {path} holds {len(resolutions)} resolutions, over the limit of {MAX_ARCHIVE_RESOLUTIONS}"
         )
     if not isinstance(archive, dict) or archive.get("format") != ARCHIVE_FORMAT:
-        raise ValueError(
-            f"{path} is not a {ARCHIVE_FORMAT} archive (format: "
-            f"{archive.get('format') if isinstance(archive, dict) else None!r})"
-        )
+        found = archive.get("format") if isinstance(archive, dict) else None
+        raise ValueError(f"{path} is not a {ARCHIVE_FORMAT} archive (format: {shown(found)})")
     return archive

@@ -22,6 +22,7 @@ class ShapeError(ValueError):
 # leading "?" on a type name allows null), or a one-element list (a list of that).
 _RESOLUTION: dict[str, Any] = {
     "k": "int",
+    "label?": "str",
     "reveal": "hex",
     "previous_state_hash?": "hex",
     "nmr?": ["str"],

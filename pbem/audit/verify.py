@@ -24,7 +24,7 @@ from typing import Any
 
 from pbem import dice as dicev1
 from pbem.audit import civil, ledger_check, shape
-from pbem.audit.errors import AuditFailure
+from pbem.audit.errors import AuditFailure, shown
 from pbem.audit.secrets import all_resolutions, archive_chains, leaked_secrets
 from pbem.dice import chains as dice_chains
 from pbem.referee.ledger import LedgerError
@@ -143,7 +143,10 @@ def _audit(archive: dict[str, Any]) -> AuditSummary:
     if bool(final["over"]) != (outcome is not None) or json.dumps(final["result"], sort_keys=True) != json.dumps(
         want, sort_keys=True
     ):
-        raise AuditFailure(f"final result: replay gives {want}, archive says {final['result']} (over={final['over']})")
+        raise AuditFailure(
+            f"final result: replay gives {shown(want)}, archive says {shown(final['result'])} "
+            f"(over={shown(final['over'])})"
+        )
     return AuditSummary(
         game=game["id"],
         resolutions=len(archive.get("resolutions", [])),
@@ -293,7 +296,7 @@ def _check_rolls(game_id: str, resolutions: _Resolutions) -> tuple[int, dict[int
             if value != roll["value"]:
                 raise AuditFailure(
                     f"resolution {res['k']}, roll {i} ({roll['purpose']}): d{roll['sides']} recomputes to "
-                    f"{value}, archive says {roll['value']}"
+                    f"{value}, archive says {shown(roll['value'])}"
                 )
             rolls += 1
     return rolls, dice_keys
@@ -318,7 +321,7 @@ def _opening_position(archive: dict[str, Any], ruleset: Ruleset) -> tuple[Positi
     initial = archive["initial_state_hash"]
     if position_hash(position) != initial:
         played = f" with house tables {', '.join(sorted(tables))}" if tables else " with the shipped tables"
-        raise AuditFailure(f"set-up: position hash {position_hash(position)}{played}, archive says {initial}")
+        raise AuditFailure(f"set-up: position hash {position_hash(position)}{played}, archive says {shown(initial)}")
     return position, tables
 
 
@@ -405,13 +408,15 @@ def _check_replay(res: dict[str, Any], stream: dicev1.DiceStream, result: Resolu
         raise AuditFailure(f"resolution {res['k']}: replayed events differ from the archive's")
     new_hash = position_hash(result.position)
     if new_hash != res["state_hash"]:
-        raise AuditFailure(f"resolution {res['k']}: replay gives position {new_hash}, archive says {res['state_hash']}")
+        raise AuditFailure(
+            f"resolution {res['k']}: replay gives position {new_hash}, archive says {shown(res['state_hash'])}"
+        )
 
 
 def _rollback_notes(archive: dict[str, Any]) -> tuple[str, ...]:
     return tuple(
         f"to resolution {g['to']} at {g.get('at', '?')}: set aside "
-        + ", ".join(f"{r['k']} ({r['label']})" for r in g.get("resolutions", []))
+        + ", ".join(f"{r['k']} ({r.get('label', 'no label')})" for r in g.get("resolutions", []))
         for g in archive.get("set_aside", [])
     )
 
