@@ -10,17 +10,39 @@ counts, never times.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import random
+import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pbem import limits, store
+from pbem.dice import DiceStream
 from pbem.referee import intake, lifecycle
-from pbem.rules.furor_barbarus import ruleset
+from pbem.rules import find_ruleset
+from pbem.rules.furor_barbarus import maps, ruleset
+from pbem.rules.furor_barbarus.hexgrid import Hex
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.names import NameTable
 from pbem.turnfiles import keys, sshsig
+
+
+def _first_play_turn() -> tuple[Any, str, Any, DiceStream]:
+    """The first play resolution of a random bot game of Vouille: position, side, orders, dice."""
+    rules = find_ruleset("furor-barbarus")
+    position = rules.setup("vouille", [])
+    for n in range(60):
+        due = rules.due(position)
+        orders = {s: rules.parse_orders(rules.bot_orders(position, s, "random", random.Random(n)))[0] for s in due}
+        dice = hashlib.sha256(b"%d" % n).digest()
+        if position["phase"] == "play":
+            return position, due[0], orders[due[0]], DiceStream(dice)
+        position = rules.resolve(position, orders, DiceStream(dice)).position
+    raise AssertionError("no play resolution")
 
 
 def _vouille(tmp_path: Path) -> tuple[store.Database, dict[str, keys.PrivateKey]]:
@@ -67,3 +89,52 @@ def test_the_unit_name_table_is_built_before_the_orders_time_limit(
     assert [(b, a) for what, b, a in entered if what == "the orders"] == [(1, 1)]
     assert len(built) == 1
     engine.dispose()
+
+
+def _python_calls(action: Any, where: str) -> Counter[str]:
+    """The Python functions of module files ending in ``where`` that ``action`` calls, by name."""
+    calls: Counter[str] = Counter()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename.endswith(where):
+            calls[frame.f_code.co_name] += 1
+
+    sys.setprofile(profile)
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def test_a_battlefield_reads_its_units_without_a_call() -> None:
+    """``Battlefield.units`` was a property: a Python call at each of the
+    thousands of reads of a resolution (``exists`` alone read it three times)."""
+    rules = find_ruleset("furor-barbarus")
+    position, side, orders, dice = _first_play_turn()
+    calls = _python_calls(lambda: rules.resolve(position, {side: orders}, dice), "furor_barbarus/battlefield.py")
+    assert calls["exists"] > 10 and calls["units"] == 0, calls
+
+
+def test_forgetting_cached_zones_calls_nothing_per_key() -> None:
+    """A unit's move forgot the cached enemy zones through ``side_of`` and
+    ``enemies``, two calls for each cached key at each step."""
+    rules = find_ruleset("furor-barbarus")
+    position, side, orders, dice = _first_play_turn()
+    calls = _python_calls(lambda: rules.resolve(position, {side: orders}, dice), "furor_barbarus/battlefield.py")
+    assert calls["touched"] > 10 and calls["enemies"] < calls["touched"], calls
+
+
+def test_a_hex_s_neighbours_inside_the_map_need_no_generator() -> None:
+    """A hex's neighbours (worked out once per hex and process, and a fresh
+    process meets some forty new hexes a resolution) were six f-strings through a
+    generator; a hex with all six on the map now adds a step to ``CCRR``: the same
+    hexes in the same order as the hex objects say, on every hex of several maps."""
+    for columns, rows in ((30, 20), (25, 17), (3, 3), (2, 2), (99, 99)):
+        for col in range(1, columns + 1):
+            for row in range(1, rows + 1):
+                h = f"{col:02d}{row:02d}"
+                want = tuple(str(n) for n in Hex(col, row).neighbours() if 1 <= n.col <= columns and 1 <= n.row <= rows)
+                assert maps._neighbours.__wrapped__(h, columns, rows) == want, h
+    calls = _python_calls(lambda: maps._neighbours.__wrapped__("1010", 30, 20), "furor_barbarus/maps.py")
+    assert sum(calls.values()) == 1, calls
