@@ -10,6 +10,7 @@ counts, never times.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import random
 import sys
@@ -24,7 +25,7 @@ from pbem import limits, store
 from pbem.dice import DiceStream
 from pbem.referee import intake, lifecycle
 from pbem.rules import find_ruleset
-from pbem.rules.furor_barbarus import maps, ruleset
+from pbem.rules.furor_barbarus import maps, ruleset, zones_of_control
 from pbem.rules.furor_barbarus.hexgrid import Hex
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.names import NameTable
@@ -138,3 +139,33 @@ def test_a_hex_s_neighbours_inside_the_map_need_no_generator() -> None:
                 assert maps._neighbours.__wrapped__(h, columns, rows) == want, h
     calls = _python_calls(lambda: maps._neighbours.__wrapped__("1010", 30, 20), "furor_barbarus/maps.py")
     assert sum(calls.values()) == 1, calls
+
+
+def test_the_enemy_zone_is_worked_out_from_the_units_entries() -> None:
+    """Working out a side's enemy zone called on_map, enemies, side_of,
+    exerts_zoc, counter and hex_of for each unit; now it reads the units' entries.
+    The zone is the one the unit-by-unit rule gives."""
+    rules = find_ruleset("furor-barbarus")
+    position, side, _, _ = _first_play_turn()
+    field = rules.field(position)
+    calls = _python_calls(lambda: zones_of_control.enemy_zoc(field, side), "furor_barbarus/battlefield.py")
+    assert sum(calls.values()) == 1 and calls["cached"] == 1, calls
+    by_unit: set[str] = set()
+    for u in field.on_map():
+        if field.enemies(side, field.side_of(u)) and zones_of_control.exerts_zoc(field, u):
+            by_unit |= field.game_map.zoc_reach(field.hex_of(u) or "")
+    assert zones_of_control.enemy_zoc(field, side) == by_unit and by_unit
+
+
+def test_a_hex_s_zoc_reach_asks_no_river_question_per_neighbour() -> None:
+    """A hex's ZOC reach (once per hex and process) asked river_between, hexside
+    and side_key for each neighbour; now it reads the hexsides itself, and agrees
+    with river_between on every hex of every scenario's map."""
+    rules = find_ruleset("furor-barbarus")
+    for scenario in ("vouille", "soissons", "tolbiac", "campus-mauriacus"):
+        field = rules.field(rules.setup(scenario, []))
+        gm = dataclasses.replace(field.game_map)  # a copy with no tables kept yet
+        calls = _python_calls(lambda gm=gm: [gm.zoc_reach(h) for h in gm.all_hexes()], "furor_barbarus/maps.py")
+        assert calls["river_between"] == 0 and calls["hexside"] == 0, calls
+        for h in gm.all_hexes():
+            assert gm.zoc_reach(h) == {n for n in gm.neighbours(h) if not gm.river_between(h, n)}, (scenario, h)

@@ -66,7 +66,13 @@ class GameMap:
         reach: dict[str, frozenset[str]] = self.__dict__.setdefault("_zoc_reach", {})
         found = reach.get(h)
         if found is None:
-            found = reach[h] = frozenset(n for n in self.neighbours(h) if not self.river_between(h, n))
+            sides = self.hexsides  # not river_between(h, n), without its three calls per neighbour
+            out = []
+            for n in _neighbours(h, self.columns, self.rows):
+                side = sides.get((h, n) if h <= n else (n, h))
+                if side is None or side.feature is not Feature.RIVER or side.bridged:
+                    out.append(n)
+            found = reach[h] = frozenset(out)
         return found
 
     def impassable_between(self, a: str, b: str) -> bool:
