@@ -323,6 +323,12 @@ class Ruleset(ABC):
         return value.in_words(side_title(value.winner) if value.winner else None, self.side_names_are_plural)
 
     # --- orders ----------------------------------------------------------------
+    def prepare_parsing(self) -> None:
+        """Load what every parse of orders needs, once per process (a table of
+        names, say), so that the referee's time limit on a turn file's orders
+        covers the parse alone and not this one-off load.  Default: nothing."""
+        return None
+
     @abstractmethod
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
         """Parse a turn file body (comments already allowed: ``#`` to end of line).

@@ -239,6 +239,7 @@ def judge(
                 f"for resolution {game.next_k}"
             ]
         )
+    ruleset.prepare_parsing()  # a one-off load per process, not the file's parse: outside its time limit
     try:
         with limits.time_limit(limits.TURN_FILE_PARSE_SECONDS, "the orders"):
             orders, problems = orders_of(ruleset, game.position, tf)

@@ -55,6 +55,8 @@ class Battlefield:
         dice: Dice | None = None,
     ) -> None:
         self.position = position
+        # the units' entries, an attribute (not a property: read thousands of times a resolution)
+        self.units: dict[str, dict[str, Any]] = position["units"]
         self.scenario = scenario
         self.game_map = game_map
         self.special = special
@@ -86,15 +88,17 @@ class Battlefield:
             self._cache.clear()
             self._where = None
             return
-        if not self._cache:
+        cache = self._cache
+        if not cache:
             return
-        side = self.side_of(uid)
+        side = str(self.units[uid]["side"])
         was = was_side or side
-        enemies = self.enemies
-        for key in list(self._cache):
-            keep = isinstance(key, tuple) and key[0] == "zoc" and not enemies(key[1], side) and not enemies(key[1], was)
-            if not keep:
-                del self._cache[key]
+        for key in list(cache):
+            if isinstance(key, tuple) and key[0] == "zoc":  # kept unless ``uid`` was or is an enemy of key[1]
+                s = key[1]
+                if (s == side or NEUTRAL == s or NEUTRAL == side) and (s == was or NEUTRAL == s or NEUTRAL == was):
+                    continue
+            del cache[key]
 
     def cached(self, key: object, compute: Any) -> Any:
         if key not in self._cache:
@@ -102,10 +106,6 @@ class Battlefield:
         return self._cache[key]
 
     # --- reading -------------------------------------------------------------
-    @property
-    def units(self) -> dict[str, dict[str, Any]]:
-        return self.position["units"]
-
     @property
     def turn(self) -> int:
         return int(self.position["turn"])

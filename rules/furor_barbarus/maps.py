@@ -66,7 +66,13 @@ class GameMap:
         reach: dict[str, frozenset[str]] = self.__dict__.setdefault("_zoc_reach", {})
         found = reach.get(h)
         if found is None:
-            found = reach[h] = frozenset(n for n in self.neighbours(h) if not self.river_between(h, n))
+            sides = self.hexsides  # not river_between(h, n), without its three calls per neighbour
+            out = []
+            for n in _neighbours(h, self.columns, self.rows):
+                side = sides.get((h, n) if h <= n else (n, h))
+                if side is None or side.feature is not Feature.RIVER or side.bridged:
+                    out.append(n)
+            found = reach[h] = frozenset(out)
         return found
 
     def impassable_between(self, a: str, b: str) -> bool:
@@ -107,6 +113,7 @@ def _offsets(col: int) -> tuple[tuple[int, int], ...]:
 
 
 _OFFSETS = (_offsets(10), _offsets(11))  # even columns, odd columns
+_STEPS = tuple(tuple(dc * 100 + dr for dc, dr in steps) for steps in _OFFSETS)  # the same, on ``CCRR`` as a number
 
 
 @functools.lru_cache(maxsize=8192)
@@ -116,6 +123,10 @@ def _neighbours(h: str, columns: int, rows: int) -> tuple[str, ...]:
     if len(h) != 4 or not h.isdigit():
         h = str(Hex.parse(h))  # raises HexError as before, or reads " 0907" as before
     col, row = int(h[:2]), int(h[2:])
+    if 1 < col < columns and 1 < row < rows:  # all six on the map: each is ``CCRR`` plus a step
+        n = col * 100 + row
+        a, b, c, d, e, f = _STEPS[col & 1]
+        return (f"{n + a:04d}", f"{n + b:04d}", f"{n + c:04d}", f"{n + d:04d}", f"{n + e:04d}", f"{n + f:04d}")
     return tuple(
         f"{col + dc:02d}{row + dr:02d}"
         for dc, dr in _OFFSETS[col & 1]

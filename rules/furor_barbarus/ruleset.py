@@ -241,6 +241,11 @@ class FurorBarbarus(Ruleset):
         return Outcome.from_json(position.get("outcome"))
 
     # --- orders -------------------------------------------------------------------
+    def prepare_parsing(self) -> None:
+        """The unit-name table every parse looks names up in (every unit of every
+        scenario, folded: built once per process, then kept)."""
+        _ = self.unit_names
+
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
         names = self.unit_names
         return parse_order_lines(text, lambda line: Order.parse(line, names))

@@ -7,7 +7,8 @@ a river hexside unless a bridge (or a road) crosses it.
 
 from __future__ import annotations
 
-from pbem.rules.furor_barbarus.battlefield import NEUTRAL, Battlefield
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, NEUTRAL, Battlefield
+from pbem.rules.furor_barbarus.counters import UnitType
 
 
 def exerts_zoc(field: Battlefield, uid: str) -> bool:
@@ -30,12 +31,19 @@ def enemy_zoc(field: Battlefield, side: str) -> frozenset[str]:
     """Every hex in the ZOC of an enemy of ``side`` (cached until a unit moves)."""
 
     def compute() -> frozenset[str]:
+        # every unit on the map that is an enemy of ``side`` and exerts a ZOC (exerts_zoc),
+        # read from the units' entries: four calls a unit made this a resolution's largest loop
         out: set[str] = set()
-        for u in field.on_map():
-            if field.enemies(side, field.side_of(u)) and exerts_zoc(field, u):
-                h = field.hex_of(u)
-                assert h is not None
-                out.update(field.game_map.zoc_reach(h))
+        if side == NEUTRAL:
+            return frozenset(out)
+        counters = field.scenario.counters
+        zoc_reach = field.game_map.zoc_reach
+        for u, s in field.units.items():
+            h = s["hex"]
+            if s["status"] == ACTIVE and h is not None:
+                us = s["side"]
+                if us != side and us != NEUTRAL and counters[u].type is not UnitType.BAGGAGE:
+                    out.update(zoc_reach(h))
         return frozenset(out)
 
     return field.cached(("zoc", side), compute)
