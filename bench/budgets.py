@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import hashlib
 import json
 import os
 import shutil
@@ -39,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+import pbem.dice
 from pbem import store
 from pbem.referee import intake, lifecycle, resolve
 from pbem.reports import assemble
@@ -185,15 +187,29 @@ def checkpointed(db: Path) -> None:
             raise RuntimeError(f"{extra} is not empty after a checkpoint")
 
 
+def kept_key(side: str) -> tuple[Path, Path]:
+    """The side's key pair, made on first use and kept in ``bench/work/keys-budgets``, so that
+    every run signs with the same keys (with the dice seeds fixed, every run plays
+    the same games and writes the same reports)."""
+    folder = HERE / "work" / "keys-budgets"
+    private, public = folder / side, folder / f"{side}.pub"
+    if not (private.is_file() and public.is_file()):
+        folder.mkdir(parents=True, exist_ok=True)
+        private, public = keys.generate_ed25519(side, folder)
+    return private, public
+
+
 def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
     """A database of ``count`` games of ``game`` played by the bots until resolution
     ``game.at`` is the next, and a folder of every awaited side's signed turn file."""
     folder.mkdir(parents=True)
     signers, public = {}, {}
     for side in game.sides:
-        private, pub = keys.generate_ed25519(side, folder)
+        private, pub = kept_key(side)
         signers[side] = keys.load_private_key(private)
         public[side] = pub.read_text(encoding="utf-8").strip()
+    seeds = iter(range(10**9))  # the same dice in every run, and g0 alike in both databases
+    pbem.dice.new_seed = lambda: hashlib.sha256(b"budgets %d" % next(seeds)).digest()  # type: ignore[assignment]
     db = folder / "referee.db"
     engine = store.create_database(db)
     for n in range(count):
