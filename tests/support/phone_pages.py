@@ -130,11 +130,12 @@ def measure(tmp: Path, pages: list[Path], width: int) -> list[Measured]:
     )
     m = re.search(r'<pre id="pbem-phone">(.+?)</pre>', result.stdout, re.S)
     assert m, f"the pages did not all load in Chromium ({width} px):\n{result.stderr[-2000:]}"
-    return [
-        Measured(r["page"], r["width"], r["scrollWidth"], r.get("wider", []), r.get("closeUp"))
+    measured = {
+        r["page"]: Measured(r["page"], r["width"], r["scrollWidth"], r.get("wider", []), r.get("closeUp"))
         for r in json.loads(html.unescape(m.group(1)))
         if not r.get("error") or _raise(r)
-    ]
+    }
+    return [measured[p.as_uri()] for p in pages]  # in the order asked, not the order the pages finished loading
 
 
 def _raise(r: dict) -> bool:
