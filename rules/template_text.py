@@ -18,28 +18,46 @@ TEMPLATE_WIDTH = 72
 def fit_comments(text: str, width: int = TEMPLATE_WIDTH) -> str:
     """Every comment line of ``text`` longer than ``width`` wrapped at spaces; the
     continuation lines stay comments, indented two more columns.  Other lines
-    are left as they are."""
+    are left as they are.  A line within ``width`` is kept without a look at
+    what it holds, and each long line is wrapped once per process (an order
+    template's long lines are mostly those of the template before it)."""
     out: list[str] = []
     for line in text.split("\n"):
-        match = re.match(r"^(#\s*)(.*)$", line)
-        if len(line) <= width or match is None:
+        if len(line) <= width:
             out.append(line)
             continue
-        lead, words = match.group(1), match.group(2)
-        if _PLAIN_WORDS.fullmatch(words):
-            out.extend(_wrap_words(words.split(" "), width, lead, lead + "  "))
-        else:
-            out.extend(
-                textwrap.wrap(
-                    words,
-                    width=width,
-                    initial_indent=lead,
-                    subsequent_indent=lead + "  ",
-                    break_long_words=False,
-                    break_on_hyphens=False,
-                )
-            )
+        key = (line, width)
+        wrapped = _wrapped.get(key)
+        if wrapped is None:
+            if len(_wrapped) > 4096:
+                _wrapped.clear()
+            wrapped = _wrapped[key] = _wrap_line(line, width)
+        out += wrapped
     return "\n".join(out)
+
+
+_wrapped: dict[tuple[str, int], tuple[str, ...]] = {}
+_COMMENT = re.compile(r"^(#\s*)(.*)$")
+
+
+def _wrap_line(line: str, width: int) -> tuple[str, ...]:
+    """One line longer than ``width``: wrapped when it is a comment, else as it is."""
+    match = _COMMENT.match(line)
+    if match is None:
+        return (line,)
+    lead, words = match.group(1), match.group(2)
+    if _PLAIN_WORDS.fullmatch(words):
+        return tuple(_wrap_words(words.split(" "), width, lead, lead + "  "))
+    return tuple(
+        textwrap.wrap(
+            words,
+            width=width,
+            initial_indent=lead,
+            subsequent_indent=lead + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    )
 
 
 _PLAIN_WORDS = re.compile(r"[^\s]+(?: [^\s]+)*")
