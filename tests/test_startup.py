@@ -139,8 +139,20 @@ RUNS: dict[str, list[Run] | str] = {
                 str(next((w / "reports-1").glob("*.position.json"))),
             ],
             # the rulesets found without importlib.metadata (and email, zipfile, csv with it); the verdict's
-            # light half (pbem.referee.judging): neither the store nor the dice
-            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata", "pbem.store", "pbem.dice", "pbem.referee.verdict"),
+            # light half (pbem.referee.judging): neither the store nor the dice; of Farrapos, neither the turn's
+            # resolution (its battles), the score's breakdown nor the rule cases' form
+            (
+                *NO_DATABASE,
+                *SSH_MODULE,
+                "importlib.metadata",
+                "pbem.store",
+                "pbem.dice",
+                "pbem.referee.verdict",
+                "pbem.rules.farrapos.turn",
+                "pbem.rules.farrapos.battle",
+                "pbem.rules.farrapos.victory_points",
+                "pbem.rules.farrapos.case_form",
+            ),
         ),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
