@@ -97,3 +97,27 @@ def test_a_game_is_quiet_until_its_reminder(tmp_path: Path, monkeypatch: pytest.
         db.dispose()
     finally:
         desk.engine.dispose()
+
+
+DATACLASSES = """
+import dataclasses, sys
+made = []
+real = dataclasses._process_class
+def counting(cls, *args, **kwargs):
+    made.append(f"{cls.__module__}.{cls.__qualname__}")
+    return real(cls, *args, **kwargs)
+dataclasses._process_class = counting
+import pbem.cli.service, pbem.referee.service
+print("\\n".join(made))
+"""
+
+
+def test_a_tick_makes_no_dataclass_of_its_own_at_import() -> None:
+    """Making a dataclass runs the code it writes (about 4 M instructions each): the
+    pass's own records (its options, its report, a failure, a game's standing and
+    clock) are named tuples or a plain class, made without it."""
+    result = subprocess.run([sys.executable, "-c", DATACLASSES], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr[-2000:]
+    made = set(result.stdout.split())
+    own = ("pbem.referee.service.", "pbem.referee.standing.", "pbem.store.clock.", "pbem.cli.service.")
+    assert [name for name in made if name.startswith(own)] == []

@@ -139,8 +139,20 @@ RUNS: dict[str, list[Run] | str] = {
                 str(next((w / "reports-1").glob("*.position.json"))),
             ],
             # the rulesets found without importlib.metadata (and email, zipfile, csv with it); the verdict's
-            # light half (pbem.referee.judging): neither the store nor the dice
-            (*NO_DATABASE, *SSH_MODULE, "importlib.metadata", "pbem.store", "pbem.dice", "pbem.referee.verdict"),
+            # light half (pbem.referee.judging): neither the store nor the dice; of Farrapos, neither the turn's
+            # resolution (its battles), the score's breakdown nor the rule cases' form
+            (
+                *NO_DATABASE,
+                *SSH_MODULE,
+                "importlib.metadata",
+                "pbem.store",
+                "pbem.dice",
+                "pbem.referee.verdict",
+                "pbem.rules.farrapos.turn",
+                "pbem.rules.farrapos.battle",
+                "pbem.rules.farrapos.victory_points",
+                "pbem.rules.farrapos.case_form",
+            ),
         ),
     ],
     "submit": [Run(lambda w: ["submit", str(w / "turn.txt")], (*PLAIN_SQL, *SSH_MODULE))],
@@ -377,8 +389,40 @@ def test_a_command_line_builds_only_its_command(
     monkeypatch.setattr(sys, "argv", ["pbem", "sgin"])
     with pytest.raises(SystemExit):
         cli_app.main()
-    assert built == [c.name for c in COMMAND_TABLE]  # the list of commands, from the table
+    assert built == []  # the list of commands, made from the table without Typer reading any callback
     assert "Did you mean 'sign'?" in capsys.readouterr().err
+
+
+def test_the_list_of_commands_reads_no_signature_and_makes_no_help_option(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``pbem --help`` lists each command from the table: Typer reads no callback's
+    signature for it (it read 35 empty ones, with a callback each) and no command gets
+    the help option the list never shows (35 options made): about 12 M instructions."""
+    from pbem.cli import application as cli_app
+
+    signatures: list[object] = []
+    options: list[object] = []
+    real_params = typer.main.get_params_from_function
+    real_help = typer.core.TyperCommand.get_help_option
+
+    def reading(callback: Callable[..., object]) -> object:
+        signatures.append(callback)
+        return real_params(callback)
+
+    def helping(command: typer.core.TyperCommand, ctx: object) -> object:
+        options.append(command.name)
+        return real_help(command, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(typer.main, "get_params_from_function", reading)
+    monkeypatch.setattr(typer.core.TyperCommand, "get_help_option", helping)
+    monkeypatch.setenv("COLUMNS", "80")
+    group = typer.main.get_command(cli_app.listing())
+    with pytest.raises(SystemExit), contextlib.redirect_stdout(io.StringIO()) as out:
+        group.main(["--help"], prog_name="pbem")
+    assert "keygen" in out.getvalue() and "hook" in out.getvalue()
+    assert {getattr(f, "__name__", "") for f in signatures} == {"_main", "_print_version"}  # pbem's own
+    assert options == []
 
 
 def test_a_float_option_is_converted_and_refused_without_pydantic(tmp_path: Path) -> None:

@@ -207,20 +207,34 @@ def app_for(args: list[str]) -> typer.Typer:
     return one
 
 
-def _no_parameters() -> None:  # pragma: no cover (never run: no command is named)
-    pass
+class _Listing(_Pbem):
+    """The group of the list of commands: each command of :data:`pbem.cli.catalog.COMMANDS`
+    by its name and help alone, made here rather than by Typer, which would read each
+    callback's signature for the parameters the list never shows (about 9 M instructions
+    of ``pbem --help``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for listed in COMMANDS:
+            self.commands[listed.name] = typer.core.TyperCommand(listed.name, help=listed.help, rich_markup_mode=None)
+
+    def get_command(self, ctx: "click.Context", cmd_name: str) -> "click.Command | None":
+        """The command, without the help option :class:`_Pbem` would make for each (the
+        list shows none of its parameters, and none of these commands runs)."""
+        return self.commands.get(cmd_name)
 
 
 def listing() -> typer.Typer:
     """The application for a command line that names none of its commands
     (``--help``, ``--version``, no arguments, an unknown name): each command by its
-    name and help from :data:`pbem.cli.catalog.COMMANDS`, without its parameters and
-    without importing its module, which only its own run or ``--help`` needs.  Its
-    text is the whole application's (tests/test_startup.py compares them)."""
+    name and help from :data:`pbem.cli.catalog.COMMANDS` (:class:`_Listing`), without
+    its parameters and without importing its module, which only its own run or
+    ``--help`` needs.  Its text is the whole application's (tests/test_startup.py
+    compares them)."""
     listed = copy.copy(registry)
-    listed.registered_commands = [
-        typer.models.CommandInfo(c.name, callback=_no_parameters, help=c.help) for c in COMMANDS
-    ]
+    listed.info = copy.copy(registry.info)
+    listed.info.cls = _Listing
+    listed.registered_commands = []
     listed.registered_groups = []
     return listed
 

@@ -198,7 +198,5 @@ def referee_key(path: Optional[Path]) -> Any:
 
 def _with_key(options: Any, path: Optional[Path]) -> Any:
     """``tick``/``serve``'s options with the referee's key (deadline NMRs and vacations are acts of the ledger)."""
-    import dataclasses
-
     signer = referee_key(path)
-    return dataclasses.replace(options, referee_key=signer, referee_key_path=str(path) if signer else None)
+    return options._replace(referee_key=signer, referee_key_path=str(path) if signer else None)

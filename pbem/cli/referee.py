@@ -57,7 +57,8 @@ def process(
             metavar="N",
             min=1,
             max=256,
-            help="Worker processes that claim ready games (default 1); SQLite runs one, PostgreSQL one per core.",
+            help="Worker processes that claim ready games (default 1); SQLite runs one,"
+            " PostgreSQL at most one per core.",
         ),
     ] = 1,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,

@@ -26,12 +26,11 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pbem import store
 from pbem.mail import outbox
@@ -49,17 +48,19 @@ class PassError(RuntimeError):
     cannot be read, a login refused): the service does not start."""
 
 
-@dataclass(frozen=True)
-class Failure:
+class Failure(NamedTuple):
     """One step of a pass that failed, logged; ``configuration``: the referee's
-    settings are wrong (a refused login, no such mailbox), not the network."""
+    settings are wrong (a refused login, no such mailbox), not the network.  (A named
+    tuple: a frozen dataclass cost about 4 M instructions at every tick's import.)"""
 
     text: str
     configuration: bool = False
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
+    """What a pass reads and where it delivers (a named tuple: a frozen dataclass cost about
+    4 M instructions to make at every tick's import)."""
+
     directory: Path | None = None
     maildir: Path | None = None
     mbox: Path | None = None
@@ -73,16 +74,20 @@ class Options:
     referee_key_path: str | None = None  # for --jobs workers, which read the key themselves
 
 
-@dataclass
 class PassReport:
-    messages: int = 0
-    notices: int = 0
-    resolutions: list[resolving.ProcessOutcome] = field(default_factory=list)
-    delivery: outbox.Delivery | None = None
-    posted: outbox.Delivery | None = None  # webhooks
-    problems: list[str] = field(default_factory=list)
-    """Lines logged about mail left for a later pass (not failures)."""
-    failures: list[Failure] = field(default_factory=list)
+    """What one pass did: the messages judged, the notices sent, the resolutions made,
+    the deliveries (mail, webhooks), and what went wrong.  A plain class, not a
+    dataclass: making one at import was about 3 M instructions of every tick."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.notices = 0
+        self.resolutions: list[resolving.ProcessOutcome] = []
+        self.delivery: outbox.Delivery | None = None
+        self.posted: outbox.Delivery | None = None  # webhooks
+        self.problems: list[str] = []
+        """Lines logged about mail left for a later pass (not failures)."""
+        self.failures: list[Failure] = []
 
 
 def _never() -> bool:

@@ -24,7 +24,6 @@ from pbem.rules.base import (
     TableInfo,
     parse_order_lines,
 )
-from pbem.rules.farrapos import case_form
 from pbem.rules.farrapos import tables as house
 from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
 from pbem.rules.farrapos.legal import (
@@ -42,8 +41,6 @@ from pbem.rules.farrapos.orders import FORMS, parse_order
 from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
-from pbem.rules.farrapos.turn import resolve_turn
-from pbem.rules.farrapos.victory_points import breakdowns
 from pbem.rules.template_text import fit_comments
 
 OPTION_INFO = (
@@ -108,6 +105,8 @@ class Farrapos(Ruleset):
         return label(int(position["phase"]), int(position["turn"]))
 
     def score(self, position: Position) -> list[ScoreLine]:
+        from pbem.rules.farrapos.victory_points import breakdowns  # on first use: a check shows no score
+
         lines = []
         both = breakdowns(View(position))  # once per side (before the speed work, it was worked out twice)
         for side in SIDES:
@@ -126,9 +125,13 @@ class Farrapos(Ruleset):
         return validate_orders(position, side, orders)
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
+        from pbem.rules.farrapos.turn import resolve_turn  # on first use: a check resolves nothing
+
         return resolve_turn(position, orders, dice)
 
     def resolve_validated(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
+        from pbem.rules.farrapos.turn import resolve_turn
+
         return resolve_turn(position, orders, dice, validated=True)
 
     def order_template(self, position: Position, side: str) -> str:
@@ -233,7 +236,11 @@ class Farrapos(Ruleset):
         return svg.render(position, events, side)
 
     def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:
+        from pbem.rules.farrapos import case_form  # on first use: only the rule cases read it
+
         return case_form.position_from_case(data, self.scenario(scenario_id).id, options)
 
     def position_to_case(self, position: Position) -> dict[str, Any]:
+        from pbem.rules.farrapos import case_form
+
         return case_form.position_to_case(position)
