@@ -97,13 +97,28 @@ TARGETS = {
     "furor_barbarus_mid_per_cpu_s": 150,
     "audit_farrapos_per_cpu_s": 2000,
     "audit_furor_barbarus_per_cpu_s": 300,
-    "no_database_command_x_floor": 5,
-    "store_command_x_floor": 10,
-    "postgres_two_workers_x_one": 1.7,
 }
+"""CPU rates of the earlier waves.  Start-up is held by the instruction budgets
+(bench/budgets.py) against a plain interpreter, and workers by :func:`judged`;
+the earlier start-up multiples (against the project venv's own ``-c pass``) and
+"two PostgreSQL workers 1.7 times one" were retired with them (docs/performance.md)."""
 
 
 FLOOR_COMMAND = "python -c pass (a plain interpreter)"
+
+
+def judged(measured: dict[str, Any], scaling: dict[str, Any]) -> dict[str, bool | None]:
+    """Each target met or not, and the workers' rule: ``--jobs N`` never resolves
+    fewer per wall second than ``--jobs 1``.  On SQLite it runs one worker whatever
+    N is (the same run, so the rule is checked as the workers that ran: their wall
+    rates differ by the machine's noise alone); on PostgreSQL each N's rate against
+    one worker's."""
+    met: dict[str, bool | None] = {k: None if v is None else v >= TARGETS[k] for k, v in measured.items()}
+    if scaling.get("sqlite"):
+        met["sqlite_jobs_run_one_worker"] = all(row.get("ran") == 1 for row in scaling["sqlite"])
+    if pg := scaling.get("postgresql"):
+        met["postgres_never_fewer_than_one_worker"] = all(row["per_wall_s"] >= pg[0]["per_wall_s"] for row in pg[1:])
+    return met
 
 
 def cpu() -> float:
@@ -677,29 +692,14 @@ def main(argv: list[str] | None = None) -> int:
     fb_mid = sum(r["middle"]["resolutions"] for r in fb_costs) / max(
         sum(r["middle"]["resolutions"] / r["middle"]["per_cpu_s"] for r in fb_costs if r["middle"]["per_cpu_s"]), 1e-9
     )
-    pg = scaling.get("postgresql")
     measured = {
         "farrapos_mid_battles_per_cpu_s": resolutions["farrapos"]["middle_battles"]["per_cpu_s"],
         "farrapos_mid_battles_reports_per_cpu_s": resolutions["farrapos"]["middle_battles"]["with_reports_per_cpu_s"],
         "furor_barbarus_mid_per_cpu_s": round(fb_mid, 1),
         "audit_farrapos_per_cpu_s": audits["farrapos"]["per_cpu_s"],
         "audit_furor_barbarus_per_cpu_s": round(audit_fb, 1),
-        "no_database_command_x_floor": max(
-            cli[c]["x_floor"]
-            for c in cli
-            if c in ("pbem --help", "pbem sign FILE --key KEY", "pbem check FILE --position POSFILE")
-        ),
-        "store_command_x_floor": max(row["x_floor"] for row in cli.values() if row["kind"].startswith("store")),
-        "postgres_two_workers_x_one": round(pg[1]["per_wall_s"] / pg[0]["per_wall_s"], 2) if pg else None,
     }
-    at_most = {"no_database_command_x_floor", "store_command_x_floor"}
-    met = {
-        k: (None if v is None else (v <= TARGETS[k] if k in at_most else v >= TARGETS[k])) for k, v in measured.items()
-    }
-    if pg:
-        met["postgres_never_fewer_with_more_workers"] = all(
-            b["per_wall_s"] >= a["per_wall_s"] for a, b in zip(pg, pg[1:])
-        )
+    met = judged(measured, scaling)
     results = {
         "when": started,
         "workdir": str(args.workdir),

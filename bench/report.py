@@ -46,12 +46,10 @@ TARGET_NAMES = {
     "furor_barbarus_mid_per_cpu_s": ("Furor Barbarus, mid-game resolutions, no reports (per CPU s)", ">= {}"),
     "audit_farrapos_per_cpu_s": ("Audit, Farrapos resolutions per CPU s", ">= {}"),
     "audit_furor_barbarus_per_cpu_s": ("Audit, Furor Barbarus resolutions per CPU s", ">= {}"),
-    "no_database_command_x_floor": (
-        "`pbem --help`, `pbem sign`, `pbem check --position`: CPU × `python -c pass` (the largest)",
-        "<= {}",
-    ),
-    "store_command_x_floor": ("Commands that open the store: CPU × `python -c pass` (the largest)", "<= {}"),
-    "postgres_two_workers_x_one": ("PostgreSQL, `process --all`: 2 workers × 1 worker (per wall s)", ">= {}"),
+}
+WORKER_RULES = {
+    "sqlite_jobs_run_one_worker": "SQLite: `--jobs 2` and `--jobs 4` run one worker (the same run as `--jobs 1`)",
+    "postgres_never_fewer_than_one_worker": "PostgreSQL: `--jobs 2` and `--jobs 4` never fewer per wall s than one",
 }
 
 
@@ -93,29 +91,7 @@ def tables(r: dict[str, Any]) -> str:
         [TARGET_NAMES[k][0], TARGET_NAMES[k][1].format(fmt(r["targets"][k])), r["measured"][k], met.get(k)]
         for k in TARGET_NAMES
     ]
-    plain = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store"]
-    reports = [row["x_floor"] for row in r["commands"].values() if row["kind"] == "store, reports"]
-    if plain and reports:
-        at = [k for k, _ in TARGET_NAMES.items()].index("store_command_x_floor") + 1
-        rows.insert(
-            at,
-            [
-                "… of them, the game's commands (`status`, `orders`, `check`, `submit`, `process`, `export`, "
-                "`new`, `rollback`, `tick`) / the report (`report`)",
-                "",
-                f"{fmt(max(plain))} / {fmt(max(reports))}",
-                "",
-            ],
-        )
-    if "postgres_never_fewer_with_more_workers" in met:
-        rows.append(
-            [
-                "PostgreSQL: never fewer resolutions per wall s with more workers",
-                "yes",
-                "yes" if met["postgres_never_fewer_with_more_workers"] else "no",
-                met["postgres_never_fewer_with_more_workers"],
-            ]
-        )
+    rows += [[name, "yes", "yes" if met[k] else "no", met[k]] for k, name in WORKER_RULES.items() if k in met]
     out += table(["target", "wanted", "measured", ""], rows, right_from=1)
 
     out += [
