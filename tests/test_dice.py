@@ -571,3 +571,37 @@ def test_verifier_refuses_an_archive_of_another_format(tmp_path: Path) -> None:
 def test_verifier_usage_error_exits_2() -> None:
     done = subprocess.run([sys.executable, str(VERIFIER)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "verify_dice.py ARCHIVE.json" in done.stderr
+
+
+def test_a_reveal_walks_fewer_than_32_links_and_chains_kept_every_128th_still_reveal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A new chain keeps every 32nd value, so a reveal in a fresh process hashes at
+    most 31 times (127 with every 128th: about 0.85 M instructions at a game's
+    13th resolution); a chain made before, keeping every 128th, reveals the same
+    values, its interval read from how many it keeps."""
+    seed = bytes(range(32))
+    n = 4096
+    new = dice.checkpoints(seed, n)
+    old = dice.checkpoints(seed, n, interval=dice.LEGACY_CHECKPOINT_INTERVAL)
+    assert len(new) == 32 * 128 and len(old) == 32 * 32
+    assert dice.kept_interval(n, new) == 32 and dice.kept_interval(n, old) == 128
+    assert dice.Commitment.new(n, seed).kept == new
+    real, counted = dice.H, [0]
+
+    def counting(data: bytes) -> bytes:
+        counted[0] += 1
+        return real(data)
+
+    walks, values = [], []
+    for k in (1, 2, 13, 31, 32, 33, 127, 128, 129, 1000, 4064, 4095):
+        dice._walks.clear()  # a fresh process
+        counted[0] = 0
+        monkeypatch.setattr(dice, "H", counting)
+        values.append(dice.reveal(seed, n, k, new))
+        walks.append(counted[0])
+        monkeypatch.setattr(dice, "H", real)
+        assert values[-1] == dice.reveal(seed, n, k, old) == dice.chain_value(seed, n - k)
+    assert 0 < max(walks) < 32
+    with pytest.raises(ValueError, match="do not fit"):
+        dice.reveal(seed, n, 5, new[:-32])

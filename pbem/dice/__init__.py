@@ -49,9 +49,27 @@ def anchor(seed: bytes, chain_length: int = DEFAULT_CHAIN_LENGTH) -> bytes:
     return chain_value(seed, chain_length)
 
 
-CHECKPOINT_INTERVAL = 128
-"""Every 128th chain value is kept (secret, beside the seed) so that a reveal costs
-at most 127 hashes instead of up to N - 1 (4095 by default: 1.7 ms)."""
+CHECKPOINT_INTERVAL = 32
+"""Every 32nd chain value is kept (secret, beside the seed) so that a reveal in a
+fresh process costs at most 31 hashes instead of up to N - 1 (4095 by default:
+1.7 ms).  Chains made before kept every 128th (``LEGACY_CHECKPOINT_INTERVAL``: up
+to 127 hashes, about 0.85 M instructions a resolution, the largest single cost
+of one); a chain's interval is read from how many values it keeps
+(:func:`kept_interval`), so both kinds are read alike."""
+
+LEGACY_CHECKPOINT_INTERVAL = 128
+
+
+def kept_interval(chain_length: int, kept: bytes) -> int:
+    """The interval of the checkpoints ``kept`` for a chain of ``chain_length``:
+    the one of :data:`CHECKPOINT_INTERVAL` and :data:`LEGACY_CHECKPOINT_INTERVAL`
+    that keeps as many values (both only where one value is kept, and then either
+    serves)."""
+    count = len(kept) // 32
+    for interval in (CHECKPOINT_INTERVAL, LEGACY_CHECKPOINT_INTERVAL):
+        if -(-chain_length // interval) == count:
+            return interval
+    raise ValueError(f"{count} dice checkpoints do not fit a chain of {chain_length} values")
 
 
 def checkpoints(seed: bytes, chain_length: int, interval: int = CHECKPOINT_INTERVAL) -> bytes:
@@ -67,7 +85,7 @@ def checkpoints(seed: bytes, chain_length: int, interval: int = CHECKPOINT_INTER
     return bytes(out)
 
 
-def reveal(seed: bytes, chain_length: int, k: int, kept: bytes = b"", interval: int = CHECKPOINT_INTERVAL) -> bytes:
+def reveal(seed: bytes, chain_length: int, k: int, kept: bytes = b"") -> bytes:
     """``reveal_k = s_(N-k)`` for resolution ``k`` (1-based), from the nearest
     checkpoint below it when ``kept`` (see :func:`checkpoints`) is given.
 
@@ -78,9 +96,10 @@ def reveal(seed: bytes, chain_length: int, k: int, kept: bytes = b"", interval: 
             f"resolution {k} is outside the dice chain of length {chain_length} (resolutions 1..{chain_length - 1})"
         )
     target = chain_length - k
-    j = min(target // interval, len(kept) // 32 - 1) if kept else -1
-    if j < 0:
+    if not kept:
         return chain_value(seed, target)
+    interval = kept_interval(chain_length, kept)
+    j = min(target // interval, len(kept) // 32 - 1)
     return _walk_up(kept[32 * j : 32 * j + 32], target - j * interval)
 
 
