@@ -26,8 +26,8 @@ import pytest
 from pbem import store
 from pbem.audit import archive
 from pbem.dice import DiceStream
+from pbem.referee import judging
 from pbem.referee import resolve as resolving
-from pbem.referee import verdict
 from pbem.reports import assemble as reporting
 from pbem.rules import find_ruleset
 from pbem.store import records
@@ -439,7 +439,7 @@ def test_a_process_that_submits_and_resolves_a_file_parses_its_orders_once(
     assert resolving.process(desk.engine, [game])[0].resolved == 1
     assert parsed[0] == 1
     queue_next_turns(desk, [game], seed=1)
-    monkeypatch.setattr(verdict, "_orders_read", {})  # as if another process had queued it
+    monkeypatch.setattr(judging, "_orders_read", {})  # as if another process had queued it
     assert resolving.process(desk.engine, [game])[0].resolved == 2
     assert parsed[0] == 3
 

@@ -132,7 +132,7 @@ def ruleset_of(game: GameView) -> Ruleset:
     return ruleset
 
 
-def _roster(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]:
+def roster_of(game_id: str, lines: Mapping[str, str]) -> dict[str, keys.PublicKey]:
     """Each side's registered key; one stored before a rule refused it (a weak RSA
     key) refuses the file instead of being trusted."""
     roster = {}
@@ -202,7 +202,7 @@ def judge(
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
     if tf.side not in roster:
         raise Refused([f"no side {tf.side!r} in game {game.id} (sides: {', '.join(roster)})"])
-    _check_signature(tf, message, signature, roster, require_signature)
+    check_signature(tf, message, signature, roster, require_signature)
     earlier = list(earlier_copies())
     if earlier:  # only the referee's database knows of earlier copies
         from pbem import store
@@ -251,7 +251,7 @@ def judge(
     return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
 
 
-def _check_signature(
+def check_signature(
     tf: TurnFile, message: bytes, signature: str | None, roster: Mapping[str, keys.PublicKey], required: bool
 ) -> None:
     """The file is signed (where ``required``), the signature verifies, and it is by
@@ -376,7 +376,7 @@ def check_offline(data: bytes, signature: str | bytes | None, position: Position
     tf = read_envelope(message)
     if tf.game != position.id:
         raise Refused([f"turn file is for game {tf.game!r} but the position file is of game {position.id!r}"])
-    roster = _roster(position.id, position.public_keys)
+    roster = roster_of(position.id, position.public_keys)
     try:
         return judge(tf, message, armored, position, roster, require_signature=False)
     except Refused:
@@ -403,6 +403,12 @@ def _remember_orders(message: bytes, orders: Orders) -> None:
     if len(_orders_read) >= ORDERS_KEPT:
         del _orders_read[next(iter(_orders_read))]  # the oldest
     _orders_read[message] = orders
+
+
+def remembered_orders(message: bytes) -> Orders | None:
+    """The orders this process's verdict parsed from ``message``, taken out of
+    the memory (None when another process judged the file)."""
+    return _orders_read.pop(message, None)
 
 
 def result_text(result: str | None, rules_id: str) -> str:

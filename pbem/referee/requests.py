@@ -25,6 +25,7 @@ from datetime import datetime
 
 from pbem import store
 from pbem.referee import absences, ledger, verdict
+from pbem.referee.judging import check_signature, roster_of
 from pbem.rules.base import OrderLine, Orders
 from pbem.store.sql import Tx
 from pbem.turnfiles.envelope import TurnFile
@@ -61,9 +62,9 @@ def grant_request(
     game = store.game_state(tx, tf.game)
     if game is None:
         raise verdict.Refused([f"no game {tf.game!r} on this referee's database"])
-    roster = verdict._roster(game.id, store.public_keys(tx, game.id))
+    roster = roster_of(game.id, store.public_keys(tx, game.id))
     _check_envelope(tf, game, list(roster))
-    verdict._check_signature(tf, message, signature, roster, True)
+    check_signature(tf, message, signature, roster, True)
     entry = absences.grant_vacation(tx, game.id, tf.side, days, key, now, request=hashlib.sha256(message).hexdigest())
     line = OrderLine(1, f"vacation {days}", f"vacation {days} days, until {entry.details['until']}")
     label = f"vacation request: {days} day(s) granted"

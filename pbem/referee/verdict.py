@@ -26,16 +26,15 @@ from pbem.referee.judging import (
     Duplicate,
     GameView,
     Refused,
-    _check_signature,
-    _orders_read,
-    _roster,
     check_offline,
     clip_problems,
     judge,
     orders_of,
     read_envelope,
     registered_key,
+    remembered_orders,
     result_text,
+    roster_of,
     ruleset_of,
     seen_before,
     split_signature,
@@ -60,7 +59,6 @@ __all__ = [
     "Duplicate",
     "GameView",
     "Refused",
-    "_check_signature",
     "check",
     "check_offline",
     "clip_problems",
@@ -85,7 +83,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
     game = store.game_state(tx, tf.game)
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
-    roster = _roster(game.id, store.public_keys(tx, game.id))
+    roster = roster_of(game.id, store.public_keys(tx, game.id))
     try:
         checked = _judge_stored(tx, tf, message, signature, game, roster, require_signature)
     except Refused as exc:
@@ -189,7 +187,7 @@ def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
     are the game's; a resolution moves the game to a new turn, and a rollback or
     a new key sets the queued files aside), so they are resolved with
     ``Ruleset.resolve_validated``, which skips a ruleset's own second check."""
-    if (orders := _orders_read.pop(queued.message, None)) is not None:
+    if (orders := remembered_orders(queued.message)) is not None:
         return orders
     try:
         tf = parse_turn_file(queued.message)
