@@ -17,13 +17,16 @@ Bots and ``pbem check`` use the same legality code as ``pbem process``.
 from __future__ import annotations
 
 import marshal
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import Enum
-from importlib.resources.abc import Traversable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pbem.rules.frozen import Frozen, setter
+
+if TYPE_CHECKING:
+    import random
+    from importlib.resources.abc import Traversable
 
 Position = dict[str, Any]
 """A whole game position: JSON-serialisable (str keys, lists, ints, str, bool, None)."""
@@ -46,21 +49,24 @@ class IllegalOrderError(OrderError):
     """The order is well formed but not allowed in this position."""
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
     """One problem with a turn file, named by its line (1-based, counted in the
     whole turn file once ``pbem`` has added the header offset; 0 = the file as a
     whole)."""
 
+    __match_args__ = ("line", "message")
     line: int
     message: str
+
+    def __init__(self, line: int, message: str) -> None:
+        setter(self, "line", line)
+        setter(self, "message", message)
 
     def __str__(self) -> str:
         return f"line {self.line}: {self.message}" if self.line else self.message
 
 
-@dataclass(frozen=True)
-class OrderLine:
+class OrderLine(Frozen):
     """One order line of a turn file body, as the ruleset parsed it.
 
     ``line`` is the line number within the body text given to ``parse_orders``
@@ -68,16 +74,25 @@ class OrderLine:
     ruleset's own frozen value (it must round-trip: ``str(order)`` parses back
     to an equal order)."""
 
+    __match_args__ = ("line", "text", "order")
     line: int
     text: str
     order: Any
 
+    def __init__(self, line: int, text: str, order: Any) -> None:
+        setter(self, "line", line)
+        setter(self, "text", text)
+        setter(self, "order", order)
 
-@dataclass(frozen=True)
-class Orders:
+
+class Orders(Frozen):
     """A side's parsed orders for one resolution, in file order."""
 
-    lines: tuple[OrderLine, ...] = ()
+    __match_args__ = ("lines",)
+    lines: tuple[OrderLine, ...]
+
+    def __init__(self, lines: tuple[OrderLine, ...] = ()) -> None:
+        setter(self, "lines", lines)
 
     def __iter__(self):
         return iter(self.lines)
@@ -113,14 +128,19 @@ class OutcomeKind(str, Enum):
     DRAW = "draw"
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Frozen):
     """Game end as a value.  ``winner`` is a side id or ``None`` for a draw;
     ``reason`` names the rule that ended the game (e.g. "24 VP before 1845")."""
 
+    __match_args__ = ("kind", "winner", "reason")
     kind: OutcomeKind
     winner: str | None
     reason: str
+
+    def __init__(self, kind: OutcomeKind, winner: str | None, reason: str) -> None:
+        setter(self, "kind", kind)
+        setter(self, "winner", winner)
+        setter(self, "reason", reason)
 
     def in_words(self, winner_name: str | None = None, plural: bool = False) -> str:
         """The outcome as a sentence a player reads.
@@ -150,41 +170,67 @@ class Outcome:
         return cls(OutcomeKind(raw["kind"]), raw["winner"], raw["reason"])
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(Frozen):
     """What ``resolve`` returns: the new position and the events, in order."""
 
+    __match_args__ = ("position", "events")
     position: Position
-    events: list[Event] = field(default_factory=list)
+    events: list[Event]
+
+    def __init__(self, position: Position, events: list[Event] | None = None) -> None:
+        setter(self, "position", position)
+        setter(self, "events", [] if events is None else events)
 
 
-@dataclass(frozen=True)
-class ScenarioInfo:
+class ScenarioInfo(Frozen):
+    """One scenario of a game: its id, title, sides and a description."""
+
+    __match_args__ = ("id", "title", "sides", "description")
     id: str
     title: str
     sides: tuple[str, ...]
-    description: str = ""
+    description: str
+
+    def __init__(self, id: str, title: str, sides: tuple[str, ...], description: str = "") -> None:
+        setter(self, "id", id)
+        setter(self, "title", title)
+        setter(self, "sides", sides)
+        setter(self, "description", description)
 
 
-@dataclass(frozen=True)
-class OptionInfo:
+class OptionInfo(Frozen):
+    """One optional rule of a game (``pbem new --option ID``), under ``section``."""
+
+    __match_args__ = ("id", "title", "section")
     id: str
     title: str
-    section: str = ""
+    section: str
+
+    def __init__(self, id: str, title: str, section: str = "") -> None:
+        setter(self, "id", id)
+        setter(self, "title", title)
+        setter(self, "section", section)
 
 
-@dataclass(frozen=True)
-class ScoreLine:
+class ScoreLine(Frozen):
     """One line of the score shown in reports and ``pbem status`` (e.g. side
     ``republic``, value ``9``, detail ``"9 VP"``; or value ``12`` of ``what``
     ``"losses"``, where lower is better, detail ``"losses 12 against a threshold
     of 30"``)."""
 
+    __match_args__ = ("side", "value", "detail", "what", "higher_is_better")
     side: str
     value: int
     detail: str
-    what: str = "score"
-    higher_is_better: bool = True
+    what: str
+    higher_is_better: bool
+
+    def __init__(self, side: str, value: int, detail: str, what: str = "score", higher_is_better: bool = True) -> None:
+        setter(self, "side", side)
+        setter(self, "value", value)
+        setter(self, "detail", detail)
+        setter(self, "what", what)
+        setter(self, "higher_is_better", higher_is_better)
 
     @property
     def heading(self) -> str:
@@ -214,19 +260,26 @@ class TableError(ValueError):
     (row and column, unit and value) and what is wrong there."""
 
 
-@dataclass(frozen=True)
-class TableInfo:
+class TableInfo(Frozen):
     """One replaceable table: ``name`` (as ``--table NAME=FILE`` spells it), a
     ``title``, what the rulebook prints of it (``status``: ``designed``, or
     ``printed in part: ...``), and where it is documented."""
 
+    __match_args__ = ("name", "title", "status", "documented", "notes")
     name: str
     title: str
     status: str
     documented: str
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...]
     """Lines that head the table printed as TOML (``pbem table``): its shape and
     which cells are printed."""
+
+    def __init__(self, name: str, title: str, status: str, documented: str, notes: tuple[str, ...] = ()) -> None:
+        setter(self, "name", name)
+        setter(self, "title", title)
+        setter(self, "status", status)
+        setter(self, "documented", documented)
+        setter(self, "notes", notes)
 
 
 class Dice(Protocol):

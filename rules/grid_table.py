@@ -12,21 +12,30 @@ pbem.rules.base.TableError: row 2 is missing (rows 1-2, one per die)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pbem.rules.base import TableError
+from pbem.rules.frozen import Frozen, setter
 
 Cell = TypeVar("Cell")
 
 
-@dataclass(frozen=True)
-class GridShape:
+class GridShape(Frozen):
+    """The shape of a grid table (columns and rows) and the words messages use for it."""
+
+    __match_args__ = ("kind", "columns", "column_words", "rows", "row_words")
     kind: str  # how messages name the table: "battle table", "CRT"
     columns: tuple[str, ...]
     column_words: str  # what the columns are: "the printed odds"
     rows: range
     row_words: str  # what a row is: "one per die face"
+
+    def __init__(self, kind: str, columns: tuple[str, ...], column_words: str, rows: range, row_words: str) -> None:
+        setter(self, "kind", kind)
+        setter(self, "columns", columns)
+        setter(self, "column_words", column_words)
+        setter(self, "rows", rows)
+        setter(self, "row_words", row_words)
 
     @property
     def row_span(self) -> str:

@@ -30,7 +30,6 @@ import functools
 import os
 import re
 import sys
-from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 from pbem.rules.base import Ruleset
+from pbem.rules.frozen import Frozen, setter
 
 GROUP = "pbem.rulesets"
 """The entry-point group rulesets register in."""
@@ -48,10 +48,19 @@ class RulesetLoadError(ValueError):
     fails to import, it returns something else, or its id differs)."""
 
 
-@dataclass(frozen=True)
-class RulesetInfo:
+class RulesetInfo(Frozen):
     """One installed ruleset, as ``pbem rules`` lists it."""
 
+    __match_args__ = (
+        "id",
+        "title",
+        "version",
+        "scenarios",
+        "sides",
+        "distribution",
+        "distribution_version",
+        "entry_point",
+    )
     id: str
     title: str
     version: str
@@ -63,6 +72,26 @@ class RulesetInfo:
     distribution_version: str
     entry_point: str
     """The entry point's value, ``module:attribute``."""
+
+    def __init__(
+        self,
+        id: str,
+        title: str,
+        version: str,
+        scenarios: tuple[str, ...],
+        sides: dict[str, tuple[str, ...]],
+        distribution: str,
+        distribution_version: str,
+        entry_point: str,
+    ) -> None:
+        setter(self, "id", id)
+        setter(self, "title", title)
+        setter(self, "version", version)
+        setter(self, "scenarios", scenarios)
+        setter(self, "sides", sides)
+        setter(self, "distribution", distribution)
+        setter(self, "distribution_version", distribution_version)
+        setter(self, "entry_point", entry_point)
 
     def to_json(self) -> dict[str, Any]:
         return {

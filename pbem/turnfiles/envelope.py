@@ -13,9 +13,9 @@ blank line, one order per line; ``#`` starts a comment; at most 64 KiB.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from pbem.rules.base import Problem
+from pbem.rules.frozen import Frozen, setter
 
 MAX_TURN_FILE_BYTES = 64 * 1024
 HEADER_KEYS = ("game", "rules", "side", "turn", "state")
@@ -32,8 +32,10 @@ class TurnFileError(ValueError):
         super().__init__("; ".join(str(p) for p in problems))
 
 
-@dataclass(frozen=True)
-class TurnFile:
+class TurnFile(Frozen):
+    """A parsed turn file: its header values and its body of orders."""
+
+    __match_args__ = ("game", "rules", "side", "turn", "state", "body", "body_offset")
     game: str
     rules: str
     side: str
@@ -43,6 +45,15 @@ class TurnFile:
     """The order lines (comments blanked, line count kept) as the ruleset reads them."""
     body_offset: int
     """Lines before the body: problem line ``n`` of the body is file line ``n + body_offset``."""
+
+    def __init__(self, game: str, rules: str, side: str, turn: int, state: str, body: str, body_offset: int) -> None:
+        setter(self, "game", game)
+        setter(self, "rules", rules)
+        setter(self, "side", side)
+        setter(self, "turn", turn)
+        setter(self, "state", state)
+        setter(self, "body", body)
+        setter(self, "body_offset", body_offset)
 
 
 def normalise(data: bytes) -> bytes:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from pbem.rules import data_cache
+from pbem.rules.frozen import Frozen, setter
 
 DATA = Path(__file__).with_name("data")
 
@@ -29,8 +29,10 @@ class BoardError(ValueError):
     """The board data file is inconsistent."""
 
 
-@dataclass(frozen=True)
-class City:
+class City(Frozen):
+    """A city of the map: its name, place, VP, colour group and whether it is a port."""
+
+    __match_args__ = ("id", "name", "lat", "lon", "vp", "colour", "port")
     id: str
     name: str
     lat: float
@@ -39,23 +41,57 @@ class City:
     colour: str
     port: bool
 
+    def __init__(self, id: str, name: str, lat: float, lon: float, vp: int, colour: str, port: bool) -> None:
+        setter(self, "id", id)
+        setter(self, "name", name)
+        setter(self, "lat", lat)
+        setter(self, "lon", lon)
+        setter(self, "vp", vp)
+        setter(self, "colour", colour)
+        setter(self, "port", port)
 
-@dataclass(frozen=True)
-class ColourGroup:
+
+class ColourGroup(Frozen):
+    """A colour group of cities, worth ``bonus`` VP to the side holding all of them."""
+
+    __match_args__ = ("id", "name", "bonus", "fill", "cities")
     id: str
     name: str
     bonus: int
     fill: str
     cities: tuple[str, ...]
 
+    def __init__(self, id: str, name: str, bonus: int, fill: str, cities: tuple[str, ...]) -> None:
+        setter(self, "id", id)
+        setter(self, "name", name)
+        setter(self, "bonus", bonus)
+        setter(self, "fill", fill)
+        setter(self, "cities", cities)
 
-@dataclass(frozen=True)
-class Board:
+
+class Board(Frozen):
+    """The map: cities, colour groups, path lines and each city's neighbours."""
+
+    __match_args__ = ("cities", "colours", "links", "port_bonus", "adjacency")
     cities: dict[str, City]
     colours: dict[str, ColourGroup]
     links: tuple[tuple[str, str], ...]
     port_bonus: int
     adjacency: dict[str, tuple[str, ...]]
+
+    def __init__(
+        self,
+        cities: dict[str, City],
+        colours: dict[str, ColourGroup],
+        links: tuple[tuple[str, str], ...],
+        port_bonus: int,
+        adjacency: dict[str, tuple[str, ...]],
+    ) -> None:
+        setter(self, "cities", cities)
+        setter(self, "colours", colours)
+        setter(self, "links", links)
+        setter(self, "port_bonus", port_bonus)
+        setter(self, "adjacency", adjacency)
 
     @cached_property
     def ports(self) -> tuple[str, ...]:

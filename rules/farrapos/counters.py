@@ -13,11 +13,11 @@ Factors(mf=1, af=5, df=2)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 from pbem.rules import data_cache
+from pbem.rules.frozen import Frozen, setter
 
 DATA = Path(__file__).with_name("data")
 SIDES = ("empire", "republic")
@@ -26,39 +26,73 @@ FIRST_PHASE = 1835
 LAST_PHASE = 1845
 
 
-@dataclass(frozen=True)
-class Factors:
+class Factors(Frozen):
+    """A unit's movement, attack and defence factors."""
+
+    __match_args__ = ("mf", "af", "df")
     mf: int
     af: int
     df: int
 
+    def __init__(self, mf: int, af: int, df: int) -> None:
+        setter(self, "mf", mf)
+        setter(self, "af", af)
+        setter(self, "df", df)
 
-@dataclass(frozen=True)
-class UnitType:
+
+class UnitType(Frozen):
+    """A type of unit, with its full-strength and reduced factors."""
+
+    __match_args__ = ("id", "name", "full", "reduced")
     id: str
     name: str
     full: Factors
     reduced: Factors
 
+    def __init__(self, id: str, name: str, full: Factors, reduced: Factors) -> None:
+        setter(self, "id", id)
+        setter(self, "name", name)
+        setter(self, "full", full)
+        setter(self, "reduced", reduced)
 
-@dataclass(frozen=True)
-class Counter:
+
+class Counter(Frozen):
+    """One counter of the sheet: its side, type, set-up city and year of arrival."""
+
+    __match_args__ = ("id", "side", "type", "setup", "arrival")
     id: str
     side: str
     type: UnitType
     setup: str  # a city id, or "" for "any city of his possession"
     arrival: int  # phase (year)
 
+    def __init__(self, id: str, side: str, type: UnitType, setup: str, arrival: int) -> None:
+        setter(self, "id", id)
+        setter(self, "side", side)
+        setter(self, "type", type)
+        setter(self, "setup", setup)
+        setter(self, "arrival", arrival)
+
     def factors(self, reduced: bool) -> Factors:
         return self.type.reduced if reduced else self.type.full
 
 
-@dataclass(frozen=True)
-class CounterSheet:
+class CounterSheet(Frozen):
+    """Every unit type and counter of the game, and the Militia allowance."""
+
+    __match_args__ = ("types", "counters", "militia_per_side", "militia_df")
     types: dict[str, UnitType]
     counters: dict[str, Counter]
     militia_per_side: int
     militia_df: int
+
+    def __init__(
+        self, types: dict[str, UnitType], counters: dict[str, Counter], militia_per_side: int, militia_df: int
+    ) -> None:
+        setter(self, "types", types)
+        setter(self, "counters", counters)
+        setter(self, "militia_per_side", militia_per_side)
+        setter(self, "militia_df", militia_df)
 
     def of_side(self, side: str) -> tuple[Counter, ...]:
         return tuple(c for c in self.counters.values() if c.side == side)

@@ -28,7 +28,6 @@ True
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from typing import Union
@@ -36,6 +35,7 @@ from typing import Union
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.frozen import Frozen, setter
 from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
@@ -51,25 +51,47 @@ class Persistence(str, Enum):
     STOP_AFTER = "stop-after"  # stop once he has lost N steps
 
 
-@dataclass(frozen=True)
-class Decision:
-    kind: Persistence = Persistence.UNTIL_WON
-    n: int = 0
+class Decision(Frozen):
+    """How long an attacker fights on (``until-won``, ``rounds N``, ``stop-after N``)."""
+
+    __match_args__ = ("kind", "n")
+    kind: Persistence
+    n: int
+
+    def __init__(self, kind: Persistence = Persistence.UNTIL_WON, n: int = 0) -> None:
+        setter(self, "kind", kind)
+        setter(self, "n", n)
 
     def __str__(self) -> str:
         return self.kind.value if self.kind is Persistence.UNTIL_WON else f"{self.kind.value} {self.n}"
 
 
-@dataclass(frozen=True)
-class Attack:
+class Attack(Frozen):
     """Action a): attack a directly linked enemy city."""
 
+    __match_args__ = ("target", "origin", "units", "decision", "losses", "occupy")
     target: str
     origin: str
     units: tuple[str, ...]
-    decision: Decision = Decision()
-    losses: tuple[str, ...] = ()
-    occupy: tuple[str, ...] | None = None  # None: every surviving attacker moves in
+    decision: Decision
+    losses: tuple[str, ...]
+    occupy: tuple[str, ...] | None  # None: every surviving attacker moves in
+
+    def __init__(
+        self,
+        target: str,
+        origin: str,
+        units: tuple[str, ...],
+        decision: Decision = Decision(),
+        losses: tuple[str, ...] = (),
+        occupy: tuple[str, ...] | None = None,
+    ) -> None:
+        setter(self, "target", target)
+        setter(self, "origin", origin)
+        setter(self, "units", units)
+        setter(self, "decision", decision)
+        setter(self, "losses", losses)
+        setter(self, "occupy", occupy)
 
     def __str__(self) -> str:
         text = f"attack {self.target} from {self.origin} with {' '.join(self.units)} {self.decision}"
@@ -80,78 +102,108 @@ class Attack:
         return text
 
 
-@dataclass(frozen=True)
-class Invade:
+class Invade(Frozen):
     """Action b): enter a directly linked city the enemy does not hold."""
 
+    __match_args__ = ("target", "origin", "units")
     target: str
     origin: str
     units: tuple[str, ...]
+
+    def __init__(self, target: str, origin: str, units: tuple[str, ...]) -> None:
+        setter(self, "target", target)
+        setter(self, "origin", origin)
+        setter(self, "units", units)
 
     def __str__(self) -> str:
         return f"invade {self.target} from {self.origin} with {' '.join(self.units)}"
 
 
-@dataclass(frozen=True)
-class Move:
+class Move(Frozen):
     """Action c): move MU along path lines within their MF (one line per group)."""
 
+    __match_args__ = ("units", "origin", "destination")
     units: tuple[str, ...]
     origin: str
     destination: str
+
+    def __init__(self, units: tuple[str, ...], origin: str, destination: str) -> None:
+        setter(self, "units", units)
+        setter(self, "origin", origin)
+        setter(self, "destination", destination)
 
     def __str__(self) -> str:
         return f"move {' '.join(self.units)} from {self.origin} to {self.destination}"
 
 
-@dataclass(frozen=True)
-class Pass:
+class Pass(Frozen):
     """Action d): take no action."""
+
+    __match_args__ = ()
+
+    def __init__(self) -> None:
+        pass
 
     def __str__(self) -> str:
         return "pass"
 
 
-@dataclass(frozen=True)
-class Carry:
+class Carry(Frozen):
     """Advanced rule: carry up to 2 MU per turn between two held port cities."""
 
+    __match_args__ = ("units", "origin", "destination")
     units: tuple[str, ...]
     origin: str
     destination: str
+
+    def __init__(self, units: tuple[str, ...], origin: str, destination: str) -> None:
+        setter(self, "units", units)
+        setter(self, "origin", origin)
+        setter(self, "destination", destination)
 
     def __str__(self) -> str:
         return f"carry {' '.join(self.units)} from {self.origin} to {self.destination}"
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(Frozen):
     """Where new MU arriving this turn set up ("in any city of his possession")."""
 
+    __match_args__ = ("units", "city")
     units: tuple[str, ...]
     city: str
+
+    def __init__(self, units: tuple[str, ...], city: str) -> None:
+        setter(self, "units", units)
+        setter(self, "city", city)
 
     def __str__(self) -> str:
         return f"place {' '.join(self.units)} {self.city}"
 
 
-@dataclass(frozen=True)
-class DeployMilitia:
+class DeployMilitia(Frozen):
     """Deploy one Militia counter in a city of one's possession with no MU."""
 
+    __match_args__ = ("city",)
     city: str
+
+    def __init__(self, city: str) -> None:
+        setter(self, "city", city)
 
     def __str__(self) -> str:
         return f"militia {self.city}"
 
 
-@dataclass(frozen=True)
-class StandingLosses:
+class StandingLosses(Frozen):
     """Which of one's counters takes each step lost when defending (``city`` None:
     any city).  Kept in the position until replaced."""
 
+    __match_args__ = ("losses", "city")
     losses: tuple[str, ...]
-    city: str | None = None
+    city: str | None
+
+    def __init__(self, losses: tuple[str, ...], city: str | None = None) -> None:
+        setter(self, "losses", losses)
+        setter(self, "city", city)
 
     def __str__(self) -> str:
         prefix = f"defend {self.city} " if self.city else ""

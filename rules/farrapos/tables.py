@@ -19,12 +19,12 @@ from __future__ import annotations
 import functools
 import marshal
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pbem.rules import data_cache
 from pbem.rules.base import HOUSE_TABLES, Position, TableError, TableInfo
 from pbem.rules.farrapos.counters import DATA, CounterSheet, Factors, UnitType, load_counters
+from pbem.rules.frozen import Frozen, setter
 from pbem.rules.grid_table import GridShape, grid_cells
 
 BATTLE_TABLE = "battle-table"
@@ -62,11 +62,14 @@ TABLES = (
 )
 
 
-@dataclass(frozen=True)
-class BattleTable:
+class BattleTable(Frozen):
     """Rows by die, each a tuple of one index per strength column."""
 
+    __match_args__ = ("rows",)
     rows: tuple[tuple[int, ...], ...]
+
+    def __init__(self, rows: tuple[tuple[int, ...], ...]) -> None:
+        setter(self, "rows", rows)
 
     @staticmethod
     def column(strength: int) -> int:
