@@ -23,6 +23,9 @@ dataclass's ``__init__`` does):
 Traceback (most recent call last):
 dataclasses.FrozenInstanceError: cannot assign to field 'x'
 
+A field named in ``_unshown`` is left out of the repr (a dataclass's
+``field(repr=False)``).
+
 (``dataclasses.replace``, ``fields`` and ``asdict`` do not apply: a class they are
 used on stays a dataclass.)
 """
@@ -58,10 +61,13 @@ class Frozen:
     __slots__ = ()
     __match_args__: ClassVar[tuple[str, ...]] = ()
     _values: ClassVar[Callable[[Any], tuple[Any, ...]]] = staticmethod(_no_values)
+    _unshown: ClassVar[tuple[str, ...]] = ()
+    _shown: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._values = staticmethod(_values_of(cls.__match_args__))
+        cls._shown = tuple(name for name in cls.__match_args__ if name not in cls._unshown)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
@@ -72,7 +78,7 @@ class Frozen:
         return hash(type(self)._values(self))
 
     def __repr__(self) -> str:
-        values = ", ".join(f"{name}={value!r}" for name, value in zip(self.__match_args__, type(self)._values(self)))
+        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._shown)
         return f"{self.__class__.__qualname__}({values})"
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -12,11 +12,24 @@ stderr with exit status 1 (usage errors exit 2, from Typer).
 
 A command line imports only the module of the command it names (``main``);
 ``app``, the whole application, imports every command module on first use.
+
+Start-up makes a few hundred thousand objects that live until the process ends
+and no garbage: the cyclic garbage collector, which would walk them all again and
+again, is off while this package is imported, and ``main`` moves what is there by
+then out of its reach (``gc.freeze``) before the command runs.
 """
 
-import typer
+import gc
 
-from pbem.cli.application import app_for, main, whole
+_collecting = gc.isenabled()
+gc.disable()  # no collection while importing: every object made is kept (modules, classes, Typer's tables)
+try:
+    import typer
+
+    from pbem.cli.application import app_for, main, whole
+finally:
+    if _collecting:
+        gc.enable()
 
 __all__ = ["app", "app_for", "main"]
 

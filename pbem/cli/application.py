@@ -15,6 +15,7 @@ registered command.  (No ``from __future__ import annotations`` here: Typer woul
 ``eval`` every parameter's annotation string each time it builds the commands.)"""
 
 import copy
+import gc
 import sys
 from collections.abc import Container
 from typing import TYPE_CHECKING, Annotated, Any, Optional
@@ -240,7 +241,13 @@ def listing() -> typer.Typer:
 
 
 def main() -> None:
-    app_for(sys.argv[1:])()
+    gc.disable()
+    try:
+        app = app_for(sys.argv[1:])
+    finally:
+        gc.freeze()
+        gc.enable()
+    app()
 
 
 def in_help_order() -> None:

@@ -15,12 +15,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from pbem import limits
 from pbem.rules import find_ruleset
 from pbem.rules.base import Orders, Problem, Ruleset
+from pbem.rules.frozen import Frozen, setter
 from pbem.turnfiles import keys
 from pbem.turnfiles.envelope import TurnFile, TurnFileError, normalise, parse_turn_file, rewrapped_lines
 
@@ -63,10 +63,20 @@ class Duplicate(Refused):
     in the receipt to its sender."""
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(Frozen):
     """A turn file that passed every check (envelope, signature, orders)."""
 
+    __match_args__ = (
+        "game_id",
+        "side",
+        "turn",
+        "message",
+        "signature",
+        "turn_file",
+        "orders",
+        "label",
+        "others_queued",
+    )
     game_id: str
     side: str
     turn: int
@@ -75,10 +85,46 @@ class Checked:
     turn_file: TurnFile
     orders: Orders
     label: str
-    others_queued: bool = True
+    others_queued: bool
     """Whether any file was queued for the game's next resolution when it was
     checked against the referee's database (True when not known): with none,
     queueing this one supersedes nothing."""
+
+    def __init__(
+        self,
+        game_id: str,
+        side: str,
+        turn: int,
+        message: bytes,
+        signature: str | None,
+        turn_file: TurnFile,
+        orders: Orders,
+        label: str,
+        others_queued: bool = True,
+    ) -> None:
+        setter(self, "game_id", game_id)
+        setter(self, "side", side)
+        setter(self, "turn", turn)
+        setter(self, "message", message)
+        setter(self, "signature", signature)
+        setter(self, "turn_file", turn_file)
+        setter(self, "orders", orders)
+        setter(self, "label", label)
+        setter(self, "others_queued", others_queued)
+
+    def queued_others(self, others_queued: bool) -> Checked:
+        """This check, with ``others_queued`` as the referee's database tells it."""
+        return Checked(
+            self.game_id,
+            self.side,
+            self.turn,
+            self.message,
+            self.signature,
+            self.turn_file,
+            self.orders,
+            self.label,
+            others_queued,
+        )
 
 
 def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, str | None]:

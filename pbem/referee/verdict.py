@@ -10,7 +10,6 @@ problem per line."""
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -91,7 +90,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         if replaced is not None:
             raise Refused([replaced]) from None
         raise
-    return dataclasses.replace(checked, others_queued=game.queued_next > 0)
+    return checked.queued_others(game.queued_next > 0)
 
 
 def _wrong_key(exc: Refused) -> bool:

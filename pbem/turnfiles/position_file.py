@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from pbem import limits
+from pbem.rules.frozen import Frozen, setter
 from pbem.turnfiles.canonical import position_hash
 
 FORMAT = "pbem-position/1"
@@ -52,14 +52,32 @@ class PositionFileError(ValueError):
     its ``state``."""
 
 
-@dataclass(frozen=True)
-class PositionFile:
+class PositionFile(Frozen):
     """What the referee's check reads of a game, after resolution ``resolution``.
 
     The attribute names ``id``, ``rules``, ``next_k``, ``state_hash``, ``over``,
     ``result`` and ``position`` are those of :class:`pbem.store.GameState`, so the
     one verdict function (:func:`pbem.pipeline.judge`) reads either."""
 
+    __match_args__ = (
+        "id",
+        "rules",
+        "scenario",
+        "options",
+        "resolution",
+        "next_k",
+        "label",
+        "state_hash",
+        "over",
+        "result",
+        "public_keys",
+        "position",
+        "rules_version",
+        "deadline",
+        "grace",
+        "zones",
+    )
+    _unshown = ("position",)
     id: str
     rules: str
     scenario: str
@@ -71,11 +89,47 @@ class PositionFile:
     over: bool
     result: str | None  # the stored outcome, JSON text (as ``Game.result``)
     public_keys: dict[str, str]  # side -> OpenSSH public key line
-    position: dict[str, Any] = field(repr=False)
-    rules_version: str | None = None  # the ruleset's version the game began with (None: a file that does not say)
-    deadline: str | None = None  # ISO 8601 UTC: when the orders for ``next_k`` are due (None: no deadline)
-    grace: int = 0  # seconds after the deadline
-    zones: dict[str, str] = field(default_factory=dict)  # side -> the IANA zone its player reads deadlines in
+    position: dict[str, Any]  # left out of the repr
+    rules_version: str | None  # the ruleset's version the game began with (None: a file that does not say)
+    deadline: str | None  # ISO 8601 UTC: when the orders for ``next_k`` are due (None: no deadline)
+    grace: int  # seconds after the deadline
+    zones: dict[str, str]  # side -> the IANA zone its player reads deadlines in (default: none)
+
+    def __init__(
+        self,
+        id: str,
+        rules: str,
+        scenario: str,
+        options: tuple[str, ...],
+        resolution: int,
+        next_k: int,
+        label: str,
+        state_hash: str,
+        over: bool,
+        result: str | None,
+        public_keys: dict[str, str],
+        position: dict[str, Any],
+        rules_version: str | None = None,
+        deadline: str | None = None,
+        grace: int = 0,
+        zones: dict[str, str] | None = None,
+    ) -> None:
+        setter(self, "id", id)
+        setter(self, "rules", rules)
+        setter(self, "scenario", scenario)
+        setter(self, "options", options)
+        setter(self, "resolution", resolution)
+        setter(self, "next_k", next_k)
+        setter(self, "label", label)
+        setter(self, "state_hash", state_hash)
+        setter(self, "over", over)
+        setter(self, "result", result)
+        setter(self, "public_keys", public_keys)
+        setter(self, "position", position)
+        setter(self, "rules_version", rules_version)
+        setter(self, "deadline", deadline)
+        setter(self, "grace", grace)
+        setter(self, "zones", {} if zones is None else zones)
 
     @property
     def state(self) -> str:
