@@ -8,8 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from pbem.cli.application import registry as app
-from pbem.cli.common import database, example, refusals
-from pbem.cli.options import REFEREE_KEY, referee_key
+from pbem.cli.common import REFEREE_KEY, database, example, referee_key, refusals
 
 
 def _until(text: str, now: datetime) -> datetime:

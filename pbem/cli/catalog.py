@@ -8,11 +8,15 @@ every command module and building their parameters was about 40 M instructions o
 each command's start.  tests/test_startup.py compares this table with the commands
 the modules define (names, modules, help, order), so it cannot drift from them."""
 
-from typing import NamedTuple
+from collections.abc import Iterator
 
 
-class Listed(NamedTuple):
-    """One command as the list of commands shows it."""
+class Listed:
+    """One command as the list of commands shows it (a plain class: a ``NamedTuple``
+    compiles its constructor from source when this module is imported, the start of
+    every command)."""
+
+    __slots__ = ("name", "module", "help")
 
     name: str
     module: str
@@ -20,6 +24,17 @@ class Listed(NamedTuple):
     help: str
     """The first paragraph of its help, its words separated by one space: all Click
     reads of it to list it (``make_default_short_help``)."""
+
+    def __init__(self, name: str, module: str, help: str) -> None:
+        self.name = name
+        self.module = module
+        self.help = help
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((self.name, self.module, self.help))
+
+    def __repr__(self) -> str:
+        return f"Listed(name={self.name!r}, module={self.module!r}, help={self.help!r})"
 
 
 def _listed(module: str, *commands: tuple[str, str]) -> tuple[Listed, ...]:

@@ -196,3 +196,21 @@ def civil_disorder_words(value: str) -> str:
     if n is None:
         return "no civil disorder (a side missing its deadlines takes no action)"
     return f"civil disorder after {n} missed deadline(s) in a row: the {disorder.BOT} bot plays the side"
+
+
+REFEREE_KEY = typer.Option(
+    "--referee-key",
+    metavar="KEY",
+    envvar="PBEM_REFEREE_KEY",
+    help="The referee's private SSH key that signs the game's ledger (default $PBEM_REFEREE_KEY);"
+    " needed by a game created with one.",
+)
+
+
+def referee_key(path: Optional[Path]) -> Any:
+    """The referee's key read from ``--referee-key`` / ``$PBEM_REFEREE_KEY`` (None when not given)."""
+    if path is None or not str(path):
+        return None
+    from pbem.referee.ledger import RefereeKey
+
+    return RefereeKey.load(path)

@@ -16,15 +16,16 @@ if TYPE_CHECKING:
 
 from pbem.cli.application import registry as app
 from pbem.cli.common import (
+    REFEREE_KEY,
     _pairs,
     _read,
     civil_disorder_words,
     db_option,
     example,
+    referee_key,
     refusals,
 )
 from pbem.cli.common import settings as configured
-from pbem.cli.options import REFEREE_KEY, referee_key
 
 _CIVIL_DISORDER = typer.Option(
     "--civil-disorder",

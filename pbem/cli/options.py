@@ -11,7 +11,7 @@ import typer.core
 import typer.main
 import typer.models
 
-from pbem.cli.common import _host_port, db_option, fail, settings
+from pbem.cli.common import _host_port, db_option, fail, referee_key, settings
 
 
 def _smtp_server(smtp: str | None, starttls: bool, ssl_on: bool, user: str | None, password_file: Path | None) -> Any:
@@ -178,22 +178,6 @@ _MAIL_DEADLINE = typer.Option(
     metavar="SECONDS",
     help="Longest an IMAP intake, or an SMTP session's opening or one message's sending, may take (default 300).",
 )
-REFEREE_KEY = typer.Option(
-    "--referee-key",
-    metavar="KEY",
-    envvar="PBEM_REFEREE_KEY",
-    help="The referee's private SSH key that signs the game's ledger (default $PBEM_REFEREE_KEY);"
-    " needed by a game created with one.",
-)
-
-
-def referee_key(path: Optional[Path]) -> Any:
-    """The referee's key read from ``--referee-key`` / ``$PBEM_REFEREE_KEY`` (None when not given)."""
-    if path is None or not str(path):
-        return None
-    from pbem.referee.ledger import RefereeKey
-
-    return RefereeKey.load(path)
 
 
 def _with_key(options: Any, path: Optional[Path]) -> Any:

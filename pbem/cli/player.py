@@ -12,8 +12,18 @@ import typer.main
 import typer.models
 
 from pbem.cli.application import registry as app
-from pbem.cli.common import _read, _signature_for, database, db_option, example, fail, is_stdout, refusals
-from pbem.cli.options import REFEREE_KEY, referee_key
+from pbem.cli.common import (
+    REFEREE_KEY,
+    _read,
+    _signature_for,
+    database,
+    db_option,
+    example,
+    fail,
+    is_stdout,
+    referee_key,
+    refusals,
+)
 
 
 @app.command(epilog=example("pbem keygen alice --dir keys"))

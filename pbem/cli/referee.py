@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 from pbem.cli.application import _Pbem
 from pbem.cli.application import registry as app
 from pbem.cli.common import (
+    REFEREE_KEY,
     _read,
     _with_progress,
     civil_disorder_words,
@@ -29,9 +30,9 @@ from pbem.cli.common import (
     db_option,
     example,
     fail,
+    referee_key,
     refusals,
 )
-from pbem.cli.options import REFEREE_KEY, referee_key
 
 PLAYER_ZONE_HELP = "The player's own time zone for deadlines (IANA name)."
 

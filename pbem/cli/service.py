@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 from pbem.cli.application import _Pbem
 from pbem.cli.application import registry as app
-from pbem.cli.common import _log_line, database, example, fail, refusals, settings
+from pbem.cli.common import REFEREE_KEY, _log_line, database, example, fail, referee_key, refusals, settings
 from pbem.cli.options import (
     _BACKOFF,
     _DIR,
@@ -32,12 +32,10 @@ from pbem.cli.options import (
     _SMTP_USER_ALIAS,
     _SSL,
     _STARTTLS,
-    REFEREE_KEY,
     _referee_options,
     _sender,
     _smtp_server,
     _with_key,
-    referee_key,
 )
 
 
