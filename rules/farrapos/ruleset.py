@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
-from importlib import resources
-from importlib.resources.abc import Traversable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.rules.base import (
     Dice,
@@ -43,6 +40,10 @@ from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
 from pbem.rules.template_text import fit_comments
 
+if TYPE_CHECKING:
+    import random
+    from importlib.resources.abc import Traversable
+
 OPTION_INFO = (
     OptionInfo(
         "siege", "Siege: a city surrounded by enemy-held cities loses its extra defence", "Advanced Rules (Optional)"
@@ -64,6 +65,8 @@ class Farrapos(Ruleset):
 
     def cases_folder(self) -> Traversable:
         """The rule cases shipped with this ruleset (docs/formats.md, "Rule cases")."""
+        from importlib import resources  # only the conformance suite asks: a checked turn file never does
+
         return resources.files("pbem.rules.farrapos") / "cases"
 
     def tables(self, scenario_id: str | None = None) -> Sequence[TableInfo]:
