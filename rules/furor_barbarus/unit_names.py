@@ -90,6 +90,6 @@ def settle_orders(counters: Mapping[str, Counter], orders: Orders) -> tuple[Orde
     for ol in orders:
         found: list[str] = []
         order = _settled(ol.order, _settler(counters, names, found))
-        lines.append(replace(ol, order=order))
+        lines.append(OrderLine(ol.line, ol.text, order))
         problems += [Problem(ol.line, message) for message in dict.fromkeys(found)]
     return Orders(tuple(lines)), problems
