@@ -76,4 +76,6 @@ def used_up(game_id: str, last_k: int, k: int) -> str:
 
 def reveal(seed_hex: str, chain_length: int, checkpoints_hex: str, link: int) -> bytes:
     """The reveal of link ``j`` of a chain (``1 <= j <= N - 1``)."""
-    return dicev1.reveal(bytes.fromhex(seed_hex), chain_length, link, bytes.fromhex(checkpoints_hex))
+    if checkpoints_hex:
+        return dicev1.reveal_from_hex(chain_length, link, checkpoints_hex)
+    return dicev1.reveal(bytes.fromhex(seed_hex), chain_length, link)

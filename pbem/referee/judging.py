@@ -112,20 +112,6 @@ class Checked(Frozen):
         setter(self, "label", label)
         setter(self, "others_queued", others_queued)
 
-    def queued_others(self, others_queued: bool) -> Checked:
-        """This check, with ``others_queued`` as the referee's database tells it."""
-        return Checked(
-            self.game_id,
-            self.side,
-            self.turn,
-            self.message,
-            self.signature,
-            self.turn_file,
-            self.orders,
-            self.label,
-            others_queued,
-        )
-
 
 def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, str | None]:
     """The signed message and its armored signature: detached if given, else inline."""
@@ -239,11 +225,14 @@ def judge(
     dice_used_up: Callable[[int], str | None] = lambda k: None,
     rollback_of: Callable[[int], store.RollbackSeen | None] = lambda k: None,
     set_aside: Callable[[str], int | None] = lambda state: None,
+    others_queued: bool = True,
 ) -> Checked:
     """The verdict on a turn file against a game as it stands, the same whether
     the game comes from the database or from a position file (``pbem check
-    --position``); only the referee knows ``earlier_copies`` (replays) and
-    whether the committed dice still serve the turn (``dice_used_up``)."""
+    --position``); only the referee knows ``earlier_copies`` (replays), whether
+    the committed dice still serve the turn (``dice_used_up``) and whether any
+    file is queued for the game's next resolution (``others_queued``, kept in
+    the :class:`Checked`)."""
     if tf.rules != game.rules:
         raise Refused([f"turn file says rules {tf.rules!r} but game {game.id} plays {game.rules!r}"])
     if tf.side not in roster:
@@ -294,7 +283,9 @@ def judge(
     if problems:
         raise Refused([str(p) for p in problems])
     _remember_orders(message, orders)
-    return Checked(game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position))
+    return Checked(
+        game.id, tf.side, tf.turn, message, signature, tf, orders, ruleset.turn_label(game.position), others_queued
+    )
 
 
 def check_signature(

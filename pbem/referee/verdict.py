@@ -90,7 +90,7 @@ def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_sig
         if replaced is not None:
             raise Refused([replaced]) from None
         raise
-    return checked.queued_others(game.queued_next > 0)
+    return checked
 
 
 def _wrong_key(exc: Refused) -> bool:
@@ -129,6 +129,7 @@ def _judge_stored(
     roster: Mapping[str, keys.PublicKey],
     require_signature: bool,
 ) -> Checked:
+    digest = hashlib.sha256(message).hexdigest()
     return judge(
         tf,
         message,
@@ -136,12 +137,13 @@ def _judge_stored(
         game,
         roster,
         require_signature,
-        earlier_copies=lambda: store.earlier_copies(tx, game.id, hashlib.sha256(message).hexdigest()),
+        earlier_copies=lambda: store.earlier_copies(tx, game.id, digest),
         dice_used_up=lambda k: (
             dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None
         ),
         rollback_of=lambda k: store.rollback_that_set_aside(tx, game.id, k),
         set_aside=lambda state: _set_aside_resolution(tx, game.id, state),
+        others_queued=game.queued_next > 0,
     )
 
 

@@ -195,7 +195,7 @@ class PublicKey:
         """The `cryptography` public key object, for verifying."""
         if self.key_type not in KEY_TYPES:
             raise KeyFileError(f"unsupported key type {self.key_type!r} (pbem takes {', '.join(KEY_TYPES)})")
-        if self.key_type == ED25519 and (key := _ed25519_public(self.blob)) is not None:
+        if self.key_type == ED25519 and (key := ed25519_public(self.blob)) is not None:
             return key
         from cryptography.hazmat.primitives import serialization
 
@@ -323,7 +323,7 @@ def _ed25519_blob(point: bytes) -> bytes:
     return wire_string(ED25519) + wire_string(point)
 
 
-def _ed25519_public(blob: bytes) -> ed25519.Ed25519PublicKey | None:
+def ed25519_public(blob: bytes) -> ed25519.Ed25519PublicKey | None:
     """The key of a well-formed ``ssh-ed25519`` blob; None for anything else."""
     reader = WireReader(blob)
     try:

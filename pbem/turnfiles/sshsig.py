@@ -25,7 +25,16 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from pbem import paths
-from pbem.turnfiles.keys import KeyFileError, PublicKey, WireReader, load_private_key, wire_string
+from pbem.turnfiles.keys import (
+    ED25519,
+    CryptoPublicKey,
+    KeyFileError,
+    PublicKey,
+    WireReader,
+    ed25519_public,
+    load_private_key,
+    wire_string,
+)
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -65,7 +74,17 @@ def normalise(data: bytes) -> bytes:
 
 def _signed_data(message: bytes, namespace: str, hash_alg: str) -> bytes:
     digest = MESSAGE_HASHES[hash_alg](message).digest()
-    return MAGIC + wire_string(namespace) + wire_string(b"") + wire_string(hash_alg) + wire_string(digest)
+    head = _SIGNED_HEADS.get((namespace, hash_alg))
+    if head is None:
+        head = _SIGNED_HEADS[namespace, hash_alg] = (
+            MAGIC + wire_string(namespace) + wire_string(b"") + wire_string(hash_alg)
+        )
+    return head + wire_string(digest)
+
+
+_SIGNED_HEADS: dict[tuple[str, str], bytes] = {}
+"""The signed data's fixed start for a namespace and hash (a pure function of the
+two: ``pbem`` with ``sha512``, in practice)."""
 
 
 def _mpint(n: int) -> bytes:
@@ -155,33 +174,26 @@ def verify(message: bytes, armored: str | bytes, namespace: str = NAMESPACE) -> 
     Raises `SignatureError` saying what is wrong.
     """
     blob = dearmor(armored)
-    reader = WireReader(blob)
     try:
-        if reader.take(len(MAGIC)) != MAGIC:
+        if len(blob) < len(MAGIC):
+            raise EOFError
+        if blob[: len(MAGIC)] != MAGIC:
             raise SignatureError("not an SSH signature (no SSHSIG magic)")
-        version = reader.uint32()
+        version = _uint32(blob, len(MAGIC))
         if version != VERSION:
             raise SignatureError(f"unsupported SSHSIG version {version}")
-        key_blob = reader.string()
-        signed_namespace = _text(reader.string())
-        reader.string()  # reserved
-        hash_alg = _text(reader.string())
-        signature = WireReader(reader.string())
-        algorithm = _text(signature.string())
-        raw = signature.string()
+        (key_blob, signed_namespace, _reserved, hash_name, inner), end = _strings(blob, len(MAGIC) + 4, 5)
+        (algorithm_name, raw), inner_end = _strings(inner, 0, 2)
     except EOFError:
         raise SignatureError("truncated signature") from None
-    if not reader.at_end() or not signature.at_end():
+    if end != len(blob) or inner_end != len(inner):
         raise SignatureError("garbled signature: trailing bytes after the signature")
-    if signed_namespace != namespace:
-        raise SignatureError(f"signature namespace is {signed_namespace!r}, expected {namespace!r}")
+    if _text(signed_namespace) != namespace:
+        raise SignatureError(f"signature namespace is {_text(signed_namespace)!r}, expected {namespace!r}")
+    hash_alg, algorithm = _text(hash_name), _text(algorithm_name)
     if hash_alg not in MESSAGE_HASHES:
         raise SignatureError(f"unsupported hash algorithm {hash_alg!r} (SSHSIG allows sha256, sha512)")
-    try:
-        public = PublicKey.from_blob(key_blob)
-        key = public.to_crypto()
-    except KeyFileError as e:
-        raise SignatureError(str(e)) from None
+    public, key = _signer(key_blob)
     allowed = SIGNATURE_HASHES[public.key_type]
     if algorithm not in allowed:
         raise SignatureError(f"unsupported signature algorithm {algorithm!r} for a {public.key_type} key")
@@ -194,6 +206,44 @@ def verify(message: bytes, armored: str | bytes, namespace: str = NAMESPACE) -> 
     except InvalidSignature:
         raise SignatureError("signature does not match the file") from None
     return public
+
+
+_U32 = struct.Struct(">I")
+
+
+def _uint32(data: bytes, at: int) -> int:
+    if at + 4 > len(data):
+        raise EOFError
+    value: int = _U32.unpack_from(data, at)[0]
+    return value
+
+
+def _strings(data: bytes, at: int, count: int) -> tuple[list[bytes], int]:
+    """``count`` SSH strings of ``data`` from offset ``at``, and the offset after
+    them (what :class:`pbem.turnfiles.keys.WireReader` reads, without a call per
+    field); ``EOFError`` when they run past its end."""
+    found = []
+    for _ in range(count):
+        size = _uint32(data, at)
+        at += 4
+        if at + size > len(data):
+            raise EOFError
+        found.append(data[at : at + size])
+        at += size
+    return found, at
+
+
+def _signer(key_blob: bytes) -> tuple[PublicKey, CryptoPublicKey]:
+    """The signature's public key and its ``cryptography`` key: an Ed25519 blob
+    is read once (``PublicKey.from_blob`` then ``to_crypto`` read it twice)."""
+    key = ed25519_public(key_blob)
+    if key is not None:
+        return PublicKey(ED25519, key_blob), key
+    try:
+        public = PublicKey.from_blob(key_blob)
+        return public, public.to_crypto()
+    except KeyFileError as e:
+        raise SignatureError(str(e)) from None
 
 
 def _verify_rsa_or_ecdsa(
