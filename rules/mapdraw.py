@@ -150,14 +150,14 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
         edges = _step_in(edges, reach, inner)
     x0, y0, x1, y1 = edges
     # then grown to the smallest box that holds whole every label it meets (whatever the order
-    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none
-    while met := [
-        (a0, b0, a1, b1)
-        for a0, b0, a1, b1 in marks
-        if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1 and (a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1)
-    ]:
+    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none.
+    # The box only grows, so a label it holds stays held: each pass looks only at those it did not
+    # hold before the last growth (most labels of a close-up are inside it from the start)
+    rest = [m for m in marks if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
+    while met := [m for m in rest if m[0] < x1 and x0 < m[2] and m[1] < y1 and y0 < m[3]]:
         for a0, b0, a1, b1 in met:
             x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
+        rest = [m for m in rest if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
     x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10
@@ -167,6 +167,12 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
 def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[float]:
     """The edges (x0, y0, x1, y1) each moved in past the labels it cuts while it
     stays outside ``core``'s edge; edges only move in, so this ends."""
+    # each edge stays between where it starts and the core's edge: only the labels across
+    # that strip can ever be cut by it
+    strips = []
+    for i in range(4):
+        lo, hi, a = min(edges[i], core[i]), max(edges[i], core[i]), i % 2
+        strips.append([m for m in marks if m[a] < hi and lo < m[a + 2]])
     moved = True
     while moved:
         moved = False
@@ -174,10 +180,10 @@ def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[fl
             at, outer = edges[i], i < 2  # the low edge or the high one
             if i % 2 == 0:  # a vertical edge: the labels across it, within the span of y
                 lo, hi = edges[1], edges[3]
-                cut = [(a0, a1) for a0, b0, a1, b1 in marks if a0 < at < a1 and b0 < hi and lo < b1]
+                cut = [(a0, a1) for a0, b0, a1, b1 in strips[i] if a0 < at < a1 and b0 < hi and lo < b1]
             else:  # a horizontal edge: the labels across it, within the span of x
                 lo, hi = edges[0], edges[2]
-                cut = [(b0, b1) for a0, b0, a1, b1 in marks if b0 < at < b1 and a0 < hi and lo < a1]
+                cut = [(b0, b1) for a0, b0, a1, b1 in strips[i] if b0 < at < b1 and a0 < hi and lo < a1]
             if not cut:
                 continue
             inner = max(c[1] for c in cut) if outer else min(c[0] for c in cut)
