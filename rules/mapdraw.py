@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 Box = tuple[float, float, float, float]  # x, y, width, height
 
@@ -73,14 +74,20 @@ def _measure(text: str, size: float, bold: bool) -> float:
 
 
 def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
-    """``text`` in lines no wider than ``width`` at ``size`` (by :func:`text_width`)."""
+    """``text`` in lines no wider than ``width`` at ``size`` (by :func:`text_width`;
+    each text wrapped once per process: a map's legend is the same in every map)."""
+    return list(_wrapped(text, size, width, bold))
+
+
+@lru_cache(maxsize=1024)
+def _wrapped(text: str, size: float, width: float, bold: bool) -> tuple[str, ...]:
     lines: list[str] = []
     for word in text.split():
         if lines and text_width(lines[-1] + " " + word, size, bold) <= width:
             lines[-1] += " " + word
         else:
             lines.append(word)
-    return lines or [""]
+    return tuple(lines or [""])
 
 
 def overlaps(a: Box, b: Box, margin: float = 0.0) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus.battlefield import Battlefield
@@ -43,8 +44,8 @@ from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, pieces_label_bo
 
 class _Board:
     """What a map's drawing owes to the map alone: the terrain group (hexes, rivers,
-    streams, crossings) and, for each hex, its id's text, its name's text and the
-    neighbours whose counter would cover the name (a hex name wider than its hex is
+    streams, crossings) and, for each hex, its id's text and its name's text; and
+    for each hex, the names its counter would cover (a hex name wider than its hex is
     drawn only where no counter next to it would cover it; the legend's list of
     places names every one anyway)."""
 
@@ -72,16 +73,20 @@ class _Board:
                     f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
                 )
         self.terrain: tuple[str, ...] = tuple(out)
-        labels: list[tuple[str, str, str | None, tuple[str, ...]]] = []
+        labels: list[tuple[str, str, str | None]] = []
+        covers: dict[str, list[str]] = {}  # hex -> the hexes whose name its counter would cover
         for h in gm.all_hexes():
             cx, cy = centre(h)
             id_text = _text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id")
             if h not in gm.names:
-                labels.append((h, id_text, None, ()))
+                labels.append((h, id_text, None))
                 continue
             name_text = _text(cx, cy + H / 2 - 5, gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
-            labels.append((h, id_text, name_text, _name_blockers(gm, h)))
+            labels.append((h, id_text, name_text))
+            for n in _name_blockers(gm, h):
+                covers.setdefault(n, []).append(h)
         self.labels = tuple(labels)
+        self.covers = covers
 
 
 def _name_blockers(gm: GameMap, h: str) -> tuple[str, ...]:
@@ -113,6 +118,26 @@ def _board_of(gm: GameMap) -> _Board:
     return kept[1]
 
 
+@lru_cache(maxsize=4096)
+def _frame(x: float, y: float) -> tuple[str, str, str, str]:
+    """A counter's geometry with its top left corner at (x, y), as drawn: its box,
+    the ring of an attacker, where its id and its factors go (worked out once per
+    place in a process: counters mostly stay where they were)."""
+    return (
+        f'x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"',
+        f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{COUNTER_W + 5:.1f}" '
+        f'height="{COUNTER_H + 5:.1f}" rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
+        f'x="{x + COUNTER_W / 2:.1f}" y="{y + 10:.1f}"',
+        f'x="{x + COUNTER_W / 2:.1f}" y="{y + COUNTER_H - 3:.1f}"',
+    )
+
+
+@lru_cache(maxsize=1024)
+def _head(uid: str, name: str, kind: str) -> str:
+    """The opening of a unit's counter and its title, up to its factors."""
+    return f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(name)} ({_t(uid)}), {TYPE_WORDS.get(kind, kind)}, '
+
+
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
         self.field = field
@@ -121,13 +146,17 @@ class _Drawing:
         self.short = short_ids(sorted(field.units))
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
         self.attacking = self.attackers()
+        self._factors: dict[str, str] = {}
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
 
     def factors(self, uid: str) -> str:
-        c = self.field.counter(uid)
-        return f"{self.field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+        found = self._factors.get(uid)
+        if found is None:
+            c = self.field.counter(uid)
+            found = self._factors[uid] = f"{self.field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+        return found
 
     # --- the board ---------------------------------------------------------------
     def board(self, occupied: set[str]) -> list[str]:
@@ -135,11 +164,12 @@ class _Drawing:
         and name where no counter covers them."""
         drawn = _board_of(self.gm)
         out = [*drawn.terrain, '</g><g class="hex-ids">']
-        for h, id_text, name_text, blockers in drawn.labels:
+        hidden = {h for n in occupied for h in drawn.covers.get(n, ())}  # names a counter would cover
+        for h, id_text, name_text in drawn.labels:
             if h in occupied:
                 continue
             out.append(id_text)
-            if name_text is not None and not any(n in occupied for n in blockers):
+            if name_text is not None and h not in hidden:
                 out.append(name_text)
         out.append("</g>")
         return out
@@ -223,30 +253,23 @@ class _Drawing:
     def attackers(self) -> set[str]:
         return {a for _, e in self.combats() for a in e.get("attackers") or []}
 
-    def counter(self, uid: str, x: float, y: float, w: float = COUNTER_W, h: float = COUNTER_H) -> str:
+    def counter(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
         colour = self.colour(uid)
         reduced = self.field.is_reduced(uid)
         face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
-        state = "reduced" if reduced else "full strength"
-        out = [
-            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
-            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, "
-            f"{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>",
-            f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
-            f'stroke="{colour}" stroke-width="2"/>',
-        ]
-        if uid in self.attacking:
-            out.append(
-                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" '
-                f'height="{h + 5:.1f}" rx="4" '
-                f'fill="none" stroke="#d00000" stroke-width="3"/>'
-            )
-        out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
-        out.append(symbol(c.type.value, x + w / 2 - 9, y + 12.5, 18, 10, ink))
-        out.append(_text(x + w / 2, y + h - 3, self.factors(uid), 10.5, "middle", ink, "bold", cls="counter-factors"))
-        out.append("</g>")
-        return "".join(out)
+        box, ring, id_at, factors_at = _frame(x, y)
+        kind = c.type._value_  # the enum's value (``.value`` is a slow descriptor)
+        factors = _t(self.factors(uid))
+        return (
+            f"{_head(uid, c.name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
+            f'{self.field.hex_of(uid)}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
+            f'stroke="{colour}" stroke-width="2"/>{ring if uid in self.attacking else ""}'
+            f'<text class="counter-id" {id_at} font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">'
+            f"{_t(self.short[uid])}</text>{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}"
+            f'<text class="counter-factors" {factors_at} font-size="10.5" text-anchor="middle" font-weight="bold" '
+            f'fill="{ink}">{factors}</text></g>'
+        )
 
     def tab(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
