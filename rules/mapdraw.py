@@ -23,13 +23,17 @@ def escape(text: str) -> str:
     """``text`` for XML character data: ``&``, ``<`` and ``>`` as entities, exactly
     as ``xml.sax.saxutils.escape`` (whose module imports ``urllib.request`` and
     ``ssl``: 18 ms of every report command's start-up)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if "&" in text or "<" in text or ">" in text:
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text  # most texts have nothing to escape
 
 
+@lru_cache(maxsize=1024)
 def quoteattr(text: str) -> str:
     """``text`` as a quoted XML attribute value, exactly as
     ``xml.sax.saxutils.quoteattr``: escaped, line breaks and tabs as character
-    references, in double quotes (single quotes when it holds only ``"``)."""
+    references, in double quotes (single quotes when it holds only ``"``).  Each
+    value quoted once per process (a map quotes the same few colours again and again)."""
     text = escape(text).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
     if '"' not in text:
         return f'"{text}"'

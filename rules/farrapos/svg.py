@@ -125,16 +125,6 @@ def _layout(board: Board) -> tuple[dict[str, tuple[float, float]], Placement]:
 NAME_SIZE, BADGE_SIZE = 14, 12
 
 
-def _label_lines(view: View, cid: str) -> list[str]:
-    lines = [view.board.name(cid)]
-    mu, militia = view.units_in(cid), view.militia_in(cid)
-    if mu or militia:
-        lines.append(
-            " +".join(part for part in (f"{len(mu)} MU" if mu else "", f"{militia} Mil" if militia else "") if part)
-        )
-    return lines
-
-
 WIDEST_BADGE = "88 MU +8 Mil"
 
 
@@ -439,8 +429,8 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         ),
         drawing.top,
     ]
-    board_marks = _board_layers(view, drawing, events)
-    out += board_marks
+    texts, boxes = [drawing.top], []
+    out += _board_layers(view, drawing, events, texts, boxes)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -459,7 +449,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, pieces_label_boxes([drawing.top, *board_marks]), height)
+    focus, why = _focus(view, drawing, events, pieces_label_boxes(texts) + boxes, height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"
@@ -469,15 +459,21 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     return "\n".join(out)
 
 
-def _board_layers(view: View, drawing: _Drawing, events: Sequence[Event]) -> list[str]:
+def _board_layers(
+    view: View, drawing: _Drawing, events: Sequence[Event], texts: list[str], boxes: list[Box]
+) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
-    battles ("Actions", "Battles"), the city labels with their VP."""
+    battles ("Actions", "Battles"), the city labels with their VP.  The pieces that
+    may hold a label (the cities' marks and names, each drawn once per board) go to
+    ``texts`` too, and the box of each MU badge's label to ``boxes``: the arrows
+    and rings hold none."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
     for cid in view.board.cities:
         city = cities[cid]
         out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
+    texts += out
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -497,12 +493,17 @@ def _board_layers(view: View, drawing: _Drawing, events: Sequence[Event]) -> lis
     out.append("</g>")
     out.append('<g class="city-labels">')
     for cid in drawing.labels:
-        owner = cities[cid]["owner"]
-        lines = _label_lines(view, cid)
-        out.append(drawing.names[cid][owner, len(lines) > 1])
-        if len(lines) > 1:
+        city = cities[cid]
+        owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
+        out.append(drawing.names[cid][owner, bool(mu or militia)])
+        texts.append(out[-1])
+        if mu or militia:  # the MU badge below the name
+            badge = " +".join(part for part in (f"{mu} MU" if mu else "", f"{militia} Mil" if militia else "") if part)
             cx, y = drawing.badges[cid]
-            out.append(_text(cx, y, lines[1], BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]))
+            out.append(_text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]))
+            # its label's box, as label_boxes reads it from the markup
+            w = text_width(badge, BADGE_SIZE, bold=True)
+            boxes.append((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
     out.append("</g></g>")
     return out
 
@@ -565,8 +566,12 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         lines = [_counter_label(view, u) for u in mu] + (
             [f"{militia} Militia DF{view.sheet.militia_df}"] if militia else []
         )
-        for line in lines:
-            out.append(_text(cx + 10, cy, line, 12))
+        x = cx + 10
+        for line in lines:  # _text(x, cy, line, 12), put together here
+            out.append(
+                f'<text x="{x}" y="{cy}" font-size="12" text-anchor="start" font-weight="normal" fill="#222" '
+                f'font-family="sans-serif">{escape(line)}</text>'
+            )
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)
