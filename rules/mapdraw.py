@@ -165,10 +165,18 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
     # The box only grows, so a label it holds stays held: each pass looks only at those it did not
     # hold before the last growth (most labels of a close-up are inside it from the start)
     rest = [m for m in marks if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
-    while met := [m for m in rest if m[0] < x1 and x0 < m[2] and m[1] < y1 and y0 < m[3]]:
-        for a0, b0, a1, b1 in met:
-            x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
-        rest = [m for m in rest if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
+    grown = True
+    while grown:  # each label met taken in at once, so a chain of labels takes few passes
+        grown, left = False, []
+        for m in rest:
+            a0, b0, a1, b1 = m
+            if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1:
+                if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
+                    x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
+                    grown = True
+            else:
+                left.append(m)
+        rest = left
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
     x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10
