@@ -39,7 +39,7 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     short_ids,
     symbol,
 )
-from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, pieces_label_boxes, text_width, wrap
+from pbem.rules.mapdraw import Box, focus_attrs, focus_box, overlaps, pieces_label_boxes, text_width, wrap
 
 
 class _Board:
@@ -119,17 +119,29 @@ def _board_of(gm: GameMap) -> _Board:
 
 
 @lru_cache(maxsize=4096)
-def _frame(x: float, y: float) -> tuple[str, str, str, str]:
+def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
     """A counter's geometry with its top left corner at (x, y), as drawn: its box,
-    the ring of an attacker, where its id and its factors go (worked out once per
-    place in a process: counters mostly stay where they were)."""
+    the ring of an attacker, where its id and its factors go, and those places as
+    the markup gives them (worked out once per place in a process: counters mostly
+    stay where they were)."""
+    mid, id_y, factors_y = f"{x + COUNTER_W / 2:.1f}", f"{y + 10:.1f}", f"{y + COUNTER_H - 3:.1f}"
     return (
         f'x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"',
         f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{COUNTER_W + 5:.1f}" '
         f'height="{COUNTER_H + 5:.1f}" rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
-        f'x="{x + COUNTER_W / 2:.1f}" y="{y + 10:.1f}"',
-        f'x="{x + COUNTER_W / 2:.1f}" y="{y + COUNTER_H - 3:.1f}"',
+        f'x="{mid}" y="{id_y}"',
+        f'x="{mid}" y="{factors_y}"',
+        float(mid),
+        float(id_y),
+        float(factors_y),
     )
+
+
+def _label_box(x: float, y: float, body: str, size: float) -> Box:
+    """The box ``label_boxes`` reads for a bold, centred text at (x, y) as written
+    in the markup (a counter's labels are measured where they are drawn)."""
+    w = text_width(body, size, True)
+    return (x - w / 2, y - 0.96 * size, w, 1.22 * size)
 
 
 @lru_cache(maxsize=1024)
@@ -147,6 +159,7 @@ class _Drawing:
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
         self.attacking = self.attackers()
         self._factors: dict[str, str] = {}
+        self.label_boxes: list[Box] = []  # the counters' labels, measured as they are drawn
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
@@ -258,9 +271,10 @@ class _Drawing:
         colour = self.colour(uid)
         reduced = self.field.is_reduced(uid)
         face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
-        box, ring, id_at, factors_at = _frame(x, y)
+        box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
         kind = c.type._value_  # the enum's value (``.value`` is a slow descriptor)
         factors = _t(self.factors(uid))
+        self.label_boxes += (_label_box(mid, id_y, self.short[uid], 9.0), _label_box(mid, factors_y, factors, 10.5))
         return (
             f"{_head(uid, c.name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
             f'{self.field.hex_of(uid)}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
@@ -274,23 +288,17 @@ class _Drawing:
     def tab(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
         colour = self.colour(uid)
+        words = self._tab_words(uid)
+        at = (f"{x + COUNTER_W / 2:.1f}", f"{y + TAB_H - 2.4:.1f}")
+        self.label_boxes.append(_label_box(float(at[0]), float(at[1]), words, 7.5))
         return (
             f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
             f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in "
             f"{self.field.hex_of(uid)}</title>"
             f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
             f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
-            + _text(
-                x + COUNTER_W / 2,
-                y + TAB_H - 2.4,
-                self._tab_words(uid),
-                7.5,
-                "middle",
-                colour,
-                "bold",
-                cls="counter-id",
-            )
-            + "</g>"
+            + f'<text class="counter-id" x="{at[0]}" y="{at[1]}" font-size="7.5" text-anchor="middle" '
+            f'font-weight="bold" fill="{colour}">{_t(words)}</text></g>'
         )
 
     def _tab_words(self, uid: str) -> str:
@@ -343,22 +351,24 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
         )
     )
     body.append('<g id="fb-board">')
-    board_at = len(body)
-    body += d.board(occupied)
-    body += d.combat_hexes()
+    board = d.board(occupied)
+    marks = d.combat_marks()
+    body += board
+    body += d.combat_hexes()  # the combats' hexes and the moves hold no label
     body += d.movements()
-    body += d.counters()
-    body += d.combat_marks()
+    body += d.counters()  # whose labels are measured as they are drawn
+    body += marks
     body.append("</g>")
-    labels = pieces_label_boxes(body[board_at:])  # the board's pieces measured once per process
+    # the board's pieces measured once per process
+    labels = pieces_label_boxes([*board, *marks]) + d.label_boxes
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)
     action, why = _action(field, events, occupied)
-    board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
+    whole = (0.0, TOP - 2, float(width), board_h - TOP + 2)
     # the core kept whole: a combat's hex and its badge (SIZE + 5 from the hex's centre)
     focus = focus_box(
-        action, board, SIZE * 1.4, (SIZE * 1.5 * 5, H * 4), labels, (0.0, 0.0, float(width), height), SIZE * 1.25
+        action, whole, SIZE * 1.4, (SIZE * 1.5 * 5, H * 4), labels, (0.0, 0.0, float(width), height), SIZE * 1.25
     )
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
