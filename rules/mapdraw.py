@@ -64,17 +64,31 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 
 
 def _measure(text: str, size: float, bold: bool) -> float:
-    units = 0.0
+    return _units(text, 0.0) * size * (1.08 if bold else 1.0)
+
+
+_UNITS: dict[str, float] = {}  # each character's advance, as _unit works it out
+
+
+def _units(text: str, units: float) -> float:
+    """``units`` plus the advance of each character of ``text``, added one by one
+    (so a line's width grows word by word to what measuring it whole gives)."""
     for ch in text:
-        if ch in _NARROW:
-            units += 0.36
-        elif ch in _WIDE:
-            units += 0.92
-        elif ch.isupper() or ch.isdigit():
-            units += 0.68
-        else:
-            units += 0.58
-    return units * size * (1.08 if bold else 1.0)
+        unit = _UNITS.get(ch)
+        if unit is None:
+            unit = _UNITS[ch] = _unit(ch)
+        units += unit
+    return units
+
+
+def _unit(ch: str) -> float:
+    if ch in _NARROW:
+        return 0.36
+    if ch in _WIDE:
+        return 0.92
+    if ch.isupper() or ch.isdigit():
+        return 0.68
+    return 0.58
 
 
 def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
@@ -86,11 +100,17 @@ def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
 @lru_cache(maxsize=1024)
 def _wrapped(text: str, size: float, width: float, bold: bool) -> tuple[str, ...]:
     lines: list[str] = []
+    units = 0.0  # the last line's advance, summed as text_width sums it
+    scale = 1.08 if bold else 1.0
     for word in text.split():
-        if lines and text_width(lines[-1] + " " + word, size, bold) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
+        if lines:
+            longer = _units(word, _units(" ", units))
+            if longer * size * scale <= width:  # text_width(lines[-1] + " " + word, size, bold) <= width
+                lines[-1] += " " + word
+                units = longer
+                continue
+        lines.append(word)
+        units = _units(word, 0.0)
     return tuple(lines or [""])
 
 

@@ -55,7 +55,9 @@ def centre(h: str) -> tuple[float, float]:
 _CORNERS = tuple((math.cos(math.radians(60 * i)), math.sin(math.radians(60 * i))) for i in range(6))
 
 
+@lru_cache(maxsize=4096)
 def corners(cx: float, cy: float, size: float = SIZE) -> str:
+    """The points of the hex of ``size`` centred on (cx, cy) (each worked out once per process)."""
     return " ".join(f"{cx + size * c:.1f},{cy + size * s:.1f}" for c, s in _CORNERS)
 
 
