@@ -498,14 +498,20 @@ def _board_layers(
         out.append(drawing.names[cid][owner, bool(mu or militia)])
         texts.append(out[-1])
         if mu or militia:  # the MU badge below the name
-            badge = " +".join(part for part in (f"{mu} MU" if mu else "", f"{militia} Mil" if militia else "") if part)
+            badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
             cx, y = drawing.badges[cid]
-            out.append(_text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]))
+            out.append(f"{_badge_head(cx, y, owner)}{escape(badge)}</text>")
             # its label's box, as label_boxes reads it from the markup
             w = text_width(badge, BADGE_SIZE, bold=True)
             boxes.append((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
     out.append("</g></g>")
     return out
+
+
+@lru_cache(maxsize=512)
+def _badge_head(x: float, y: float, owner: str | None) -> str:
+    """The opening of an MU badge's text at (x, y) in ``owner``'s colour (once per city and owner)."""
+    return _text(x, y, "", BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]).removesuffix("</text>")
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
