@@ -429,7 +429,8 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         ),
         drawing.top,
     ]
-    texts, boxes = [drawing.top], []
+    texts: list[str] = [drawing.top]
+    boxes: list[Box] = []
     out += _board_layers(view, drawing, events, texts, boxes)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20

@@ -83,8 +83,8 @@ class _Board:
                 continue
             name_text = _text(cx, cy + H / 2 - 5, gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
             labels.append((h, id_text, name_text))
-            for n in _name_blockers(gm, h):
-                covers.setdefault(n, []).append(h)
+            for blocker in _name_blockers(gm, h):
+                covers.setdefault(blocker, []).append(h)
         self.labels = tuple(labels)
         self.covers = covers
 
