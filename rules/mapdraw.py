@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 Box = tuple[float, float, float, float]  # x, y, width, height
 
@@ -22,13 +23,17 @@ def escape(text: str) -> str:
     """``text`` for XML character data: ``&``, ``<`` and ``>`` as entities, exactly
     as ``xml.sax.saxutils.escape`` (whose module imports ``urllib.request`` and
     ``ssl``: 18 ms of every report command's start-up)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if "&" in text or "<" in text or ">" in text:
+        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text  # most texts have nothing to escape
 
 
+@lru_cache(maxsize=1024)
 def quoteattr(text: str) -> str:
     """``text`` as a quoted XML attribute value, exactly as
     ``xml.sax.saxutils.quoteattr``: escaped, line breaks and tabs as character
-    references, in double quotes (single quotes when it holds only ``"``)."""
+    references, in double quotes (single quotes when it holds only ``"``).  Each
+    value quoted once per process (a map quotes the same few colours again and again)."""
     text = escape(text).replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
     if '"' not in text:
         return f'"{text}"'
@@ -59,28 +64,54 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 
 
 def _measure(text: str, size: float, bold: bool) -> float:
-    units = 0.0
+    return _units(text, 0.0) * size * (1.08 if bold else 1.0)
+
+
+_UNITS: dict[str, float] = {}  # each character's advance, as _unit works it out
+
+
+def _units(text: str, units: float) -> float:
+    """``units`` plus the advance of each character of ``text``, added one by one
+    (so a line's width grows word by word to what measuring it whole gives)."""
     for ch in text:
-        if ch in _NARROW:
-            units += 0.36
-        elif ch in _WIDE:
-            units += 0.92
-        elif ch.isupper() or ch.isdigit():
-            units += 0.68
-        else:
-            units += 0.58
-    return units * size * (1.08 if bold else 1.0)
+        unit = _UNITS.get(ch)
+        if unit is None:
+            unit = _UNITS[ch] = _unit(ch)
+        units += unit
+    return units
+
+
+def _unit(ch: str) -> float:
+    if ch in _NARROW:
+        return 0.36
+    if ch in _WIDE:
+        return 0.92
+    if ch.isupper() or ch.isdigit():
+        return 0.68
+    return 0.58
 
 
 def wrap(text: str, size: float, width: float, bold: bool = False) -> list[str]:
-    """``text`` in lines no wider than ``width`` at ``size`` (by :func:`text_width`)."""
+    """``text`` in lines no wider than ``width`` at ``size`` (by :func:`text_width`;
+    each text wrapped once per process: a map's legend is the same in every map)."""
+    return list(_wrapped(text, size, width, bold))
+
+
+@lru_cache(maxsize=1024)
+def _wrapped(text: str, size: float, width: float, bold: bool) -> tuple[str, ...]:
     lines: list[str] = []
+    units = 0.0  # the last line's advance, summed as text_width sums it
+    scale = 1.08 if bold else 1.0
     for word in text.split():
-        if lines and text_width(lines[-1] + " " + word, size, bold) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines or [""]
+        if lines:
+            longer = _units(word, _units(" ", units))
+            if longer * size * scale <= width:  # text_width(lines[-1] + " " + word, size, bold) <= width
+                lines[-1] += " " + word
+                units = longer
+                continue
+        lines.append(word)
+        units = _units(word, 0.0)
+    return tuple(lines or [""])
 
 
 def overlaps(a: Box, b: Box, margin: float = 0.0) -> bool:
@@ -150,14 +181,22 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
         edges = _step_in(edges, reach, inner)
     x0, y0, x1, y1 = edges
     # then grown to the smallest box that holds whole every label it meets (whatever the order
-    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none
-    while met := [
-        (a0, b0, a1, b1)
-        for a0, b0, a1, b1 in marks
-        if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1 and (a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1)
-    ]:
-        for a0, b0, a1, b1 in met:
-            x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
+    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none.
+    # The box only grows, so a label it holds stays held: each pass looks only at those it did not
+    # hold before the last growth (most labels of a close-up are inside it from the start)
+    rest = [m for m in marks if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
+    grown = True
+    while grown:  # each label met taken in at once, so a chain of labels takes few passes
+        grown, left = False, []
+        for m in rest:
+            a0, b0, a1, b1 = m
+            if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1:
+                if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
+                    x0, y0, x1, y1 = min(x0, a0), min(y0, b0), max(x1, a1), max(y1, b1)
+                    grown = True
+            else:
+                left.append(m)
+        rest = left
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
     x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10
@@ -167,6 +206,12 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
 def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[float]:
     """The edges (x0, y0, x1, y1) each moved in past the labels it cuts while it
     stays outside ``core``'s edge; edges only move in, so this ends."""
+    # each edge stays between where it starts and the core's edge: only the labels across
+    # that strip can ever be cut by it
+    strips = []
+    for i in range(4):
+        lo, hi, a = min(edges[i], core[i]), max(edges[i], core[i]), i % 2
+        strips.append([m for m in marks if m[a] < hi and lo < m[a + 2]])
     moved = True
     while moved:
         moved = False
@@ -174,10 +219,10 @@ def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[fl
             at, outer = edges[i], i < 2  # the low edge or the high one
             if i % 2 == 0:  # a vertical edge: the labels across it, within the span of y
                 lo, hi = edges[1], edges[3]
-                cut = [(a0, a1) for a0, b0, a1, b1 in marks if a0 < at < a1 and b0 < hi and lo < b1]
+                cut = [(a0, a1) for a0, b0, a1, b1 in strips[i] if a0 < at < a1 and b0 < hi and lo < b1]
             else:  # a horizontal edge: the labels across it, within the span of x
                 lo, hi = edges[0], edges[2]
-                cut = [(b0, b1) for a0, b0, a1, b1 in marks if b0 < at < b1 and a0 < hi and lo < a1]
+                cut = [(b0, b1) for a0, b0, a1, b1 in strips[i] if b0 < at < b1 and a0 < hi and lo < a1]
             if not cut:
                 continue
             inner = max(c[1] for c in cut) if outer else min(c[0] for c in cut)

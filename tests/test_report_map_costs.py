@@ -123,3 +123,23 @@ def test_a_second_map_measures_no_text_and_places_no_hex_again(monkeypatch: pyte
         assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
         assert measured == 0 and svg_shapes.centre.cache_info().misses == placed, drawn.name
         monkeypatch.undo()
+
+
+def _wrap_before(text: str, size: float, width: float, bold: bool = False) -> list[str]:
+    """``mapdraw.wrap`` as it was before the speed work (each candidate line measured whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and mapdraw._measure(lines[-1] + " " + word, size, bold) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def test_wrapping_is_what_it_was() -> None:
+    rng = random.Random(7)
+    letters = "aiMW.,-( )19&<xyzQ"
+    for _ in range(3000):
+        text = "".join(rng.choice(letters) for _ in range(rng.randint(0, 120)))
+        size, width, bold = rng.choice((8, 10.5, 11, 12)), rng.uniform(10, 400), rng.random() < 0.5
+        assert mapdraw.wrap(text, size, width, bold) == _wrap_before(text, size, width, bold)

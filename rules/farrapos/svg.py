@@ -16,6 +16,7 @@ from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
+from pbem.rules.farrapos.svg_layout import MAP_H, MAP_W, MAP_X0, MAP_Y0, _projector, _spread
 from pbem.rules.mapdraw import (
     Box,
     escape,
@@ -30,55 +31,10 @@ from pbem.rules.mapdraw import (
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
 WIDTH, HEIGHT = 960, 1500
-MAP_X0, MAP_Y0, MAP_W, MAP_H = 10, 44, 940, 760
 PANEL_Y0 = MAP_Y0 + MAP_H + 10
 COLUMN_W = 460
 SIDE_COLOURS = {"empire": "#1f4e9c", "republic": "#b8202a", None: "#777777"}
 TYPE_NAMES = {"inf": "Inf", "cav": "Cav", "art": "Art"}
-
-
-def _projector(board: Board):
-    cities = board.cities.values()
-    lat_mid = math.radians(sum(c.lat for c in cities) / len(board.cities))
-    xs = [c.lon * math.cos(lat_mid) for c in cities]
-    ys = [-c.lat for c in cities]
-    x_min, x_max, y_min, y_max = min(xs), max(xs), min(ys), max(ys)
-    scale = min((MAP_W - 140) / (x_max - x_min), (MAP_H - 80) / (y_max - y_min))
-
-    def project(lat: float, lon: float) -> tuple[float, float]:
-        x = MAP_X0 + 60 + (lon * math.cos(lat_mid) - x_min) * scale
-        y = MAP_Y0 + 40 + (-lat - y_min) * scale
-        return round(x, 1), round(y, 1)
-
-    return project
-
-
-def _spread(at: dict[str, tuple[float, float]], gap: float = 40.0, rounds: int = 60) -> dict[str, tuple[float, float]]:
-    """Nudge cities closer than ``gap`` apart (Porto Alegre and Viamão, Rio Grande
-    and São José do Norte are a few pixels apart at true scale) so that each one
-    stays readable; every city keeps within a few pixels of its true place."""
-    pos = {c: [x, y] for c, (x, y) in at.items()}
-    names = sorted(pos)
-    for _ in range(rounds):
-        moved = False
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                dx, dy = pos[b][0] - pos[a][0], pos[b][1] - pos[a][1]
-                dist = math.hypot(dx, dy)
-                if dist >= gap:
-                    continue
-                if dist < 1e-6:
-                    dx, dy, dist = 1.0, 0.0, 1.0
-                push = (gap - dist) / 2 + 0.5
-                ux, uy = dx / dist, dy / dist
-                pos[a][0] -= ux * push
-                pos[a][1] -= uy * push
-                pos[b][0] += ux * push
-                pos[b][1] += uy * push
-                moved = True
-        if not moved:
-            break
-    return {c: (round(x, 1), round(y, 1)) for c, (x, y) in pos.items()}
 
 
 def _text(
@@ -123,16 +79,6 @@ def _layout(board: Board) -> tuple[dict[str, tuple[float, float]], Placement]:
 
 
 NAME_SIZE, BADGE_SIZE = 14, 12
-
-
-def _label_lines(view: View, cid: str) -> list[str]:
-    lines = [view.board.name(cid)]
-    mu, militia = view.units_in(cid), view.militia_in(cid)
-    if mu or militia:
-        lines.append(
-            " +".join(part for part in (f"{len(mu)} MU" if mu else "", f"{militia} Mil" if militia else "") if part)
-        )
-    return lines
 
 
 WIDEST_BADGE = "88 MU +8 Mil"
@@ -439,8 +385,9 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         ),
         drawing.top,
     ]
-    board_marks = _board_layers(view, drawing, events)
-    out += board_marks
+    texts: list[str] = [drawing.top]
+    boxes: list[Box] = []
+    out += _board_layers(view, drawing, events, texts, boxes)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -459,7 +406,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, pieces_label_boxes([drawing.top, *board_marks]), height)
+    focus, why = _focus(view, drawing, events, pieces_label_boxes(texts) + boxes, height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"
@@ -469,15 +416,21 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     return "\n".join(out)
 
 
-def _board_layers(view: View, drawing: _Drawing, events: Sequence[Event]) -> list[str]:
+def _board_layers(
+    view: View, drawing: _Drawing, events: Sequence[Event], texts: list[str], boxes: list[Box]
+) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
-    battles ("Actions", "Battles"), the city labels with their VP."""
+    battles ("Actions", "Battles"), the city labels with their VP.  The pieces that
+    may hold a label (the cities' marks and names, each drawn once per board) go to
+    ``texts`` too, and the box of each MU badge's label to ``boxes``: the arrows
+    and rings hold none."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
     for cid in view.board.cities:
         city = cities[cid]
         out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
+    texts += out
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -497,14 +450,25 @@ def _board_layers(view: View, drawing: _Drawing, events: Sequence[Event]) -> lis
     out.append("</g>")
     out.append('<g class="city-labels">')
     for cid in drawing.labels:
-        owner = cities[cid]["owner"]
-        lines = _label_lines(view, cid)
-        out.append(drawing.names[cid][owner, len(lines) > 1])
-        if len(lines) > 1:
+        city = cities[cid]
+        owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
+        out.append(drawing.names[cid][owner, bool(mu or militia)])
+        texts.append(out[-1])
+        if mu or militia:  # the MU badge below the name
+            badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
             cx, y = drawing.badges[cid]
-            out.append(_text(cx, y, lines[1], BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]))
+            out.append(f"{_badge_head(cx, y, owner)}{escape(badge)}</text>")
+            # its label's box, as label_boxes reads it from the markup
+            w = text_width(badge, BADGE_SIZE, bold=True)
+            boxes.append((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
     out.append("</g></g>")
     return out
+
+
+@lru_cache(maxsize=512)
+def _badge_head(x: float, y: float, owner: str | None) -> str:
+    """The opening of an MU badge's text at (x, y) in ``owner``'s colour (once per city and owner)."""
+    return _text(x, y, "", BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]).removesuffix("</text>")
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
@@ -565,8 +529,12 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         lines = [_counter_label(view, u) for u in mu] + (
             [f"{militia} Militia DF{view.sheet.militia_df}"] if militia else []
         )
-        for line in lines:
-            out.append(_text(cx + 10, cy, line, 12))
+        x = cx + 10
+        for line in lines:  # _text(x, cy, line, 12), put together here
+            out.append(
+                f'<text x="{x}" y="{cy}" font-size="12" text-anchor="start" font-weight="normal" fill="#222" '
+                f'font-family="sans-serif">{escape(line)}</text>'
+            )
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus.battlefield import Battlefield
@@ -38,13 +39,13 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     short_ids,
     symbol,
 )
-from pbem.rules.mapdraw import focus_attrs, focus_box, overlaps, pieces_label_boxes, text_width, wrap
+from pbem.rules.mapdraw import Box, focus_attrs, focus_box, overlaps, pieces_label_boxes, text_width, wrap
 
 
 class _Board:
     """What a map's drawing owes to the map alone: the terrain group (hexes, rivers,
-    streams, crossings) and, for each hex, its id's text, its name's text and the
-    neighbours whose counter would cover the name (a hex name wider than its hex is
+    streams, crossings) and, for each hex, its id's text and its name's text; and
+    for each hex, the names its counter would cover (a hex name wider than its hex is
     drawn only where no counter next to it would cover it; the legend's list of
     places names every one anyway)."""
 
@@ -72,16 +73,20 @@ class _Board:
                     f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
                 )
         self.terrain: tuple[str, ...] = tuple(out)
-        labels: list[tuple[str, str, str | None, tuple[str, ...]]] = []
+        labels: list[tuple[str, str, str | None]] = []
+        covers: dict[str, list[str]] = {}  # hex -> the hexes whose name its counter would cover
         for h in gm.all_hexes():
             cx, cy = centre(h)
             id_text = _text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id")
             if h not in gm.names:
-                labels.append((h, id_text, None, ()))
+                labels.append((h, id_text, None))
                 continue
             name_text = _text(cx, cy + H / 2 - 5, gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
-            labels.append((h, id_text, name_text, _name_blockers(gm, h)))
+            labels.append((h, id_text, name_text))
+            for blocker in _name_blockers(gm, h):
+                covers.setdefault(blocker, []).append(h)
         self.labels = tuple(labels)
+        self.covers = covers
 
 
 def _name_blockers(gm: GameMap, h: str) -> tuple[str, ...]:
@@ -113,6 +118,38 @@ def _board_of(gm: GameMap) -> _Board:
     return kept[1]
 
 
+@lru_cache(maxsize=4096)
+def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
+    """A counter's geometry with its top left corner at (x, y), as drawn: its box,
+    the ring of an attacker, where its id and its factors go, and those places as
+    the markup gives them (worked out once per place in a process: counters mostly
+    stay where they were)."""
+    mid, id_y, factors_y = f"{x + COUNTER_W / 2:.1f}", f"{y + 10:.1f}", f"{y + COUNTER_H - 3:.1f}"
+    return (
+        f'x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"',
+        f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{COUNTER_W + 5:.1f}" '
+        f'height="{COUNTER_H + 5:.1f}" rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
+        f'x="{mid}" y="{id_y}"',
+        f'x="{mid}" y="{factors_y}"',
+        float(mid),
+        float(id_y),
+        float(factors_y),
+    )
+
+
+def _label_box(x: float, y: float, body: str, size: float) -> Box:
+    """The box ``label_boxes`` reads for a bold, centred text at (x, y) as written
+    in the markup (a counter's labels are measured where they are drawn)."""
+    w = text_width(body, size, True)
+    return (x - w / 2, y - 0.96 * size, w, 1.22 * size)
+
+
+@lru_cache(maxsize=1024)
+def _head(uid: str, name: str, kind: str) -> str:
+    """The opening of a unit's counter and its title, up to its factors."""
+    return f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(name)} ({_t(uid)}), {TYPE_WORDS.get(kind, kind)}, '
+
+
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
         self.field = field
@@ -121,13 +158,18 @@ class _Drawing:
         self.short = short_ids(sorted(field.units))
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
         self.attacking = self.attackers()
+        self._factors: dict[str, str] = {}
+        self.label_boxes: list[Box] = []  # the counters' labels, measured as they are drawn
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
 
     def factors(self, uid: str) -> str:
-        c = self.field.counter(uid)
-        return f"{self.field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+        found = self._factors.get(uid)
+        if found is None:
+            c = self.field.counter(uid)
+            found = self._factors[uid] = f"{self.field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+        return found
 
     # --- the board ---------------------------------------------------------------
     def board(self, occupied: set[str]) -> list[str]:
@@ -135,11 +177,12 @@ class _Drawing:
         and name where no counter covers them."""
         drawn = _board_of(self.gm)
         out = [*drawn.terrain, '</g><g class="hex-ids">']
-        for h, id_text, name_text, blockers in drawn.labels:
+        hidden = {h for n in occupied for h in drawn.covers.get(n, ())}  # names a counter would cover
+        for h, id_text, name_text in drawn.labels:
             if h in occupied:
                 continue
             out.append(id_text)
-            if name_text is not None and not any(n in occupied for n in blockers):
+            if name_text is not None and h not in hidden:
                 out.append(name_text)
         out.append("</g>")
         return out
@@ -223,51 +266,39 @@ class _Drawing:
     def attackers(self) -> set[str]:
         return {a for _, e in self.combats() for a in e.get("attackers") or []}
 
-    def counter(self, uid: str, x: float, y: float, w: float = COUNTER_W, h: float = COUNTER_H) -> str:
+    def counter(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
         colour = self.colour(uid)
         reduced = self.field.is_reduced(uid)
         face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
-        state = "reduced" if reduced else "full strength"
-        out = [
-            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
-            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, "
-            f"{_t(self.factors(uid))}, {state}, in {self.field.hex_of(uid)}</title>",
-            f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3" fill="{face}" '
-            f'stroke="{colour}" stroke-width="2"/>',
-        ]
-        if uid in self.attacking:
-            out.append(
-                f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{w + 5:.1f}" '
-                f'height="{h + 5:.1f}" rx="4" '
-                f'fill="none" stroke="#d00000" stroke-width="3"/>'
-            )
-        out.append(_text(x + w / 2, y + 10, self.short[uid], 9, "middle", ink, "bold", cls="counter-id"))
-        out.append(symbol(c.type.value, x + w / 2 - 9, y + 12.5, 18, 10, ink))
-        out.append(_text(x + w / 2, y + h - 3, self.factors(uid), 10.5, "middle", ink, "bold", cls="counter-factors"))
-        out.append("</g>")
-        return "".join(out)
+        box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
+        kind = c.type._value_  # the enum's value (``.value`` is a slow descriptor)
+        factors = _t(self.factors(uid))
+        self.label_boxes += (_label_box(mid, id_y, self.short[uid], 9.0), _label_box(mid, factors_y, factors, 10.5))
+        return (
+            f"{_head(uid, c.name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
+            f'{self.field.hex_of(uid)}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
+            f'stroke="{colour}" stroke-width="2"/>{ring if uid in self.attacking else ""}'
+            f'<text class="counter-id" {id_at} font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">'
+            f"{_t(self.short[uid])}</text>{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}"
+            f'<text class="counter-factors" {factors_at} font-size="10.5" text-anchor="middle" font-weight="bold" '
+            f'fill="{ink}">{factors}</text></g>'
+        )
 
     def tab(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
         colour = self.colour(uid)
+        words = self._tab_words(uid)
+        at = (f"{x + COUNTER_W / 2:.1f}", f"{y + TAB_H - 2.4:.1f}")
+        self.label_boxes.append(_label_box(float(at[0]), float(at[1]), words, 7.5))
         return (
             f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
             f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in "
             f"{self.field.hex_of(uid)}</title>"
             f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
             f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
-            + _text(
-                x + COUNTER_W / 2,
-                y + TAB_H - 2.4,
-                self._tab_words(uid),
-                7.5,
-                "middle",
-                colour,
-                "bold",
-                cls="counter-id",
-            )
-            + "</g>"
+            + f'<text class="counter-id" x="{at[0]}" y="{at[1]}" font-size="7.5" text-anchor="middle" '
+            f'font-weight="bold" fill="{colour}">{_t(words)}</text></g>'
         )
 
     def _tab_words(self, uid: str) -> str:
@@ -320,22 +351,24 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
         )
     )
     body.append('<g id="fb-board">')
-    board_at = len(body)
-    body += d.board(occupied)
-    body += d.combat_hexes()
+    board = d.board(occupied)
+    marks = d.combat_marks()
+    body += board
+    body += d.combat_hexes()  # the combats' hexes and the moves hold no label
     body += d.movements()
-    body += d.counters()
-    body += d.combat_marks()
+    body += d.counters()  # whose labels are measured as they are drawn
+    body += marks
     body.append("</g>")
-    labels = pieces_label_boxes(body[board_at:])  # the board's pieces measured once per process
+    # the board's pieces measured once per process
+    labels = pieces_label_boxes([*board, *marks]) + d.label_boxes
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)
     action, why = _action(field, events, occupied)
-    board = (0.0, TOP - 2, float(width), board_h - TOP + 2)
+    whole = (0.0, TOP - 2, float(width), board_h - TOP + 2)
     # the core kept whole: a combat's hex and its badge (SIZE + 5 from the hex's centre)
     focus = focus_box(
-        action, board, SIZE * 1.4, (SIZE * 1.5 * 5, H * 4), labels, (0.0, 0.0, float(width), height), SIZE * 1.25
+        action, whole, SIZE * 1.4, (SIZE * 1.5 * 5, H * 4), labels, (0.0, 0.0, float(width), height), SIZE * 1.25
     )
     head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '

@@ -3,6 +3,7 @@ arrow markers, short counter ids and the NATO-style type symbols."""
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Sequence
 from functools import lru_cache
@@ -51,15 +52,20 @@ def centre(h: str) -> tuple[float, float]:
     return cx, cy
 
 
+_CORNERS = tuple((math.cos(math.radians(60 * i)), math.sin(math.radians(60 * i))) for i in range(6))
+
+
+@lru_cache(maxsize=4096)
 def corners(cx: float, cy: float, size: float = SIZE) -> str:
-    return " ".join(
-        f"{cx + size * math.cos(math.radians(60 * i)):.1f},{cy + size * math.sin(math.radians(60 * i)):.1f}"
-        for i in range(6)
-    )
+    """The points of the hex of ``size`` centred on (cx, cy) (each worked out once per process)."""
+    return " ".join(f"{cx + size * c:.1f},{cy + size * s:.1f}" for c, s in _CORNERS)
 
 
 def _t(x: object) -> str:
-    return escape(str(x)).replace('"', "&quot;")
+    text = str(x)
+    if "&" in text or "<" in text or ">" in text or '"' in text:
+        return escape(text).replace('"', "&quot;")
+    return text  # most texts (ids, numbers, names) have nothing to escape
 
 
 def _text(
@@ -90,8 +96,13 @@ def short_ids(ids: Sequence[str]) -> dict[str, str]:
     """A short id for each unit, unique among ``ids``: ids of up to 8 characters as
     they are, longer ones cut to three letters a word (``visigoth-cavalry-2`` ->
     ``vis-cav-2``), a single long word to seven (``burgundians`` -> ``burgund``);
-    any that would clash keep their full id."""
+    any that would clash keep their full id (worked out once per roster in a
+    process: a scenario's roster is the same in all its maps)."""
+    return dict(_short_ids(tuple(ids)))
 
+
+@lru_cache(maxsize=64)
+def _short_ids(ids: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     def cut(uid: str) -> str:
         if len(uid) <= 8:
             return uid
@@ -100,14 +111,16 @@ def short_ids(ids: Sequence[str]) -> dict[str, str]:
         return "-".join(p if p.isdigit() else p[:3] for p in uid.split("-"))
 
     wanted = {u: cut(u) for u in ids}
-    values = list(wanted.values())
-    return {u: u if values.count(s) > 1 or (s != u and s in wanted) else s for u, s in wanted.items()}
+    uses = collections.Counter(wanted.values())
+    return tuple((u, u if uses[s] > 1 or (s != u and s in wanted) else s) for u, s in wanted.items())
 
 
+@lru_cache(maxsize=4096)
 def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> str:
     """The NATO-style symbol of a unit type in the box (x, y, w, h): infantry a
     cross, cavalry one diagonal, a missile unit adds a bow (an arc with its string)
-    under the box's top, a commander a flag, baggage a wheel."""
+    under the box's top, a commander a flag, baggage a wheel (each drawn once per
+    process at each place and colour: counters mostly stay where they were)."""
     s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
     out = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" {s}/>']
     if kind in ("infantry", "missile_infantry"):
