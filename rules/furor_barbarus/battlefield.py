@@ -153,6 +153,10 @@ class Battlefield:
         found = where.get(h)
         return list(found) if found else []
 
+    def occupied(self) -> dict[str, list[str]]:
+        """The hex index itself (hex -> its units, only hexes with units): read it, never change it."""
+        return self._where if self._where is not None else self._index()
+
     def _index(self) -> dict[str, list[str]]:
         """The units of each hex, in the order of the position's units; built once
         per battlefield, then kept up to date by :meth:`_reindex` as units move,
