@@ -171,6 +171,9 @@ def _may_move(field: Battlefield, uid: str, side: str) -> bool:
     )
 
 
+_UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
+
+
 def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -> _Walk:
     """The walk after the leading steps of ``path`` that ``_step`` would take as they
     are: into an adjacent empty hex outside every enemy zone of control, within the
@@ -181,17 +184,21 @@ def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -
     walk = _begin(field, uid)
     gm = field.game_map
     neighbours: dict[str, frozenset[str]] | None = gm.__dict__.get("_neighbour_set")
-    costs: dict[tuple[str, str, bool], int | None] | None = gm.__dict__.get("_step_cost_half")
+    costs: dict[tuple[str, str, bool], int | None] = gm.__dict__.setdefault("_step_cost_half", {})
     where = field.occupied()
-    if neighbours is None or costs is None:
+    if neighbours is None:
         return walk
     zoc = enemy_zoc(field, side)
     allowance = 2 * field.scenario.counters[uid].mp
     here, spent, on_road, step = walk.here, 0, walk.on_road, 0
     for nxt in path:
         near = neighbours.get(here)
-        cost = costs.get((here, nxt, on_road))
-        if near is None or nxt not in near or nxt in where or cost is None or spent + cost > allowance or nxt in zoc:
+        if near is None or nxt not in near or nxt in where or nxt in zoc:
+            break
+        cost = costs.get((here, nxt, on_road), _UNKNOWN)
+        if cost == _UNKNOWN:  # worked out once per map, as _step would
+            cost = step_cost_half(field, here, nxt, on_road)
+        if cost is None or spent + cost > allowance:
             break
         step += 1
         spent += cost
