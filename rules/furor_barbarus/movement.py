@@ -148,8 +148,12 @@ def _step(
             return f"step {i} to {nxt}: {uid} may not pass directly from one enemy zone of control to another (8)"
         zoc_tests = zoc_tests + (i,)
     if to_zoc and not stopped:
-        stopped = f"stopped on entering an enemy zone of control at {nxt} (8)"
+        stopped = _zoc_stop(nxt)
     return _Walk(nxt, i, walk.spent + cost, walk.on_road and cost == ROAD_COST_HALF, stopped, zoc_tests, overruns)
+
+
+def _zoc_stop(h: str) -> str:
+    return f"stopped on entering an enemy zone of control at {h} (8)"
 
 
 def _begin(field: Battlefield, uid: str) -> _Walk:
@@ -176,11 +180,12 @@ _UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
 
 def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -> _Walk:
     """The walk after the leading steps of ``path`` that ``_step`` would take as they
-    are: into an adjacent empty hex outside every enemy zone of control, within the
-    movement allowance.  Read from the map's tables (neighbours, step costs) without
-    a ``_Walk`` per step; the first step that is anything else (or a table not yet
-    filled) is left to ``_step``, which says why it is illegal, stops the unit or
-    counts a test or an overrun."""
+    are: into an adjacent hex empty or held by its own side, within the movement
+    allowance, not from one enemy zone of control to another (entering one stops the
+    walk there, as in ``_step``).  Read from the map's tables (neighbours, step costs)
+    without a ``_Walk`` per step; the first step that is anything else (or a table
+    not yet filled) is left to ``_step``, which says why it is illegal, stops the
+    unit or counts a test or an overrun."""
     walk = _begin(field, uid)
     gm = field.game_map
     neighbours: dict[str, frozenset[str]] | None = gm.__dict__.get("_neighbour_set")
@@ -191,9 +196,16 @@ def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -
     zoc = enemy_zoc(field, side)
     allowance = 2 * field.scenario.counters[uid].mp
     here, spent, on_road, step = walk.here, 0, walk.on_road, 0
+    units = field.units
     for nxt in path:
         near = neighbours.get(here)
-        if near is None or nxt not in near or nxt in where or nxt in zoc:
+        if near is None or nxt not in near:
+            break
+        occupants = where.get(nxt)
+        if occupants is not None and any(units[u]["side"] != side for u in occupants):
+            break
+        to_zoc = nxt in zoc
+        if to_zoc and here in zoc:
             break
         cost = costs.get((here, nxt, on_road), _UNKNOWN)
         if cost == _UNKNOWN:  # worked out once per map, as _step would
@@ -204,6 +216,8 @@ def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -
         spent += cost
         on_road = on_road and cost == ROAD_COST_HALF
         here = nxt
+        if to_zoc:
+            return _Walk(here, step, spent, on_road, _zoc_stop(here))
     return walk if step == 0 else _Walk(here, step, spent, on_road)
 
 
