@@ -153,6 +153,10 @@ class Battlefield:
         found = where.get(h)
         return list(found) if found else []
 
+    def occupied(self) -> dict[str, list[str]]:
+        """The hex index itself (hex -> its units, only hexes with units): read it, never change it."""
+        return self._where if self._where is not None else self._index()
+
     def _index(self) -> dict[str, list[str]]:
         """The units of each hex, in the order of the position's units; built once
         per battlefield, then kept up to date by :meth:`_reindex` as units move,
@@ -160,11 +164,16 @@ class Battlefield:
         resolution built it some twenty times)."""
         self.index_builds += 1
         out: dict[str, list[str]] = {}
-        self._rank = {}
-        for n, (u, s) in enumerate(self.units.items()):
-            self._rank[u] = n
-            if s["status"] == ACTIVE and s["hex"] is not None:
-                out.setdefault(s["hex"], []).append(u)
+        self._rank = {}  # filled when a unit first joins an occupied hex (see _reindex)
+        for u, s in self.units.items():
+            if s["status"] == ACTIVE:
+                h = s["hex"]
+                if h is not None:
+                    found = out.get(h)
+                    if found is None:
+                        out[h] = [u]
+                    else:
+                        found.append(u)
         self._where = out
         return out
 
@@ -186,10 +195,16 @@ class Battlefield:
             if not here:
                 del where[before]
         if after is not None:
-            there = where.setdefault(after, [])
-            rank = self._rank[uid]
+            there = where.get(after)
+            if there is None:  # an empty hex: no order to keep
+                where[after] = [uid]
+                return
+            ranks = self._rank
+            if not ranks:
+                ranks = self._rank = {u: n for n, u in enumerate(self.units)}
+            rank = ranks[uid]
             at = len(there)
-            while at and self._rank[there[at - 1]] > rank:
+            while at and ranks[there[at - 1]] > rank:
                 at -= 1
             there.insert(at, uid)
 

@@ -75,6 +75,16 @@ class GameMap:
             found = reach[h] = frozenset(out)
         return found
 
+    def prepared(self) -> GameMap:
+        """This map with the tables ``neighbour_set`` and ``zoc_reach`` keep filled
+        for every hex at once (a map is immutable data: the battlefields of a
+        scenario share one, and each game would otherwise work out the hexes its
+        units reach for the first time)."""
+        for h in self.all_hexes():
+            self.neighbour_set(h)
+            self.zoc_reach(h)
+        return self
+
     def impassable_between(self, a: str, b: str) -> bool:
         """A river hexside without any crossing (TEC: impassable; no hand-to-hand
         combat, retreat or advance across it)."""

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.morale import zoc_to_zoc_test
 from pbem.rules.furor_barbarus.stacking import stacking_problem
@@ -148,8 +148,12 @@ def _step(
             return f"step {i} to {nxt}: {uid} may not pass directly from one enemy zone of control to another (8)"
         zoc_tests = zoc_tests + (i,)
     if to_zoc and not stopped:
-        stopped = f"stopped on entering an enemy zone of control at {nxt} (8)"
+        stopped = _zoc_stop(nxt)
     return _Walk(nxt, i, walk.spent + cost, walk.on_road and cost == ROAD_COST_HALF, stopped, zoc_tests, overruns)
+
+
+def _zoc_stop(h: str) -> str:
+    return f"stopped on entering an enemy zone of control at {h} (8)"
 
 
 def _begin(field: Battlefield, uid: str) -> _Walk:
@@ -158,17 +162,77 @@ def _begin(field: Battlefield, uid: str) -> _Walk:
     return _Walk(start, on_road=field.game_map.terrain(start) in ROAD_TERRAIN)
 
 
+def _may_move(field: Battlefield, uid: str, side: str) -> bool:
+    """``_unit_problem`` finds nothing (read from the unit's entry, without its five look-ups)."""
+    entry = field.units.get(uid)
+    return (
+        entry is not None
+        and entry["status"] == ACTIVE
+        and entry["hex"] is not None
+        and entry["side"] == side
+        and uid not in field.moved
+        and field.scenario.counters[uid].mp > 0
+    )
+
+
+_UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
+
+
+def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -> _Walk:
+    """The walk after the leading steps of ``path`` that ``_step`` would take as they
+    are: into an adjacent hex empty or held by its own side, within the movement
+    allowance, not from one enemy zone of control to another (entering one stops the
+    walk there, as in ``_step``).  Read from the map's tables (neighbours, step costs)
+    without a ``_Walk`` per step; the first step that is anything else (or a table
+    not yet filled) is left to ``_step``, which says why it is illegal, stops the
+    unit or counts a test or an overrun."""
+    walk = _begin(field, uid)
+    gm = field.game_map
+    neighbours: dict[str, frozenset[str]] | None = gm.__dict__.get("_neighbour_set")
+    costs: dict[tuple[str, str, bool], int | None] = gm.__dict__.setdefault("_step_cost_half", {})
+    where = field.occupied()
+    if neighbours is None:
+        return walk
+    zoc = enemy_zoc(field, side)
+    allowance = 2 * field.scenario.counters[uid].mp
+    here, spent, on_road, step = walk.here, 0, walk.on_road, 0
+    units = field.units
+    for nxt in path:
+        near = neighbours.get(here)
+        if near is None or nxt not in near:
+            break
+        occupants = where.get(nxt)
+        if occupants is not None and any(units[u]["side"] != side for u in occupants):
+            break
+        to_zoc = nxt in zoc
+        if to_zoc and here in zoc:
+            break
+        cost = costs.get((here, nxt, on_road), _UNKNOWN)
+        if cost == _UNKNOWN:  # worked out once per map, as _step would
+            cost = step_cost_half(field, here, nxt, on_road)
+        if cost is None or spent + cost > allowance:
+            break
+        step += 1
+        spent += cost
+        on_road = on_road and cost == ROAD_COST_HALF
+        here = nxt
+        if to_zoc:
+            return _Walk(here, step, spent, on_road, _zoc_stop(here))
+    return walk if step == 0 else _Walk(here, step, spent, on_road)
+
+
 def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, final: bool = True) -> MoveCheck:
     """Is moving ``uid`` along ``path`` (hexes after its current one) legal now?
     ``final=False`` skips the end-of-move stacking check (paths in progress)."""
-    problem = _unit_problem(field, uid, side)
-    if problem:
-        return MoveCheck(problem)
+    if not _may_move(field, uid, side):
+        problem = _unit_problem(field, uid, side)
+        if problem:
+            return MoveCheck(problem)
     if not path:
         return MoveCheck(f"a move of {uid} needs at least one hex")
-    walk = _begin(field, uid)
+    walk = _plain_steps(field, uid, side, path)
     zoc = enemy_zoc(field, side)  # nothing moves while a path is checked
-    for nxt in path:
+    for nxt in path[walk.step :]:
         result = _step(field, uid, side, walk, nxt, zoc)
         if isinstance(result, str):
             return MoveCheck(result, walk.step + 1)
@@ -213,7 +277,24 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
             field.moved.add(uid)
             field.paths[uid] = [field.hex_of(uid) or ""]
             return check
+    followed = _followed(field, uid, path, check)
+    field.moved.add(uid)
+    field.paths[uid] = [h for h in followed if h is not None]
+    if len(followed) > 1:
+        c = field.counter(uid)
+        shown = [h for h in followed if h]
+        field.add_event("move", f"{c.name} ({uid}) moves {' '.join(shown)}.", unit=uid, side=side, path=shown)
+    return check
+
+
+def _followed(field: Battlefield, uid: str, path: tuple[str, ...], check: MoveCheck) -> list[str | None]:
+    """Move ``uid`` along ``path`` (legal, as ``check`` says): its start hex and the
+    hexes it entered.  With no 10.1 test and no overrun on the way nothing can stop
+    it or happen before it arrives, and it is placed once, in the last hex."""
     start = field.hex_of(uid)
+    if path and start is not None and not check.zoc_tests and not check.overruns:
+        field.place(uid, path[-1])
+        return [start, *path]
     followed = [start]
     overruns = dict(check.overruns)
     for i, nxt in enumerate(path, start=1):
@@ -226,18 +307,7 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
             field.eliminate(overruns[i], f"alone in {nxt} when {uid} passed through (6)")
         field.place(uid, nxt)
         followed.append(nxt)
-    field.moved.add(uid)
-    field.paths[uid] = [h for h in followed if h is not None]
-    if len(followed) > 1:
-        c = field.counter(uid)
-        field.add_event(
-            "move",
-            f"{c.name} ({uid}) moves {' '.join(h for h in followed if h)}.",
-            unit=uid,
-            side=side,
-            path=[h for h in followed if h],
-        )
-    return check
+    return followed
 
 
 def reachable(field: Battlefield, uid: str) -> dict[str, tuple[str, ...]]:

@@ -149,6 +149,8 @@ class Order:
         if not words:
             raise OrderSyntaxError("empty order")
         verb = words[0].lower()
+        if verb == "move":  # most lines
+            return _parse_move(words, line, names)
         if verb == "place":
             if len(words) < 3:
                 raise OrderSyntaxError(f"expected 'place UNIT HEX', got {line!r}")
@@ -156,8 +158,6 @@ class Order:
             if len(words) != 3 and unit == " ".join(words[1:-1]):
                 raise OrderSyntaxError(f"expected 'place UNIT HEX', got {line!r}")
             return PlaceOrder(_unit(unit, line, names), _hex(words[-1], line))
-        if verb == "move":
-            return _parse_move(words, line, names)
         if verb == "attack":
             return _parse_attack(words, line, names)
         if verb == "standing":
@@ -178,14 +178,29 @@ def _special_word(word: str, names: NameTable) -> str:
     return found[0] if len(found) == 1 else word.lower()
 
 
+def _is_hex(word: str) -> bool:
+    """``_HEX.match(word)`` for a word of ``line.split()`` (no whitespace, so ``$``
+    cannot stop before a newline): four decimal digits, as ``\\d`` reads them."""
+    return len(word) == 4 and word.isdecimal()
+
+
 def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
-    first_hex = next((i for i, w in enumerate(words) if i > 1 and _HEX.match(w)), 2)
+    first_hex = 2
+    for i in range(2, len(words)):
+        if _is_hex(words[i]):
+            first_hex = i
+            break
     if len(words) < 3:
         raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
-    unit = names.settle(" ".join(words[1:first_hex]))
-    if first_hex != 2 and unit == " ".join(words[1:first_hex]):
+    typed = " ".join(words[1:first_hex])
+    unit = names.settle(typed)
+    if first_hex != 2 and unit == typed:
         raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
-    return MoveOrder(_unit(unit, line, names), tuple(_hex(w, line) for w in words[first_hex:]))
+    path = words[first_hex:]
+    for w in path:
+        if not _is_hex(w):
+            _hex(w, line)  # raises, with the message of every hex
+    return MoveOrder(_unit(unit, line, names), tuple(path))
 
 
 def _parse_standing(words: list[str], line: str, names: NameTable) -> StandingOrder:

@@ -108,7 +108,7 @@ def overlaid(game_map: GameMap, overlay: Mapping[str, Any]) -> GameMap:
     if found is None or found[0] is not game_map or found[1] is not overlay:
         if len(_OVERLAID) >= 64:
             _OVERLAID.clear()
-        found = _OVERLAID[key] = (game_map, overlay, game_map.with_overlay(overlay))
+        found = _OVERLAID[key] = (game_map, overlay, game_map.with_overlay(overlay).prepared())
     return found[2]
 
 

@@ -61,6 +61,17 @@ def walk_orders(
 
     for ol in lines:
         o = ol.order
+        if isinstance(o, MoveOrder) and not attacking:  # most lines: looked at first
+            path = normalised_path(field, o)
+            check = check_move(field, o.unit, path, side)
+            if not check.legal:
+                refuse(ol.line, o, check.problem or "illegal move")
+                continue
+            if dry:
+                _dry_move(field, o.unit, path, check.overruns)
+            else:
+                apply_move(field, o.unit, path, check)
+            continue
         if isinstance(o, StandingOrder):
             continue
         if isinstance(o, PlaceOrder):
@@ -75,17 +86,6 @@ def walk_orders(
                 refuse(ol.line, o, why)
             elif not dry:
                 field.special.apply_special(field, side, o.words)
-            continue
-        if isinstance(o, MoveOrder):
-            path = normalised_path(field, o)
-            check = check_move(field, o.unit, path, side)
-            if not check.legal:
-                refuse(ol.line, o, check.problem or "illegal move")
-                continue
-            if dry:
-                _dry_move(field, o.unit, path, check.overruns)
-            else:
-                apply_move(field, o.unit, path, check)
             continue
         if isinstance(o, AttackOrder):
             attacking = True

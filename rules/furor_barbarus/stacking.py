@@ -11,6 +11,8 @@ def stacking_problem(
 ) -> str | None:
     """Why ``uid`` may not end in ``h`` (None if it may)."""
     others = [u for u in field.units_in(h) if u != uid and u not in ignore]
+    if not others:  # alone in the hex: nothing below can object
+        return None
     if any(field.side_of(u) != side for u in others):
         return f"{h} is occupied by a unit of another side (5)"
     me = field.counter(uid)

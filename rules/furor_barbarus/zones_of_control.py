@@ -38,11 +38,12 @@ def enemy_zoc(field: Battlefield, side: str) -> frozenset[str]:
             return frozenset(out)
         counters = field.scenario.counters
         zoc_reach = field.game_map.zoc_reach
+        baggage = UnitType.BAGGAGE
         for u, s in field.units.items():
-            h = s["hex"]
-            if s["status"] == ACTIVE and h is not None:
-                us = s["side"]
-                if us != side and us != NEUTRAL and counters[u].type is not UnitType.BAGGAGE:
+            us = s["side"]
+            if us != side and us != NEUTRAL and s["status"] == ACTIVE:
+                h = s["hex"]
+                if h is not None and counters[u].type is not baggage:
                     out.update(zoc_reach(h))
         return frozenset(out)
 
