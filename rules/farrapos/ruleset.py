@@ -215,19 +215,24 @@ class Farrapos(Ruleset):
         from pbem.rules.farrapos.position import View
 
         view = View(position)
+        board, cities, counters, reduced = view.board, view.cities, view.sheet.counters, view.reduced
+        militia_df = view.sheet.militia_df
+        held = []  # read off the position's dicts: a View's questions per city and MU were most of the cost
+        for cid in board.cities:
+            data = cities[cid]
+            units, militia = data["units"], int(data["militia"])
+            if units or militia:
+                held.append((board.cities[cid].name, cid, data["owner"], units, militia))
         lines = []
-        for cid in sorted(view.board.cities, key=lambda c: view.board.name(c)):
-            units, militia = view.units_in(cid), view.militia_in(cid)
-            if not units and not militia:
-                continue
+        for name, cid, owner, units, militia in sorted(held, key=lambda h: h[0]):
             parts = []
             for unit in units:
-                f = view.factors(unit)
-                face = "reduced" if unit in view.reduced else "full"
-                parts.append(f"{unit} {face} MF{f.mf} AF{f.af} DF{f.df}")
+                face = unit in reduced
+                f = counters[unit].factors(face)
+                parts.append(f"{unit} {'reduced' if face else 'full'} MF{f.mf} AF{f.af} DF{f.df}")
             if militia:
-                parts.append(f"militia x{militia} DF{view.sheet.militia_df}")
-            lines.append(f"{view.board.name(cid)} ({cid}), {view.owner(cid)}: " + ", ".join(parts))
+                parts.append(f"militia x{militia} DF{militia_df}")
+            lines.append(f"{name} ({cid}), {owner}: " + ", ".join(parts))
         return lines
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
