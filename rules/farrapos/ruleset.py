@@ -151,13 +151,13 @@ class Farrapos(Ruleset):
         out.extend(f"#   {form}" for form in FORMS)
         out.append("# Your MU (MF/AF/DF), and what they can do:")
         for city in view.board.cities:
-            mu = mu_in(view, side, city)
+            mu = mu_in(view, side, city) if view.cities[city]["units"] else None  # no MU at all: none of the side's
             if not mu:
                 continue
-            factors = ", ".join(f"{u} {view.factors(u).mf}/{view.factors(u).af}/{view.factors(u).df}" for u in mu)
-            out.append(
-                f"#   {city}: {factors}" + (f" + {view.militia_in(city)} militia" if view.militia_in(city) else "")
-            )
+            faces = {u: view.factors(u) for u in mu}  # each MU's factors, asked once
+            factors = ", ".join(f"{u} {f.mf}/{f.af}/{f.df}" for u, f in faces.items())
+            militia = view.militia_in(city)
+            out.append(f"#   {city}: {factors}" + (f" + {militia} militia" if militia else ""))
             attacks = attack_targets(view, side, city)
             invasions = invasion_targets(view, side, city)
             if attacks:
@@ -166,8 +166,8 @@ class Farrapos(Ruleset):
                 out.append(f"#     invade: {' '.join(invasions)}")
             # a group moves within its lowest MF: one line per MF, for the MU that have at least it
             shown: list[str] = []
-            for mf in sorted({view.factors(u).mf for u in mu}):
-                group = [u for u in mu if view.factors(u).mf >= mf]
+            for mf in sorted({f.mf for f in faces.values()}):
+                group = [u for u in mu if faces[u].mf >= mf]
                 reach = sorted(move_destinations(view, side, city, group))
                 if reach and reach != shown:
                     together = "all together, " if len(group) == len(mu) else ""
