@@ -294,6 +294,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # the templates are the installed package's: no stat of each file per page rendered
     )
     env.filters["detail_value"] = _detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
