@@ -339,9 +339,10 @@ def test_consecutive_rounds_of_one_battle_are_one_table_with_the_detail_folded_a
 
 
 def test_text_table_keeps_narrow_tables_whole_and_moves_a_wide_last_column_under_its_row():
-    from pbem.reports.battle_table import text_table
+    from pbem.reports.battle_table import EventLine, Row, text_table
 
-    narrow = text_table(["a", "b"], [{"cells": ["1", "x"]}])
+    event = EventLine("battle_round", "", [], [], True, {})
+    narrow = text_table(["a", "b"], [Row(["1", "x"], event)])
     assert narrow.splitlines() == ["a  b", "-  -", "1  x"]
-    wide = text_table(["a", "notes"], [{"cells": ["1", "y" * 80]}], width=40)
+    wide = text_table(["a", "notes"], [Row(["1", "y" * 80], event)], width=40)
     assert wide.splitlines() == ["a", "-", "1", "     notes: " + "y" * 80]

@@ -121,8 +121,15 @@ def _views(
         zones=tuple(sorted(side_zones.items())),
     )
     shared = _with_people(tx, shared)
-    shared_map = None if ruleset.map_depends_on_side else ruleset.map_svg(position, list(events), None)
-    return [_side_view(shared, ruleset, game, position, due, side, refusals, shared_map, turn_label) for side in sides]
+    # a game that hides nothing from any side (map_depends_on_side False) has one map and one board in words
+    # for every reader: drawn and worded once, the same objects in each side's report
+    alike = not ruleset.map_depends_on_side
+    shared_map = ruleset.map_svg(position, list(events), None) if alike else None
+    shared_board = tuple(ruleset.board_lines(position, None)) if alike else None
+    return [
+        _side_view(shared, ruleset, game, position, due, side, refusals, (shared_map, shared_board), turn_label)
+        for side in sides
+    ]
 
 
 def _rollback_notes(tx: Tx, game: ReportGame, k: int) -> tuple[report.RollbackNote, ...]:
@@ -268,11 +275,13 @@ def _side_view(
     due: Sequence[str],
     side: str | None,
     refusals: Sequence[Any],
-    shared_map: str | None,
+    alike: tuple[str | None, tuple[str, ...] | None],
     turn_label: str,
 ) -> report.ReportData:
     """One side's report (``None``: the referee's) from what every side sees alike:
-    its map, its next turn file, the problems with its files."""
+    its map and board in words (``alike``: the map and board every side sees, or
+    ``None`` where they depend on the side), its next turn file, the problems with its files."""
+    shared_map, shared_board = alike
     next_file = None
     zone = dict(shared.zones).get(side or "", shared.zone)
     if side is not None and side in due:
@@ -297,7 +306,7 @@ def _side_view(
         shared,
         side=side,
         map_svg=shared_map if shared_map is not None else ruleset.map_svg(position, list(shared.events), side),
-        board=tuple(ruleset.board_lines(position, side)),
+        board=shared_board if shared_board is not None else tuple(ruleset.board_lines(position, side)),
         problems=problems,
         next_turn_file=next_file,
         zone=zone,

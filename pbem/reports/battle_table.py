@@ -3,14 +3,17 @@ one city, in a row) or one combat (Furor Barbarus ``combat``) become a table wit
 one row per round, its columns read from the event's recorded fields; the
 key/value detail of each round stays available, folded away.
 
-A block is either ``{"kind": "event", "event": e}`` or ``{"kind": "table",
-"title": ..., "columns": [...], "rows": [{"cells": [...], "event": e}]}`` where
-``e`` is the report's event context (type, text, details, rolls, raw).
+A :class:`Block` is either one event (``kind`` ``event``, its ``event``) or a
+table (``kind`` ``table``: ``title``, ``columns``, ``rows``, each a :class:`Row`
+of ``cells`` and its ``event``), where an event is the report's
+:class:`EventLine`.  They are objects, not dicts: a template reads ``b.kind`` as an
+attribute first, and a dict's miss costs an exception per lookup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 Cell = Callable[[Mapping[str, Any]], str]
@@ -46,6 +49,39 @@ def _farrapos_df(e: Mapping[str, Any]) -> str:
 def _fb_die(e: Mapping[str, Any]) -> str:
     mod = int(e.get("modifier") or 0)
     return f"{e.get('die')}{mod:+d} = {int(e.get('die') or 0) + mod}" if mod else str(e.get("die"))
+
+
+@dataclass(frozen=True, slots=True)
+class EventLine:
+    """One event as a report shows it: its type and text, its details (every
+    field the ruleset recorded, for fighting events), its dice, and the event as
+    stored (``raw``)."""
+
+    type: str
+    text: str
+    details: list[tuple[str, str]]
+    rolls: list[Any]
+    battle: bool
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One round of a battle table: its cells and its event."""
+
+    cells: list[str]
+    event: EventLine
+
+
+@dataclass(slots=True)
+class Block:
+    """One event (``kind`` ``event``) or one battle's rounds as a table (``table``)."""
+
+    kind: str
+    event: EventLine | None = None
+    title: str = ""
+    columns: list[str] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
 
 
 # event type -> (how rounds group, title, columns)
@@ -93,31 +129,31 @@ def _tabular(raw: Mapping[str, Any]) -> bool:
     return kind != "combat" or raw.get("die") is not None
 
 
-def battle_blocks(events: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def battle_blocks(events: Sequence[EventLine]) -> list[Block]:
     """The report's events as blocks, consecutive rounds of one battle folded into
     one table (see the module docstring)."""
-    blocks: list[dict[str, Any]] = []
+    blocks: list[Block] = []
     current_key: object = None
     for e in events:
-        raw = e["raw"]
+        raw = e.raw
         if not _tabular(raw):
-            blocks.append({"kind": "event", "event": e})
+            blocks.append(Block("event", e))
             current_key = None
             continue
         group, title, columns = TABLES[str(raw["type"])]
         key = group(raw)
-        if key != current_key or not blocks or blocks[-1]["kind"] != "table":
-            blocks.append({"kind": "table", "title": title(raw), "columns": [c for c, _ in columns], "rows": []})
+        if key != current_key or not blocks or blocks[-1].kind != "table":
+            blocks.append(Block("table", title=title(raw), columns=[c for c, _ in columns]))
             current_key = key
-        blocks[-1]["rows"].append({"cells": [cell(raw) for _, cell in columns], "event": e})
+        blocks[-1].rows.append(Row([cell(raw) for _, cell in columns], e))
     return blocks
 
 
-def text_table(columns: Sequence[str], rows: Sequence[Mapping[str, Any]], width: int = 68) -> str:
+def text_table(columns: Sequence[str], rows: Sequence[Row], width: int = 68) -> str:
     """The rounds as a plain-text table (columns padded to their widest cell); when
     that is wider than ``width``, the last column goes on a line of its own under
     each row."""
-    cells = [list(columns)] + [[str(c) for c in r["cells"]] for r in rows]
+    cells = [list(columns)] + [[str(c) for c in r.cells] for r in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     split = sum(widths) + 2 * (len(widths) - 1) > width and len(columns) > 1
     shown = widths[:-1] if split else widths

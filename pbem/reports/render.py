@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import pbem.templates as _templates_package
-from pbem.reports.battle_table import battle_blocks, text_table
+from pbem.reports.battle_table import Block, EventLine, battle_blocks, text_table
 from pbem.rules import mapdraw
 from pbem.rules.base import ScoreLine
 
@@ -294,6 +294,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # the templates are the installed package's: no stat of each file per page rendered
     )
     env.filters["detail_value"] = _detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
@@ -386,15 +387,15 @@ class Shared:
     def __init__(self, data: ReportData) -> None:
         self.data = data
         self.emails = dict(data.sides)
-        self.events: list[dict[str, Any]] = [
-            {
-                "type": str(event.get("type", "")),
-                "text": str(event.get("text", "")),
-                "details": _event_details(event) if battle else [],
-                "rolls": _event_rolls(event, data.rolls),
-                "battle": battle,
-                "raw": event,
-            }
+        self.events: list[EventLine] = [
+            EventLine(
+                str(event.get("type", "")),
+                str(event.get("text", "")),
+                _event_details(event) if battle else [],
+                _event_rolls(event, data.rolls),
+                battle,
+                event,
+            )
             for event in data.events
             for battle in (is_battle(event),)
         ]
@@ -500,7 +501,7 @@ def close_up(svg: str) -> tuple[float, float, float, float] | None:
 class _ReportParts(Protocol):
     """The macros of report_parts.txt.j2 (a template's module has its macros as attributes)."""
 
-    def events(self, blocks: list[dict[str, Any]], k: int) -> str: ...
+    def events(self, blocks: list[Block], k: int) -> str: ...
     def dice(self, d: ReportData, verify: str | None) -> str: ...
 
 

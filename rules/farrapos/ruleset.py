@@ -154,13 +154,13 @@ class Farrapos(Ruleset):
         out.extend(f"#   {form}" for form in FORMS)
         out.append("# Your MU (MF/AF/DF), and what they can do:")
         for city in view.board.cities:
-            mu = mu_in(view, side, city)
+            mu = mu_in(view, side, city) if view.cities[city]["units"] else None  # no MU at all: none of the side's
             if not mu:
                 continue
-            factors = ", ".join(f"{u} {view.factors(u).mf}/{view.factors(u).af}/{view.factors(u).df}" for u in mu)
-            out.append(
-                f"#   {city}: {factors}" + (f" + {view.militia_in(city)} militia" if view.militia_in(city) else "")
-            )
+            faces = {u: view.factors(u) for u in mu}  # each MU's factors, asked once
+            factors = ", ".join(f"{u} {f.mf}/{f.af}/{f.df}" for u, f in faces.items())
+            militia = view.militia_in(city)
+            out.append(f"#   {city}: {factors}" + (f" + {militia} militia" if militia else ""))
             attacks = attack_targets(view, side, city)
             invasions = invasion_targets(view, side, city)
             if attacks:
@@ -169,8 +169,8 @@ class Farrapos(Ruleset):
                 out.append(f"#     invade: {' '.join(invasions)}")
             # a group moves within its lowest MF: one line per MF, for the MU that have at least it
             shown: list[str] = []
-            for mf in sorted({view.factors(u).mf for u in mu}):
-                group = [u for u in mu if view.factors(u).mf >= mf]
+            for mf in sorted({f.mf for f in faces.values()}):
+                group = [u for u in mu if faces[u].mf >= mf]
                 reach = sorted(move_destinations(view, side, city, group))
                 if reach and reach != shown:
                     together = "all together, " if len(group) == len(mu) else ""
@@ -218,19 +218,24 @@ class Farrapos(Ruleset):
         from pbem.rules.farrapos.position import View
 
         view = View(position)
+        board, cities, counters, reduced = view.board, view.cities, view.sheet.counters, view.reduced
+        militia_df = view.sheet.militia_df
+        held = []  # read off the position's dicts: a View's questions per city and MU were most of the cost
+        for cid in board.cities:
+            data = cities[cid]
+            units, militia = data["units"], int(data["militia"])
+            if units or militia:
+                held.append((board.cities[cid].name, cid, data["owner"], units, militia))
         lines = []
-        for cid in sorted(view.board.cities, key=lambda c: view.board.name(c)):
-            units, militia = view.units_in(cid), view.militia_in(cid)
-            if not units and not militia:
-                continue
+        for name, cid, owner, units, militia in sorted(held, key=lambda h: h[0]):
             parts = []
             for unit in units:
-                f = view.factors(unit)
-                face = "reduced" if unit in view.reduced else "full"
-                parts.append(f"{unit} {face} MF{f.mf} AF{f.af} DF{f.df}")
+                face = unit in reduced
+                f = counters[unit].factors(face)
+                parts.append(f"{unit} {'reduced' if face else 'full'} MF{f.mf} AF{f.af} DF{f.df}")
             if militia:
-                parts.append(f"militia x{militia} DF{view.sheet.militia_df}")
-            lines.append(f"{view.board.name(cid)} ({cid}), {view.owner(cid)}: " + ", ".join(parts))
+                parts.append(f"militia x{militia} DF{militia_df}")
+            lines.append(f"{name} ({cid}), {owner}: " + ", ".join(parts))
         return lines
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshal
 import random
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -110,6 +111,12 @@ def overlaid(game_map: GameMap, overlay: Mapping[str, Any]) -> GameMap:
             _OVERLAID.clear()
         found = _OVERLAID[key] = (game_map, overlay, game_map.with_overlay(overlay).prepared())
     return found[2]
+
+
+@lru_cache(maxsize=16)
+def _short_ids(ids: tuple[str, ...]) -> dict[str, str]:
+    """``short_ids(ids)``, once per set of unit ids (every game of a scenario has the same): read only."""
+    return short_ids(ids)
 
 
 class FurorBarbarus(Ruleset):
@@ -316,22 +323,27 @@ class FurorBarbarus(Ruleset):
         """Each hex with units: every unit by id, the short id its counter prints
         and name, its side, type and strength-MP(-range) (a secret set-up note is
         the referee's file, never in the position: nothing here is hidden)."""
-        field = self.field(position)
-        short = short_ids(sorted(field.units))
+        # read off the position's units and the scenario's counters, without a Battlefield (a copy of the
+        # position and a call per question per unit were most of the cost)
+        counters = self.load(position["scenario"], position.get("options", []), position).counters
+        units: dict[str, dict[str, Any]] = position["units"]
+        ids = sorted(units)
+        short = _short_ids(tuple(ids))
         by_hex: dict[str, list[str]] = {}
-        for uid in sorted(field.units):
-            if field.exists(uid):
-                by_hex.setdefault(str(field.units[uid]["hex"]), []).append(uid)
+        for uid in ids:
+            entry = units[uid]
+            if entry["status"] == ACTIVE and entry["hex"] is not None:
+                by_hex.setdefault(str(entry["hex"]), []).append(uid)
         lines = []
         for h, uids in sorted(by_hex.items()):
             parts = []
             for uid in uids:
-                c = field.counter(uid)
+                c, entry = counters[uid], units[uid]
                 shown = f"{uid} ({short[uid]})" if short[uid] != uid else uid
-                factors = f"{field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
-                reduced = " reduced" if field.units[uid].get("reduced") else ""
+                factors = f"{c.value(bool(entry['reduced']))}-{c.mp}" + (f"-{c.range}" if c.range else "")
+                reduced = " reduced" if entry.get("reduced") else ""
                 kind = c.type.value.replace("_", " ")
-                parts.append(f"{shown} {c.name}, {field.side_of(uid)} {kind} {factors}{reduced}")
+                parts.append(f"{shown} {c.name}, {entry['side']} {kind} {factors}{reduced}")
             lines.append(f"{h}: " + "; ".join(parts))
         return lines
 
