@@ -13,7 +13,6 @@ attribute first, and a dict's miss costs an exception per lookup.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 Cell = Callable[[Mapping[str, Any]], str]
@@ -51,37 +50,54 @@ def _fb_die(e: Mapping[str, Any]) -> str:
     return f"{e.get('die')}{mod:+d} = {int(e.get('die') or 0) + mod}" if mod else str(e.get("die"))
 
 
-@dataclass(frozen=True, slots=True)
 class EventLine:
     """One event as a report shows it: its type and text, its details (every
     field the ruleset recorded, for fighting events), its dice, and the event as
-    stored (``raw``)."""
+    stored (``raw``).  (Plain slotted classes here, not dataclasses: a dataclass
+    compiles its methods from source when its module is imported.)"""
 
-    type: str
-    text: str
-    details: list[tuple[str, str]]
-    rolls: list[Any]
-    battle: bool
-    raw: Mapping[str, Any]
+    __slots__ = ("type", "text", "details", "rolls", "battle", "raw")
+
+    def __init__(
+        self,
+        type: str,
+        text: str,
+        details: list[tuple[str, str]],
+        rolls: list[Any],
+        battle: bool,
+        raw: Mapping[str, Any],
+    ) -> None:
+        self.type = type
+        self.text = text
+        self.details = details
+        self.rolls = rolls
+        self.battle = battle
+        self.raw = raw
 
 
-@dataclass(frozen=True, slots=True)
 class Row:
     """One round of a battle table: its cells and its event."""
 
-    cells: list[str]
-    event: EventLine
+    __slots__ = ("cells", "event")
+
+    def __init__(self, cells: list[str], event: EventLine) -> None:
+        self.cells = cells
+        self.event = event
 
 
-@dataclass(slots=True)
 class Block:
     """One event (``kind`` ``event``) or one battle's rounds as a table (``table``)."""
 
-    kind: str
-    event: EventLine | None = None
-    title: str = ""
-    columns: list[str] = field(default_factory=list)
-    rows: list[Row] = field(default_factory=list)
+    __slots__ = ("kind", "event", "title", "columns", "rows")
+
+    def __init__(
+        self, kind: str, event: EventLine | None = None, title: str = "", columns: list[str] | None = None
+    ) -> None:
+        self.kind = kind
+        self.event = event
+        self.title = title
+        self.columns: list[str] = columns if columns is not None else []
+        self.rows: list[Row] = []
 
 
 # event type -> (how rounds group, title, columns)
