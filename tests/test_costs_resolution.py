@@ -5,7 +5,9 @@ each test counts calls or statements, never time.
   labels) once per map in a process, not once per resolution;
 - a resolution keeps no ``marshal`` copy of the position it replaces, and hands
   that position over to the rules (``owned``), which Furor Barbarus plays on
-  without copying it first.
+  without copying it first;
+- a resolution reads a queued file's orders without parsing its header again
+  (checked at submit), and still refuses a row that is no turn file.
 """
 
 from __future__ import annotations
@@ -176,3 +178,41 @@ def test_a_furor_barbarus_position_handed_over_is_played_without_a_copy(monkeypa
         handed = rules.resolve_validated(copy.deepcopy(position), {side: orders}, DiceStream(seed), owned=True)
         assert copies == []
         assert handed.position == kept.position and handed.events == kept.events
+
+
+def test_a_resolution_does_not_parse_a_queued_file_s_header_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh ``process`` parsed each queued file's header again (keys, turn, state)
+    though ``submit`` had checked it and the resolution reads none of it; now it
+    takes the body alone, the same text at the same line, and a damaged row is
+    still refused."""
+    from pbem.referee import judging, verdict
+    from pbem.referee import resolve as resolving
+    from pbem.turnfiles import envelope
+    from tests.support.desk import new_games, open_desk, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game], seed=1)
+    monkeypatch.setattr(judging, "_orders_read", {})  # as if another process had queued it
+    headers: list[bytes] = []
+    real = envelope.parse_turn_file
+
+    def counting(data: bytes) -> Any:
+        headers.append(data)
+        return real(data)
+
+    monkeypatch.setattr(envelope, "parse_turn_file", counting)
+    monkeypatch.setattr(verdict, "parse_turn_file", counting, raising=False)
+    assert resolving.process(desk.engine, [game])[0].resolved == 1
+    assert headers == []
+    message = (
+        b"game: g\n# the header\nrules: farrapos\nside: empire\nTurn: 1\nstate: " + b"0" * 64 + b"\n\n# a\npass  # b\n"
+    )
+    tf = real(message)
+    assert envelope.queued_body(message) == (tf.body, tf.body_offset)
+    assert headers == []
+    for damaged in (b"not a turn file\n", message.replace(b"Turn: 1", b"turn: x"), b"game: g\n\x00\n\npass\n"):
+        with pytest.raises(envelope.TurnFileError):  # through the whole parse (the same problems as before)
+            envelope.queued_body(damaged)
