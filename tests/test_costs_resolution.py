@@ -7,7 +7,9 @@ each test counts calls or statements, never time.
   that position over to the rules (``owned``), which Furor Barbarus plays on
   without copying it first;
 - a resolution reads a queued file's orders without parsing its header again
-  (checked at submit), and still refuses a row that is no turn file.
+  (checked at submit), and still refuses a row that is no turn file;
+- Furor Barbarus looks whether orders name the game's own units without a
+  generator per order.
 """
 
 from __future__ import annotations
@@ -216,3 +218,32 @@ def test_a_resolution_does_not_parse_a_queued_file_s_header_again(
     for damaged in (b"not a turn file\n", message.replace(b"Turn: 1", b"turn: x"), b"game: g\n\x00\n\npass\n"):
         with pytest.raises(envelope.TurnFileError):  # through the whole parse (the same problems as before)
             envelope.queued_body(damaged)
+
+
+def test_furor_barbarus_orders_naming_the_game_s_units_are_taken_without_a_generator_per_order() -> None:
+    """Every resolution looks whether its orders name the game's units by their ids
+    (nothing to settle): a generator per order and one over them, about 7 k
+    instructions an order; now plain loops, and the same orders come back."""
+    import random
+    import sys
+
+    from pbem.rules.furor_barbarus.unit_names import settle_orders
+
+    rules = find_ruleset("furor-barbarus")
+    position, _ = _furor_positions("vouille", 3)[-1]
+    side = rules.due(position)[0]
+    orders = rules.parse_orders(rules.bot_orders(position, side, "random", random.Random(3)))[0]
+    counters = rules.field(position).scenario.counters
+    called: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        settled, problems = settle_orders(counters, orders)
+    finally:
+        sys.setprofile(None)
+    assert len(orders) > 3 and settled is orders and problems == []
+    assert "<genexpr>" not in called, called
