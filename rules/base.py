@@ -408,13 +408,16 @@ class Ruleset(ABC):
         position: Position,
         orders: Mapping[str, Orders],
         dice: Dice,
+        owned: bool = False,
     ) -> Resolution:
         """:meth:`resolve` for orders the caller has already passed through
         :meth:`validate` against this very position (the referee's ``process``,
         whose files ``submit`` checked; the audit, which checks each file before
         replaying it).  A ruleset whose ``resolve`` validates the orders again
         skips that second check here; anything else calls :meth:`resolve`, which
-        stays safe against illegal orders."""
+        stays safe against illegal orders.  ``owned``: the caller hands
+        ``position`` over (it reads it no more), so a ruleset may work on it in
+        place instead of on a copy; the new position returned is the same either way."""
         return self.resolve(position, orders, dice)
 
     # --- help for players and bots ----------------------------------------------

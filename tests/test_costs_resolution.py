@@ -3,6 +3,13 @@ each test counts calls or statements, never time.
 
 - the Furor Barbarus map draws its static board (terrain, rivers, crossings, hex
   labels) once per map in a process, not once per resolution;
+- a resolution keeps no ``marshal`` copy of the position it replaces, and hands
+  that position over to the rules (``owned``), which Furor Barbarus plays on
+  without copying it first;
+- a resolution reads a queued file's orders without parsing its header again
+  (checked at submit), and still refuses a row that is no turn file;
+- Furor Barbarus looks whether orders name the game's own units without a
+  generator per order.
 """
 
 from __future__ import annotations
@@ -103,3 +110,140 @@ def test_a_resolution_reads_only_its_own_turn_s_submissions(tmp_path: Path) -> N
         db.dispose()
     for statement, outer in plans.items():
         assert outer and "ix_submission_game_id " not in outer[0] + " ", (statement, outer)
+
+
+def test_a_resolution_keeps_no_copy_of_the_position_it_replaces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh ``process`` parsed each game's position and kept a ``marshal`` copy of
+    the parse for later reads that never come (the resolution replaces it); now the
+    resolution's read keeps none, and it hands the position over to the rules."""
+    import marshal
+
+    from pbem.referee import resolve as resolving
+    from pbem.store import records
+    from tests.support.desk import new_games, open_desk, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game], seed=1)
+    dumped: list[object] = []
+
+    class CountingMarshal:
+        loads = staticmethod(marshal.loads)
+
+        @staticmethod
+        def dumps(value: object) -> bytes:
+            dumped.append(value)
+            return marshal.dumps(value)
+
+    monkeypatch.setattr(records, "marshal", CountingMarshal)
+    monkeypatch.setattr(records, "_positions", {})  # as in a fresh process: nothing read yet
+    rules = type(find_ruleset("farrapos"))
+    real = rules.resolve_validated
+    handed: list[bool] = []
+
+    def recording(self: Any, position: Any, orders: Any, dice: Any, owned: bool = False) -> Any:
+        handed.append(owned)
+        return real(self, position, orders, dice, owned)
+
+    monkeypatch.setattr(rules, "resolve_validated", recording)
+    assert resolving.process(desk.engine, [game])[0].resolved == 1
+    assert dumped == []
+    assert handed == [True]
+
+
+def test_a_furor_barbarus_position_handed_over_is_played_without_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The referee's resolution copied the position it had just read for itself before
+    playing on it; a position handed over (``owned``) is now played on as it is, with
+    the same new position and events as a copy gives."""
+    import copy
+    import random
+
+    from pbem.rules.furor_barbarus import ruleset as furor
+
+    rules = find_ruleset("furor-barbarus")
+    copies: list[object] = []
+    real = furor.copied_position
+
+    def counting(position: Any) -> Any:
+        copies.append(position)
+        return real(position)
+
+    monkeypatch.setattr(furor, "copied_position", counting)
+    for position, _ in _furor_positions("vouille", 4)[1:]:
+        side = rules.due(position)[0]
+        orders = rules.parse_orders(rules.bot_orders(position, side, "random", random.Random(7)))[0]
+        seed = hashlib.sha256(repr(position).encode()).digest()
+        kept = rules.resolve_validated(position, {side: orders}, DiceStream(seed))
+        copies.clear()
+        handed = rules.resolve_validated(copy.deepcopy(position), {side: orders}, DiceStream(seed), owned=True)
+        assert copies == []
+        assert handed.position == kept.position and handed.events == kept.events
+
+
+def test_a_resolution_does_not_parse_a_queued_file_s_header_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh ``process`` parsed each queued file's header again (keys, turn, state)
+    though ``submit`` had checked it and the resolution reads none of it; now it
+    takes the body alone, the same text at the same line, and a damaged row is
+    still refused."""
+    from pbem.referee import judging, verdict
+    from pbem.referee import resolve as resolving
+    from pbem.turnfiles import envelope
+    from tests.support.desk import new_games, open_desk, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game], seed=1)
+    monkeypatch.setattr(judging, "_orders_read", {})  # as if another process had queued it
+    headers: list[bytes] = []
+    real = envelope.parse_turn_file
+
+    def counting(data: bytes) -> Any:
+        headers.append(data)
+        return real(data)
+
+    monkeypatch.setattr(envelope, "parse_turn_file", counting)
+    monkeypatch.setattr(verdict, "parse_turn_file", counting, raising=False)
+    assert resolving.process(desk.engine, [game])[0].resolved == 1
+    assert headers == []
+    message = (
+        b"game: g\n# the header\nrules: farrapos\nside: empire\nTurn: 1\nstate: " + b"0" * 64 + b"\n\n# a\npass  # b\n"
+    )
+    tf = real(message)
+    assert envelope.queued_body(message) == (tf.body, tf.body_offset)
+    assert headers == []
+    for damaged in (b"not a turn file\n", message.replace(b"Turn: 1", b"turn: x"), b"game: g\n\x00\n\npass\n"):
+        with pytest.raises(envelope.TurnFileError):  # through the whole parse (the same problems as before)
+            envelope.queued_body(damaged)
+
+
+def test_furor_barbarus_orders_naming_the_game_s_units_are_taken_without_a_generator_per_order() -> None:
+    """Every resolution looks whether its orders name the game's units by their ids
+    (nothing to settle): a generator per order and one over them, about 7 k
+    instructions an order; now plain loops, and the same orders come back."""
+    import random
+    import sys
+
+    from pbem.rules.furor_barbarus.unit_names import settle_orders
+
+    rules = find_ruleset("furor-barbarus")
+    position, _ = _furor_positions("vouille", 3)[-1]
+    side = rules.due(position)[0]
+    orders = rules.parse_orders(rules.bot_orders(position, side, "random", random.Random(3)))[0]
+    counters = rules.field(position).scenario.counters
+    called: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        settled, problems = settle_orders(counters, orders)
+    finally:
+        sys.setprofile(None)
+    assert len(orders) > 3 and settled is orders and problems == []
+    assert "<genexpr>" not in called, called

@@ -162,7 +162,7 @@ def _look(
 def _resolve_claimed(
     tx: Tx, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None = None
 ) -> ProcessOutcome:
-    game = store.known_game(tx, game_id, claimed=True)
+    game = store.known_game(tx, game_id, claimed=True, keep=False)  # the game moves on: its position is not read again
     waiting, queued, missing = _look(tx, game, force_nmr)
     if waiting is not None:
         return waiting
@@ -184,7 +184,8 @@ def _resolve_claimed(
     for turn in bots:
         orders[turn.side] = turn.orders
     try:
-        result = ruleset.resolve_validated(position, orders, stream)  # submit validated the files against this position
+        # submit validated the files against this position, read for this resolution alone: handed over (owned)
+        result = ruleset.resolve_validated(position, orders, stream, owned=True)
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)

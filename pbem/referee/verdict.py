@@ -44,7 +44,7 @@ from pbem.rules.base import Orders, Problem, Ruleset
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys, sshsig
-from pbem.turnfiles.envelope import TurnFile, TurnFileError, parse_turn_file
+from pbem.turnfiles.envelope import TurnFile, TurnFileError, queued_body
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -191,15 +191,14 @@ def queued_orders(ruleset: Ruleset, queued: store.QueuedFile) -> Orders:
     if (orders := remembered_orders(queued.message)) is not None:
         return orders
     try:
-        tf = parse_turn_file(queued.message)
+        body, offset = queued_body(queued.message)  # its header was checked at submit
     except TurnFileError as exc:  # cannot happen, unless the row was damaged
         raise Refused([f"queued {queued.side} file no longer readable: {p}" for p in exc.problems]) from None
-    orders, problems = ruleset.parse_orders(tf.body)
+    orders, problems = ruleset.parse_orders(body)
     if problems:  # cannot happen either: parsed at submit
         raise Refused(
             [
-                f"queued {queued.side} file no longer readable: "
-                f"{Problem(p.line + tf.body_offset if p.line else 0, p.message)}"
+                f"queued {queued.side} file no longer readable: {Problem(p.line + offset if p.line else 0, p.message)}"
                 for p in problems
             ]
         )

@@ -47,19 +47,24 @@ POSITIONS_KEPT = 64
 _positions: dict[str, bytes] = {}
 
 
-def parsed_position(text: str) -> dict[str, Any]:
+def parsed_position(text: str, keep: bool = True) -> dict[str, Any]:
     """A stored position (its JSON text), parsed into a new object at each call.
 
     Checking a turn file, the look before a resolution and the resolution itself
     read the same position: its JSON is parsed once per process, and each later
     read is a ``marshal`` copy of that parse, several times faster (before the speed work, three
     parses per resolution).  Keyed by the whole text, so a changed row is parsed
-    afresh; the last ``POSITIONS_KEPT`` positions are kept."""
+    afresh; the last ``POSITIONS_KEPT`` positions are kept.  ``keep=False``: the
+    caller's read is the last this process makes of that position (a resolution
+    replaces it), so a position not kept yet is parsed without a ``marshal`` copy
+    made for later reads."""
     kept = _positions.get(text)
     if kept is not None:
         position: dict[str, Any] = marshal.loads(kept)
         return position
     position = json.loads(text)
+    if not keep:
+        return position
     if len(_positions) >= POSITIONS_KEPT:
         del _positions[next(iter(_positions))]  # the oldest
     _positions[text] = marshal.dumps(position)
@@ -75,14 +80,15 @@ FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
 
-def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
+def game_state(tx: Tx, game_id: str, claimed: bool = False, keep: bool = True) -> GameState | None:
     """The game as it stands.  In a writer on a database without SQLite's
     whole-database lock, the game's row is locked first and stays locked until
     the transaction ends, so two submits or resolutions of one game never
     interleave.  The lock is a statement of its own: under READ COMMITTED, a
     read that waited for the lock would otherwise see the game's new row joined
     to the resolutions of its older snapshot (without the one just committed).
-    ``claimed``: the transaction holds the row already (:func:`claim_game`)."""
+    ``claimed``: the transaction holds the row already (:func:`claim_game`);
+    ``keep``: as :func:`parsed_position` (``False``: the last read of this position)."""
     if tx.locking_reads and not claimed:
         tx.one("SELECT id FROM game WHERE id = :game FOR UPDATE", {"game": game_id})
     row = tx.one(_GAME_STATE, {"game": game_id})
@@ -114,7 +120,7 @@ def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
         state_hash,
         bool(over),
         result,
-        parsed_position(position),
+        parsed_position(position, keep),
         seed,
         chain_length,
         checkpoints,
@@ -126,9 +132,9 @@ def game_state(tx: Tx, game_id: str, claimed: bool = False) -> GameState | None:
     )
 
 
-def known_game(tx: Tx, game_id: str, claimed: bool = False) -> GameState:
+def known_game(tx: Tx, game_id: str, claimed: bool = False, keep: bool = True) -> GameState:
     """:func:`game_state`, or the ``LookupError`` naming the games there are."""
-    game = game_state(tx, game_id, claimed)
+    game = game_state(tx, game_id, claimed, keep)
     if game is None:
         raise unknown_game(game_id, known_game_ids(tx))
     return game

@@ -154,6 +154,46 @@ def parse_turn_file(data: bytes) -> TurnFile:
     )
 
 
+def queued_body(data: bytes) -> tuple[str, int]:
+    """The orders of a file ``submit`` accepted and queued, for its resolution: the
+    body as :func:`parse_turn_file` gives it (comments blanked) and the number of
+    lines before it.  Its header was checked at submit, and the resolution reads
+    none of its values (the game, side and turn are the row's): a header of the
+    five keys, each once, with a whole-number turn and a hash for state, is taken
+    as it is, without the parse's problems and its value object.  Anything else
+    (a damaged row) goes through :func:`parse_turn_file`, which refuses it with
+    every problem, as before."""
+    text = decode(data)
+    if text.startswith(_BOM):
+        text = text[1:]
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if line.strip() == "":
+            if _plain_header(lines[: number - 1]):
+                return strip_comments("\n".join(lines[number:])), number
+            break
+    tf = parse_turn_file(data)
+    return tf.body, tf.body_offset
+
+
+def _plain_header(lines: list[str]) -> bool:
+    """Whether these header lines would pass :func:`parse_turn_file` without a problem."""
+    values: dict[str, str] = {}
+    for line in lines:
+        if line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        key = key.strip().lower()
+        if not sep or key not in HEADER_KEYS or key in values:
+            return False
+        values[key] = value.strip()
+    return (
+        len(values) == len(HEADER_KEYS)
+        and _TURN.fullmatch(values["turn"]) is not None
+        and _HEX64.match(values["state"]) is not None
+    )
+
+
 def rewrapped_lines(message: bytes) -> list[int]:
     r"""Lines that look broken in two by a mail client: a line after a long comment
     line that is neither blank, nor a comment, nor an order by its look (a

@@ -132,7 +132,12 @@ class Farrapos(Ruleset):
 
         return resolve_turn(position, orders, dice)
 
-    def resolve_validated(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
+    def resolve_validated(
+        self, position: Position, orders: Mapping[str, Orders], dice: Dice, owned: bool = False
+    ) -> Resolution:
+        """:meth:`resolve` without validating again; the turn reads the position
+        as it began while it changes its working copy, so a position handed over
+        (``owned``) is copied all the same."""
         from pbem.rules.farrapos.turn import resolve_turn
 
         return resolve_turn(position, orders, dice, validated=True)

@@ -178,16 +178,14 @@ def _special_word(word: str, names: NameTable) -> str:
     return found[0] if len(found) == 1 else word.lower()
 
 
-def _is_hex(word: str) -> bool:
-    """``_HEX.match(word)`` for a word of ``line.split()`` (no whitespace, so ``$``
-    cannot stop before a newline): four decimal digits, as ``\\d`` reads them."""
-    return len(word) == 4 and word.isdecimal()
-
-
 def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
+    # a hex: ``_HEX.match(w)`` for a word of ``line.split()`` (no whitespace, so ``$``
+    # cannot stop before a newline), four decimal digits as ``\d`` reads them; the
+    # test is written out where it is made (a call per word cost more than the test)
     first_hex = 2
     for i in range(2, len(words)):
-        if _is_hex(words[i]):
+        w = words[i]
+        if len(w) == 4 and w.isdecimal():
             first_hex = i
             break
     if len(words) < 3:
@@ -198,7 +196,7 @@ def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
         raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
     path = words[first_hex:]
     for w in path:
-        if not _is_hex(w):
+        if len(w) != 4 or not w.isdecimal():
             _hex(w, line)  # raises, with the message of every hex
     return MoveOrder(_unit(unit, line, names), tuple(path))
 

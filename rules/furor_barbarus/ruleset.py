@@ -303,7 +303,17 @@ class FurorBarbarus(Ruleset):
         return sorted(problems, key=lambda p: p.line)
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
-        field = self.field(position, dice)
+        return self._resolve(position, orders, dice, copy=True)
+
+    def resolve_validated(
+        self, position: Position, orders: Mapping[str, Orders], dice: Dice, owned: bool = False
+    ) -> Resolution:
+        """:meth:`resolve` (it does not validate again); a position handed over
+        (``owned``) is played on as it is, without the copy :meth:`field` makes."""
+        return self._resolve(position, orders, dice, copy=not owned)
+
+    def _resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice, copy: bool) -> Resolution:
+        field = self.field(position, dice, copy)
         if position["phase"] == "over":
             return Resolution(field.position, [])
         orders = {s: settle_orders(field.scenario.counters, o)[0] for s, o in orders.items()}

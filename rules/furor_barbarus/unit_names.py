@@ -76,13 +76,19 @@ def _named(order: object) -> tuple[str, ...]:
 def _plain(order: object, counters: Mapping[str, Counter]) -> bool:
     """Whether ``order`` names only the game's units by their ids (nothing to
     settle); read without building the settled order (a copy of each order)."""
-    return all(u in counters or _HEX.match(u) for u in _named(order))
+    for u in _named(order):  # plain loops: the generators cost more than the look-ups (every order, every resolution)
+        if u not in counters and not _HEX.match(u):
+            return False
+    return True
 
 
 def settle_orders(counters: Mapping[str, Counter], orders: Orders) -> tuple[Orders, list[Problem]]:
     """``orders`` with every unit named by the game's own ids, and a problem for
     each name that could be several of its units."""
-    if all(_plain(ol.order, counters) for ol in orders):
+    for ol in orders:
+        if not _plain(ol.order, counters):
+            break
+    else:
         return orders, []
     names = game_names(counters)
     lines: list[OrderLine] = []
