@@ -244,12 +244,14 @@ def main() -> None:
     """Run ``pbem ARGS``.  What start-up made (modules, classes, the command) lives to
     the end and holds no garbage: the cyclic collector, off while the command is built,
     is then kept from walking it again (``gc.freeze``), at each collection and at exit."""
+    collecting = gc.isenabled()
     gc.disable()
     try:
         app = app_for(sys.argv[1:])
     finally:
         gc.freeze()
-        gc.enable()
+        if collecting:
+            gc.enable()
     app()
 
 
