@@ -94,12 +94,10 @@ def reveal(seed: bytes, chain_length: int, k: int, kept: bytes = b"") -> bytes:
 
     ``k`` stops at ``N - 1``: ``k = N`` would publish ``s_0``, the seed itself,
     which never leaves the database."""
-    target = _target(chain_length, k)
     if not kept:
-        return chain_value(seed, target)
-    interval = kept_interval(chain_length, kept)
-    j = min(target // interval, len(kept) // 32 - 1)
-    return _walk_up(kept[32 * j : 32 * j + 32], target - j * interval)
+        return chain_value(seed, _target(chain_length, k))
+    j, links = _walk_start(chain_length, k, len(kept) // 32)
+    return _walk_up(kept[32 * j : 32 * j + 32], links)
 
 
 def reveal_from_hex(chain_length: int, k: int, kept_hex: str) -> bytes:
@@ -107,11 +105,17 @@ def reveal_from_hex(chain_length: int, k: int, kept_hex: str) -> bytes:
     empty): only the one checkpoint the walk starts from is read out of the text
     (a 4,096-link chain keeps 8 KB of hex, which ``bytes.fromhex`` took longer to
     read than the walk took to hash)."""
+    j, links = _walk_start(chain_length, k, len(kept_hex) // 64)
+    return _walk_up(bytes.fromhex(kept_hex[64 * j : 64 * j + 64]), links)
+
+
+def _walk_start(chain_length: int, k: int, count: int) -> tuple[int, int]:
+    """Where a reveal of resolution ``k`` starts, ``count`` checkpoints kept: the
+    index of the nearest checkpoint below its value, and the links from there."""
     target = _target(chain_length, k)
-    count = len(kept_hex) // 64
     interval = _interval_of(chain_length, count)
     j = min(target // interval, count - 1)
-    return _walk_up(bytes.fromhex(kept_hex[64 * j : 64 * j + 64]), target - j * interval)
+    return j, target - j * interval
 
 
 def _target(chain_length: int, k: int) -> int:
