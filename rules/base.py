@@ -54,7 +54,6 @@ class Problem(Frozen):
     whole turn file once ``pbem`` has added the header offset; 0 = the file as a
     whole)."""
 
-    __match_args__ = ("line", "message")
     line: int
     message: str
 
@@ -74,7 +73,6 @@ class OrderLine(Frozen):
     ruleset's own frozen value (it must round-trip: ``str(order)`` parses back
     to an equal order)."""
 
-    __match_args__ = ("line", "text", "order")
     line: int
     text: str
     order: Any
@@ -88,7 +86,6 @@ class OrderLine(Frozen):
 class Orders(Frozen):
     """A side's parsed orders for one resolution, in file order."""
 
-    __match_args__ = ("lines",)
     lines: tuple[OrderLine, ...]
 
     def __init__(self, lines: tuple[OrderLine, ...] = ()) -> None:
@@ -132,7 +129,6 @@ class Outcome(Frozen):
     """Game end as a value.  ``winner`` is a side id or ``None`` for a draw;
     ``reason`` names the rule that ended the game (e.g. "24 VP before 1845")."""
 
-    __match_args__ = ("kind", "winner", "reason")
     kind: OutcomeKind
     winner: str | None
     reason: str
@@ -173,7 +169,6 @@ class Outcome(Frozen):
 class Resolution(Frozen):
     """What ``resolve`` returns: the new position and the events, in order."""
 
-    __match_args__ = ("position", "events")
     position: Position
     events: list[Event]
 
@@ -185,7 +180,6 @@ class Resolution(Frozen):
 class ScenarioInfo(Frozen):
     """One scenario of a game: its id, title, sides and a description."""
 
-    __match_args__ = ("id", "title", "sides", "description")
     id: str
     title: str
     sides: tuple[str, ...]
@@ -201,7 +195,6 @@ class ScenarioInfo(Frozen):
 class OptionInfo(Frozen):
     """One optional rule of a game (``pbem new --option ID``), under ``section``."""
 
-    __match_args__ = ("id", "title", "section")
     id: str
     title: str
     section: str
@@ -218,7 +211,6 @@ class ScoreLine(Frozen):
     ``"losses"``, where lower is better, detail ``"losses 12 against a threshold
     of 30"``)."""
 
-    __match_args__ = ("side", "value", "detail", "what", "higher_is_better")
     side: str
     value: int
     detail: str
@@ -265,7 +257,6 @@ class TableInfo(Frozen):
     ``title``, what the rulebook prints of it (``status``: ``designed``, or
     ``printed in part: ...``), and where it is documented."""
 
-    __match_args__ = ("name", "title", "status", "documented", "notes")
     name: str
     title: str
     status: str

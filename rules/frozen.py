@@ -5,12 +5,12 @@ without writing and compiling the source of six methods per class when its modul
 is imported (about 3 M instructions a class, a fifth of ``pbem check``'s start-up
 over some thirty classes).
 
-A subclass names its fields in ``__match_args__`` and writes its ``__init__``,
+A subclass's fields are the names its body annotates, in order (its
+``__match_args__``, unless it sets that itself); it writes its ``__init__``,
 setting each field with :func:`setter` (``object.__setattr__``, as a frozen
 dataclass's ``__init__`` does):
 
 >>> class Point(Frozen):
-...     __match_args__ = ("x", "y")
 ...     x: int
 ...     y: int
 ...
@@ -55,6 +55,17 @@ def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return attrgetter(*names)
 
 
+def _fields(cls: type) -> tuple[str, ...]:
+    """A class's fields: the names its own body annotates, in order, less its
+    ``ClassVar`` names (annotations are read as text: ``from __future__ import
+    annotations``)."""
+    annotations = cls.__dict__.get("__annotations__", {})
+    return tuple(name for name, kind in annotations.items() if not str(kind).startswith(_CLASS_VARS))
+
+
+_CLASS_VARS = ("ClassVar", "typing.ClassVar")
+
+
 class Frozen:
     """Base of frozen value classes: see the module's documentation."""
 
@@ -66,6 +77,8 @@ class Frozen:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "__match_args__" not in cls.__dict__:  # the fields: the class's own annotations, in order
+            setattr(cls, "__match_args__", _fields(cls))  # noqa: B010 (mypy refuses the plain assignment)
         cls._values = staticmethod(_values_of(cls.__match_args__))
         cls._shown = tuple(name for name in cls.__match_args__ if name not in cls._unshown)
 

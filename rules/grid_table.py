@@ -23,7 +23,6 @@ Cell = TypeVar("Cell")
 class GridShape(Frozen):
     """The shape of a grid table (columns and rows) and the words messages use for it."""
 
-    __match_args__ = ("kind", "columns", "column_words", "rows", "row_words")
     kind: str  # how messages name the table: "battle table", "CRT"
     columns: tuple[str, ...]
     column_words: str  # what the columns are: "the printed odds"

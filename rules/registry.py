@@ -51,16 +51,6 @@ class RulesetLoadError(ValueError):
 class RulesetInfo(Frozen):
     """One installed ruleset, as ``pbem rules`` lists it."""
 
-    __match_args__ = (
-        "id",
-        "title",
-        "version",
-        "scenarios",
-        "sides",
-        "distribution",
-        "distribution_version",
-        "entry_point",
-    )
     id: str
     title: str
     version: str

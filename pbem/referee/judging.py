@@ -66,17 +66,6 @@ class Duplicate(Refused):
 class Checked(Frozen):
     """A turn file that passed every check (envelope, signature, orders)."""
 
-    __match_args__ = (
-        "game_id",
-        "side",
-        "turn",
-        "message",
-        "signature",
-        "turn_file",
-        "orders",
-        "label",
-        "others_queued",
-    )
     game_id: str
     side: str
     turn: int

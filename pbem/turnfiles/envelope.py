@@ -35,7 +35,6 @@ class TurnFileError(ValueError):
 class TurnFile(Frozen):
     """A parsed turn file: its header values and its body of orders."""
 
-    __match_args__ = ("game", "rules", "side", "turn", "state", "body", "body_offset")
     game: str
     rules: str
     side: str

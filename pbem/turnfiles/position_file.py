@@ -59,24 +59,6 @@ class PositionFile(Frozen):
     ``result`` and ``position`` are those of :class:`pbem.store.GameState`, so the
     one verdict function (:func:`pbem.pipeline.judge`) reads either."""
 
-    __match_args__ = (
-        "id",
-        "rules",
-        "scenario",
-        "options",
-        "resolution",
-        "next_k",
-        "label",
-        "state_hash",
-        "over",
-        "result",
-        "public_keys",
-        "position",
-        "rules_version",
-        "deadline",
-        "grace",
-        "zones",
-    )
     _unshown = ("position",)
     id: str
     rules: str

@@ -32,7 +32,6 @@ class BoardError(ValueError):
 class City(Frozen):
     """A city of the map: its name, place, VP, colour group and whether it is a port."""
 
-    __match_args__ = ("id", "name", "lat", "lon", "vp", "colour", "port")
     id: str
     name: str
     lat: float
@@ -54,7 +53,6 @@ class City(Frozen):
 class ColourGroup(Frozen):
     """A colour group of cities, worth ``bonus`` VP to the side holding all of them."""
 
-    __match_args__ = ("id", "name", "bonus", "fill", "cities")
     id: str
     name: str
     bonus: int
@@ -72,7 +70,6 @@ class ColourGroup(Frozen):
 class Board(Frozen):
     """The map: cities, colour groups, path lines and each city's neighbours."""
 
-    __match_args__ = ("cities", "colours", "links", "port_bonus", "adjacency")
     cities: dict[str, City]
     colours: dict[str, ColourGroup]
     links: tuple[tuple[str, str], ...]

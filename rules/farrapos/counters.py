@@ -29,7 +29,6 @@ LAST_PHASE = 1845
 class Factors(Frozen):
     """A unit's movement, attack and defence factors."""
 
-    __match_args__ = ("mf", "af", "df")
     mf: int
     af: int
     df: int
@@ -43,7 +42,6 @@ class Factors(Frozen):
 class UnitType(Frozen):
     """A type of unit, with its full-strength and reduced factors."""
 
-    __match_args__ = ("id", "name", "full", "reduced")
     id: str
     name: str
     full: Factors
@@ -59,7 +57,6 @@ class UnitType(Frozen):
 class Counter(Frozen):
     """One counter of the sheet: its side, type, set-up city and year of arrival."""
 
-    __match_args__ = ("id", "side", "type", "setup", "arrival")
     id: str
     side: str
     type: UnitType
@@ -80,7 +77,6 @@ class Counter(Frozen):
 class CounterSheet(Frozen):
     """Every unit type and counter of the game, and the Militia allowance."""
 
-    __match_args__ = ("types", "counters", "militia_per_side", "militia_df")
     types: dict[str, UnitType]
     counters: dict[str, Counter]
     militia_per_side: int

@@ -53,7 +53,6 @@ class Persistence(str, Enum):
 class Decision(Frozen):
     """How long an attacker fights on (``until-won``, ``rounds N``, ``stop-after N``)."""
 
-    __match_args__ = ("kind", "n")
     kind: Persistence
     n: int
 
@@ -68,7 +67,6 @@ class Decision(Frozen):
 class Attack(Frozen):
     """Action a): attack a directly linked enemy city."""
 
-    __match_args__ = ("target", "origin", "units", "decision", "losses", "occupy")
     target: str
     origin: str
     units: tuple[str, ...]
@@ -104,7 +102,6 @@ class Attack(Frozen):
 class Invade(Frozen):
     """Action b): enter a directly linked city the enemy does not hold."""
 
-    __match_args__ = ("target", "origin", "units")
     target: str
     origin: str
     units: tuple[str, ...]
@@ -121,7 +118,6 @@ class Invade(Frozen):
 class Move(Frozen):
     """Action c): move MU along path lines within their MF (one line per group)."""
 
-    __match_args__ = ("units", "origin", "destination")
     units: tuple[str, ...]
     origin: str
     destination: str
@@ -138,8 +134,6 @@ class Move(Frozen):
 class Pass(Frozen):
     """Action d): take no action."""
 
-    __match_args__ = ()
-
     def __init__(self) -> None:
         pass
 
@@ -150,7 +144,6 @@ class Pass(Frozen):
 class Carry(Frozen):
     """Advanced rule: carry up to 2 MU per turn between two held port cities."""
 
-    __match_args__ = ("units", "origin", "destination")
     units: tuple[str, ...]
     origin: str
     destination: str
@@ -167,7 +160,6 @@ class Carry(Frozen):
 class Place(Frozen):
     """Where new MU arriving this turn set up ("in any city of his possession")."""
 
-    __match_args__ = ("units", "city")
     units: tuple[str, ...]
     city: str
 
@@ -182,7 +174,6 @@ class Place(Frozen):
 class DeployMilitia(Frozen):
     """Deploy one Militia counter in a city of one's possession with no MU."""
 
-    __match_args__ = ("city",)
     city: str
 
     def __init__(self, city: str) -> None:
@@ -196,7 +187,6 @@ class StandingLosses(Frozen):
     """Which of one's counters takes each step lost when defending (``city`` None:
     any city).  Kept in the position until replaced."""
 
-    __match_args__ = ("losses", "city")
     losses: tuple[str, ...]
     city: str | None
 

@@ -65,7 +65,6 @@ TABLES = (
 class BattleTable(Frozen):
     """Rows by die, each a tuple of one index per strength column."""
 
-    __match_args__ = ("rows",)
     rows: tuple[tuple[int, ...], ...]
 
     def __init__(self, rows: tuple[tuple[int, ...], ...]) -> None:
