@@ -90,10 +90,14 @@ def append_file(path: Path, text: str) -> Path:
         if exc.errno == errno.ENXIO:
             raise UnsafePath(f"refusing to write into {path}: it is not a plain file") from None
         raise
-    with open(fd, "ab") as f:
+    try:  # written through the descriptor: a buffered file object was half of an append's instructions
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UnsafePath(f"refusing to write into {path}: it is not a plain file")
-        f.write(text.encode("utf-8"))
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
     return path
 
 

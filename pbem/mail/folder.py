@@ -4,7 +4,10 @@ folder's seen-file."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 from pbem.mail.intake import Candidate, _split_signature
@@ -43,23 +46,25 @@ def ingest_dir(
     path = Path(path)
     if not path.is_dir():
         raise IngestError(f"no directory at {str(path)!r}")
-    files = sorted(p for p in path.glob("*.txt") if p.is_file())
+    # one scan of the folder, names compared as strings: the files and order of ``sorted(path.glob("*.txt"))``
+    files = [
+        path / name for name in sorted(e.name for e in os.scandir(path) if e.name.endswith(".txt") and e.is_file())
+    ]
     seen = None if check_only else SeenStore(seen_file or path / SEEN_FILE_NAME)
     if progress:
         progress.start(len(files))
     outcomes: list[MessageOutcome] = []
     for file in files:
-        source = f"file {file}"
-        size = file.stat().st_size
+        name = str(file)
+        source = f"file {name}"
+        size = os.stat(name).st_size
         if size > MAX_FILE_BYTES:
             outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {size} bytes: a turn file is at most 64 KiB",))
         else:
-            raw = file.read_bytes()
+            with open(name, "rb") as f:
+                raw = f.read()
             message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
-            signature = inline
-            for sig_path in (file.with_name(file.name + ".sig"), file.with_suffix(".sig")):
-                if signature is None and sig_path.is_file():
-                    signature = sig_path.read_text("ascii", errors="replace").replace("\r\n", "\n")
+            signature = inline if inline is not None else _detached_signature(file, name)
             raw_sha256 = hashlib.sha256(raw).hexdigest()
             seen_key = (
                 raw_sha256
@@ -80,3 +85,31 @@ def ingest_dir(
         if progress:
             progress.advance(outcome)
     return IngestSummary(tuple(outcomes))
+
+
+def _detached_signature(file: Path, name: str) -> str | None:
+    """The text of ``FILE.sig`` beside ``file`` (named ``name``), else of
+    ``FILE-without-.txt.sig``, else None; the second name is made only when the
+    first is no file."""
+    sig = name + ".sig"
+    if not _is_file(sig):
+        sig = str(file.with_suffix(".sig"))
+        if not _is_file(sig):
+            return None
+    with open(sig, encoding="ascii", errors="replace") as f:  # text mode, as ``Path.read_text`` reads
+        return f.read().replace("\r\n", "\n")
+
+
+_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+
+
+def _is_file(name: str) -> bool:
+    """``Path(name).is_file()``: an error other than the file's absence is raised, as there."""
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except OSError as exc:
+        if exc.errno not in _ABSENT:
+            raise
+        return False
+    except ValueError:
+        return False

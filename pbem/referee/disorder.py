@@ -127,13 +127,22 @@ def mark(tx: Tx, game_id: str, side: str, act: str, k: int, ended_by: str | None
 
 
 def bot_turns(
-    tx: Tx, game_id: str, k: int, ruleset: Ruleset, position: dict, missing: Sequence[str], sent: Sequence[str]
+    tx: Tx,
+    game_id: str,
+    k: int,
+    ruleset: Ruleset,
+    position: dict,
+    missing: Sequence[str],
+    sent: Sequence[str],
+    now: dict[str, int] | None = None,
 ) -> list[BotTurn]:
     """At resolution ``k``: civil disorder ends for a side whose file is in
     (``sent``); starts for a ``missing`` side at its N-th miss in a row; and each
     missing side in civil disorder gets the bot's orders (stored as ``bot_turn``).
-    A bot's orders that its own ruleset refuses are not used (the side is NMR)."""
-    now = current(tx, game_id)
+    A bot's orders that its own ruleset refuses are not used (the side is NMR).
+    ``now``: :func:`current`, as the caller's transaction read it."""
+    if now is None:
+        now = current(tx, game_id)
     for side in sent:
         if side in now:
             mark(tx, game_id, side, "end", k, "file")

@@ -60,8 +60,8 @@ def submit(
                 if within is not None:
                     within(tx, checked, ())
                 return Submitted(checked, 0, entry)
-            checked = inspect_turn_file(tx, message, armored)
-            digest = hashlib.sha256(message).hexdigest()
+            digest = hashlib.sha256(message).hexdigest()  # once: the earlier copies' query and the queued row
+            checked = inspect_turn_file(tx, message, armored, digest=digest)
             superseded = store.queue_submission(
                 tx,
                 checked.game_id,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pbem.mail import outbox
 from pbem.referee import hooks
@@ -38,6 +38,43 @@ def player_addresses(tx: Tx, game_id: str) -> dict[str, str]:
     return {side: addr for side, addr in tx.all(PLAYERS, {"game": game_id}) if addr}
 
 
+GAME_ROWS = """SELECT 'd', NULL, side, NULL, NULL, from_k FROM civil_disorder WHERE game_id = :game AND until_k IS NULL
+UNION ALL SELECT 'h', id, game_id, url, format, NULL FROM hook WHERE game_id = :game
+UNION ALL SELECT 'p', NULL, side, email, NULL, NULL FROM player WHERE game_id = :game
+UNION ALL SELECT 'o', id, email, NULL, NULL, NULL FROM observer WHERE game_id = :game AND removed IS NULL
+ORDER BY 1, 2, 3"""
+"""A resolution's four small reads in one statement (``:game``): the sides in civil
+disorder now (:data:`pbem.referee.disorder.CURRENT`), the game's webhooks
+(:data:`pbem.referee.hooks.OF_GAME`), its players' and its observers' addresses
+(:data:`PLAYERS`, :data:`OBSERVERS`), each in its own statement's order: four
+statements cost a resolution three statements' Python and SQLite work more."""
+
+
+class GameRows(NamedTuple):
+    """What :data:`GAME_ROWS` read, as :func:`pbem.referee.disorder.current`,
+    :func:`pbem.referee.hooks.of_game`, :func:`player_addresses` and the observers' rows give it."""
+
+    disorder: dict[str, int]
+    hooks: list[hooks.Hook]
+    players: dict[str, str]
+    observers: list[tuple[int, str]]
+
+
+def game_rows(tx: Tx, game_id: str) -> GameRows:
+    rows = GameRows({}, [], {}, [])
+    for kind, number, key, first, second, from_k in tx.all(GAME_ROWS, {"game": game_id}):
+        if kind == "d":
+            rows.disorder[key] = from_k
+        elif kind == "h":
+            rows.hooks.append(hooks.Hook(number, key, first, second))
+        elif kind == "p":
+            if first:
+                rows.players[key] = first
+        else:
+            rows.observers.append((number, key))
+    return rows
+
+
 def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
 
@@ -51,13 +88,15 @@ def queue_reports(
     due_next: Sequence[str],
     over: bool,
     summary: str | Callable[[], str] = "",
+    rows: GameRows | None = None,
 ) -> int:
     """Each side's report of resolution ``k`` (``k`` 0: the game as created), and
     the game's webhooks told (``summary``: the resolution's public summary, or
-    what works it out: only a game with webhooks needs it)."""
-    _post_resolution(tx, game_id, k, label, next_label, due_next, over, summary)
+    what works it out: only a game with webhooks needs it); ``rows``: the game's
+    webhooks, players and observers as the caller's transaction read them (:func:`game_rows`)."""
+    _post_resolution(tx, game_id, k, label, next_label, due_next, over, summary, rows.hooks if rows else None)
     made = 0
-    for side, addr in player_addresses(tx, game_id).items():
+    for side, addr in (rows.players if rows else player_addresses(tx, game_id)).items():
         # as pbem.mail.build.report_subject words it: the resolution, then the game's own time
         if over:
             subject = f"[pbem {game_id}] resolution {k} - {label}: game over"
@@ -66,16 +105,22 @@ def queue_reports(
         else:
             subject = f"[pbem {game_id}] resolution {k} - {label}: report"
         made += outbox.queue_report(tx, game_id, k, side, addr, subject, over)
-    return made + queue_observer_reports(tx, game_id, k, label, over)
+    return made + queue_observer_reports(tx, game_id, k, label, over, rows.observers if rows else None)
 
 
-def queue_observer_reports(tx: Tx, game_id: str, k: int, label: str, over: bool) -> int:
+def queue_observer_reports(
+    tx: Tx, game_id: str, k: int, label: str, over: bool, observers: Sequence[tuple[int, str]] | None = None
+) -> int:
     """Each observer's public report of resolution ``k``, one message each (an
     observer never sees another's address): rendered when delivered."""
+    if observers is None:
+        observers = tx.all(OBSERVERS, {"game": game_id})  # type: ignore[assignment]
+    if not observers:
+        return 0
     from pbem.reports.message import report_message_id
 
     made = 0
-    for row_id, addr in tx.all(OBSERVERS, {"game": game_id}):
+    for row_id, addr in observers:
         subject = f"[pbem {game_id}] resolution {k} - {label}: {'game over' if over else 'report'} (observer)"
         message_id = report_message_id(game_id, k, f"observer-{row_id}")
         dedupe = f"observer:{game_id}:{k}:{row_id}"
@@ -92,11 +137,14 @@ def _post_resolution(
     due: Sequence[str],
     over: bool,
     summary: str | Callable[[], str],
+    found: list[hooks.Hook] | None = None,
 ) -> None:
-    """The game's webhooks told; a game with none reads no deadline and words nothing."""
+    """The game's webhooks told (``found``: as the caller read them); a game with
+    none reads no deadline and words nothing."""
     from pbem import store
 
-    found = hooks.of_game(tx, game_id)
+    if found is None:
+        found = hooks.of_game(tx, game_id)
     if not found:
         return
     if callable(summary):

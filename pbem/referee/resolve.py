@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pbem import dice as dicev1
 from pbem import store
 from pbem.dice import chains as dice_chains
-from pbem.referee import disorder, hooks, notices
+from pbem.referee import disorder, notices
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
 from pbem.store.sql import Busy, Conflict, Tx
@@ -123,10 +123,7 @@ def _resolve_in_one_transaction(
         tx.prefetch(
             [
                 *store.resolution_reads(game_id),
-                (disorder.CURRENT, game),
-                (hooks.OF_GAME, game),
-                (notices.PLAYERS, game),
-                (notices.OBSERVERS, game),
+                (notices.GAME_ROWS, game),
             ]
         )  # on PostgreSQL, with BEGIN: one round trip for them all
         if not store.claim_game(tx, game_id):
@@ -180,7 +177,8 @@ def _resolve_claimed(
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)
-    bots = disorder.bot_turns(tx, game_id, k, ruleset, position, missing, [f.side for f in files])
+    rows = notices.game_rows(tx, game_id)  # civil disorder, webhooks, players and observers: one statement
+    bots = disorder.bot_turns(tx, game_id, k, ruleset, position, missing, [f.side for f in files], rows.disorder)
     for turn in bots:
         orders[turn.side] = turn.orders
     try:
@@ -217,6 +215,7 @@ def _resolve_claimed(
         () if outcome else ruleset.due(result.position),
         outcome is not None,
         lambda: public_summary(ruleset, result.position, outcome),  # worked out only for a game with webhooks
+        rows,
     )
     if within is not None:
         within(tx, made)

@@ -76,15 +76,18 @@ __all__ = [
 ]
 
 
-def inspect_turn_file(tx: Tx, message: bytes, signature: str | None, require_signature: bool = True) -> Checked:
-    """Run every check on a turn file against the stored game; raise :class:`Refused`."""
+def inspect_turn_file(
+    tx: Tx, message: bytes, signature: str | None, require_signature: bool = True, digest: str | None = None
+) -> Checked:
+    """Run every check on a turn file against the stored game; raise :class:`Refused`.
+    ``digest``: the file's SHA-256 (hex), when the caller has it already."""
     tf = read_envelope(message)
     game = store.game_state(tx, tf.game)
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     roster = roster_of(game.id, store.public_keys(tx, game.id))
     try:
-        checked = _judge_stored(tx, tf, message, signature, game, roster, require_signature)
+        checked = _judge_stored(tx, tf, message, signature, game, roster, require_signature, digest)
     except Refused as exc:
         replaced = _by_replaced_key(tx, game.id, tf.side, message, signature) if _wrong_key(exc) else None
         if replaced is not None:
@@ -128,8 +131,9 @@ def _judge_stored(
     game: store.GameState,
     roster: Mapping[str, keys.PublicKey],
     require_signature: bool,
+    digest: str | None = None,
 ) -> Checked:
-    digest = hashlib.sha256(message).hexdigest()
+    file_hash = digest or hashlib.sha256(message).hexdigest()
     return judge(
         tf,
         message,
@@ -137,7 +141,7 @@ def _judge_stored(
         game,
         roster,
         require_signature,
-        earlier_copies=lambda: store.earlier_copies(tx, game.id, digest),
+        earlier_copies=lambda: store.earlier_copies(tx, game.id, file_hash),
         dice_used_up=lambda k: (
             dice_chains.used_up(game.id, _last_served(tx, game), k) if _chain_link(tx, game, k) is None else None
         ),
