@@ -1,0 +1,108 @@
+"""Costs of a Furor Barbarus move's check that must not come back (each test
+counts Python calls, never time); a move is checked at submit and again as it
+is played, some ten a file:
+
+- a move's verdict (``MoveCheck``) is a named tuple, not a frozen dataclass
+  whose ``__init__`` set six fields through ``object.__setattr__``;
+- the steps of a plain path (adjacent hexes, empty or friendly, within the
+  allowance) are read from the map's step-cost rows without a ``_Walk`` per step
+  or a first ``_Walk`` for the start, and the enemy zone is looked up once a
+  check, from the battlefield's cache without ``cached`` and its closure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+from collections import Counter
+from typing import Any
+
+from pbem.dice import DiceStream
+from pbem.rules import find_ruleset
+from pbem.rules.base import Orders
+from pbem.rules.furor_barbarus import movement
+from pbem.rules.furor_barbarus.orders import MoveOrder
+from pbem.rules.furor_barbarus.sequence import normalised_path
+
+
+def _turns(scenario: str, count: int) -> list[tuple[Any, str, Orders]]:
+    """The play resolutions of a random bot game: position, side, orders."""
+    rules = find_ruleset("furor-barbarus")
+    position = rules.setup(scenario, [])
+    out: list[tuple[Any, str, Orders]] = []
+    for n in range(60):
+        due = rules.due(position)
+        if not due or len(out) >= count:
+            break
+        orders = {s: rules.parse_orders(rules.bot_orders(position, s, "random", random.Random(n)))[0] for s in due}
+        if position["phase"] == "play":
+            out.append((position, due[0], orders[due[0]]))
+        position = rules.resolve(position, orders, DiceStream(hashlib.sha256(b"%d" % n).digest())).position
+    return out
+
+
+def _calls(action: Any, *args: Any) -> tuple[Any, Counter[str]]:
+    """What ``action(*args)`` returns, and every Python function it calls (any file), by file tail and name."""
+    calls: Counter[str] = Counter()
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            calls[f"{frame.f_code.co_filename.rsplit('/', 1)[-1]}:{frame.f_code.co_name}"] += 1
+
+    sys.setprofile(profile)
+    try:
+        result = action(*args)
+    finally:
+        sys.setprofile(None)
+    return result, calls
+
+
+def test_a_plain_move_is_checked_in_a_few_calls() -> None:
+    """Checking a legal move whose every step is plain called ``_begin``, ``cached``
+    and its closure, ``enemy_zoc`` twice, a ``_Walk`` for the start and a dataclass
+    ``__init__`` (twelve calls and more); now at most eight: ``check_move``,
+    ``_may_move``, ``enemy_zoc``, ``occupied``, ``_plain_steps``, the verdict's
+    ``__new__`` and, when the last hex holds a friend, ``stacking_problem`` and
+    ``units_in``."""
+    rules = find_ruleset("furor-barbarus")
+    checked = 0
+    for position, side, orders in _turns("vouille", 4):
+        field = rules.field(position)
+        for ol in orders:
+            order = ol.order
+            if not isinstance(order, MoveOrder):
+                continue
+            path = normalised_path(field, order)
+            movement.enemy_zoc(field, side)  # the zone is worked out once a battlefield
+            check, calls = _calls(movement.check_move, field, order.unit, path, side)
+            if check.legal and check.spent_half and not check.zoc_tests and not check.overruns:
+                assert calls["movement.py:_step"] == 0 or len(path) > 1, calls
+                if calls["movement.py:_step"] == 0:
+                    checked += 1
+                    del calls["battlefield.py:_index"]
+                    assert sum(calls.values()) <= 8, calls
+                    assert calls["movement.py:_begin"] == 0 and calls["battlefield.py:cached"] == 0, calls
+            movement.apply_move(field, order.unit, path, check) if check.legal else None
+    assert checked > 10
+
+
+def test_a_move_s_verdict_is_a_named_tuple() -> None:
+    """``MoveCheck`` was a frozen dataclass: its ``__init__`` and six
+    ``object.__setattr__`` a verdict; now a named tuple's ``__new__`` and
+    ``tuple.__new__``."""
+    check = movement.MoveCheck(None, 0, (), (), 4, True)
+    assert check.legal and check.spent_half == 4 and check.stops
+    assert isinstance(check, tuple)
+    events: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event in ("call", "c_call"):
+            events.append(event)
+
+    sys.setprofile(profile)
+    try:
+        movement.MoveCheck("why", 1, (), (), 0, False)
+    finally:
+        sys.setprofile(None)
+    assert len(events) <= 3, events  # and sys.setprofile(None)
