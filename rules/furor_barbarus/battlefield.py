@@ -270,9 +270,11 @@ class Battlefield:
         self.touched(uid, was)
 
     def place(self, uid: str, h: str) -> None:
-        before = self._located(uid)
-        self.units[uid]["hex"] = h
-        self._reindex(uid, before)
+        entry = self.units[uid]
+        before = entry["hex"] if entry["status"] == ACTIVE else None
+        entry["hex"] = h
+        if before != h and self._where is not None:
+            self._reindex(uid, before)
         self.touched(uid)
 
     def take_off(self, uid: str) -> None:

@@ -172,19 +172,6 @@ def _begin(field: Battlefield, uid: str) -> _Walk:
     return _Walk(start, on_road=field.game_map.terrain(start) in ROAD_TERRAIN)
 
 
-def _may_move(field: Battlefield, uid: str, side: str) -> bool:
-    """``_unit_problem`` finds nothing (read from the unit's entry, without its five look-ups)."""
-    entry = field.units.get(uid)
-    return (
-        entry is not None
-        and entry["status"] == ACTIVE
-        and entry["hex"] is not None
-        and entry["side"] == side
-        and uid not in field.moved
-        and field.scenario.counters[uid].mp > 0
-    )
-
-
 def _plain_steps(
     field: Battlefield, uid: str, side: str, path: Sequence[str], zoc: frozenset[str], where: dict[str, list[str]]
 ) -> tuple[str, int, int, bool, bool]:
@@ -245,14 +232,23 @@ _UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
 def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, final: bool = True) -> MoveCheck:
     """Is moving ``uid`` along ``path`` (hexes after its current one) legal now?
     ``final=False`` skips the end-of-move stacking check (paths in progress)."""
-    if not _may_move(field, uid, side):
+    entry = field.units.get(uid)  # _may_move, without the call
+    if (
+        entry is None
+        or entry["status"] != ACTIVE
+        or entry["hex"] is None
+        or entry["side"] != side
+        or uid in field.moved
+        or field.scenario.counters[uid].mp <= 0
+    ):
         problem = _unit_problem(field, uid, side)
         if problem:
             return MoveCheck(problem)
     if not path:
         return MoveCheck(f"a move of {uid} needs at least one hex")
-    zoc = enemy_zoc(field, side)  # nothing moves while a path is checked
-    where = field.occupied()  # the hex index (hex -> its units)
+    # nothing moves while a path is checked: the enemy zone (enemy_zoc) and the hex index, looked up once
+    zoc = field._cache.get(("zoc", side)) or enemy_zoc(field, side)
+    where = field._where if field._where is not None else field.occupied()
     here, step, spent, on_road, stopped = _plain_steps(field, uid, side, path, zoc, where)
     if step < len(path):  # a step the tables do not settle: walked by _step
         walk = _Walk(here, step, spent, on_road, _zoc_stop(here) if stopped else None)
