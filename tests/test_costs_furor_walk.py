@@ -125,3 +125,53 @@ def test_a_move_line_is_parsed_without_settling_its_unit_again() -> None:
     assert again == first and len(again[0]) > 10 and not again[1]
     assert calls["names.py:settle"] == 0 and calls["orders.py:_unit"] == 0, calls
     assert calls["orders.py:_parse_move"] == len(again[0]) and calls["<string>:__init__"] == 0, calls
+
+
+def test_the_odds_read_no_column_text() -> None:
+    """Each odds (an attack's check at submit, again at resolve, and the bots') read
+    the seven columns' text: a generator, a ``str.split`` and two ``int`` a column,
+    some 44 k instructions; the columns are now numbers read once."""
+    from pbem.rules.furor_barbarus.combat import COLUMNS, odds_column
+
+    events: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event in ("call", "c_call"):
+            events.append(getattr(arg, "__name__", "") if event == "c_call" else frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        column = odds_column(7, 3)
+    finally:
+        sys.setprofile(None)
+    assert COLUMNS[column] == "2/1"
+    assert "split" not in events and "int" not in events and "<genexpr>" not in events, events
+
+
+def test_a_plain_move_is_played_with_one_call_to_place_it() -> None:
+    """Playing a checked move with no 10.1 test and no overrun called ``side_of``,
+    ``_followed``, ``hex_of``, two list comprehensions, ``counter`` and
+    ``add_event``; now it places the unit (``place``, which keeps the index and
+    the cached zones) and writes its event itself, the same event."""
+    rules = find_ruleset("furor-barbarus")
+    played = 0
+    for position, side, orders in _turns("vouille", 4):
+        field = rules.field(position)
+        for ol in orders:
+            order = ol.order
+            if not isinstance(order, MoveOrder):
+                continue
+            path = normalised_path(field, order)
+            check = movement.check_move(field, order.unit, path, side)
+            if not check.legal:
+                continue
+            plain = not check.zoc_tests and not check.overruns
+            start = field.hex_of(order.unit)
+            _, calls = _calls(movement.apply_move, field, order.unit, path, check)
+            if plain:
+                played += 1
+                assert field.paths[order.unit] == [start, *path] and field.hex_of(order.unit) == path[-1]
+                assert field.events[-1]["path"] == [start, *path] and field.events[-1]["type"] == "move"
+                assert calls["movement.py:_followed"] == 0 and calls["battlefield.py:add_event"] == 0, calls
+                assert calls["battlefield.py:place"] == 1 and calls["battlefield.py:side_of"] == 0, calls
+    assert played > 10

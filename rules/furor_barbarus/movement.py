@@ -277,9 +277,10 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
     it returns is checked again with ``check_move``, so that the ZOC stops, the
     10.1 tests and the overruns are those of the path actually followed.  An
     empty or illegal new path leaves the unit where it is (it has moved)."""
-    side = field.side_of(uid)
+    entry = field.units[uid]
+    side = str(entry["side"])
     check = checked if checked is not None else check_move(field, uid, path, side)
-    if not check.legal:
+    if check.problem is not None:
         return check
     wanted = tuple(path)
     path = tuple(field.special.before_move(field, uid, wanted))
@@ -302,6 +303,16 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
             field.moved.add(uid)
             field.paths[uid] = [field.hex_of(uid) or ""]
             return check
+    start = entry["hex"] if entry["status"] == ACTIVE else None
+    if path and start is not None and not check.zoc_tests and not check.overruns:
+        # _followed's plain move (placed once, in its last hex) and the lines below, without their calls
+        field.place(uid, path[-1])
+        field.moved.add(uid)
+        field.paths[uid] = [start, *path]
+        shown = [start, *path]
+        text = f"{field.scenario.counters[uid].name} ({uid}) moves {' '.join(shown)}."
+        field.events.append({"type": "move", "text": text, "unit": uid, "side": side, "path": shown})
+        return check
     followed = _followed(field, uid, path, check)
     field.moved.add(uid)
     field.paths[uid] = [h for h in followed if h is not None]
