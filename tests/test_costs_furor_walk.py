@@ -175,3 +175,38 @@ def test_a_plain_move_is_played_with_one_call_to_place_it() -> None:
                 assert calls["movement.py:_followed"] == 0 and calls["battlefield.py:add_event"] == 0, calls
                 assert calls["battlefield.py:place"] == 1 and calls["battlefield.py:side_of"] == 0, calls
     assert played > 10
+
+
+def test_a_move_into_an_empty_hex_keeps_the_index_without_a_call() -> None:
+    """Placing a unit called ``_located`` and ``_reindex`` (which called
+    ``_located`` again); a unit going from its hex to an empty one now moves in
+    the index in place, and the index answers as one built afresh would."""
+    rules = find_ruleset("furor-barbarus")
+    position, side, _ = _turns("vouille", 1)[0]
+    field = rules.field(position)
+    uid = next(u for u in field.on_map(side) if len(field.units_in(field.hex_of(u) or "")) == 1)
+    start = field.hex_of(uid) or ""
+    empty = next(n for n in field.game_map.neighbours(start) if not field.units_in(n))
+    _, calls = _calls(field.place, uid, empty)
+    assert calls["battlefield.py:_reindex"] == 0 and calls["battlefield.py:_located"] == 0, calls
+    fresh: dict[str, list[str]] = {}
+    for u, s in field.units.items():
+        if s["status"] == "active" and s["hex"] is not None:
+            fresh.setdefault(s["hex"], []).append(u)
+    assert field.occupied() == fresh and field.units_in(empty) == [uid] and not field.units_in(start)
+
+
+def test_campus_mauriacus_finds_its_full_alans_without_a_call_per_roman() -> None:
+    """Before each combat of Campus Mauriacus the Romans' full-strength Alans were
+    found through ``on_map``, ``counter`` and ``is_reduced`` (two calls for each
+    Roman unit, some seventy a resolution); now from the units' entries, the same
+    list."""
+    from pbem.rules.furor_barbarus.special_rules.campus_mauriacus import ALAN_NAME, FULL_ALANS, ROMANS
+
+    rules = find_ruleset("furor-barbarus")
+    for position, _, _ in _turns("campus-mauriacus", 4):
+        field = rules.field(position)
+        want = sorted(u for u in field.on_map(ROMANS) if field.counter(u).name == ALAN_NAME and not field.is_reduced(u))
+        _, calls = _calls(field.special.before_combat, field, None)
+        assert field.memo[FULL_ALANS] == want and want, want
+        assert calls["battlefield.py:counter"] == 0 and calls["battlefield.py:on_map"] == 0, calls

@@ -271,10 +271,20 @@ class Battlefield:
 
     def place(self, uid: str, h: str) -> None:
         entry = self.units[uid]
-        before = entry["hex"] if entry["status"] == ACTIVE else None
+        active = entry["status"] == ACTIVE
+        before = entry["hex"] if active else None
         entry["hex"] = h
-        if before != h and self._where is not None:
-            self._reindex(uid, before)
+        where = self._where
+        if where is not None and before != h:
+            if active and before is not None and h is not None and h not in where:
+                # _reindex's commonest case without its calls: from a hex to an empty one
+                here = where[before]
+                here.remove(uid)
+                if not here:
+                    del where[before]
+                where[h] = [uid]
+            else:
+                self._reindex(uid, before)
         self.touched(uid)
 
     def take_off(self, uid: str) -> None:
