@@ -270,9 +270,21 @@ class Battlefield:
         self.touched(uid, was)
 
     def place(self, uid: str, h: str) -> None:
-        before = self._located(uid)
-        self.units[uid]["hex"] = h
-        self._reindex(uid, before)
+        entry = self.units[uid]
+        active = entry["status"] == ACTIVE
+        before = entry["hex"] if active else None
+        entry["hex"] = h
+        where = self._where
+        if where is not None and before != h:
+            if active and before is not None and h is not None and h not in where:
+                # _reindex's commonest case without its calls: from a hex to an empty one
+                here = where[before]
+                here.remove(uid)
+                if not here:
+                    del where[before]
+                where[h] = [uid]
+            else:
+                self._reindex(uid, before)
         self.touched(uid)
 
     def take_off(self, uid: str) -> None:

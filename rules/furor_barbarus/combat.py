@@ -129,11 +129,15 @@ def odds_column(attack: int, defence: int) -> int:
     ['2/1', '3/2', '1/1', '1/2', '4/1']
     """
     best = 0
-    for i, col in enumerate(COLUMNS):
-        a, d = (int(x) for x in col.split("/"))
+    for i, (a, d) in enumerate(_RATIOS):
         if attack * d >= defence * a:
             best = i
     return best
+
+
+_RATIOS = tuple((int(col.split("/")[0]), int(col.split("/")[1])) for col in COLUMNS)
+"""Each column of ``COLUMNS`` as (attack, defence) numbers, read once (each odds
+read the seven columns' text again: a generator and two ``int`` per column)."""
 
 
 @dataclass

@@ -7,7 +7,6 @@ source of legality, shared by the order checker, the resolver and the bots.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
@@ -29,8 +28,11 @@ from pbem.rules.suggest import did_you_mean, listing
 ZOC_TO_ZOC = "zoc-to-zoc"
 
 
-@dataclass(frozen=True)
-class MoveCheck:
+class MoveCheck(NamedTuple):
+    """What ``check_move`` says of a move (a named tuple: made for every move at
+    submit and again at resolve, where a frozen dataclass's six ``object.__setattr__``
+    calls cost more than the walk of a short path)."""
+
     problem: str | None = None
     step: int = 0  # 1-based step of the problem (0: the unit itself)
     zoc_tests: tuple[int, ...] = ()  # steps needing the morale test of optional 10.1
@@ -46,14 +48,22 @@ class MoveCheck:
 def step_cost_half(field: Battlefield, a: str, b: str, on_road: bool) -> int | None:
     """Half-MPs to move from ``a`` into adjacent ``b`` (None: impassable).
     ``on_road``: the unit began its move on a road hex and has stayed on road.
-    Looked up in a table the map keeps (worked out once per map, hexes and road)."""
-    gm = field.game_map
-    costs: dict[tuple[str, str, bool], int | None] = gm.__dict__.setdefault("_step_cost_half", {})
-    key = (a, b, on_road)
-    if key in costs:
-        return costs[key]
-    costs[key] = found = _cost_half(gm, a, b, on_road)
+    Looked up in the tables the map keeps (worked out once per map, hexes and road):
+    ``_step_rows(gm)[on_road][a][b]``."""
+    row = _step_rows(field.game_map)[on_road].setdefault(a, {})
+    if b in row:
+        return row[b]
+    row[b] = found = _cost_half(field.game_map, a, b, on_road)
     return found
+
+
+def _step_rows(gm: GameMap) -> tuple[dict[str, dict[str, int | None]], dict[str, dict[str, int | None]]]:
+    """The map's step costs found so far, off road and on road: hex -> next hex -> half-MPs
+    (None: impassable); one row per hex, read without a key tuple per step."""
+    rows = gm.__dict__.get("_step_rows")
+    if rows is None:
+        rows = gm.__dict__["_step_rows"] = ({}, {})
+    return rows
 
 
 def _cost_half(gm: GameMap, a: str, b: str, on_road: bool) -> int | None:
@@ -162,85 +172,100 @@ def _begin(field: Battlefield, uid: str) -> _Walk:
     return _Walk(start, on_road=field.game_map.terrain(start) in ROAD_TERRAIN)
 
 
-def _may_move(field: Battlefield, uid: str, side: str) -> bool:
-    """``_unit_problem`` finds nothing (read from the unit's entry, without its five look-ups)."""
-    entry = field.units.get(uid)
-    return (
-        entry is not None
-        and entry["status"] == ACTIVE
-        and entry["hex"] is not None
-        and entry["side"] == side
-        and uid not in field.moved
-        and field.scenario.counters[uid].mp > 0
-    )
+def _plain_steps(
+    field: Battlefield, uid: str, side: str, path: Sequence[str], zoc: frozenset[str], where: dict[str, list[str]]
+) -> tuple[str, int, int, bool, bool]:
+    """How far ``_step`` would take the leading steps of ``path`` as they are: into an
+    adjacent hex empty or held by its own side, within the movement allowance, not
+    from one enemy zone of control (``zoc``) to another (entering one stops the walk
+    there, as in ``_step``).  Read from the map's tables (step costs by hex) without a
+    ``_Walk`` per step; the first step that is anything else (or a cost not yet
+    worked out) is left to ``_step``, which says why it is illegal, stops the unit or
+    counts a test or an overrun.  Returns the hex reached, the steps taken, the
+    half-MPs spent, whether the unit is still on road and whether it stopped in an
+    enemy zone."""
+    units = field.units
+    here = units[uid]["hex"]
+    gm = field.game_map
+    on_road = gm.terrain_of.get(here, gm.default_terrain) in ROAD_TERRAIN
+    off_rows, road_rows = gm.__dict__.get("_step_rows") or _step_rows(gm)
+    rows = road_rows if on_road else off_rows
+    allowance = 2 * field.scenario.counters[uid].mp
+    spent = step = 0
+    for nxt in path:
+        row = rows.get(here)
+        cost = row.get(nxt, _UNKNOWN) if row is not None else _UNKNOWN
+        if cost is None:
+            break
+        if cost == _UNKNOWN:  # not yet worked out: once per map, as _step would
+            if nxt not in gm.neighbour_set(here):
+                break
+            cost = step_cost_half(field, here, nxt, on_road)
+            if cost is None:
+                break
+        if spent + cost > allowance:
+            break
+        occupants = where.get(nxt)
+        if occupants is not None:
+            hostile = False
+            for u in occupants:
+                if units[u]["side"] != side:
+                    hostile = True
+            if hostile:
+                break
+        if nxt in zoc:
+            if here in zoc:
+                break
+            return nxt, step + 1, spent + cost, on_road and cost == ROAD_COST_HALF, True
+        step += 1
+        spent += cost
+        if on_road and cost != ROAD_COST_HALF:
+            on_road = False
+            rows = off_rows
+        here = nxt
+    return here, step, spent, on_road, False
 
 
 _UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
 
 
-def _plain_steps(field: Battlefield, uid: str, side: str, path: Sequence[str]) -> _Walk:
-    """The walk after the leading steps of ``path`` that ``_step`` would take as they
-    are: into an adjacent hex empty or held by its own side, within the movement
-    allowance, not from one enemy zone of control to another (entering one stops the
-    walk there, as in ``_step``).  Read from the map's tables (neighbours, step costs)
-    without a ``_Walk`` per step; the first step that is anything else (or a table
-    not yet filled) is left to ``_step``, which says why it is illegal, stops the
-    unit or counts a test or an overrun."""
-    walk = _begin(field, uid)
-    gm = field.game_map
-    neighbours: dict[str, frozenset[str]] | None = gm.__dict__.get("_neighbour_set")
-    costs: dict[tuple[str, str, bool], int | None] = gm.__dict__.setdefault("_step_cost_half", {})
-    where = field.occupied()
-    if neighbours is None:
-        return walk
-    zoc = enemy_zoc(field, side)
-    allowance = 2 * field.scenario.counters[uid].mp
-    here, spent, on_road, step = walk.here, 0, walk.on_road, 0
-    units = field.units
-    for nxt in path:
-        near = neighbours.get(here)
-        if near is None or nxt not in near:
-            break
-        occupants = where.get(nxt)
-        if occupants is not None and any(units[u]["side"] != side for u in occupants):
-            break
-        to_zoc = nxt in zoc
-        if to_zoc and here in zoc:
-            break
-        cost = costs.get((here, nxt, on_road), _UNKNOWN)
-        if cost == _UNKNOWN:  # worked out once per map, as _step would
-            cost = step_cost_half(field, here, nxt, on_road)
-        if cost is None or spent + cost > allowance:
-            break
-        step += 1
-        spent += cost
-        on_road = on_road and cost == ROAD_COST_HALF
-        here = nxt
-        if to_zoc:
-            return _Walk(here, step, spent, on_road, _zoc_stop(here))
-    return walk if step == 0 else _Walk(here, step, spent, on_road)
-
-
 def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, final: bool = True) -> MoveCheck:
     """Is moving ``uid`` along ``path`` (hexes after its current one) legal now?
     ``final=False`` skips the end-of-move stacking check (paths in progress)."""
-    if not _may_move(field, uid, side):
+    entry = field.units.get(uid)  # _may_move, without the call
+    if (
+        entry is None
+        or entry["status"] != ACTIVE
+        or entry["hex"] is None
+        or entry["side"] != side
+        or uid in field.moved
+        or field.scenario.counters[uid].mp <= 0
+    ):
         problem = _unit_problem(field, uid, side)
         if problem:
             return MoveCheck(problem)
     if not path:
         return MoveCheck(f"a move of {uid} needs at least one hex")
-    walk = _plain_steps(field, uid, side, path)
-    zoc = enemy_zoc(field, side)  # nothing moves while a path is checked
-    for nxt in path[walk.step :]:
-        result = _step(field, uid, side, walk, nxt, zoc)
-        if isinstance(result, str):
-            return MoveCheck(result, walk.step + 1)
-        walk = result
-    problem = stacking_problem(field, uid, walk.here, side) if final else None
+    # nothing moves while a path is checked: the enemy zone (enemy_zoc) and the hex index, looked up once
+    zoc = field._cache.get(("zoc", side)) or enemy_zoc(field, side)
+    where = field._where if field._where is not None else field.occupied()
+    here, step, spent, on_road, stopped = _plain_steps(field, uid, side, path, zoc, where)
+    if step < len(path):  # a step the tables do not settle: walked by _step
+        walk = _Walk(here, step, spent, on_road, _zoc_stop(here) if stopped else None)
+        for nxt in path[step:]:
+            result = _step(field, uid, side, walk, nxt, zoc)
+            if isinstance(result, str):
+                return MoveCheck(result, walk.step + 1)
+            walk = result
+        here, spent, stopped = walk.here, walk.spent, walk.stopped is not None
+        zoc_tests, overruns = walk.zoc_tests, walk.overruns
+    else:
+        zoc_tests = overruns = ()
+    # a last hex that holds no unit has nothing to object (stacking_problem's first test)
+    problem = stacking_problem(field, uid, here, side) if final and here in where else None
     if problem:
-        return MoveCheck(f"{uid} may not end its move in {walk.here}: {problem}", len(path))
-    return MoveCheck(None, 0, walk.zoc_tests, walk.overruns, walk.spent, walk.stopped is not None)
+        return MoveCheck(f"{uid} may not end its move in {here}: {problem}", len(path))
+    return MoveCheck(None, 0, zoc_tests, overruns, spent, stopped)
 
 
 def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveCheck | None = None) -> MoveCheck:
@@ -252,9 +277,10 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
     it returns is checked again with ``check_move``, so that the ZOC stops, the
     10.1 tests and the overruns are those of the path actually followed.  An
     empty or illegal new path leaves the unit where it is (it has moved)."""
-    side = field.side_of(uid)
+    entry = field.units[uid]
+    side = str(entry["side"])
     check = checked if checked is not None else check_move(field, uid, path, side)
-    if not check.legal:
+    if check.problem is not None:
         return check
     wanted = tuple(path)
     path = tuple(field.special.before_move(field, uid, wanted))
@@ -277,6 +303,16 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
             field.moved.add(uid)
             field.paths[uid] = [field.hex_of(uid) or ""]
             return check
+    start = entry["hex"] if entry["status"] == ACTIVE else None
+    if path and start is not None and not check.zoc_tests and not check.overruns:
+        # _followed's plain move (placed once, in its last hex) and the lines below, without their calls
+        field.place(uid, path[-1])
+        field.moved.add(uid)
+        field.paths[uid] = [start, *path]
+        shown = [start, *path]
+        text = f"{field.scenario.counters[uid].name} ({uid}) moves {' '.join(shown)}."
+        field.events.append({"type": "move", "text": text, "unit": uid, "side": side, "path": shown})
+        return check
     followed = _followed(field, uid, path, check)
     field.moved.add(uid)
     field.paths[uid] = [h for h in followed if h is not None]

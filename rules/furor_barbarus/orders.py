@@ -25,7 +25,7 @@ A unit may be named by its id, by the short id its counter prints or by its name
 in any case and with spaces, hyphens or underscores (the ruleset passes its
 :class:`~pbem.rules.names.NameTable`); the order keeps the id:
 
->>> from pbem.rules.names import NameTable
+>>> from pbem.rules.names import FOUND_KEPT, NameTable
 >>> units = NameTable([("visigoth-cavalry-1", ["vis-cav-1", "Visigoth cavalry"]), ("clovis", ["Clovis"])])
 >>> str(Order.parse("place VIS_CAV_1 0406", units))
 'place visigoth-cavalry-1 0406'
@@ -37,9 +37,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pbem.rules.base import OrderSyntaxError
-from pbem.rules.names import NameTable
+from pbem.rules.names import FOUND_KEPT, NameTable
 from pbem.rules.suggest import did_you_mean
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -86,8 +87,11 @@ class PlaceOrder:
         return f"place {self.unit} {self.hex}"
 
 
-@dataclass(frozen=True)
-class MoveOrder:
+class MoveOrder(NamedTuple):
+    """A unit's move along its path (a named tuple: most lines of a file, parsed at
+    submit and again at resolve, where a frozen dataclass's ``__init__`` set each
+    field through ``object.__setattr__``)."""
+
     unit: str
     path: tuple[str, ...]
 
@@ -182,23 +186,42 @@ def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
     # a hex: ``_HEX.match(w)`` for a word of ``line.split()`` (no whitespace, so ``$``
     # cannot stop before a newline), four decimal digits as ``\d`` reads them; the
     # test is written out where it is made (a call per word cost more than the test)
-    first_hex = 2
-    for i in range(2, len(words)):
-        w = words[i]
-        if len(w) == 4 and w.isdecimal():
-            first_hex = i
-            break
     if len(words) < 3:
         raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
-    typed = " ".join(words[1:first_hex])
-    unit = names.settle(typed)
-    if first_hex != 2 and unit == typed:
-        raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
+    w = words[2]
+    if len(w) == 4 and w.isdecimal():  # most lines: a one-word unit, then the hexes
+        first_hex = 2
+        typed = words[1]
+    else:
+        first_hex = 2
+        for i in range(3, len(words)):
+            w = words[i]
+            if len(w) == 4 and w.isdecimal():
+                first_hex = i
+                break
+        typed = " ".join(words[1:first_hex])
+    found = _UNIT_OF.get((names, typed))
+    unit = typed
+    if found is None:
+        unit = names.settle(typed)
+        if first_hex != 2 and unit == typed:
+            raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
     path = words[first_hex:]
     for w in path:
         if len(w) != 4 or not w.isdecimal():
             _hex(w, line)  # raises, with the message of every hex
-    return MoveOrder(_unit(unit, line, names), tuple(path))
+    if found is None:
+        found = _unit(unit, line, names)
+        if len(_UNIT_OF) >= FOUND_KEPT:
+            _UNIT_OF.clear()
+        _UNIT_OF[names, typed] = found
+    return MoveOrder(found, tuple(path))
+
+
+_UNIT_OF: dict[tuple[NameTable, str], str] = {}
+"""The unit a move names, by name table and the words typed (a name table never
+changes once made): ``_unit(names.settle(typed))``, which settled the name twice
+and matched the id, for each line of each file; a name it refuses is not kept."""
 
 
 def _parse_standing(words: list[str], line: str, names: NameTable) -> StandingOrder:

@@ -62,9 +62,11 @@ def walk_orders(
     for ol in lines:
         o = ol.order
         if isinstance(o, MoveOrder) and not attacking:  # most lines: looked at first
-            path = normalised_path(field, o)
+            path = o.path
+            if path and path[0] == field.hex_of(o.unit):  # normalised_path, without a call
+                path = path[1:]
             check = check_move(field, o.unit, path, side)
-            if not check.legal:
+            if check.problem is not None:
                 refuse(ol.line, o, check.problem or "illegal move")
                 continue
             if dry:
@@ -110,7 +112,7 @@ def walk_orders(
 
 
 def _dry_move(field: Battlefield, uid: str, path: tuple[str, ...], overruns: tuple[tuple[int, str], ...]) -> None:
-    start = field.hex_of(uid)
+    start = field.units[uid]["hex"]  # a unit that may move: active, on the map (check_move)
     for _, cmd in overruns:
         field.take_off(cmd)
     field.place(uid, path[-1])

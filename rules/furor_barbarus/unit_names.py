@@ -40,7 +40,9 @@ def _settler(counters: Mapping[str, Counter], names: NameTable, problems: list[s
 
 
 def _settled(order: object, settle: Callable[[str], str]) -> object:
-    if isinstance(order, (PlaceOrder, MoveOrder)):
+    if isinstance(order, MoveOrder):
+        return order._replace(unit=settle(order.unit))
+    if isinstance(order, PlaceOrder):
         return replace(order, unit=settle(order.unit))
     if isinstance(order, AttackOrder):
         return replace(
@@ -86,7 +88,11 @@ def settle_orders(counters: Mapping[str, Counter], orders: Orders) -> tuple[Orde
     """``orders`` with every unit named by the game's own ids, and a problem for
     each name that could be several of its units."""
     for ol in orders:
-        if not _plain(ol.order, counters):
+        order = ol.order
+        if type(order) is MoveOrder:  # most lines: _plain, without its two calls
+            if order.unit not in counters and not _HEX.match(order.unit):
+                break
+        elif not _plain(order, counters):
             break
     else:
         return orders, []

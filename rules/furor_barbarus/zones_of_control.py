@@ -28,26 +28,34 @@ def zoc_sources(field: Battlefield, h: str, side: str) -> list[str]:
 
 
 def enemy_zoc(field: Battlefield, side: str) -> frozenset[str]:
-    """Every hex in the ZOC of an enemy of ``side`` (cached until a unit moves)."""
+    """Every hex in the ZOC of an enemy of ``side`` (cached until a unit of an enemy
+    moves: ``Battlefield.touched``)."""
+    key = ("zoc", side)
+    found: frozenset[str] | None = field._cache.get(key)
+    if found is None:
+        found = field._cache[key] = _zone_of_enemies(field, side)
+    return found
 
-    def compute() -> frozenset[str]:
-        # every unit on the map that is an enemy of ``side`` and exerts a ZOC (exerts_zoc),
-        # read from the units' entries: four calls a unit made this a resolution's largest loop
-        out: set[str] = set()
-        if side == NEUTRAL:
-            return frozenset(out)
-        counters = field.scenario.counters
-        zoc_reach = field.game_map.zoc_reach
-        baggage = UnitType.BAGGAGE
-        for u, s in field.units.items():
-            us = s["side"]
-            if us != side and us != NEUTRAL and s["status"] == ACTIVE:
-                h = s["hex"]
-                if h is not None and counters[u].type is not baggage:
-                    out.update(zoc_reach(h))
+
+def _zone_of_enemies(field: Battlefield, side: str) -> frozenset[str]:
+    """Every unit on the map that is an enemy of ``side`` and exerts a ZOC (exerts_zoc),
+    read from the units' entries (four calls a unit made this a resolution's largest
+    loop) and the map's ZOC reach of each hex (one table, not a call per unit)."""
+    out: set[str] = set()
+    if side == NEUTRAL:
         return frozenset(out)
-
-    return field.cached(("zoc", side), compute)
+    counters = field.scenario.counters
+    gm = field.game_map
+    reach: dict[str, frozenset[str]] = gm.__dict__.get("_zoc_reach", {})
+    baggage = UnitType.BAGGAGE
+    for u, s in field.units.items():
+        us = s["side"]
+        if us != side and us != NEUTRAL and s["status"] == ACTIVE:
+            h = s["hex"]
+            if h is not None and counters[u].type is not baggage:
+                found = reach.get(h)
+                out.update(found if found is not None else gm.zoc_reach(h))
+    return frozenset(out)
 
 
 def in_enemy_zoc(field: Battlefield, h: str, side: str) -> bool:

@@ -96,8 +96,17 @@ class CampusMauriacusRules(ScenarioRules):
 
     # --- 4. defection of the Alans ------------------------------------------------
     def before_combat(self, field: Battlefield, combat: Combat) -> None:
+        # the Romans' Alans on the map at full strength, read from the units' entries (on_map,
+        # counter and is_reduced were three calls for each Roman unit, at every combat)
+        counters = field.scenario.counters
         field.memo[FULL_ALANS] = sorted(
-            u for u in field.on_map(ROMANS) if field.counter(u).name == ALAN_NAME and not field.is_reduced(u)
+            u
+            for u, s in field.units.items()
+            if s["status"] == "active"
+            and s["hex"] is not None
+            and s["side"] == ROMANS
+            and counters[u].name == ALAN_NAME
+            and not s["reduced"]
         )
 
     def after_combat(self, field: Battlefield, combat: Combat) -> None:
