@@ -194,10 +194,17 @@ def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = 
 
 
 def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
-    """Each side's key as ``ssh-keygen -l`` names it."""
+    """Each side's key as ``ssh-keygen -l`` names it: the hash of its blob, read off the
+    stored line (checked when the player joined: no key object is made to name it)."""
+    import base64
+
     from pbem.turnfiles.keys import PublicKey
 
-    return tuple((p.side, PublicKey.from_openssh(p.public_key).fingerprint()) for p in players)
+    return tuple(
+        (p.side, PublicKey(key_type, base64.b64decode(b64)).fingerprint())
+        for p in players
+        for key_type, b64 in (p.public_key.split(None, 2)[:2],)
+    )
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:

@@ -505,6 +505,12 @@ class _ReportParts(Protocol):
     def dice(self, d: ReportData, verify: str | None) -> str: ...
 
 
+class _TextReportParts(_ReportParts, Protocol):
+    """The macros of report_parts.txt.j2: those both parts have, and the board in words."""
+
+    def board(self, lines: tuple[str, ...]) -> str: ...
+
+
 class _HtmlReportParts(_ReportParts, Protocol):
     """The macros of report_parts.html.j2: those of the text parts, the history and the footer."""
 
@@ -555,7 +561,13 @@ def render_html(
 def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
     shared = _shared(data, shared)
-    parts = cast(_ReportParts, environment().get_template("report_parts.txt.j2").module)
+    parts = cast(_TextReportParts, environment().get_template("report_parts.txt.j2").module)
+    # the board in words, each line wrapped: once for every reader given the same lines (a game hiding nothing)
+    board = (
+        shared.part("text-board", lambda: parts.board(data.board))
+        if data.board is shared.data.board
+        else parts.board(data.board)
+    )
     return (
         environment()
         .get_template("report.txt.j2")
@@ -565,6 +577,7 @@ def render_text(data: ReportData, shared: Shared | None = None) -> str:
             link=lambda filename: site_link(data, filename),
             events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
             dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+            board=board,
         )
     )
 

@@ -1,0 +1,87 @@
+"""What a resolution's reports no longer work out (the instruction budget of
+``process --all --reports``, ``bench/budgets.py``): each test counts calls, never
+time, and fails on the reports before this work.
+
+- the board in words of a game that hides nothing is wrapped once for both sides'
+  text reports (a part of ``report_parts.txt.j2``), not once per side;
+- each side's key fingerprint is the hash of its stored blob: no key object is made
+  (and checked) to name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem import store
+from pbem.referee import resolve
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
+from pbem.reports import wrap
+from pbem.store.transaction import transaction
+from pbem.turnfiles import keys
+from tests.support.desk import new_games, open_desk, queue_next_turns
+
+
+@pytest.fixture(scope="module")
+def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """A Farrapos game played to resolution 3, and its database."""
+    tmp = tmp_path_factory.mktemp("desk")
+    desk = open_desk(tmp)
+    [game] = new_games(desk, 1)
+    for n in range(3):
+        queue_next_turns(desk, [game], seed=n)
+        assert resolve.process(desk.engine, [game])[0].resolved == n + 1
+    desk.engine.dispose()
+    db = store.open_database(desk.db)
+    reporting.write_resolution_reports(db, game, 3, tmp / "warm")  # templates compiled, tables loaded
+    yield db, game
+    db.dispose()
+
+
+def test_the_board_in_words_is_wrapped_once_for_both_sides(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each side's text report wrapped and indented every line of the board in
+    words, the same lines for both sides; now they are a part rendered once."""
+    db, game = farrapos_game
+    with transaction(db, write=False) as tx:
+        board = reporting.report_data(tx, game, 3).board
+    assert board
+    wrapped: list[str] = []
+
+    class Seen(dict):  # the wrap filter's memo: each line it is given is looked up in it first
+        def __contains__(self, key: object) -> bool:
+            wrapped.append(key[0])  # type: ignore[index]
+            return super().__contains__(key)
+
+    monkeypatch.setattr(wrap, "_wrapped", Seen())
+    reporting.write_resolution_reports(db, game, 3, tmp_path)
+    assert sorted(line for line in wrapped if line in board) == sorted(board)
+
+
+def test_naming_the_keys_makes_no_key_object(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each report named both sides' key fingerprints by parsing each stored key
+    into a ``cryptography`` key object (checking the curve point); the fingerprint
+    is the hash of the blob alone."""
+    db, game = farrapos_game
+    made = [0]
+    real = keys.PublicKey.to_crypto
+
+    def counted(key: keys.PublicKey) -> Any:
+        made[0] += 1
+        return real(key)
+
+    monkeypatch.setattr(keys.PublicKey, "to_crypto", counted)
+    reporting.write_resolution_reports(db, game, 3, tmp_path)
+    assert made[0] == 0
+    text = (tmp_path / report.report_filename(3, "republic", "txt")).read_text(encoding="utf-8")
+    with transaction(db, write=False) as tx:
+        players = reporting.report_reads.players(tx, game)
+    for p in players:
+        assert f"key {p.side}: {keys.PublicKey.from_openssh(p.public_key).fingerprint()}" in text
