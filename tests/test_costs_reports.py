@@ -5,7 +5,9 @@ time, and fails on the reports before this work.
 - the board in words of a game that hides nothing is wrapped once for both sides'
   text reports (a part of ``report_parts.txt.j2``), not once per side;
 - each side's key fingerprint is the hash of its stored blob: no key object is made
-  (and checked) to name it.
+  (and checked) to name it;
+- the scenario (its title, its sides) is looked up once per resolution, not three
+  times (Furor Barbarus lists its scenario files and reads one at each lookup).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import wrap
+from pbem.rules import find_ruleset
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
 from tests.support.desk import new_games, open_desk, queue_next_turns
@@ -85,3 +88,23 @@ def test_naming_the_keys_makes_no_key_object(
         players = reporting.report_reads.players(tx, game)
     for p in players:
         assert f"key {p.side}: {keys.PublicKey.from_openssh(p.public_key).fingerprint()}" in text
+
+
+def test_a_resolutions_reports_look_their_scenario_up_once(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scenario's title, the sides whose reports are written and the check of
+    those sides each looked the scenario up (a glob of the scenario files and a
+    TOML file found for Furor Barbarus); now one lookup gives all three."""
+    db, game = farrapos_game
+    ruleset = type(find_ruleset("farrapos"))
+    looked_up = [0]
+    real = ruleset.scenario
+
+    def counted(self: Any, scenario_id: str | None) -> Any:
+        looked_up[0] += 1
+        return real(self, scenario_id)
+
+    monkeypatch.setattr(ruleset, "scenario", counted)
+    written = reporting.write_resolution_reports(db, game, 3, tmp_path)
+    assert looked_up[0] == 1 and len([p for p in written if p.suffix == ".html"]) == 2
