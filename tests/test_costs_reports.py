@@ -108,3 +108,69 @@ def test_a_resolutions_reports_look_their_scenario_up_once(
     monkeypatch.setattr(ruleset, "scenario", counted)
     written = reporting.write_resolution_reports(db, game, 3, tmp_path)
     assert looked_up[0] == 1 and len([p for p in written if p.suffix == ".html"]) == 2
+
+
+def test_a_map_is_found_again_by_identity_not_by_hash(farrapos_game: tuple[Any, str]) -> None:
+    """Each side's report looked its map's look up in a dict keyed by the map: the
+    whole SVG (tens of kB) hashed once per resolution.  The same map object is found
+    by identity."""
+    db, game = farrapos_game
+    hashed = [0]
+
+    class Svg(str):
+        def __hash__(self) -> int:
+            hashed[0] += 1
+            return super().__hash__()
+
+    with transaction(db, write=False) as tx:
+        data = reporting.report_data(tx, game, 3)
+    svg = Svg(data.map_svg)
+    shared = report.Shared(data)
+    first = shared.map_look(svg)
+    assert shared.map_look(svg) is first and first.embedded and hashed[0] == 0
+
+
+def test_a_reports_files_are_linked_without_escaping_their_base64(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page escaped the ``data:`` URIs of its files (the position file and the
+    turn file, kilobytes of base64 with nothing to escape) character by character;
+    they are markup made once, and the page shows the same links."""
+    import markupsafe
+
+    db, game = farrapos_game
+    scanned: list[str] = []
+    real = markupsafe._escape_inner
+
+    def counted(text: str) -> str:
+        scanned.append(text)
+        return real(text)
+
+    monkeypatch.setattr(markupsafe, "_escape_inner", counted)
+    reporting.write_resolution_reports(db, game, 3, tmp_path)
+    assert scanned and not [text for text in scanned if text.startswith("data:")]
+    page = (tmp_path / report.report_filename(3, "republic", "html")).read_text(encoding="utf-8")
+    assert 'href="data:application/json;charset=utf-8;base64,' in page
+
+
+def test_a_page_includes_its_stylesheet_without_a_context(
+    farrapos_game: tuple[Any, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stylesheet included in each page was rendered as a template of its own,
+    with a copy of the page's context; it is rendered once and its text reused."""
+    import jinja2
+
+    db, game = farrapos_game
+    with transaction(db, write=False) as tx:
+        data = reporting.report_data(tx, game, 3, "republic")
+    page = report.render_html(data)
+    contexts = [0]
+    real = jinja2.Template.new_context
+
+    def counted(template: jinja2.Template, *args: Any, **kwargs: Any) -> Any:
+        contexts[0] += 1
+        return real(template, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Template, "new_context", counted)
+    assert report.render_html(data) == page and contexts[0] == 1
+    assert report.environment().get_template("report.css").render() in page
