@@ -7,7 +7,11 @@ time, and fails on the reports before this work.
 - each side's key fingerprint is the hash of its stored blob: no key object is made
   (and checked) to name it;
 - the scenario (its title, its sides) is looked up once per resolution, not three
-  times (Furor Barbarus lists its scenario files and reads one at each lookup).
+  times (Furor Barbarus lists its scenario files and reads one at each lookup);
+- a map's look is found again by the map's identity, not by hashing its SVG; the
+  files' ``data:`` URIs are not escaped; the stylesheet is included without a context;
+- the text report's wrap finds the hyphenated words of a line from its hyphens, with
+  no pattern searched from every position of the line.
 """
 
 from __future__ import annotations
@@ -174,3 +178,30 @@ def test_a_page_includes_its_stylesheet_without_a_context(
     monkeypatch.setattr(jinja2.Template, "new_context", counted)
     assert report.render_html(data) == page and contexts[0] == 1
     assert report.environment().get_template("report.css").render() in page
+
+
+def test_wrapping_finds_hyphenated_words_without_a_pattern(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each wrapped line was searched with a pattern (a look-behind, tried at every
+    position of the line: most of a Vouille text report's wrapping); the words with a
+    hyphen are found from the hyphens, the same breaks as the pattern gave."""
+    import random
+    import re
+
+    rng = random.Random(5)
+    words = ["inf-3", "a", "frank-cav-12", "-x", "y-", "--", "rome", "well-known-word", "b-c-d", "visigoth"]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 14))) for _ in range(400)]
+    pattern = re.compile(r"(?<![^ ])[^ -]*-[^ ]*")
+    for line in lines:
+        expected = [m.start() + cut for m in pattern.finditer(line) for cut in wrap._word_cuts(m.group())]
+        assert wrap._hyphen_cuts(line) == expected, line
+    searched = [0]
+
+    class Counted:  # where the pattern was kept, searched through
+        def finditer(self, text: str) -> Any:
+            searched[0] += 1
+            return pattern.finditer(text)
+
+    monkeypatch.setattr(wrap, "_HYPHENATED", Counted(), raising=False)
+    for line in lines:
+        assert wrap.fill(line, 20)
+    assert searched[0] == 0
