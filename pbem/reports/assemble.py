@@ -53,12 +53,9 @@ def report_views(
 def _views(
     tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None] | None, links: str | None
 ) -> list[report.ReportData]:
-    """The reports of ``sides`` (``None``: every side of the scenario)."""
-    game_id = game.id
-    ruleset = find_ruleset(game.rules)
-    scenario = ruleset.scenario(game.scenario)  # its title and sides: looked up once (a file for Furor Barbarus)
-    sides = scenario.sides if sides is None else sides
-    k = game.current_k if k is None else k
+    game_id, ruleset = game.id, find_ruleset(game.rules)
+    scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
+    sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
     actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read
     row, before = _resolution_read(tx, game_id, k, actives)
     _check_sides(scenario.sides, game, sides)

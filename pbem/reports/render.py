@@ -317,9 +317,7 @@ def is_battle(event: Mapping[str, Any]) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _battle_kind(kind: str) -> bool:
-    """Whether events of type ``kind`` are fighting (once per type in a process: a
-    resolution has dozens of events of a few types)."""
+def _battle_kind(kind: str) -> bool:  # once per event type in a process
     kind = kind.lower()
     return any(word in kind for word in _BATTLE_WORDS)
 
@@ -468,14 +466,10 @@ class Shared:
         return text
 
     def map_look(self, svg: str) -> MapLook:
-        """The look of ``svg``: worked out once for the readers given the same map (the
-        same object: a map is tens of kB, and hashing it to look it up in a dict cost
-        more than the lookup saved), or an equal one."""
+        """The look of ``svg``, once for the readers given the same map object (found
+        by identity: hashing tens of kB to look it up in a dict cost more than that)."""
         for known, look in self._maps:
             if known is svg:
-                return look
-        for known, look in self._maps:
-            if known == svg:
                 return look
         look = map_look(svg)
         self._maps.append((svg, look))
@@ -497,8 +491,7 @@ class Shared:
 
 
 def _data_uri(kind: str, text: str) -> Markup:
-    """A ``data:`` URI of ``text``: base64 after a media type, nothing in it to escape
-    (as :class:`markupsafe.Markup`, the page does not scan its kilobytes for any)."""
+    """A ``data:`` URI of ``text``: base64, nothing to escape (Markup: no page scans it)."""
     import base64
 
     from markupsafe import Markup
@@ -525,9 +518,7 @@ class _ReportParts(Protocol):
     def dice(self, d: ReportData, verify: str | None) -> str: ...
 
 
-class _TextReportParts(_ReportParts, Protocol):
-    """The macros of report_parts.txt.j2: those both parts have, and the board in words."""
-
+class _TextReportParts(_ReportParts, Protocol):  # report_parts.txt.j2: and the board in words
     def board(self, lines: tuple[str, ...]) -> str: ...
 
 
