@@ -51,14 +51,14 @@ def report_views(
 
 
 def _views(
-    tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None
+    tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None] | None, links: str | None
 ) -> list[report.ReportData]:
-    game_id = game.id
-    ruleset = find_ruleset(game.rules)
-    k = game.current_k if k is None else k
+    game_id, ruleset = game.id, find_ruleset(game.rules)
+    scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
+    sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
     actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read
     row, before = _resolution_read(tx, game_id, k, actives)
-    _check_sides(ruleset, game, sides)
+    _check_sides(scenario.sides, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
     chain = dice_chains.chain_for(chains, k) or chains[0]
@@ -81,7 +81,7 @@ def _views(
         rules_id=game.rules,
         rules_title=ruleset.title,
         scenario_id=game.scenario,
-        scenario_title=ruleset.scenario(game.scenario).title,
+        scenario_title=scenario.title,
         options=game.options,
         k=k,
         label=row.label if row else "set-up",
@@ -194,10 +194,17 @@ def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = 
 
 
 def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
-    """Each side's key as ``ssh-keygen -l`` names it."""
+    """Each side's key as ``ssh-keygen -l`` names it: the hash of its blob, read off the
+    stored line (checked when the player joined: no key object is made to name it)."""
+    import base64
+
     from pbem.turnfiles.keys import PublicKey
 
-    return tuple((p.side, PublicKey.from_openssh(p.public_key).fingerprint()) for p in players)
+    return tuple(
+        (p.side, PublicKey(key_type, base64.b64decode(b64)).fingerprint())
+        for p in players
+        for key_type, b64 in (p.public_key.split(None, 2)[:2],)
+    )
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:
@@ -214,8 +221,7 @@ def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tu
     return row, before
 
 
-def _check_sides(ruleset: Ruleset, game: ReportGame, sides: Sequence[str | None]) -> None:
-    known = ruleset.sides(game.scenario)
+def _check_sides(known: Sequence[str], game: ReportGame, sides: Sequence[str | None]) -> None:
     for side in sides:
         if side is not None and side not in known:
             raise LookupError(f"no side {side!r} in game {game.id} (sides: {', '.join(known)})")
@@ -395,7 +401,7 @@ def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -
     written: list[Path] = []
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
-        views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None)
+        views = _views(tx, game, k, None, None)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(

@@ -26,7 +26,7 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -313,7 +313,12 @@ def is_battle(event: Mapping[str, Any]) -> bool:
     """Fighting events (battles, rounds, combats, fire, charges, morale checks) are
     shown with every detail the ruleset recorded; the rest by their text alone
     (their text already says all, e.g. a move's path)."""
-    kind = str(event.get("type", "")).lower()
+    return _battle_kind(str(event.get("type", "")))
+
+
+@lru_cache(maxsize=256)
+def _battle_kind(kind: str) -> bool:  # once per event type in a process
+    kind = kind.lower()
     return any(word in kind for word in _BATTLE_WORDS)
 
 
@@ -338,15 +343,15 @@ def _event_details(event: Mapping[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _event_rolls(event: Mapping[str, Any], rolls: Sequence[RollLine]) -> list[RollLine]:
+def _event_rolls(event: Mapping[str, Any], by_index: Mapping[int, RollLine]) -> list[RollLine]:
     """Dice that belong to an event: listed by index (``roll_indices``/``rolls`` as
-    ints) when the ruleset says so."""
+    ints) when the ruleset says so; ``by_index``: the resolution's dice by their
+    index (made once per resolution, not once per event)."""
     wanted = event.get("roll_indices")
     if wanted is None and isinstance(event.get("rolls"), list) and all(isinstance(i, int) for i in event["rolls"]):
         wanted = event["rolls"]
     if not wanted:
         return []
-    by_index = {r.index: r for r in rolls}
     return [by_index[i] for i in wanted if i in by_index]
 
 
@@ -387,12 +392,13 @@ class Shared:
     def __init__(self, data: ReportData) -> None:
         self.data = data
         self.emails = dict(data.sides)
+        rolls = {r.index: r for r in data.rolls}
         self.events: list[EventLine] = [
             EventLine(
                 str(event.get("type", "")),
                 str(event.get("text", "")),
                 _event_details(event) if battle else [],
-                _event_rolls(event, data.rolls),
+                _event_rolls(event, rolls),
                 battle,
                 event,
             )
@@ -402,8 +408,8 @@ class Shared:
         self.blocks = battle_blocks(self.events)
         self.verify = verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link)
         self._parts: dict[str, str] = {}
-        self._maps: dict[str, MapLook] = {}
-        self._position_link: tuple[str, str] | None = None
+        self._maps: list[tuple[str, MapLook]] = []  # each map with its look, found by identity
+        self._position_link: tuple[str, Markup] | None = None
 
     def serves(self, data: ReportData) -> bool:
         """Whether ``data`` is a report of this same resolution (another reader's)."""
@@ -460,12 +466,16 @@ class Shared:
         return text
 
     def map_look(self, svg: str) -> MapLook:
-        look = self._maps.get(svg)
-        if look is None:
-            look = self._maps[svg] = map_look(svg)
+        """The look of ``svg``, once for the readers given the same map object (found
+        by identity: hashing tens of kB to look it up in a dict cost more than that)."""
+        for known, look in self._maps:
+            if known is svg:
+                return look
+        look = map_look(svg)
+        self._maps.append((svg, look))
         return look
 
-    def downloads(self, data: ReportData) -> list[tuple[str, str]]:
+    def downloads(self, data: ReportData) -> list[tuple[str, Markup]]:
         """The files a report carries, as ``(name, data: URI)`` links, so the HTML
         page alone (saved, or opened from the site) holds them: for a side due to
         move its next turn file, and the position file."""
@@ -480,10 +490,13 @@ class Shared:
         return files
 
 
-def _data_uri(kind: str, text: str) -> str:
+def _data_uri(kind: str, text: str) -> Markup:
+    """A ``data:`` URI of ``text``: base64, nothing to escape (Markup: no page scans it)."""
     import base64
 
-    return f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}"
+    from markupsafe import Markup
+
+    return Markup(f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}")
 
 
 def close_up(svg: str) -> tuple[float, float, float, float] | None:
@@ -503,6 +516,10 @@ class _ReportParts(Protocol):
 
     def events(self, blocks: list[Block], k: int) -> str: ...
     def dice(self, d: ReportData, verify: str | None) -> str: ...
+
+
+class _TextReportParts(_ReportParts, Protocol):  # report_parts.txt.j2: and the board in words
+    def board(self, lines: tuple[str, ...]) -> str: ...
 
 
 class _HtmlReportParts(_ReportParts, Protocol):
@@ -555,7 +572,13 @@ def render_html(
 def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
     shared = _shared(data, shared)
-    parts = cast(_ReportParts, environment().get_template("report_parts.txt.j2").module)
+    parts = cast(_TextReportParts, environment().get_template("report_parts.txt.j2").module)
+    # the board in words, each line wrapped: once for every reader given the same lines (a game hiding nothing)
+    board = (
+        shared.part("text-board", lambda: parts.board(data.board))
+        if data.board is shared.data.board
+        else parts.board(data.board)
+    )
     return (
         environment()
         .get_template("report.txt.j2")
@@ -565,6 +588,7 @@ def render_text(data: ReportData, shared: Shared | None = None) -> str:
             link=lambda filename: site_link(data, filename),
             events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
             dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+            board=board,
         )
     )
 

@@ -14,12 +14,10 @@ own filter.  ``tests/test_report_wrap.py`` compares both on many lines.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from typing import Any
 
 _WORDSEP = textwrap.TextWrapper.wordsep_re
-_HYPHENATED = re.compile(r"(?<![^ ])[^ -]*-[^ ]*")  # a word with a hyphen, tried only where a word starts
 _cuts_of: dict[str, tuple[int, ...]] = {}
 """A hyphenated word's inner chunk boundaries (offsets), as textwrap splits it."""
 
@@ -58,11 +56,28 @@ def _simple(s: Any, break_long_words: bool, break_on_hyphens: bool) -> bool:
     )
 
 
+def _hyphen_cuts(s: str) -> list[int]:
+    """Where textwrap may break ``s`` inside its hyphenated words: each word (between
+    single spaces) holding a hyphen, found from its hyphen with ``find`` and ``rfind``
+    (a pattern searched from every position of the line cost more than the rest of
+    the fill: the pattern ``(?<![^ ])[^ -]*-[^ ]*``, tests/test_costs_reports.py)."""
+    cuts: list[int] = []
+    at = s.find("-")
+    while at >= 0:
+        start = s.rfind(" ", 0, at) + 1
+        end = s.find(" ", at)
+        if end < 0:
+            end = len(s)
+        cuts += [start + cut for cut in _word_cuts(s[start:end])]
+        at = s.find("-", end)
+    return cuts
+
+
 def fill(s: str, width: int) -> list[str]:
     """``textwrap.wrap(s, width, break_long_words=False)`` for a :func:`_simple` ``s``."""
     if width <= 0:
         raise ValueError(f"invalid width {width!r} (must be > 0)")
-    hyphen_cuts = [m.start() + cut for m in _HYPHENATED.finditer(s) for cut in _word_cuts(m.group())]
+    hyphen_cuts = _hyphen_cuts(s)
     lines: list[str] = []
     p, n, h = 0, len(s), 0
     while n - p > width:
