@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
+from pbem.reports import history as history_list
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
@@ -51,13 +52,18 @@ def report_views(
 
 
 def _views(
-    tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None
+    tx: Tx,
+    game: ReportGame,
+    k: int | None,
+    sides: Sequence[str | None],
+    links: str | None,
+    listed: history_list.Listed | None = None,
 ) -> list[report.ReportData]:
     game_id = game.id
     ruleset = find_ruleset(game.rules)
     k = game.current_k if k is None else k
-    actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read
-    row, before = _resolution_read(tx, game_id, k, actives)
+    links = links or ("url" if game.site_url else "none")
+    row, before = _resolution_read(tx, game_id, k)
     _check_sides(ruleset, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
@@ -106,11 +112,12 @@ def _views(
         map_svg="",
         problems=(),
         next_turn_file=None,
-        history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
+        history=_linked_history(tx, game_id, k) if links != "none" else (),
+        history_lines=(listed or history_list.listed(tx, game_id, k)).lines if links == "none" else "",
         position_file=kept.to_text(),
         site_url=game.site_url,
         next_k=next_turn,
-        links=links or ("url" if game.site_url else "none"),
+        links=links,
         rollbacks=notes,
         absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
@@ -200,14 +207,18 @@ def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
     return tuple((p.side, PublicKey.from_openssh(p.public_key).fingerprint()) for p in players)
 
 
-def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:
+def _linked_history(tx: Tx, game_id: str, k: int) -> tuple[tuple[int, str, str], ...]:
+    """The earlier resolutions a report with links lists, each linking its report
+    (``pbem site`` writes every report anyway: a row read and a line rendered per
+    resolution; without links the store keeps the lines, pbem/reports/history.py)."""
+    return tuple((r.k, r.label, r.state_hash) for r in report_reads.active_history(tx, game_id) if r.k <= k)
+
+
+def _resolution_read(tx: Tx, game_id: str, k: int) -> tuple[Any, str | None]:
     """Resolution ``k``'s row (``None`` for the set-up) and the reveal before it."""
-    row, before = (
-        report_reads.resolution_and_reveal_before(tx, game_id, k)
-        if k and any(r.k == k for r in actives)
-        else (None, None)
-    )
-    if k and row is None:
+    row, before = report_reads.resolution_and_reveal_before(tx, game_id, k) if k else (None, None)
+    if k and (row is None or not row.active):
+        actives = report_reads.active_history(tx, game_id)
         raise LookupError(
             f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})"
         )
@@ -395,7 +406,11 @@ def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -
     written: list[Path] = []
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
-        views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None)
+        listed = None if game.site_url else history_list.listed(tx, game_id, k)  # without links: the kept list
+        views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None, listed)
+    if listed is not None and listed.fresh and k == game.current_k:  # the latest report keeps its list
+        with transaction(db) as tx:
+            history_list.keep(tx, game_id, k, listed)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(
