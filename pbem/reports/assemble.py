@@ -16,6 +16,7 @@ from pbem.reports import history as history_list
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
+from pbem.reports.history import Listed
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
@@ -52,12 +53,7 @@ def report_views(
 
 
 def _views(
-    tx: Tx,
-    game: ReportGame,
-    k: int | None,
-    sides: Sequence[str | None],
-    links: str | None,
-    listed: history_list.Listed | None = None,
+    tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None], links: str | None, made: Listed | None = None
 ) -> list[report.ReportData]:
     game_id = game.id
     ruleset = find_ruleset(game.rules)
@@ -69,8 +65,7 @@ def _views(
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
     chain = dice_chains.chain_for(chains, k) or chains[0]
     # the reveal before this one in its chain (set aside or not: the chain runs over both)
-    if not (row and k > chain.first_k):
-        before = None
+    before = before if row and k > chain.first_k else None
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
     next_turn = game.next_k if k == game.current_k else k + 1
@@ -81,7 +76,6 @@ def _views(
     turn_label = ruleset.turn_label(position)
     due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
-    notes = _rollback_notes(tx, game, k)
     shared = report.ReportData(
         game_id=game.id,
         rules_id=game.rules,
@@ -100,9 +94,7 @@ def _views(
         result=outcome.to_json() if outcome else None,
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
-        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
-        if row
-        else (),
+        rolls=_rolls(tx, game_id, k) if row else (),
         reveal=row.reveal if row else None,
         anchor=chain.anchor,
         chain_length=chain.chain_length,
@@ -112,13 +104,12 @@ def _views(
         map_svg="",
         problems=(),
         next_turn_file=None,
-        history=_linked_history(tx, game_id, k) if links != "none" else (),
-        history_lines=(listed or history_list.listed(tx, game_id, k)).lines if links == "none" else "",
+        **_history(tx, game_id, k, links, made),
         position_file=kept.to_text(),
         site_url=game.site_url,
         next_k=next_turn,
         links=links,
-        rollbacks=notes,
+        rollbacks=_rollback_notes(tx, game, k),
         absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
@@ -207,11 +198,19 @@ def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
     return tuple((p.side, PublicKey.from_openssh(p.public_key).fingerprint()) for p in players)
 
 
-def _linked_history(tx: Tx, game_id: str, k: int) -> tuple[tuple[int, str, str], ...]:
-    """The earlier resolutions a report with links lists, each linking its report
-    (``pbem site`` writes every report anyway: a row read and a line rendered per
-    resolution; without links the store keeps the lines, pbem/reports/history.py)."""
-    return tuple((r.k, r.label, r.state_hash) for r in report_reads.active_history(tx, game_id) if r.k <= k)
+def _rolls(tx: Tx, game_id: str, k: int) -> tuple[report.RollLine, ...]:
+    return tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
+
+
+def _history(tx: Tx, game_id: str, k: int, links: str, listed: Listed | None) -> dict[str, Any]:
+    """The list of earlier resolutions up to ``k``: without links, the lines the
+    store keeps (pbem/reports/history.py: the kept row and the rows it lacks);
+    with links (``pbem site``, which writes every report anyway), each active
+    resolution's number, label and hash, its line linking its report."""
+    if links == "none":
+        return {"history": (), "history_lines": (listed or history_list.listed(tx, game_id, k)).lines}
+    actives = report_reads.active_history(tx, game_id)
+    return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int) -> tuple[Any, str | None]:
