@@ -208,3 +208,22 @@ def test_the_kept_list_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
     finally:
         db.dispose()
         desk.engine.dispose()
+
+
+def test_a_mailed_report_keeps_the_list_as_the_written_one_does(
+    desk: Desk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outbox renders a side's report through ``views_keeping_history``: the
+    first report of a resolution keeps the list, the other side's reads it whole."""
+    (game_id,) = new_games(desk, 1)
+    db = store.open_database(desk.db)
+    counted = Counted(monkeypatch)
+    try:
+        for seed in range(4):
+            k = _resolve(desk, game_id, seed)
+            for side in SIDES:
+                (view,) = assemble.views_keeping_history(db, game_id, None, [side])
+                assert view.history_lines.count("<li>") == k
+        assert counted.rows_listed == [1, 0] * 4 and counted.lines == 4
+    finally:
+        db.dispose()

@@ -398,18 +398,34 @@ def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str
     raise ValueError(f"unknown report format {fmt!r} (html, text, eml, audit)")
 
 
+def views_keeping_history(
+    db: Database, game_id: str, k: int | None, sides: Sequence[str | None] | None
+) -> list[report.ReportData]:
+    """:func:`report_views` of resolution ``k`` (default the latest) for ``sides``
+    (default every side), in a transaction of its own, as a report is written or
+    mailed at the time of a resolution: when the report, without links, is of the
+    latest resolution and its list of earlier resolutions is new to the store,
+    the store keeps the list (pbem/reports/history.py), so that the next
+    resolution's reports render only their own line."""
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        k = game.current_k if k is None else k
+        made = None if game.site_url else history_list.listed(tx, game_id, k)  # without links: the kept list
+        views = _views(
+            tx, game, k, find_ruleset(game.rules).sides(game.scenario) if sides is None else sides, None, made
+        )
+    if made is not None and made.fresh and k == game.current_k:
+        with transaction(db) as tx:
+            history_list.keep(tx, game_id, k, made)
+    return views
+
+
 def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
     """Each side's HTML and text report of resolution ``k``, its next turn file and
     the position file, written to ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with transaction(db, write=False) as tx:
-        game = report_reads.game(tx, game_id)
-        listed = None if game.site_url else history_list.listed(tx, game_id, k)  # without links: the kept list
-        views = _views(tx, game, k, find_ruleset(game.rules).sides(game.scenario), None, listed)
-    if listed is not None and listed.fresh and k == game.current_k:  # the latest report keeps its list
-        with transaction(db) as tx:
-            history_list.keep(tx, game_id, k, listed)
+    views = views_keeping_history(db, game_id, k, None)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(
