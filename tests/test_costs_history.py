@@ -39,7 +39,7 @@ class Counted:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.rows_listed: list[int] = []  # active rows read for the list (one a line to render)
-        self.lines = 0  # lines rendered by the history_line macro
+        self.lines = 0  # lines rendered by the history_lines macro
         self.full_reads = 0  # reads of every active resolution (the old way)
         real_for, real_lines, real_active = reads.history_for, history_list.lines, reads.active_history
 

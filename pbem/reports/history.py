@@ -1,9 +1,9 @@
 """The list of earlier resolutions a report shows without links (``process
 --reports`` and the mailed reports), kept by the store as it is written.
 
-Each line is rendered once, by the ``history_line`` macro of
+Each line is rendered once, by the ``history_lines`` macro of
 ``report_parts.html.j2`` (the one the list renders its lines with when it links
-each report), and the store keeps a game's lines up to its latest reported
+each report, or has no kept lines), and the store keeps a game's lines up to its latest reported
 resolution (the ``report_history`` table): a report of the next resolution reads
 that one row and renders its own line, never a line per earlier resolution.  The
 kept lines are keyed by what they depend on: the template's digest
@@ -37,12 +37,12 @@ def key() -> str:
 
 
 def lines(rows: Sequence[tuple[int, str, str]]) -> str:
-    """The lines (``<li>``, without links) of these earlier resolutions, each from
-    the template's ``history_line`` macro."""
+    """The lines (``<li>``, without links) of these earlier resolutions, from the
+    template's ``history_lines`` macro (one call for all of them)."""
     if not rows:
         return ""
     parts = cast(report._HtmlReportParts, report.environment().get_template(TEMPLATE).module)
-    return "".join([parts.history_line(k, label, state_hash) for k, label, state_hash in rows])
+    return str(parts.history_lines(rows, None, None))
 
 
 class Listed(NamedTuple):
