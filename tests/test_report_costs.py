@@ -77,8 +77,17 @@ def test_a_resolutions_reports_write_what_every_side_sees_alike_once(
     assert {p.suffix for p in written} == {".html", ".txt", ".json"} and len(
         [p for p in written if p.suffix == ".html"]
     ) == 2
-    # once for both sides' HTML reports and once for their text reports (the board in words: text only)
-    assert calls == {"events": 2, "dice": 2, "footer": 1, "history": 1, "board": 1, "Path.resolve": 0}, calls
+    # once for both sides' HTML reports and once for their text reports (the board in words: text only);
+    # the list's lines once, to keep
+    assert calls == {
+        "events": 2,
+        "dice": 2,
+        "footer": 1,
+        "history": 1,
+        "history_lines": 1,
+        "board": 1,
+        "Path.resolve": 0,
+    }, calls
 
 
 def test_writing_a_report_file_refuses_what_inside_refuses(tmp_path: Path) -> None:

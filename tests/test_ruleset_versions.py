@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from pbem import store
 from pbem.rules.farrapos.ruleset import Farrapos
 from tests.conftest import Table
 from tests.support.cli_steps import sign, write_orders
@@ -71,4 +72,6 @@ def test_a_database_made_before_games_recorded_their_version_is_upgraded(new_far
     assert r.exit_code == 0, r.stderr
     con = sqlite3.connect(t.db)
     assert con.execute("SELECT rules_version FROM game").fetchall() == [("1",)]
-    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [("4",)]
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() == [
+        (str(store.SCHEMA_VERSION),)
+    ]

@@ -123,10 +123,33 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
     finally:
         con.close()
     assert set(V4_TABLES) <= tables
-    assert version == str(store.SCHEMA_VERSION) == "4"
+    assert version == str(store.SCHEMA_VERSION) == "5"
     con = sqlite3.connect(db)
     try:
         assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(game)")}
         assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(player)")}
     finally:
         con.close()
+
+
+def test_a_version_4_database_gains_the_kept_history_table_and_keeps_its_games(tmp_path: Path) -> None:
+    """Version 5 adds report_history (the list of earlier resolutions a report
+    shows, kept): a version 4 file is upgraded in place the first time it is
+    opened."""
+    db = tmp_path / "old.db"
+    store.create_database(db).dispose()
+    con = sqlite3.connect(db)
+    try:
+        con.execute("DROP TABLE report_history")
+        con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        con.commit()
+    finally:
+        con.close()
+    orm.open_engine(db).dispose()
+    con = sqlite3.connect(db)
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    finally:
+        con.close()
+    assert "report_history" in tables and version == "5"

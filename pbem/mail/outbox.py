@@ -429,11 +429,11 @@ def _report_of(engine: Database, row: Row, sender: str) -> EmailMessage:
     from pbem.reports import assemble as reporting
     from pbem.reports.message import report_email, report_message_id
 
-    with transaction(engine, write=False) as tx:
-        if row.kind == "observer":
+    if row.kind == "observer":
+        with transaction(engine, write=False) as tx:
             data = reporting.public_view(tx, row.game_id or "", row.k)
-        else:
-            data = reporting.report_views(tx, row.game_id or "", row.k, [row.side])[0]
+    else:  # a side's report keeps its list of earlier resolutions for the next one's (pbem/reports/history.py)
+        data = reporting.views_keeping_history(engine, row.game_id or "", row.k, [row.side])[0]
     if row.kind == "observer":
         return report_email(data, sender, row.to, report_message_id(data.game_id, 0, "observer"))
     if row.kind == "welcome":

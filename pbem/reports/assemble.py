@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
+from pbem.reports import history as history_list
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
+from pbem.reports.history import Listed
 from pbem.reports.reads import ReportGame
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
@@ -51,20 +53,24 @@ def report_views(
 
 
 def _views(
-    tx: Tx, game: ReportGame, k: int | None, sides: Sequence[str | None] | None, links: str | None
+    tx: Tx,
+    game: ReportGame,
+    k: int | None,
+    sides: Sequence[str | None] | None,
+    links: str | None,
+    made: Listed | None = None,
 ) -> list[report.ReportData]:
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
-    actives = report_reads.active_history(tx, game_id)  # (k, label, state_hash) only: one full row is read
-    row, before = _resolution_read(tx, game_id, k, actives)
+    links = links or ("url" if game.site_url else "none")
+    row, before = _resolution_read(tx, game_id, k)
     _check_sides(scenario.sides, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
     chain = dice_chains.chain_for(chains, k) or chains[0]
     # the reveal before this one in its chain (set aside or not: the chain runs over both)
-    if not (row and k > chain.first_k):
-        before = None
+    before = before if row and k > chain.first_k else None
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
     next_turn = game.next_k if k == game.current_k else k + 1
@@ -75,7 +81,6 @@ def _views(
     turn_label = ruleset.turn_label(position)
     due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
-    notes = _rollback_notes(tx, game, k)
     shared = report.ReportData(
         game_id=game.id,
         rules_id=game.rules,
@@ -94,9 +99,7 @@ def _views(
         result=outcome.to_json() if outcome else None,
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
-        rolls=tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
-        if row
-        else (),
+        rolls=_rolls(tx, game_id, k) if row else (),
         reveal=row.reveal if row else None,
         anchor=chain.anchor,
         chain_length=chain.chain_length,
@@ -106,12 +109,12 @@ def _views(
         map_svg="",
         problems=(),
         next_turn_file=None,
-        history=tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k),
+        **_history(tx, game_id, k, links, made),
         position_file=kept.to_text(),
         site_url=game.site_url,
         next_k=next_turn,
-        links=links or ("url" if game.site_url else "none"),
-        rollbacks=notes,
+        links=links,
+        rollbacks=_rollback_notes(tx, game, k),
         absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
@@ -207,14 +210,26 @@ def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _resolution_read(tx: Tx, game_id: str, k: int, actives: Sequence[Any]) -> tuple[Any, str | None]:
+def _rolls(tx: Tx, game_id: str, k: int) -> tuple[report.RollLine, ...]:
+    return tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
+
+
+def _history(tx: Tx, game_id: str, k: int, links: str, listed: Listed | None) -> dict[str, Any]:
+    """The list of earlier resolutions up to ``k``: without links, the lines the
+    store keeps (pbem/reports/history.py: the kept row and the rows it lacks);
+    with links (``pbem site``, which writes every report anyway), each active
+    resolution's number, label and hash, its line linking its report."""
+    if links == "none":
+        return {"history": (), "history_lines": (listed or history_list.listed(tx, game_id, k)).lines}
+    actives = report_reads.active_history(tx, game_id)
+    return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}
+
+
+def _resolution_read(tx: Tx, game_id: str, k: int) -> tuple[Any, str | None]:
     """Resolution ``k``'s row (``None`` for the set-up) and the reveal before it."""
-    row, before = (
-        report_reads.resolution_and_reveal_before(tx, game_id, k)
-        if k and any(r.k == k for r in actives)
-        else (None, None)
-    )
-    if k and row is None:
+    row, before = report_reads.resolution_and_reveal_before(tx, game_id, k) if k else (None, None)
+    if k and (row is None or not row.active):
+        actives = report_reads.active_history(tx, game_id)
         raise LookupError(
             f"game {game_id} has no active resolution {k} (active: {', '.join(str(r.k) for r in actives) or 'none'})"
         )
@@ -394,14 +409,32 @@ def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str
     raise ValueError(f"unknown report format {fmt!r} (html, text, eml, audit)")
 
 
+def views_keeping_history(
+    db: Database, game_id: str, k: int | None, sides: Sequence[str | None] | None
+) -> list[report.ReportData]:
+    """:func:`report_views` of resolution ``k`` (default the latest) for ``sides``
+    (default every side), in a transaction of its own, as a report is written or
+    mailed at the time of a resolution: when the report, without links, is of the
+    latest resolution and its list of earlier resolutions is new to the store,
+    the store keeps the list (pbem/reports/history.py), so that the next
+    resolution's reports render only their own line."""
+    with transaction(db, write=False) as tx:
+        game = report_reads.game(tx, game_id)
+        k = game.current_k if k is None else k
+        made = None if game.site_url else history_list.listed(tx, game_id, k)  # without links: the kept list
+        views = _views(tx, game, k, sides, None, made)
+    if made is not None and made.fresh and k == game.current_k:
+        with transaction(db) as tx:
+            history_list.keep(tx, game_id, k, made)
+    return views
+
+
 def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
     """Each side's HTML and text report of resolution ``k``, its next turn file and
     the position file, written to ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with transaction(db, write=False) as tx:
-        game = report_reads.game(tx, game_id)
-        views = _views(tx, game, k, None, None)
+    views = views_keeping_history(db, game_id, k, None)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(

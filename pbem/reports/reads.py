@@ -98,21 +98,67 @@ class ResolutionRow(NamedTuple):
     previous_state_hash: str
     events: str  # JSON list
     reveal: str
+    active: bool
 
 
 def resolution_and_reveal_before(tx: Tx, game_id: str, k: int) -> tuple[ResolutionRow | None, str | None]:
-    """Resolution ``k``'s whole row and the reveal of resolution ``k - 1`` (active
-    or set aside: a dice chain runs over both), in one statement."""
+    """Resolution ``k``'s whole row (active or set aside) and the reveal of
+    resolution ``k - 1`` (active or set aside: a dice chain runs over both), in
+    one statement."""
     rows = tx.all(
         "SELECT k, label, CASE WHEN k = :k THEN position END, state_hash, previous_state_hash, CASE WHEN k = :k "
-        "THEN events END, reveal"
+        "THEN events END, reveal, active"
         " FROM resolution WHERE game_id = :game AND k IN (:k, :before)",
         {"game": game_id, "k": k, "before": k - 1},
     )
     found = {row[0]: row for row in rows}
     row = found.get(k)
     before = found.get(k - 1)
-    return (ResolutionRow(*row) if row else None), (before[6] if before else None)
+    if row is None:
+        return None, (before[6] if before else None)
+    number, label, position, state_hash, previous_state_hash, events, reveal, active = row
+    resolution = ResolutionRow(number, label, position, state_hash, previous_state_hash, events, reveal, bool(active))
+    return resolution, (before[6] if before else None)
+
+
+class KeptHistory(NamedTuple):
+    """The list of earlier resolutions a report of ``k`` shows: the lines the
+    store keeps (of the latest ``kept_k`` they serve, rendered with the template of
+    ``key``), and the active resolutions after ``kept_k`` up to ``k`` they lack."""
+
+    kept_k: int
+    lines: str
+    missing: list[HistoryLine]
+
+
+def history_for(tx: Tx, game_id: str, k: int, key: str) -> KeptHistory:
+    """What :class:`KeptHistory` says, in one statement.  The kept list serves
+    when it was rendered with ``key``, ends at or before ``k`` and its last
+    resolution is still active: a rollback sets aside only resolutions after
+    the one it returns to and numbers are never reused, so the active
+    resolutions up to an active one never change (a list ending at a set-aside
+    one is not used, and the active rows are read again)."""
+    rows = tx.all(
+        "WITH kept AS (SELECT h.k, h.lines FROM report_history h JOIN resolution r ON r.game_id = h.game_id"
+        " AND r.k = h.k WHERE h.game_id = :game AND h.template = :key AND h.k <= :k AND r.active = :active)"
+        " SELECT k, NULL, NULL, lines FROM kept UNION ALL SELECT k, label, state_hash, NULL FROM resolution"
+        " WHERE game_id = :game AND active = :active AND k <= :k AND k > COALESCE((SELECT k FROM kept), 0)"
+        " ORDER BY 1",
+        {"game": game_id, "key": key, "k": k, "active": True},
+    )
+    if rows and rows[0][3] is not None:
+        return KeptHistory(rows[0][0], rows[0][3], [HistoryLine(*row[:3]) for row in rows[1:]])
+    return KeptHistory(0, "", [HistoryLine(*row[:3]) for row in rows])
+
+
+def keep_history(tx: Tx, game_id: str, k: int, key: str, lines: str) -> None:
+    """Keep the list of earlier resolutions up to (active) resolution ``k``,
+    rendered with the template of ``key``, in place of the one kept before."""
+    tx.run(
+        "INSERT INTO report_history (game_id, k, template, lines) VALUES (:game, :k, :key, :lines)"
+        " ON CONFLICT (game_id) DO UPDATE SET k = excluded.k, template = excluded.template, lines = excluded.lines",
+        {"game": game_id, "k": k, "key": key, "lines": lines},
+    )
 
 
 class RefusalLine(NamedTuple):

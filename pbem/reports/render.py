@@ -26,7 +26,7 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -116,6 +116,10 @@ class ReportData:
     problems: tuple[ProblemLine, ...]
     next_turn_file: str | None
     history: tuple[tuple[int, str, str], ...] = ()
+    history_lines: str = ""
+    """The lines of the list of earlier resolutions without links, as the store
+    keeps them (:mod:`pbem.reports.history`; trusted markup like ``map_svg``):
+    when given, the report shows them instead of rendering ``history``'s."""
     site_url: str | None = None
     next_k: int = 0
     links: str = "none"
@@ -419,6 +423,7 @@ class Shared:
             and data.rolls is first.rolls
             and data.sides is first.sides
             and data.history is first.history
+            and data.history_lines == first.history_lines
             and data.position_file is first.position_file
             and (
                 data.game_id,
@@ -523,9 +528,12 @@ class _TextReportParts(_ReportParts, Protocol):  # report_parts.txt.j2: and the 
 
 
 class _HtmlReportParts(_ReportParts, Protocol):
-    """The macros of report_parts.html.j2: those of the text parts, the history and the footer."""
+    """The macros of report_parts.html.j2: those of the text parts, the history and its lines, the footer."""
 
     def history(self, d: ReportData, link: Callable[[str], str | None]) -> str: ...
+    def history_lines(
+        self, rows: Sequence[tuple[int, str, str]], link: Callable[[str], str | None] | None, side: str | None
+    ) -> str: ...
     def footer(self, d: ReportData, link: Callable[[str], str | None]) -> str: ...
 
 
@@ -544,7 +552,7 @@ def render_html(
         return site_link(data, filename)
 
     history = ""
-    if data.history:  # with no links, every side's list is alike
+    if data.history or data.history_lines:  # with no links, every side's list is alike
         history = (
             shared.part(f"html-history-{bool(data.side)}", lambda: parts.history(data, link))
             if data.links == "none"

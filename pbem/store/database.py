@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 # late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins), the game's
 # allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables);
 # outbox.claimed_by and claimed_at (a delivery claims a row before sending it); game.tz, player.tz (the zones
-# deadlines are shown in)
-SCHEMA_VERSION = 4
+# deadlines are shown in); 5: report_history (new table: the list of earlier resolutions a report shows, kept)
+SCHEMA_VERSION = 5
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -45,6 +45,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         # a game's queued files of a turn, found without scanning all its submissions
         "CREATE INDEX IF NOT EXISTS ix_submission_game_turn_status ON submission (game_id, turn, status)",
     ),  # and new tables
+    5: (),  # report_history, a new table
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""
@@ -98,6 +99,7 @@ TABLES = frozenset(
         "late_turn",
         "player_change",
         "site",
+        "report_history",
         "observer",
         "game_allowance",
         "civil_disorder",

@@ -170,6 +170,21 @@ class Site(SQLModel, table=True):
     updated: datetime = Field(default_factory=utcnow)
 
 
+class ReportHistory(SQLModel, table=True):
+    """The lines of a game's list of earlier resolutions, as its latest report
+    without links showed them (pbem/reports/history.py): up to resolution ``k``,
+    rendered with the template of digest ``template``.  Kept so that a report
+    reads one row, not one per resolution; a list whose ``k`` a rollback set
+    aside, or of another template, is not used."""
+
+    __tablename__ = "report_history"
+
+    game_id: str = Field(foreign_key="game.id", primary_key=True)
+    k: int
+    template: str
+    lines: str
+
+
 class Outbox(SQLModel, table=True):
     """One message the referee owes, written in the transaction of the decision it
     reports (pbem/mail/outbox.py).  ``body`` is the whole message; a report's is

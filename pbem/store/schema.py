@@ -215,6 +215,15 @@ SQLITE: tuple[str, ...] = (
         "FOREIGN KEY(game_id) REFERENCES game (id)",
     ),
     _table(
+        "report_history",
+        "game_id VARCHAR NOT NULL",
+        "k INTEGER NOT NULL",
+        "template VARCHAR NOT NULL",
+        "lines VARCHAR NOT NULL",
+        "PRIMARY KEY (game_id)",
+        "FOREIGN KEY(game_id) REFERENCES game (id)",
+    ),
+    _table(
         "game_clock",
         "game_id VARCHAR NOT NULL",
         "deadline INTEGER",
