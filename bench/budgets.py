@@ -231,6 +231,10 @@ def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
             message = lifecycle.next_turn_file(engine, f"g{n}", side, bot="random", seed=game.at).encode("utf-8")
             (files / f"g{n}-{side}.txt").write_bytes(message)
             (files / f"g{n}-{side}.txt.sig").write_text(sshsig.sign(message, signers[side]), encoding="utf-8")
+    # every game's reports of the resolution before, as a referee writes or mails them at each
+    # resolution: the store then keeps each game's list of earlier resolutions, as in a game in play
+    for n in range(count):
+        assemble.write_resolution_reports(engine, f"g{n}", game.at - 1, folder / "reports" / f"g{n}")
     reports = folder / "positions"
     assemble.write_resolution_reports(engine, "g0", game.at - 1, reports)
     engine.dispose()
