@@ -21,6 +21,7 @@ from typing import NamedTuple, cast
 
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
+from pbem.reports.parts import HtmlReportParts
 from pbem.store.sql import Tx
 
 TEMPLATE = "report_parts.html.j2"
@@ -45,7 +46,7 @@ def lines(rows: Sequence[tuple[int, str, str]]) -> str:
     template's ``history_lines`` macro (one call for all of them)."""
     if not rows:
         return ""
-    parts = cast(report._HtmlReportParts, report.environment().get_template(TEMPLATE).module)
+    parts = cast(HtmlReportParts, report.environment().get_template(TEMPLATE).module)
     return str(parts.history_lines(rows, None, None))
 
 

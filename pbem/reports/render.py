@@ -26,15 +26,16 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pbem.templates as _templates_package
-from pbem.reports.battle_table import Block, EventLine, battle_blocks, text_table
+from pbem.reports.battle_table import EventLine, battle_blocks, text_table
+from pbem.reports.parts import HtmlReportParts, TextReportParts
 from pbem.rules import mapdraw
 from pbem.rules.base import ScoreLine
 
@@ -516,27 +517,6 @@ def close_up(svg: str) -> tuple[float, float, float, float] | None:
     return focus
 
 
-class _ReportParts(Protocol):
-    """The macros of report_parts.txt.j2 (a template's module has its macros as attributes)."""
-
-    def events(self, blocks: list[Block], k: int) -> str: ...
-    def dice(self, d: ReportData, verify: str | None) -> str: ...
-
-
-class _TextReportParts(_ReportParts, Protocol):  # report_parts.txt.j2: and the board in words
-    def board(self, lines: tuple[str, ...]) -> str: ...
-
-
-class _HtmlReportParts(_ReportParts, Protocol):
-    """The macros of report_parts.html.j2: those of the text parts, the history and its lines, the footer."""
-
-    def history(self, d: ReportData, link: Callable[[str], str | None]) -> str: ...
-    def history_lines(
-        self, rows: Sequence[tuple[int, str, str]], link: Callable[[str], str | None] | None, side: str | None
-    ) -> str: ...
-    def footer(self, d: ReportData, link: Callable[[str], str | None]) -> str: ...
-
-
 def render_html(
     data: ReportData, map_cid: str | None = None, detail_cid: str | None = None, shared: Shared | None = None
 ) -> str:
@@ -546,7 +526,7 @@ def render_html(
     action.  ``shared``: what the reports of this resolution show alike, when
     another reader's report was written from it (else worked out here)."""
     shared = _shared(data, shared)
-    parts = cast(_HtmlReportParts, environment().get_template("report_parts.html.j2").module)
+    parts = cast(HtmlReportParts, environment().get_template("report_parts.html.j2").module)
 
     def link(filename: str) -> str | None:
         return site_link(data, filename)
@@ -580,7 +560,7 @@ def render_html(
 def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
     shared = _shared(data, shared)
-    parts = cast(_TextReportParts, environment().get_template("report_parts.txt.j2").module)
+    parts = cast(TextReportParts, environment().get_template("report_parts.txt.j2").module)
     # the board in words, each line wrapped: once for every reader given the same lines (a game hiding nothing)
     board = (
         shared.part("text-board", lambda: parts.board(data.board))
