@@ -69,8 +69,7 @@ def _views(
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
     chain = dice_chains.chain_for(chains, k) or chains[0]
-    # the reveal before this one in its chain (set aside or not: the chain runs over both)
-    before = before if row and k > chain.first_k else None
+    before = before if row and k > chain.first_k else None  # its chain's reveal before (set aside or not)
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
     next_turn = game.next_k if k == game.current_k else k + 1
