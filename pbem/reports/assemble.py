@@ -63,7 +63,7 @@ def _views(
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
-    links = links or ("url" if game.site_url else "none")
+    links = _link_mode(game, links)
     row, before = _resolution_read(tx, game_id, k)
     _check_sides(scenario.sides, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
@@ -207,6 +207,11 @@ def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
         for p in players
         for key_type, b64 in (p.public_key.split(None, 2)[:2],)
     )
+
+
+def _link_mode(game: ReportGame, links: str | None) -> str:
+    """``links``, else the game's default: ``url`` when it has a published site, else ``none``."""
+    return links or ("url" if game.site_url else "none")
 
 
 def _rolls(tx: Tx, game_id: str, k: int) -> tuple[report.RollLine, ...]:
@@ -420,7 +425,7 @@ def views_keeping_history(
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         k = game.current_k if k is None else k
-        made = None if game.site_url else history_list.listed(tx, game_id, k)  # without links: the kept list
+        made = history_list.listed(tx, game_id, k) if _link_mode(game, None) == "none" else None  # the kept list
         views = _views(tx, game, k, sides, None, made)
     if made is not None and made.fresh and k == game.current_k:
         with transaction(db) as tx:

@@ -68,6 +68,6 @@ def listed(tx: Tx, game_id: str, k: int) -> Listed:
 
 
 def keep(tx: Tx, game_id: str, k: int, made: Listed) -> None:
-    """Keep a report's list when it is new to the store."""
-    if made.fresh:
-        report_reads.keep_history(tx, game_id, k, key(), made.lines)
+    """Keep a report's list (one the store lacks: ``made.fresh``, which the caller
+    asks before it opens a writer)."""
+    report_reads.keep_history(tx, game_id, k, key(), made.lines)
