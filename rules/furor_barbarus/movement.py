@@ -309,18 +309,20 @@ def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveC
         field.place(uid, path[-1])
         field.moved.add(uid)
         field.paths[uid] = [start, *path]
-        shown = [start, *path]
-        text = f"{field.scenario.counters[uid].name} ({uid}) moves {' '.join(shown)}."
-        field.events.append({"type": "move", "text": text, "unit": uid, "side": side, "path": shown})
+        _move_event(field, uid, side, [start, *path])
         return check
     followed = _followed(field, uid, path, check)
     field.moved.add(uid)
     field.paths[uid] = [h for h in followed if h is not None]
     if len(followed) > 1:
-        c = field.counter(uid)
-        shown = [h for h in followed if h]
-        field.add_event("move", f"{c.name} ({uid}) moves {' '.join(shown)}.", unit=uid, side=side, path=shown)
+        _move_event(field, uid, side, [h for h in followed if h])
     return check
+
+
+def _move_event(field: Battlefield, uid: str, side: str, shown: list[str]) -> None:
+    """The event of ``uid``'s move along ``shown`` (its start hex, then each hex entered)."""
+    text = f"{field.scenario.counters[uid].name} ({uid}) moves {' '.join(shown)}."
+    field.events.append({"type": "move", "text": text, "unit": uid, "side": side, "path": shown})
 
 
 def _followed(field: Battlefield, uid: str, path: tuple[str, ...], check: MoveCheck) -> list[str | None]:

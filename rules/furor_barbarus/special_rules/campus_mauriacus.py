@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pbem.rules.furor_barbarus.battlefield import ACTIVE
 from pbem.rules.furor_barbarus.counters import Mark
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
@@ -102,7 +103,7 @@ class CampusMauriacusRules(ScenarioRules):
         field.memo[FULL_ALANS] = sorted(
             u
             for u, s in field.units.items()
-            if s["status"] == "active"
+            if s["status"] == ACTIVE
             and s["hex"] is not None
             and s["side"] == ROMANS
             and counters[u].name == ALAN_NAME
