@@ -4,10 +4,8 @@ folder's seen-file."""
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import stat
 from pathlib import Path
 
 from pbem.mail.intake import Candidate, _split_signature
@@ -92,24 +90,9 @@ def _detached_signature(file: Path, name: str) -> str | None:
     ``FILE-without-.txt.sig``, else None; the second name is made only when the
     first is no file."""
     sig = name + ".sig"
-    if not _is_file(sig):
+    if not os.path.isfile(sig):
         sig = str(file.with_suffix(".sig"))
-        if not _is_file(sig):
+        if not os.path.isfile(sig):
             return None
     with open(sig, encoding="ascii", errors="replace") as f:  # text mode, as ``Path.read_text`` reads
         return f.read().replace("\r\n", "\n")
-
-
-_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
-
-
-def _is_file(name: str) -> bool:
-    """``Path(name).is_file()``: an error other than the file's absence is raised, as there."""
-    try:
-        return stat.S_ISREG(os.stat(name).st_mode)
-    except OSError as exc:
-        if exc.errno not in _ABSENT:
-            raise
-        return False
-    except ValueError:
-        return False
