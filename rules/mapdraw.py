@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 Box = tuple[float, float, float, float]  # x, y, width, height
+Mark = tuple[float, float, float, float]
+"""A label's box with the room the close-up keeps around it (:data:`LABEL_MARGIN`), as its edges: x0, y0, x1, y1."""
 
 
 def escape(text: str) -> str:
@@ -136,16 +138,17 @@ def focus_box(
     board: Box,
     pad: float,
     min_size: tuple[float, float],
-    labels: Iterable[Box] = (),
+    marks: list[Mark] | None = None,
     limit: Box | None = None,
     core_pad: float = 0.0,
 ) -> Box:
     """The part of ``board`` to show enlarged: the bounding box of every point of
     this resolution's action padded by ``pad`` (however wide the action: the
     close-up holds all of it), at least ``min_size``, kept on the board; then grown
-    by :func:`take_in` to hold whole every label (a box of ``labels``) it would cut,
-    within ``limit`` (the whole drawing; the board when not given).  An edge that
-    cuts a label may move in instead, keeping ``core_pad`` around the action."""
+    by :func:`take_in_marks` to hold whole every label (each of ``marks``: its box
+    and the room kept around it) it would cut, within ``limit`` (the whole drawing;
+    the board when not given).  An edge that cuts a label may move in instead,
+    keeping ``core_pad`` around the action."""
     box = bounding(points)
     if box is None:
         return board
@@ -156,37 +159,48 @@ def focus_box(
     x = min(max(cx - w / 2, bx), bx + bw - w)
     y = min(max(cy - h / 2, by), by + bh - h)
     core = (box[0] - core_pad, box[1] - core_pad, box[2] + 2 * core_pad, box[3] + 2 * core_pad)
-    return take_in((x, y, w, h), list(labels), limit or board, core)
+    return take_in_marks((x, y, w, h), marks or [], limit or board, core)
 
 
 LABEL_MARGIN = 4.0
 """Room kept around a label the close-up takes in whole."""
 
 
+def mark(box: Box, margin: float = LABEL_MARGIN) -> Mark:
+    """The edges of ``box`` with ``margin`` around it (what the close-up keeps clear)."""
+    lx, ly, lw, lh = box
+    return (lx - margin, ly - margin, lx + lw + margin, ly + lh + margin)
+
+
 def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, margin: float = LABEL_MARGIN) -> Box:
-    """``box`` with no label (with ``margin`` around it) crossing its edge.  First
-    each edge that cuts a label moves in past it, as long as the edge stays outside
-    ``core`` (what must show: the action and its marks); then the box grows to take
-    in whole every label it still meets, and any label the grown box then meets;
-    kept within ``limit``.  Rounded outwards to 0.1."""
-    marks = [(lx - margin, ly - margin, lx + lw + margin, ly + lh + margin) for lx, ly, lw, lh in labels]
+    """``box`` with no label (with ``margin`` around it) crossing its edge: see :func:`take_in_marks`."""
+    return take_in_marks(box, [mark(label, margin) for label in labels], limit, core)
+
+
+def take_in_marks(box: Box, marks: list[Mark], limit: Box, core: Box | None = None) -> Box:
+    """``box`` with no mark (a label's edges with the room kept around it) crossing
+    its edge.  First each edge that cuts a mark moves in past it, as long as the
+    edge stays outside ``core`` (what must show: the action and its marks); then
+    the box grows to take in whole every mark it still meets, and any mark the
+    grown box then meets; kept within ``limit``.  Rounded outwards to 0.1."""
     edges = [box[0], box[1], box[0] + box[2], box[1] + box[3]]
-    if core is not None:
-        inner = [core[0], core[1], core[0] + core[2], core[1] + core[3]]
-        # an edge stays between where it starts and the core's far edge: a label outside that
-        # reach is never cut (passing it over changes nothing, and costs nothing)
-        x0, y0 = min(edges[0], inner[2]), min(edges[1], inner[3])
-        x1, y1 = max(edges[2], inner[0]), max(edges[3], inner[1])
-        reach = [(a0, b0, a1, b1) for a0, b0, a1, b1 in marks if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1]
-        edges = _step_in(edges, reach, inner)
     x0, y0, x1, y1 = edges
-    # then grown to the smallest box that holds whole every label it meets (whatever the order
-    # the labels are taken in): the labels it meets and does not hold, taken in, until there is none.
-    # The box only grows, so a label it holds stays held: each pass looks only at those it did not
-    # hold before the last growth (most labels of a close-up are inside it from the start)
-    rest = [m for m in marks if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
+    if core is None:
+        rest = [m for m in marks if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
+    else:
+        inner = [core[0], core[1], core[0] + core[2], core[1] + core[3]]
+        rest, strips = _sorted_out(edges, marks, inner)
+        x0, y0, x1, y1 = _step_in(edges, strips, inner)
+        # a mark inside the box before its edges moved in and not inside after lies across one of the
+        # strips: ``rest`` holds every mark outside the box, and some inside (passed over below)
+        for strip in strips:
+            rest += strip
+    # then grown to the smallest box that holds whole every mark it meets (whatever the order the
+    # marks are taken in): the marks it meets and does not hold, taken in, until there is none.
+    # The box only grows, so a mark it holds stays held: each pass looks only at those it did not
+    # meet in the pass before (most marks of a close-up are inside it from the start)
     grown = True
-    while grown:  # each label met taken in at once, so a chain of labels takes few passes
+    while grown:  # each mark met taken in at once, so a chain of labels takes few passes
         grown, left = False, []
         for m in rest:
             a0, b0, a1, b1 = m
@@ -203,24 +217,51 @@ def take_in(box: Box, labels: list[Box], limit: Box, core: Box | None = None, ma
     return (x0, y0, round(math.ceil(x1 * 10) / 10 - x0, 1), round(math.ceil(y1 * 10) / 10 - y0, 1))
 
 
-def _step_in(edges: list[float], marks: list[Box], core: list[float]) -> list[float]:
-    """The edges (x0, y0, x1, y1) each moved in past the labels it cuts while it
-    stays outside ``core``'s edge; edges only move in, so this ends."""
-    # each edge stays between where it starts and the core's edge: only the labels across
-    # that strip can ever be cut by it
-    strips = []
-    for i in range(4):
-        lo, hi, a = min(edges[i], core[i]), max(edges[i], core[i]), i % 2
-        strips.append([m for m in marks if m[a] < hi and lo < m[a + 2]])
+def _sorted_out(edges: list[float], marks: list[Mark], core: list[float]) -> tuple[list[Mark], list[list[Mark]]]:
+    """In one pass over ``marks``: those not inside the box of ``edges``, and for each
+    edge (x0, y0, x1, y1) those across the strip between it and ``core``'s same edge
+    (an edge moves in only within that strip, so only those can ever be cut by it)."""
+    x0, y0, x1, y1 = edges
+    lo0, hi0 = min(x0, core[0]), max(x0, core[0])
+    lo1, hi1 = min(y0, core[1]), max(y0, core[1])
+    lo2, hi2 = min(x1, core[2]), max(x1, core[2])
+    lo3, hi3 = min(y1, core[3]), max(y1, core[3])
+    out: list[Mark] = []
+    s0: list[Mark] = []
+    s1: list[Mark] = []
+    s2: list[Mark] = []
+    s3: list[Mark] = []
+    for m in marks:
+        a0, b0, a1, b1 = m
+        if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
+            out.append(m)
+        # each strip's far side tested first (most marks are not near it), then the box's span
+        # across it (an edge cuts only a mark within the span of the others, which only narrows)
+        if a0 < hi0 and lo0 < a1 and b0 < y1 and y0 < b1:
+            s0.append(m)
+        if b0 < hi1 and lo1 < b1 and a0 < x1 and x0 < a1:
+            s1.append(m)
+        if lo2 < a1 and a0 < hi2 and b0 < y1 and y0 < b1:
+            s2.append(m)
+        if lo3 < b1 and b0 < hi3 and a0 < x1 and x0 < a1:
+            s3.append(m)
+    return out, [s0, s1, s2, s3]
+
+
+def _step_in(edges: list[float], strips: list[list[Mark]], core: list[float]) -> list[float]:
+    """The edges (x0, y0, x1, y1) each moved in past the marks it cuts while it
+    stays outside ``core``'s edge, each edge's cut looked for among ``strips``, the
+    marks across its strip; edges only move in, so this ends.  (A mark an edge
+    cuts lies within the box's reach, between its edges and the core's far ones.)"""
     moved = True
     while moved:
         moved = False
         for i in range(4):
             at, outer = edges[i], i < 2  # the low edge or the high one
-            if i % 2 == 0:  # a vertical edge: the labels across it, within the span of y
+            if i % 2 == 0:  # a vertical edge: the marks across it, within the span of y
                 lo, hi = edges[1], edges[3]
                 cut = [(a0, a1) for a0, b0, a1, b1 in strips[i] if a0 < at < a1 and b0 < hi and lo < b1]
-            else:  # a horizontal edge: the labels across it, within the span of x
+            else:  # a horizontal edge: the marks across it, within the span of x
                 lo, hi = edges[0], edges[2]
                 cut = [(b0, b1) for a0, b0, a1, b1 in strips[i] if b0 < at < b1 and a0 < hi and lo < a1]
             if not cut:
@@ -253,22 +294,27 @@ def label_boxes(svg: str) -> list[Box]:
     return out
 
 
-_boxes_of: dict[str, tuple[Box, ...]] = {}
+_marks_of: dict[str, tuple[Mark, ...]] = {}
 
 
-def pieces_label_boxes(pieces: Iterable[str]) -> list[Box]:
-    """``label_boxes("".join(pieces))`` for pieces that each hold whole elements,
-    each piece measured once per process: a map is mostly the same pieces (the
-    board drawn once, each city's mark and name drawn once per owner), so its
-    labels were measured again in every map, a sixth of a Farrapos report."""
-    out: list[Box] = []
+def label_marks(piece: str) -> tuple[Mark, ...]:
+    """The :func:`mark` of each box of ``label_boxes(piece)`` (``piece`` holding whole
+    elements), each piece measured once per process: a map is mostly the same
+    pieces (the board drawn once, each city's mark and name drawn once per owner),
+    so its labels were measured again in every map, a sixth of a Farrapos report."""
+    marks = _marks_of.get(piece)
+    if marks is None:
+        if len(_marks_of) > 4096:
+            _marks_of.clear()
+        marks = _marks_of[piece] = tuple(map(mark, label_boxes(piece)))
+    return marks
+
+
+def pieces_label_marks(pieces: Iterable[str]) -> list[Mark]:
+    """:func:`label_marks` of ``"".join(pieces)``, each piece measured once per process."""
+    out: list[Mark] = []
     for piece in pieces:
-        boxes = _boxes_of.get(piece)
-        if boxes is None:
-            if len(_boxes_of) > 4096:
-                _boxes_of.clear()
-            boxes = _boxes_of[piece] = tuple(label_boxes(piece))
-        out += boxes
+        out += _marks_of.get(piece) or label_marks(piece)  # found without a call, mostly
     return out
 
 

@@ -19,11 +19,13 @@ from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.svg_layout import MAP_H, MAP_W, MAP_X0, MAP_Y0, _projector, _spread
 from pbem.rules.mapdraw import (
     Box,
+    Mark,
     escape,
     focus_attrs,
     focus_box,
+    mark,
     overlaps,
-    pieces_label_boxes,
+    pieces_label_marks,
     quoteattr,
     text_width,
 )
@@ -386,8 +388,8 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         drawing.top,
     ]
     texts: list[str] = [drawing.top]
-    boxes: list[Box] = []
-    out += _board_layers(view, drawing, events, texts, boxes)
+    marks: list[Mark] = []
+    out += _board_layers(view, drawing, events, texts, marks)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -406,7 +408,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, pieces_label_boxes(texts) + boxes, height)
+    focus, why = _focus(view, drawing, events, pieces_label_marks(texts) + marks, height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"
@@ -417,13 +419,13 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
 
 
 def _board_layers(
-    view: View, drawing: _Drawing, events: Sequence[Event], texts: list[str], boxes: list[Box]
+    view: View, drawing: _Drawing, events: Sequence[Event], texts: list[str], marks: list[Mark]
 ) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
     battles ("Actions", "Battles"), the city labels with their VP.  The pieces that
     may hold a label (the cities' marks and names, each drawn once per board) go to
-    ``texts`` too, and the box of each MU badge's label to ``boxes``: the arrows
-    and rings hold none."""
+    ``texts`` too, and the mark of each MU badge's label (``mapdraw.mark``) to
+    ``marks``: the arrows and rings hold none."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
@@ -455,20 +457,23 @@ def _board_layers(
         out.append(drawing.names[cid][owner, bool(mu or militia)])
         texts.append(out[-1])
         if mu or militia:  # the MU badge below the name
-            badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
-            cx, y = drawing.badges[cid]
-            out.append(f"{_badge_head(cx, y, owner)}{escape(badge)}</text>")
-            # its label's box, as label_boxes reads it from the markup
-            w = text_width(badge, BADGE_SIZE, bold=True)
-            boxes.append((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
+            text, badge_mark = _badge(drawing.badges[cid], owner, mu, militia)
+            out.append(text)
+            marks.append(badge_mark)
     out.append("</g></g>")
     return out
 
 
-@lru_cache(maxsize=512)
-def _badge_head(x: float, y: float, owner: str | None) -> str:
-    """The opening of an MU badge's text at (x, y) in ``owner``'s colour (once per city and owner)."""
-    return _text(x, y, "", BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner]).removesuffix("</text>")
+@lru_cache(maxsize=2048)
+def _badge(at: tuple[float, float], owner: str | None, mu: int, militia: int) -> tuple[str, Mark]:
+    """An MU badge's text at ``at`` in ``owner``'s colour and the mark of its label's
+    box, as ``label_boxes`` reads it from the markup (each once per city, owner and
+    count in a process)."""
+    badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
+    cx, y = at
+    w = text_width(badge, BADGE_SIZE, bold=True)
+    text = _text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
+    return text, mark((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
@@ -540,7 +545,9 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     return max(column_y)
 
 
-def _focus(view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Box], height: float) -> tuple[Box, str]:
+def _focus(
+    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], height: float
+) -> tuple[Box, str]:
     """The close-up: this resolution's action; in a quiet one, the front (where MU
     of both sides face each other), else the armies; grown to hold whole every
     city label it meets."""

@@ -39,7 +39,17 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     short_ids,
     symbol,
 )
-from pbem.rules.mapdraw import Box, focus_attrs, focus_box, overlaps, pieces_label_boxes, text_width, wrap
+from pbem.rules.mapdraw import (
+    Mark,
+    focus_attrs,
+    focus_box,
+    label_marks,
+    mark,
+    overlaps,
+    pieces_label_marks,
+    text_width,
+    wrap,
+)
 
 
 class _Board:
@@ -47,7 +57,7 @@ class _Board:
     streams, crossings) and, for each hex, its id's text and its name's text; and
     for each hex, the names its counter would cover (a hex name wider than its hex is
     drawn only where no counter next to it would cover it; the legend's list of
-    places names every one anyway)."""
+    places names every one anyway); each text with its label's marks, for the close-up."""
 
     def __init__(self, gm: GameMap) -> None:
         out = ['<g class="terrain">']
@@ -73,16 +83,16 @@ class _Board:
                     f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
                 )
         self.terrain: tuple[str, ...] = tuple(out)
-        labels: list[tuple[str, str, str | None]] = []
+        labels: list[tuple[str, str, tuple[Mark, ...], str | None, tuple[Mark, ...]]] = []
         covers: dict[str, list[str]] = {}  # hex -> the hexes whose name its counter would cover
         for h in gm.all_hexes():
             cx, cy = centre(h)
             id_text = _text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id")
             if h not in gm.names:
-                labels.append((h, id_text, None))
+                labels.append((h, id_text, label_marks(id_text), None, ()))
                 continue
             name_text = _text(cx, cy + H / 2 - 5, gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
-            labels.append((h, id_text, name_text))
+            labels.append((h, id_text, label_marks(id_text), name_text, label_marks(name_text)))
             for blocker in _name_blockers(gm, h):
                 covers.setdefault(blocker, []).append(h)
         self.labels = tuple(labels)
@@ -137,11 +147,13 @@ def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]
     )
 
 
-def _label_box(x: float, y: float, body: str, size: float) -> Box:
-    """The box ``label_boxes`` reads for a bold, centred text at (x, y) as written
-    in the markup (a counter's labels are measured where they are drawn)."""
+@lru_cache(maxsize=4096)
+def _label_mark(x: float, y: float, body: str, size: float) -> Mark:
+    """The mark of the box ``label_boxes`` reads for a bold, centred text at (x, y)
+    as written in the markup (a counter's labels are measured where they are drawn,
+    each once per place in a process: counters mostly stay where they were)."""
     w = text_width(body, size, True)
-    return (x - w / 2, y - 0.96 * size, w, 1.22 * size)
+    return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
 
 
 @lru_cache(maxsize=1024)
@@ -159,7 +171,7 @@ class _Drawing:
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
         self.attacking = self.attackers()
         self._factors: dict[str, str] = {}
-        self.label_boxes: list[Box] = []  # the counters' labels, measured as they are drawn
+        self.label_marks: list[Mark] = []  # the counters' labels, measured as they are drawn
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
@@ -172,18 +184,20 @@ class _Drawing:
         return found
 
     # --- the board ---------------------------------------------------------------
-    def board(self, occupied: set[str]) -> list[str]:
+    def board(self, occupied: set[str], marks: list[Mark]) -> list[str]:
         """The map's terrain (drawn once per map: ``_board_of``), then each hex's id
-        and name where no counter covers them."""
+        and name where no counter covers them; their labels' marks go to ``marks``."""
         drawn = _board_of(self.gm)
         out = [*drawn.terrain, '</g><g class="hex-ids">']
         hidden = {h for n in occupied for h in drawn.covers.get(n, ())}  # names a counter would cover
-        for h, id_text, name_text in drawn.labels:
+        for h, id_text, id_marks, name_text, name_marks in drawn.labels:
             if h in occupied:
                 continue
             out.append(id_text)
+            marks += id_marks
             if name_text is not None and h not in hidden:
                 out.append(name_text)
+                marks += name_marks
         out.append("</g>")
         return out
 
@@ -274,7 +288,7 @@ class _Drawing:
         box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
         kind = c.type._value_  # the enum's value (``.value`` is a slow descriptor)
         factors = _t(self.factors(uid))
-        self.label_boxes += (_label_box(mid, id_y, self.short[uid], 9.0), _label_box(mid, factors_y, factors, 10.5))
+        self.label_marks += (_label_mark(mid, id_y, self.short[uid], 9.0), _label_mark(mid, factors_y, factors, 10.5))
         return (
             f"{_head(uid, c.name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
             f'{self.field.hex_of(uid)}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
@@ -290,7 +304,7 @@ class _Drawing:
         colour = self.colour(uid)
         words = self._tab_words(uid)
         at = (f"{x + COUNTER_W / 2:.1f}", f"{y + TAB_H - 2.4:.1f}")
-        self.label_boxes.append(_label_box(float(at[0]), float(at[1]), words, 7.5))
+        self.label_marks.append(_label_mark(float(at[0]), float(at[1]), words, 7.5))
         return (
             f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
             f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in "
@@ -351,16 +365,15 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
         )
     )
     body.append('<g id="fb-board">')
-    board = d.board(occupied)
+    labels: list[Mark] = []  # the board's labels, measured once per map in a process
+    body += d.board(occupied, labels)
     marks = d.combat_marks()
-    body += board
     body += d.combat_hexes()  # the combats' hexes and the moves hold no label
     body += d.movements()
     body += d.counters()  # whose labels are measured as they are drawn
     body += marks
     body.append("</g>")
-    # the board's pieces measured once per process
-    labels = pieces_label_boxes([*board, *marks]) + d.label_boxes
+    labels += pieces_label_marks(marks) + d.label_marks  # each combat's badge measured once per process
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)

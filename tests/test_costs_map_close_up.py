@@ -1,0 +1,89 @@
+"""What a map's close-up (``mapdraw.focus_box``) no longer works out again in each
+map, counted (bytecode instructions run and objects made), never timed; the
+close-up is the same box (``tests/test_report_map_costs.py`` compares it with the
+first version on random labels):
+
+- each label's mark (its box with the room kept around it) is made once per text and
+  place in a process, not once per map: the Furor Barbarus board keeps its hex
+  labels' marks, counters' labels are marked once per place and text, and the
+  Farrapos pieces are marked once each;
+- the close-up sorts the marks in one pass (those outside the box, and those across
+  the strip each edge may move in through) where it made four passes over every
+  label and four more over those within its reach.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from pbem.rules import find_ruleset, mapdraw
+from pbem.rules.farrapos import svg as farrapos_svg
+from pbem.rules.furor_barbarus import svg as furor_svg
+from tests.support.map_positions import every_map
+
+
+def test_a_second_map_makes_no_mark(monkeypatch: pytest.MonkeyPatch) -> None:
+    made = 0
+    real = mapdraw.mark
+
+    def counted(*args: Any) -> mapdraw.Mark:
+        nonlocal made
+        made += 1
+        return real(*args)
+
+    for drawn in every_map():
+        ruleset = find_ruleset(drawn.rules_id)
+        svg = ruleset.map_svg(drawn.position, drawn.events, None)
+        monkeypatch.setattr(mapdraw, "mark", counted)
+        monkeypatch.setattr(farrapos_svg, "mark", counted)
+        monkeypatch.setattr(furor_svg, "mark", counted)
+        made = 0
+        assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
+        assert made == 0, drawn.name
+        monkeypatch.undo()
+
+
+def _opcodes(call: Any) -> int:
+    """The bytecode instructions Python runs in ``call()`` (its own and its callees')."""
+    count = 0
+
+    def local(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        count += event == "opcode"
+        return local
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Any:
+        frame.f_trace_opcodes = True
+        return local
+
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def test_the_close_up_looks_at_each_mark_a_few_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the Furor Barbarus maps' close-ups (some 200 to 400 labels each, most
+    within the close-up): about 150 bytecode instructions a label before, under 100 now."""
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    real = mapdraw.focus_box
+
+    def kept(*args: Any, **kwargs: Any) -> mapdraw.Box:
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(furor_svg, "focus_box", kept)
+    for drawn in every_map():
+        if drawn.rules_id != "farrapos":
+            find_ruleset(drawn.rules_id).map_svg(drawn.position, drawn.events, None)
+    assert len(calls) == 8
+    marks = sum(len(args[4]) for args, _ in calls)
+    run = sum(_opcodes(lambda a=args, k=kwargs: real(*a, **k)) for args, kwargs in calls)
+    assert marks > 1500
+    assert run < 100 * marks, run / marks
