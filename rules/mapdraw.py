@@ -233,6 +233,8 @@ def _sorted_out(edges: list[float], marks: list[Mark], core: list[float]) -> tup
     s3: list[Mark] = []
     for m in marks:
         a0, b0, a1, b1 = m
+        if hi0 <= a0 and a1 <= lo2 and hi1 <= b0 and b1 <= lo3:
+            continue  # inside the box and across no strip: most marks of a close-up
         if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
             out.append(m)
         # each strip's far side tested first (most marks are not near it), then the box's span

@@ -9,7 +9,9 @@ first version on random labels):
   Farrapos pieces are marked once each;
 - the close-up sorts the marks in one pass (those outside the box, and those across
   the strip each edge may move in through) where it made four passes over every
-  label and four more over those within its reach.
+  label and four more over those within its reach;
+- a Furor Barbarus counter, tab and roster line is put together once per unit's
+  state and place in a process (``svg_counters``), not in every map.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pytest
 from pbem.rules import find_ruleset, mapdraw
 from pbem.rules.farrapos import svg as farrapos_svg
 from pbem.rules.furor_barbarus import svg as furor_svg
+from pbem.rules.furor_barbarus import svg_counters
 from tests.support.map_positions import every_map
 
 
@@ -38,9 +41,8 @@ def test_a_second_map_makes_no_mark(monkeypatch: pytest.MonkeyPatch) -> None:
     for drawn in every_map():
         ruleset = find_ruleset(drawn.rules_id)
         svg = ruleset.map_svg(drawn.position, drawn.events, None)
-        monkeypatch.setattr(mapdraw, "mark", counted)
-        monkeypatch.setattr(farrapos_svg, "mark", counted)
-        monkeypatch.setattr(furor_svg, "mark", counted)
+        for module in (mapdraw, farrapos_svg, svg_counters):
+            monkeypatch.setattr(module, "mark", counted)
         made = 0
         assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
         assert made == 0, drawn.name
@@ -87,3 +89,29 @@ def test_the_close_up_looks_at_each_mark_a_few_times(monkeypatch: pytest.MonkeyP
     run = sum(_opcodes(lambda a=args, k=kwargs: real(*a, **k)) for args, kwargs in calls)
     assert marks > 1500
     assert run < 100 * marks, run / marks
+
+
+def test_a_second_map_puts_no_counter_or_roster_line_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+
+    def counted(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if name != "_text" or kwargs.get("cls") == "roster":
+                made.append(name)
+            return real(*args, **kwargs)
+
+        return call
+
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        ruleset = find_ruleset(drawn.rules_id)
+        svg = ruleset.map_svg(drawn.position, drawn.events, None)
+        assert 'class="roster"' in svg and 'class="counter"' in svg
+        for name in ("_frame", "_head", "_label_mark"):
+            monkeypatch.setattr(svg_counters, name, counted(name, getattr(svg_counters, name)))
+        monkeypatch.setattr(furor_svg, "_text", counted("_text", furor_svg._text))
+        made.clear()
+        assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
+        assert made == [], drawn.name
+        monkeypatch.undo()

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from pbem.rules.base import Event
+from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.svg_shapes import (
@@ -44,7 +45,6 @@ from pbem.rules.mapdraw import (
     focus_attrs,
     focus_box,
     label_marks,
-    mark,
     overlaps,
     pieces_label_marks,
     text_width,
@@ -126,40 +126,6 @@ def _board_of(gm: GameMap) -> _Board:
             _BOARDS.clear()
         kept = _BOARDS[id(gm)] = (gm, _Board(gm))
     return kept[1]
-
-
-@lru_cache(maxsize=4096)
-def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
-    """A counter's geometry with its top left corner at (x, y), as drawn: its box,
-    the ring of an attacker, where its id and its factors go, and those places as
-    the markup gives them (worked out once per place in a process: counters mostly
-    stay where they were)."""
-    mid, id_y, factors_y = f"{x + COUNTER_W / 2:.1f}", f"{y + 10:.1f}", f"{y + COUNTER_H - 3:.1f}"
-    return (
-        f'x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"',
-        f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{COUNTER_W + 5:.1f}" '
-        f'height="{COUNTER_H + 5:.1f}" rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
-        f'x="{mid}" y="{id_y}"',
-        f'x="{mid}" y="{factors_y}"',
-        float(mid),
-        float(id_y),
-        float(factors_y),
-    )
-
-
-@lru_cache(maxsize=4096)
-def _label_mark(x: float, y: float, body: str, size: float) -> Mark:
-    """The mark of the box ``label_boxes`` reads for a bold, centred text at (x, y)
-    as written in the markup (a counter's labels are measured where they are drawn,
-    each once per place in a process: counters mostly stay where they were)."""
-    w = text_width(body, size, True)
-    return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
-
-
-@lru_cache(maxsize=1024)
-def _head(uid: str, name: str, kind: str) -> str:
-    """The opening of a unit's counter and its title, up to its factors."""
-    return f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(name)} ({_t(uid)}), {TYPE_WORDS.get(kind, kind)}, '
 
 
 class _Drawing:
@@ -282,38 +248,39 @@ class _Drawing:
 
     def counter(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
-        colour = self.colour(uid)
-        reduced = self.field.is_reduced(uid)
-        face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
-        box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
-        kind = c.type._value_  # the enum's value (``.value`` is a slow descriptor)
-        factors = _t(self.factors(uid))
-        self.label_marks += (_label_mark(mid, id_y, self.short[uid], 9.0), _label_mark(mid, factors_y, factors, 10.5))
-        return (
-            f"{_head(uid, c.name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
-            f'{self.field.hex_of(uid)}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
-            f'stroke="{colour}" stroke-width="2"/>{ring if uid in self.attacking else ""}'
-            f'<text class="counter-id" {id_at} font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">'
-            f"{_t(self.short[uid])}</text>{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}"
-            f'<text class="counter-factors" {factors_at} font-size="10.5" text-anchor="middle" font-weight="bold" '
-            f'fill="{ink}">{factors}</text></g>'
+        state = self.field.units[uid]  # an active unit on the map (drawn from the hex index)
+        markup, *marks = svg_counters.counter(
+            uid,
+            c.name,
+            c.type._value_,  # the enum's value (``.value`` is a slow descriptor)
+            self.factors(uid),
+            bool(state["reduced"]),
+            state["hex"],
+            x,
+            y,
+            self.colours.get(str(state["side"]), "#555"),
+            self.short[uid],
+            uid in self.attacking,
         )
+        self.label_marks += marks
+        return markup
 
     def tab(self, uid: str, x: float, y: float) -> str:
         c = self.field.counter(uid)
-        colour = self.colour(uid)
-        words = self._tab_words(uid)
-        at = (f"{x + COUNTER_W / 2:.1f}", f"{y + TAB_H - 2.4:.1f}")
-        self.label_marks.append(_label_mark(float(at[0]), float(at[1]), words, 7.5))
-        return (
-            f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(c.name)} ({_t(uid)}), '
-            f"{TYPE_WORDS.get(c.type.value, c.type.value)}, {_t(self.factors(uid))}, in "
-            f"{self.field.hex_of(uid)}</title>"
-            f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
-            f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
-            + f'<text class="counter-id" x="{at[0]}" y="{at[1]}" font-size="7.5" text-anchor="middle" '
-            f'font-weight="bold" fill="{colour}">{_t(words)}</text></g>'
+        state = self.field.units[uid]
+        markup, label = svg_counters.tab(
+            uid,
+            c.name,
+            c.type._value_,
+            self.factors(uid),
+            state["hex"],
+            x,
+            y,
+            self.colours.get(str(state["side"]), "#555"),
+            self._tab_words(uid),
         )
+        self.label_marks.append(label)
+        return markup
 
     def _tab_words(self, uid: str) -> str:
         for words in (
@@ -327,7 +294,7 @@ class _Drawing:
 
     def counters(self) -> list[str]:
         out = ['<g class="counters">']
-        for h in sorted({h for h in map(self.field.hex_of, self.field.on_map()) if h is not None}):
+        for h in sorted(self.field.occupied()):  # the hexes of the units on the map
             units = self.field.units_in(h)
             cx, cy = centre(h)
             main = next((u for u in units if self.field.counter(u).is_combat_unit), None)
@@ -347,7 +314,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     gm = field.game_map
     width = round(SIZE * (1.5 * gm.columns + 0.5) + 2)
     board_h = TOP + H * (gm.rows + 0.5) + 2
-    occupied = {h for u in field.on_map() if (h := field.hex_of(u))}
+    occupied = {h for h in field.occupied() if h}  # the hexes of the units on the map
     body: list[str] = []
     body.append(
         _text(
@@ -564,6 +531,15 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     return y
 
 
+@lru_cache(maxsize=4096)
+def _roster_line(
+    x: float, y: float, h: str, uid: str, short: str, factors: str, reduced: bool, name: str, fill: str
+) -> str:
+    """A unit's line of the roster at (x, y) (each once per place and unit's state in a process)."""
+    line = f"{h}  {short}" + (f" = {uid}" if short != uid else "") + f"  {factors}" + (" reduced" if reduced else "")
+    return _text(x, y, f"{line}  {name}", 11, fill=fill, cls="roster")
+
+
 def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     """The armies (army morale loss / threshold, section 10) and the roster; appends to ``out``."""
     field = d.field
@@ -580,21 +556,13 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     y += 6
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
-    rows_by_side = []
-    for s in field.scenario.side_info:
-        units = sorted(field.on_map(s), key=lambda u: (field.hex_of(u) or "", u))
-        rows_by_side += [(s, u) for u in units]
+    where = field.occupied()  # the hex index: each unit on the map, in its hex
+    placed = [(h, u) for h in sorted(where) for u in sorted(where[h])]  # by hex, then id
+    rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if field.units[u]["side"] == s]
     per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
-    for i, (s, u) in enumerate(rows_by_side):
+    for i, (s, h, u) in enumerate(rows_by_side):
         col, row = divmod(i, per_col) if per_col else (0, 0)
-        rx, ry = 10 + col * col_w, y + row * 16
-        line = (
-            f"{field.hex_of(u)}  {d.short[u]}"
-            + (f" = {u}" if d.short[u] != u else "")
-            + f"  {d.factors(u)}"
-            + (" reduced" if field.is_reduced(u) else "")
-            + f"  {field.counter(u).name}"
-        )
-        out.append(_text(rx, ry, line, 11, fill=d.colours.get(s, "#222"), cls="roster"))
+        name, reduced, fill = field.counter(u).name, bool(field.units[u]["reduced"]), d.colours.get(s, "#222")
+        out.append(_roster_line(10 + col * col_w, y + row * 16, h, u, d.short[u], d.factors(u), reduced, name, fill))
     y += per_col * 16
     return y

@@ -1,0 +1,94 @@
+"""A Furor Barbarus counter as the map draws it (rules/furor_barbarus/svg.py): its
+box, short id, type symbol and factors, or a tab above another counter for a
+commander or a baggage; with the marks of its labels for the close-up
+(``mapdraw.mark``).  Each is put together once per unit, face, place and colour in
+a process: counters mostly stay where they were, so a map is mostly counters
+drawn before."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TYPE_WORDS, _t, symbol
+from pbem.rules.mapdraw import Mark, mark, text_width
+
+
+@lru_cache(maxsize=4096)
+def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
+    """A counter's geometry with its top left corner at (x, y), as drawn: its box,
+    the ring of an attacker, where its id and its factors go, and those places as
+    the markup gives them."""
+    mid, id_y, factors_y = f"{x + COUNTER_W / 2:.1f}", f"{y + 10:.1f}", f"{y + COUNTER_H - 3:.1f}"
+    return (
+        f'x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"',
+        f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{COUNTER_W + 5:.1f}" '
+        f'height="{COUNTER_H + 5:.1f}" rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
+        f'x="{mid}" y="{id_y}"',
+        f'x="{mid}" y="{factors_y}"',
+        float(mid),
+        float(id_y),
+        float(factors_y),
+    )
+
+
+def _label_mark(x: float, y: float, body: str, size: float) -> Mark:
+    """The mark of the box ``label_boxes`` reads for a bold, centred text at (x, y)
+    as written in the markup (a counter's labels are measured where they are drawn)."""
+    w = text_width(body, size, True)
+    return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
+
+
+@lru_cache(maxsize=1024)
+def _head(uid: str, name: str, kind: str) -> str:
+    """The opening of a unit's counter (or tab) and its title, up to its factors."""
+    return f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(name)} ({_t(uid)}), {TYPE_WORDS.get(kind, kind)}, '
+
+
+@lru_cache(maxsize=4096)
+def counter(
+    uid: str,
+    name: str,
+    kind: str,
+    factors: str,
+    reduced: bool,
+    where: str,
+    x: float,
+    y: float,
+    colour: str,
+    short: str,
+    attacker: bool,
+) -> tuple[str, Mark, Mark]:
+    """The counter of unit ``uid`` (its ``name``, ``kind``, ``factors`` and short id)
+    in hex ``where``, its top left corner at (x, y), in its side's ``colour``; ringed
+    in red if it is an ``attacker``; and the marks of its id's and its factors' labels."""
+    face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
+    box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
+    factors = _t(factors)
+    markup = (
+        f"{_head(uid, name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
+        f'{where}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
+        f'stroke="{colour}" stroke-width="2"/>{ring if attacker else ""}'
+        f'<text class="counter-id" {id_at} font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">'
+        f"{_t(short)}</text>{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}"
+        f'<text class="counter-factors" {factors_at} font-size="10.5" text-anchor="middle" font-weight="bold" '
+        f'fill="{ink}">{factors}</text></g>'
+    )
+    return markup, _label_mark(mid, id_y, short, 9.0), _label_mark(mid, factors_y, factors, 10.5)
+
+
+@lru_cache(maxsize=4096)
+def tab(
+    uid: str, name: str, kind: str, factors: str, where: str, x: float, y: float, colour: str, words: str
+) -> tuple[str, Mark]:
+    """The tab of unit ``uid`` (a commander or a baggage stacked on another counter)
+    in hex ``where``, its top left corner at (x, y), in its side's ``colour``,
+    reading ``words``; and the mark of its label."""
+    mid, base = f"{x + COUNTER_W / 2:.1f}", f"{y + TAB_H - 2.4:.1f}"
+    markup = (
+        f"{_head(uid, name, kind)}{_t(factors)}, in {where}</title>"
+        f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
+        f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
+        f'<text class="counter-id" x="{mid}" y="{base}" font-size="7.5" text-anchor="middle" '
+        f'font-weight="bold" fill="{colour}">{_t(words)}</text></g>'
+    )
+    return markup, _label_mark(float(mid), float(base), words, 7.5)
