@@ -231,10 +231,15 @@ def _sorted_out(edges: list[float], marks: list[Mark], core: list[float]) -> tup
     s1: list[Mark] = []
     s2: list[Mark] = []
     s3: list[Mark] = []
+    # every strip lies within the box and the core's hull: a mark that does not meet it is across none
+    u0, u1, u2, u3 = min(x0, core[0]), min(y0, core[1]), max(x1, core[2]), max(y1, core[3])
     for m in marks:
         a0, b0, a1, b1 = m
         if hi0 <= a0 and a1 <= lo2 and hi1 <= b0 and b1 <= lo3:
             continue  # inside the box and across no strip: most marks of a close-up
+        if a1 <= u0 or a0 >= u2 or b1 <= u1 or b0 >= u3:
+            out.append(m)  # outside the hull (so outside the box) and across no strip
+            continue
         if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
             out.append(m)
         # each strip's far side tested first (most marks are not near it), then the box's span

@@ -11,7 +11,8 @@ first version on random labels):
   the strip each edge may move in through) where it made four passes over every
   label and four more over those within its reach;
 - a Furor Barbarus counter, tab and roster line is put together once per unit's
-  state and place in a process (``svg_counters``), not in every map.
+  state and place in a process (``svg_counters``), not in every map; a Farrapos
+  MU's line in the stacks once per MU and face.
 """
 
 from __future__ import annotations
@@ -114,4 +115,26 @@ def test_a_second_map_puts_no_counter_or_roster_line_together(monkeypatch: pytes
         made.clear()
         assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
         assert made == [], drawn.name
+        monkeypatch.undo()
+
+
+def test_a_second_farrapos_map_words_no_mu_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    worded = 0
+    real = farrapos_svg._counter_label
+
+    def counted(*args: Any) -> str:
+        nonlocal worded
+        worded += 1
+        return real(*args)
+
+    for drawn in every_map():
+        if drawn.rules_id != "farrapos":
+            continue
+        ruleset = find_ruleset(drawn.rules_id)
+        svg = ruleset.map_svg(drawn.position, drawn.events, None)
+        assert " MF" in svg  # the stacks list MU
+        monkeypatch.setattr(farrapos_svg, "_counter_label", counted)
+        worded = 0
+        assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
+        assert worded == 0, drawn.name
         monkeypatch.undo()

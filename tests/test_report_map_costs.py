@@ -64,6 +64,21 @@ def test_the_close_up_is_what_it_was() -> None:
             assert mapdraw.take_in(box, labels, limit, c) == _take_in_before(box, labels, limit, c)
 
 
+def test_the_close_up_is_what_it_was_with_the_core_anywhere() -> None:
+    """The action's core partly or wholly outside the box, or the box inside it: an
+    edge's strip reaches outside the box (the one-pass sorting of the labels)."""
+    rng = random.Random(11)
+    for _ in range(3000):
+        labels = [
+            (rng.uniform(0, 600), rng.uniform(0, 500), rng.uniform(5, 120), rng.uniform(8, 20))
+            for _ in range(rng.randint(0, 60))
+        ]
+        box = (rng.uniform(0, 400), rng.uniform(0, 300), rng.uniform(0, 300), rng.uniform(0, 250))
+        core = (rng.uniform(-50, 600), rng.uniform(-50, 500), rng.uniform(0, 300), rng.uniform(0, 300))
+        limit = (0.0, 0.0, 700.0, 600.0)
+        assert mapdraw.take_in(box, labels, limit, core) == _take_in_before(box, labels, limit, core)
+
+
 def test_a_map_measures_its_boards_labels_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each map measured every label of its board (a regular expression over the
     board's markup, then each text's width): now each piece of the board (drawn

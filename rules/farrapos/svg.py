@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from pbem.rules.base import Event
 from pbem.rules.farrapos.board import Board, load_board
-from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES
+from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES, CounterSheet
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.svg_layout import MAP_H, MAP_W, MAP_X0, MAP_Y0, _projector, _spread
@@ -511,15 +511,16 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     """Every occupied city's MU and Militia, in two columns; appends to ``out``,
     returns the y below the longer column."""
     board = view.board
+    labels, reduced = _unit_labels(view.sheet), view.reduced
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
-        mu = view.units_in(cid)
-        militia = view.militia_in(cid)
+        city = view.cities[cid]
+        mu, militia = city["units"], int(city["militia"])
         if not (mu or militia):
             continue
         col = 0 if column_y[0] <= column_y[1] else 1
         cx, cy = px + col * COLUMN_W, column_y[col]
-        owner = view.owner(cid)
+        owner = city["owner"]
         out.append(
             _text(
                 cx,
@@ -531,18 +532,39 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
             )
         )
         cy += 16
-        lines = [_counter_label(view, u) for u in mu] + (
-            [f"{militia} Militia DF{view.sheet.militia_df}"] if militia else []
-        )
+        lines = [labels.get((u, u in reduced)) or _unit_label(view, u, labels) for u in mu]
+        if militia:
+            lines.append(escape(f"{militia} Militia DF{view.sheet.militia_df}"))
         x = cx + 10
         for line in lines:  # _text(x, cy, line, 12), put together here
             out.append(
                 f'<text x="{x}" y="{cy}" font-size="12" text-anchor="start" font-weight="normal" fill="#222" '
-                f'font-family="sans-serif">{escape(line)}</text>'
+                f'font-family="sans-serif">{line}</text>'
             )
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)
+
+
+_LABELS: dict[int, tuple[CounterSheet, dict[tuple[str, bool], str]]] = {}
+
+
+def _unit_labels(sheet: CounterSheet) -> dict[tuple[str, bool], str]:
+    """Each MU's line in the stacks, escaped, by MU and face (reduced or not), for
+    ``sheet``: filled as met (:func:`_unit_label`), once per process for the shipped
+    sheet; the sheet is kept beside them, so its id is never reused for another."""
+    kept = _LABELS.get(id(sheet))
+    if kept is None or kept[0] is not sheet:
+        if len(_LABELS) >= 8:  # sheets of house tables: keep the last few
+            _LABELS.clear()
+        kept = _LABELS[id(sheet)] = (sheet, {})
+    return kept[1]
+
+
+def _unit_label(view: View, unit: str, labels: dict[tuple[str, bool], str]) -> str:
+    """The line of ``unit`` in the stacks, escaped, kept in ``labels`` (its sheet's)."""
+    label = labels[unit, unit in view.reduced] = escape(_counter_label(view, unit))
+    return label
 
 
 def _focus(
