@@ -12,7 +12,10 @@ first version on random labels):
   label and four more over those within its reach;
 - a Furor Barbarus counter, tab and roster line is put together once per unit's
   state and place in a process (``svg_counters``), not in every map; a Farrapos
-  MU's line in the stacks once per MU and face.
+  MU's line in the stacks once per MU and face;
+- the Furor Barbarus board's hex labels are written as runs of one text made once
+  per map, a few pieces a map where each hex's labels were a piece or two (and the
+  terrain one piece, not one a hex and hexside).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import pytest
 from pbem.rules import find_ruleset, mapdraw
 from pbem.rules.farrapos import svg as farrapos_svg
 from pbem.rules.furor_barbarus import svg as furor_svg
-from pbem.rules.furor_barbarus import svg_counters
+from pbem.rules.furor_barbarus import svg_board, svg_counters
 from tests.support.map_positions import every_map
 
 
@@ -138,3 +141,19 @@ def test_a_second_farrapos_map_words_no_mu_line(monkeypatch: pytest.MonkeyPatch)
         assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
         assert worded == 0, drawn.name
         monkeypatch.undo()
+
+
+def test_the_board_is_written_in_runs() -> None:
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        field = find_ruleset(drawn.rules_id).field(drawn.position)
+        occupied = {h for h in field.occupied() if h}
+        marks: list[mapdraw.Mark] = []
+        pieces = furor_svg._Drawing(field, drawn.events).board(occupied, marks)
+        board = svg_board.board_of(field.game_map)
+        covered = occupied | {h for n in occupied for h in board.covers.get(n, ())}
+        assert len(pieces) <= 2 * len(covered) + 4, drawn.name
+        text = "\n".join(pieces)
+        assert text.count('class="hex-id"') == len(board.at) - len(occupied & set(board.at)), drawn.name
+        assert marks == [mapdraw.mark(b) for b in mapdraw.label_boxes(text)], drawn.name

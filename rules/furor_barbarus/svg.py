@@ -21,7 +21,7 @@ from functools import lru_cache
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.battlefield import Battlefield
-from pbem.rules.furor_barbarus.maps import GameMap
+from pbem.rules.furor_barbarus.svg_board import board_of
 from pbem.rules.furor_barbarus.svg_shapes import (
     COUNTER_H,
     COUNTER_W,
@@ -44,88 +44,10 @@ from pbem.rules.mapdraw import (
     Mark,
     focus_attrs,
     focus_box,
-    label_marks,
-    overlaps,
     pieces_label_marks,
     text_width,
     wrap,
 )
-
-
-class _Board:
-    """What a map's drawing owes to the map alone: the terrain group (hexes, rivers,
-    streams, crossings) and, for each hex, its id's text and its name's text; and
-    for each hex, the names its counter would cover (a hex name wider than its hex is
-    drawn only where no counter next to it would cover it; the legend's list of
-    places names every one anyway); each text with its label's marks, for the close-up."""
-
-    def __init__(self, gm: GameMap) -> None:
-        out = ['<g class="terrain">']
-        for h in gm.all_hexes():
-            cx, cy = centre(h)
-            colour = TERRAIN_COLOURS.get(gm.terrain(h).value, "#eee")
-            out.append(f'<polygon points="{corners(cx, cy)}" fill="{colour}" stroke="#a0a090" stroke-width="0.7"/>')
-        for (a, b), side in gm.hexsides.items():
-            (ax, ay), (bx, by) = centre(a), centre(b)
-            mx, my = (ax + bx) / 2, (ay + by) / 2
-            dx, dy = bx - ax, by - ay
-            n = math.hypot(dx, dy) or 1
-            px, py = -dy / n * SIZE / 2, dx / n * SIZE / 2
-            colour, width_ = ("#2d6fb5", 4) if side.feature.value == "river" else ("#5aa0e0", 2.5)
-            out.append(
-                f'<line x1="{mx - px:.1f}" y1="{my - py:.1f}" x2="{mx + px:.1f}" y2="{my + py:.1f}" '
-                f'stroke="{colour}" stroke-width="{width_}" class="{side.feature.value}"/>'
-            )
-            if side.crossing is not None:
-                mark = "#6b4b2a" if side.crossing.value in ("bridge", "road") else "#e0f0ff"
-                out.append(
-                    f'<rect x="{mx - 4:.1f}" y="{my - 4:.1f}" width="8" height="8" fill="{mark}" stroke="#333" '
-                    f'stroke-width="0.6" class="{side.crossing.value}"><title>{side.crossing.value}</title></rect>'
-                )
-        self.terrain: tuple[str, ...] = tuple(out)
-        labels: list[tuple[str, str, tuple[Mark, ...], str | None, tuple[Mark, ...]]] = []
-        covers: dict[str, list[str]] = {}  # hex -> the hexes whose name its counter would cover
-        for h in gm.all_hexes():
-            cx, cy = centre(h)
-            id_text = _text(cx, cy - H / 2 + 10, h, 8, "middle", "#6a6a5a", cls="hex-id")
-            if h not in gm.names:
-                labels.append((h, id_text, label_marks(id_text), None, ()))
-                continue
-            name_text = _text(cx, cy + H / 2 - 5, gm.names[h], 8, "middle", "#333", style="italic", cls="hex-name")
-            labels.append((h, id_text, label_marks(id_text), name_text, label_marks(name_text)))
-            for blocker in _name_blockers(gm, h):
-                covers.setdefault(blocker, []).append(h)
-        self.labels = tuple(labels)
-        self.covers = covers
-
-
-def _name_blockers(gm: GameMap, h: str) -> tuple[str, ...]:
-    """The neighbours of ``h`` whose counter (and tabs) would cover its name."""
-    cx, cy = centre(h)
-    w = text_width(gm.names[h], 8) * 1.1
-    box = (cx - w / 2, cy + H / 2 - 13, w, 11.0)
-    blockers = []
-    for n in gm.neighbours(h):
-        nx, ny = centre(n)
-        counter = (nx - COUNTER_W / 2 - 3, ny - COUNTER_H / 2 - TAB_H * 2 - 3, COUNTER_W + 6, COUNTER_H + TAB_H * 2 + 8)
-        if overlaps(box, counter):
-            blockers.append(n)
-    return tuple(blockers)
-
-
-_BOARDS: dict[int, tuple[GameMap, _Board]] = {}
-
-
-def _board_of(gm: GameMap) -> _Board:
-    """The board of ``gm``, drawn once per map in a process (the maps themselves are
-    loaded once per process: ``scenarios._load_map_cached``); the map is kept beside
-    its drawing, so its id is never reused for another."""
-    kept = _BOARDS.get(id(gm))
-    if kept is None or kept[0] is not gm:
-        if len(_BOARDS) >= 16:  # maps made afresh (tests, a ruleset's checks): keep the last few
-            _BOARDS.clear()
-        kept = _BOARDS[id(gm)] = (gm, _Board(gm))
-    return kept[1]
 
 
 class _Drawing:
@@ -151,21 +73,9 @@ class _Drawing:
 
     # --- the board ---------------------------------------------------------------
     def board(self, occupied: set[str], marks: list[Mark]) -> list[str]:
-        """The map's terrain (drawn once per map: ``_board_of``), then each hex's id
-        and name where no counter covers them; their labels' marks go to ``marks``."""
-        drawn = _board_of(self.gm)
-        out = [*drawn.terrain, '</g><g class="hex-ids">']
-        hidden = {h for n in occupied for h in drawn.covers.get(n, ())}  # names a counter would cover
-        for h, id_text, id_marks, name_text, name_marks in drawn.labels:
-            if h in occupied:
-                continue
-            out.append(id_text)
-            marks += id_marks
-            if name_text is not None and h not in hidden:
-                out.append(name_text)
-                marks += name_marks
-        out.append("</g>")
-        return out
+        """The map's terrain, then each hex's id and name where no counter covers
+        them (``svg_board``); their labels' marks go to ``marks``."""
+        return board_of(self.gm).draw(occupied, marks)
 
     # --- this resolution ---------------------------------------------------------
     def movements(self) -> list[str]:
