@@ -11,7 +11,8 @@ first version on random labels):
   the strip each edge may move in through) where it made four passes over every
   label and four more over those within its reach;
 - a Furor Barbarus counter, tab and roster line is put together once per unit's
-  state and place in a process (``svg_counters``), not in every map; a Farrapos
+  state and place in a process (``svg_counters``), not in every map, and the legend
+  once per scenario's board and place; a Farrapos
   MU's line in the stacks once per MU and face;
 - the Furor Barbarus board's hex labels are written as runs of one text made once
   per map, a few pieces a map where each hex's labels were a piece or two (and the
@@ -95,12 +96,12 @@ def test_the_close_up_looks_at_each_mark_a_few_times(monkeypatch: pytest.MonkeyP
     assert run < 100 * marks, run / marks
 
 
-def test_a_second_map_puts_no_counter_or_roster_line_together(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_map_puts_no_counter_roster_line_or_legend_together(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[str] = []
 
     def counted(name: str, real: Any) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
-            if name != "_text" or kwargs.get("cls") == "roster":
+            if name != "_text" or kwargs.get("cls") == "roster" or args[2] == "Legend":
                 made.append(name)
             return real(*args, **kwargs)
 

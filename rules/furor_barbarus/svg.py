@@ -21,7 +21,7 @@ from functools import lru_cache
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.battlefield import Battlefield
-from pbem.rules.furor_barbarus.svg_board import board_of
+from pbem.rules.furor_barbarus.svg_board import Board, board_of
 from pbem.rules.furor_barbarus.svg_shapes import (
     COUNTER_H,
     COUNTER_W,
@@ -378,7 +378,18 @@ drawn) and what it means."""
 
 def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     """The legend: unit types (section 2), a counter, the arrows and the terrain; appends to ``out``."""
-    out.append(_text(10, y + 14, "Legend", 14, weight="bold"))
+    y, legend = _legend(board_of(d.gm), width, y, next(iter(d.colours.values()), "#555"))
+    out += legend
+    return y
+
+
+@lru_cache(maxsize=256)
+def _legend(board: Board, width: int, y: float, side: str) -> tuple[float, tuple[str, ...]]:
+    """The legend of ``board``'s map from ``y`` down, ``side`` the colour of its
+    sample counters, and the y below it: the same in every map of a scenario but for
+    where it starts (below this resolution's combats), so drawn once per start in a
+    process."""
+    out = [_text(10, y + 14, "Legend", 14, weight="bold")]
     y += 26
     x = 10.0
     for kind in ("infantry", "missile_infantry", "cavalry", "missile_cavalry", "commander", "baggage"):
@@ -390,7 +401,6 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         out.append(_text(x + 26, y + 10, words, 11))
         x += need
     y += 34
-    side = next(iter(d.colours.values()), "#555")
     out.append(
         f'<rect x="10" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="{side}"/>'
         + _text(10 + COUNTER_W / 2, y - 2, "id", 9, "middle", "#fff", "bold")
@@ -431,14 +441,13 @@ def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
             + _text(x + 22, y, terrain, 11)
         )
         x += need
-    if gm_names := d.gm.names:
+    if gm_names := board.gm.names:
         y += 22
         places = "Places: " + "; ".join(f"{h} {name}" for h, name in sorted(gm_names.items()))
         for part in wrap(places, 11, width - 20):
             out.append(_text(10, y, part, 11, style="italic"))
             y += 15
-    y += 30
-    return y
+    return y + 30, tuple(out)
 
 
 @lru_cache(maxsize=4096)

@@ -60,6 +60,7 @@ class Board:
     of places names every one anyway)."""
 
     def __init__(self, gm: GameMap) -> None:
+        self.gm = gm
         self.terrain = _terrain(gm)
         ids: list[tuple[str, tuple[Mark, ...]]] = []  # each hex's id alone, and its marks
         texts: list[str] = []
