@@ -14,6 +14,9 @@ first version on random labels):
   state and place in a process (``svg_counters``), not in every map, and the legend
   once per scenario's board and place; a Farrapos
   MU's line in the stacks once per MU and face;
+- a Furor Barbarus map writes each coordinate once per process (``svg_shapes.tenths``:
+  formatting a float is some 1,500 instructions, and a map wrote hundreds, most of
+  them the same in every map);
 - the Furor Barbarus board's hex labels are written as runs of one text made once
   per map, a few pieces a map where each hex's labels were a piece or two (and the
   terrain one piece, not one a hex and hexside).
@@ -21,6 +24,7 @@ first version on random labels):
 
 from __future__ import annotations
 
+import random
 import sys
 from types import FrameType
 from typing import Any
@@ -30,7 +34,7 @@ import pytest
 from pbem.rules import find_ruleset, mapdraw
 from pbem.rules.farrapos import svg as farrapos_svg
 from pbem.rules.furor_barbarus import svg as furor_svg
-from pbem.rules.furor_barbarus import svg_board, svg_counters
+from pbem.rules.furor_barbarus import svg_board, svg_counters, svg_shapes
 from tests.support.map_positions import every_map
 
 
@@ -158,3 +162,20 @@ def test_the_board_is_written_in_runs() -> None:
         text = "\n".join(pieces)
         assert text.count('class="hex-id"') == len(board.at) - len(occupied & set(board.at)), drawn.name
         assert marks == [mapdraw.mark(b) for b in mapdraw.label_boxes(text)], drawn.name
+
+
+def test_a_coordinate_is_written_once_per_process() -> None:
+    rng = random.Random(3)
+    values = [0.0, -0.0, 0.0, -0.04, 0.04, 0.05, -0.05, 1, 2.25, -2.25, 1e-9, -1e-9]
+    values += [rng.uniform(-2000, 2000) for _ in range(2000)]
+    values += [round(rng.uniform(0, 1500), 2) for _ in range(2000)]
+    for v in values * 2:  # each value again, once written
+        assert svg_shapes.tenths(v) == f"{v:.1f}", v
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        ruleset = find_ruleset(drawn.rules_id)
+        svg = ruleset.map_svg(drawn.position, drawn.events, None)
+        written = len(svg_shapes._TENTHS)
+        assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
+        assert len(svg_shapes._TENTHS) == written, drawn.name

@@ -39,6 +39,7 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     corners,
     short_ids,
     symbol,
+    tenths,
 )
 from pbem.rules.mapdraw import (
     Mark,
@@ -94,9 +95,10 @@ class _Drawing:
             pts[-1] = (bx - (bx - ax) / d * stop, by - (by - ay) / d * stop)
             dash = {"retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}.get(e["type"], "")
             sx, sy = pts[0]
-            out.append(f'<circle cx="{sx:.1f}" cy="{sy:.1f}" r="5" fill="{colour}" opacity="0.7"/>')
+            out.append(f'<circle cx="{tenths(sx)}" cy="{tenths(sy)}" r="5" fill="{colour}" opacity="0.7"/>')
+            points = " ".join(f"{tenths(x)},{tenths(y)}" for x, y in pts)
             out.append(
-                f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}" fill="none" stroke="{colour}" '
+                f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
                 f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>'
             )
@@ -145,7 +147,7 @@ class _Drawing:
             bx, by = cx + SIZE - 3, cy + 4
             out.append(
                 f'<g class="combat-badge"><title>{_t(e.get("text", ""))}</title>'
-                f'<circle cx="{bx:.1f}" cy="{by:.1f}" r="8" fill="#d00000" stroke="#fff" stroke-width="1.2"/>'
+                f'<circle cx="{tenths(bx)}" cy="{tenths(by)}" r="8" fill="#d00000" stroke="#fff" stroke-width="1.2"/>'
                 + _text(bx, by + 3.5, str(n), 10, "middle", "#fff", "bold", cls="badge")
                 + "</g>"
             )
@@ -320,7 +322,7 @@ def _combats_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
         y += 32
         for n, e in combats:
             out.append(
-                f'<circle cx="18" cy="{y - 4:.1f}" r="8" fill="#d00000"/>'
+                f'<circle cx="18" cy="{tenths(y - 4)}" r="8" fill="#d00000"/>'
                 + _text(18, y - 0.5, str(n), 10, "middle", "#fff", "bold", cls="badge")
             )
             attackers = ", ".join(d.short.get(a, a) for a in e.get("attackers") or [])
@@ -466,7 +468,7 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     y += 20
     for s, info in field.scenario.side_info.items():
         out.append(
-            f'<rect x="10" y="{y - 11:.1f}" width="14" height="14" fill="{d.colours[s]}"/>'
+            f'<rect x="10" y="{tenths(y - 11)}" width="14" height="14" fill="{d.colours[s]}"/>'
             + _text(
                 30, y, f"{info.name} ({s}): {field.losses(s)} / {info.threshold}", 12, fill=d.colours[s], weight="bold"
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TYPE_WORDS, _t, symbol
+from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TYPE_WORDS, _t, symbol, tenths
 from pbem.rules.mapdraw import Mark, mark, text_width
 
 
@@ -18,17 +18,21 @@ def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]
     """A counter's geometry with its top left corner at (x, y), as drawn: its box,
     the ring of an attacker, where its id and its factors go, and those places as
     the markup gives them."""
-    mid, id_y, factors_y = f"{x + COUNTER_W / 2:.1f}", f"{y + 10:.1f}", f"{y + COUNTER_H - 3:.1f}"
+    mid, id_y, factors_y = tenths(x + COUNTER_W / 2), tenths(y + 10), tenths(y + COUNTER_H - 3)
     return (
-        f'x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"',
-        f'<rect class="attacker" x="{x - 2.5:.1f}" y="{y - 2.5:.1f}" width="{COUNTER_W + 5:.1f}" '
-        f'height="{COUNTER_H + 5:.1f}" rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
+        f'x="{tenths(x)}" y="{tenths(y)}" {_SIZE}',
+        f'<rect class="attacker" x="{tenths(x - 2.5)}" y="{tenths(y - 2.5)}" {_RING_SIZE} '
+        'rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
         f'x="{mid}" y="{id_y}"',
         f'x="{mid}" y="{factors_y}"',
         float(mid),
         float(id_y),
         float(factors_y),
     )
+
+
+_SIZE = f'width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"'
+_RING_SIZE = f'width="{COUNTER_W + 5:.1f}" height="{COUNTER_H + 5:.1f}"'
 
 
 def _label_mark(x: float, y: float, body: str, size: float) -> Mark:
@@ -83,10 +87,10 @@ def tab(
     """The tab of unit ``uid`` (a commander or a baggage stacked on another counter)
     in hex ``where``, its top left corner at (x, y), in its side's ``colour``,
     reading ``words``; and the mark of its label."""
-    mid, base = f"{x + COUNTER_W / 2:.1f}", f"{y + TAB_H - 2.4:.1f}"
+    mid, base = tenths(x + COUNTER_W / 2), tenths(y + TAB_H - 2.4)
     markup = (
         f"{_head(uid, name, kind)}{_t(factors)}, in {where}</title>"
-        f'<rect class="counter-box" x="{x:.1f}" y="{y:.1f}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
+        f'<rect class="counter-box" x="{tenths(x)}" y="{tenths(y)}" width="{COUNTER_W:.1f}" height="{TAB_H}" rx="2" '
         f'fill="#fffbe8" stroke="{colour}" stroke-width="1.5"/>'
         f'<text class="counter-id" x="{mid}" y="{base}" font-size="7.5" text-anchor="middle" '
         f'font-weight="bold" fill="{colour}">{_t(words)}</text></g>'

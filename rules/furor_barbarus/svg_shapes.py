@@ -61,6 +61,23 @@ def corners(cx: float, cy: float, size: float = SIZE) -> str:
     return " ".join(f"{cx + size * c:.1f},{cy + size * s:.1f}" for c, s in _CORNERS)
 
 
+_TENTHS: dict[float, str] = {}
+
+
+def tenths(v: float) -> str:
+    """``f"{v:.1f}"``, each value written once per process (formatting a float is
+    some 1,500 instructions, and a map writes the same coordinates again and
+    again); zero each time, as 0.0 and -0.0 are one key and written apart."""
+    found = _TENTHS.get(v)
+    if found is None or not v:
+        found = f"{v:.1f}"
+        if v:
+            if len(_TENTHS) > 65536:
+                _TENTHS.clear()
+            _TENTHS[v] = found
+    return found
+
+
 def _t(x: object) -> str:
     text = str(x)
     if "&" in text or "<" in text or ">" in text or '"' in text:
@@ -81,7 +98,7 @@ def _text(
 ) -> str:
     extra = f' font-style="{style}"' if style else ""
     return (
-        f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+        f'<text class="{cls}" x="{tenths(x)}" y="{tenths(y)}" font-size="{size}" text-anchor="{anchor}" '
         f'font-weight="{weight}" fill="{fill}"{extra}>{_t(body)}</text>'
     )
 
@@ -122,26 +139,27 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
     under the box's top, a commander a flag, baggage a wheel (each drawn once per
     process at each place and colour: counters mostly stay where they were)."""
     s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
-    out = [f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" {s}/>']
+    x0, y0, x1, y1 = tenths(x), tenths(y), tenths(x + w), tenths(y + h)  # the box's edges, written once each
+    out = [f'<rect x="{x0}" y="{y0}" width="{tenths(w)}" height="{tenths(h)}" {s}/>']
     if kind in ("infantry", "missile_infantry"):
-        out.append(
-            f'<path d="M{x:.1f},{y:.1f} L{x + w:.1f},{y + h:.1f} M{x + w:.1f},{y:.1f} L{x:.1f},{y + h:.1f}" {s}/>'
-        )
+        out.append(f'<path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>')
     if kind in ("cavalry", "missile_cavalry"):
-        out.append(f'<path d="M{x:.1f},{y + h:.1f} L{x + w:.1f},{y:.1f}" {s}/>')
+        out.append(f'<path d="M{x0},{y1} L{x1},{y0}" {s}/>')
     if kind in ("missile_infantry", "missile_cavalry"):
         out.append(
-            f'<path d="M{x + w * 0.3:.1f},{y + h:.1f} Q{x + w / 2:.1f},{y + h * 0.35:.1f} '
-            f'{x + w * 0.7:.1f},{y + h:.1f}" {s}/>'
+            f'<path d="M{tenths(x + w * 0.3)},{y1} Q{tenths(x + w / 2)},{tenths(y + h * 0.35)} '
+            f'{tenths(x + w * 0.7)},{y1}" {s}/>'
         )
     if kind == "commander":
+        left = tenths(x + w * 0.3)
         out.append(
-            f'<path d="M{x + w * 0.3:.1f},{y + h * 0.85:.1f} L{x + w * 0.3:.1f},{y + h * 0.15:.1f} '
-            f'L{x + w * 0.75:.1f},{y + h * 0.32:.1f} L{x + w * 0.3:.1f},{y + h * 0.5:.1f}" {s}/>'
+            f'<path d="M{left},{tenths(y + h * 0.85)} L{left},{tenths(y + h * 0.15)} '
+            f'L{tenths(x + w * 0.75)},{tenths(y + h * 0.32)} L{left},{tenths(y + h * 0.5)}" {s}/>'
         )
     if kind == "baggage":
+        mid = tenths(y + h / 2)
         out.append(
-            f'<circle cx="{x + w / 2:.1f}" cy="{y + h / 2:.1f}" r="{h * 0.32:.1f}" {s}/>'
-            f'<path d="M{x:.1f},{y + h / 2:.1f} L{x + w:.1f},{y + h / 2:.1f}" {s}/>'
+            f'<circle cx="{tenths(x + w / 2)}" cy="{mid}" r="{tenths(h * 0.32)}" {s}/>'
+            f'<path d="M{x0},{mid} L{x1},{mid}" {s}/>'
         )
     return "".join(out)
