@@ -59,6 +59,7 @@ class _Drawing:
         self.short = short_ids(sorted(field.units))
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
         self.attacking = self.attackers()
+        self.printed = field.scenario.counters  # each unit's printed values (``field.counter``)
         self._factors: dict[str, str] = {}
         self.label_marks: list[Mark] = []  # the counters' labels, measured as they are drawn
 
@@ -68,8 +69,9 @@ class _Drawing:
     def factors(self, uid: str) -> str:
         found = self._factors.get(uid)
         if found is None:
-            c = self.field.counter(uid)
-            found = self._factors[uid] = f"{self.field.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+            c = self.printed[uid]
+            strength = c.value(bool(self.field.units[uid]["reduced"]))  # the face showing, as field.strength
+            found = self._factors[uid] = f"{strength}-{c.mp}" + (f"-{c.range}" if c.range else "")
         return found
 
     # --- the board ---------------------------------------------------------------
@@ -159,7 +161,7 @@ class _Drawing:
         return {a for _, e in self.combats() for a in e.get("attackers") or []}
 
     def counter(self, uid: str, x: float, y: float) -> str:
-        c = self.field.counter(uid)
+        c = self.printed[uid]
         state = self.field.units[uid]  # an active unit on the map (drawn from the hex index)
         markup, *marks = svg_counters.counter(
             uid,
@@ -178,7 +180,7 @@ class _Drawing:
         return markup
 
     def tab(self, uid: str, x: float, y: float) -> str:
-        c = self.field.counter(uid)
+        c = self.printed[uid]
         state = self.field.units[uid]
         markup, label = svg_counters.tab(
             uid,
@@ -206,10 +208,11 @@ class _Drawing:
 
     def counters(self) -> list[str]:
         out = ['<g class="counters">']
-        for h in sorted(self.field.occupied()):  # the hexes of the units on the map
-            units = self.field.units_in(h)
+        where, printed = self.field.occupied(), self.printed  # the hex index: the units on the map
+        for h in sorted(where):
+            units = where[h]  # read, never changed
             cx, cy = centre(h)
-            main = next((u for u in units if self.field.counter(u).is_combat_unit), None)
+            main = next((u for u in units if printed[u].is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
             if main is None:
                 main, extras = extras[0], extras[1:]
