@@ -11,7 +11,9 @@ first version on random labels):
   the strip each edge may move in through) where it made four passes over every
   label and four more over those within its reach;
 - a Furor Barbarus counter, tab and roster line is put together once per unit's
-  state and place in a process (``svg_counters``), not in every map, and the legend
+  state and place in a process (``svg_counters``), not in every map (read from the
+  hex index and the printed values, without a copy of a hex's units or a call per
+  unit to look its counter up), and the legend
   once per scenario's board and place; a Farrapos
   MU's line in the stacks once per MU and face;
 - a Furor Barbarus map writes each coordinate once per process (``svg_shapes.tenths``:
@@ -179,3 +181,21 @@ def test_a_coordinate_is_written_once_per_process() -> None:
         written = len(svg_shapes._TENTHS)
         assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
         assert len(svg_shapes._TENTHS) == written, drawn.name
+
+
+def test_counters_and_roster_read_the_hex_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pbem.rules.furor_barbarus.battlefield import Battlefield
+
+    calls: list[str] = []
+    for name in ("units_in", "counter"):
+        real = getattr(Battlefield, name)
+        monkeypatch.setattr(Battlefield, name, lambda self, *a, _n=name, _r=real: calls.append(_n) or _r(self, *a))
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        field = find_ruleset(drawn.rules_id).field(drawn.position)
+        d = furor_svg._Drawing(field, drawn.events)
+        calls.clear()
+        assert 'class="counter"' in "".join(d.counters())
+        furor_svg._armies_panel(d, 1200, 100.0, [])
+        assert calls == [], drawn.name

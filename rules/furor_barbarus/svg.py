@@ -66,12 +66,15 @@ class _Drawing:
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
 
+    def strength(self, uid: str) -> int:
+        """The printed strength on the face showing (``field.strength``, from the printed values)."""
+        return self.printed[uid].value(bool(self.field.units[uid]["reduced"]))
+
     def factors(self, uid: str) -> str:
         found = self._factors.get(uid)
         if found is None:
             c = self.printed[uid]
-            strength = c.value(bool(self.field.units[uid]["reduced"]))  # the face showing, as field.strength
-            found = self._factors[uid] = f"{strength}-{c.mp}" + (f"-{c.range}" if c.range else "")
+            found = self._factors[uid] = f"{self.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
         return found
 
     # --- the board ---------------------------------------------------------------
@@ -199,7 +202,7 @@ class _Drawing:
     def _tab_words(self, uid: str) -> str:
         for words in (
             f"{self.short[uid]} {self.factors(uid)}",
-            f"{self.short[uid]} {self.field.strength(uid)}",
+            f"{self.short[uid]} {self.strength(uid)}",
             self.short[uid],
         ):
             if text_width(words, 7.5, bold=True) <= COUNTER_W - 3:
@@ -486,7 +489,7 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
     for i, (s, h, u) in enumerate(rows_by_side):
         col, row = divmod(i, per_col) if per_col else (0, 0)
-        name, reduced, fill = field.counter(u).name, bool(field.units[u]["reduced"]), d.colours.get(s, "#222")
+        name, reduced, fill = d.printed[u].name, bool(field.units[u]["reduced"]), d.colours.get(s, "#222")
         out.append(_roster_line(10 + col * col_w, y + row * 16, h, u, d.short[u], d.factors(u), reduced, name, fill))
     y += per_col * 16
     return y
