@@ -43,7 +43,7 @@ def _furor_positions(scenario: str, count: int) -> list[tuple[Any, list[Any]]]:
 def test_the_furor_barbarus_board_is_drawn_once_per_map(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each map of a resolution drew every hex, hexside and label again (a third of
     a Furor Barbarus report); now a map's second drawing draws no terrain hex."""
-    from pbem.rules.furor_barbarus import svg
+    from pbem.rules.furor_barbarus import svg, svg_board
 
     rules = find_ruleset("furor-barbarus")
     hexes = [0]
@@ -53,8 +53,9 @@ def test_the_furor_barbarus_board_is_drawn_once_per_map(monkeypatch: pytest.Monk
         hexes[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(svg, "corners", counting)
-    monkeypatch.setattr(svg, "_BOARDS", {}, raising=False)
+    for module in (svg, svg_board):  # the board is drawn by svg_board, the combats' hexes by svg
+        monkeypatch.setattr(module, "corners", counting)
+    monkeypatch.setattr(svg_board, "_BOARDS", {})
     drawn = []
     for position, events in _furor_positions("soissons", 3):
         hexes[0] = 0
