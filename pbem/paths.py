@@ -126,8 +126,8 @@ def replace_file(path: Path, data: str | bytes) -> Path:
     return path
 
 
-def write_inside(folder: Path, name: str, text: str) -> Path:
-    """Write ``text`` (UTF-8) to the file ``name`` of ``folder``, refusing what
+def write_inside(folder: Path, name: str, text: str | bytes) -> Path:
+    """Write ``text`` (UTF-8, or bytes as they are) to the file ``name`` of ``folder``, refusing what
     :func:`inside` refuses: a name that is not a plain name, and a symbolic link
     in its place (never followed).  It resolves no path: a resolution's reports
     write six files, and resolving each one's whole path took longer than

@@ -1,0 +1,92 @@
+"""What writing a resolution's report pages no longer costs (the instruction budget
+of ``process --all --reports``, ``bench/budgets.py``): each test counts what is done,
+never time, and fails on the reports before this work.
+
+- the UTF-8 of a page: the map and the parts every reader sees alike (events, dice,
+  the earlier resolutions, the footer, the board in words) are encoded once for all
+  the resolution's pages, and only the rest of each page is encoded on its own; a
+  Farrapos page holds accented city names, so CPython encoded each whole page (about
+  60 kB) character by character, twice per side (HTML and text).  The bytes written
+  are those of the whole page encoded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem import store
+from pbem.referee import resolve
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
+from pbem.store.transaction import transaction
+from tests.support.desk import new_games, open_desk, queue_next_turns
+
+
+@pytest.fixture(scope="module")
+def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """A Farrapos game played to resolution 3, and its database."""
+    tmp = tmp_path_factory.mktemp("desk")
+    desk = open_desk(tmp)
+    [game] = new_games(desk, 1)
+    for n in range(3):
+        queue_next_turns(desk, [game], seed=n)
+        assert resolve.process(desk.engine, [game])[0].resolved == n + 1
+    desk.engine.dispose()
+    db = store.open_database(desk.db)
+    reporting.write_resolution_reports(db, game, 3, tmp / "warm")  # templates compiled, tables loaded
+    yield db, game
+    db.dispose()
+
+
+def test_the_pages_accented_parts_are_encoded_once_per_resolution(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every piece of text a resolution's pages encode is counted: the map is encoded
+    once for both sides' pages, no non-ASCII text twice, and the non-ASCII text
+    encoded in all is less than one HTML page (it was all four pages)."""
+    db, game = farrapos_game
+    encoded: list[str] = []
+
+    def counted(text: str) -> bytes:
+        encoded.append(text)
+        return text.encode("utf-8")
+
+    monkeypatch.setattr(report, "_encode", counted)
+    reporting.write_resolution_reports(db, game, 3, tmp_path)
+    with transaction(db, write=False) as tx:
+        views = reporting.report_views(tx, game, 3, ("empire", "republic"))
+    svg = report.map_look(views[0].map_svg).embedded
+    assert not svg.isascii()  # the city names: what kept the pages off CPython's ASCII copy
+    assert [text for text in encoded if text == svg] == [svg]
+    accented = [text for text in encoded if not text.isascii()]
+    assert len(accented) == len(set(accented))
+    pages = [report.render_html(view) for view in views]
+    assert sum(map(len, accented)) < min(map(len, pages))
+
+
+def test_the_pages_written_are_the_pages_encoded(farrapos_game: tuple[Any, str], tmp_path: Path) -> None:
+    """Each file's bytes are its whole page in UTF-8 (as the mail and ``pbem report`` render it)."""
+    db, game = farrapos_game
+    reporting.write_resolution_reports(db, game, 3, tmp_path)
+    with transaction(db, write=False) as tx:
+        views = reporting.report_views(tx, game, 3, ("empire", "republic"))
+    for view in views:
+        html = (tmp_path / report.report_filename(3, view.side, "html")).read_bytes()
+        text = (tmp_path / report.report_filename(3, view.side, "txt")).read_bytes()
+        assert html == report.render_html(view).encode("utf-8")
+        assert text == report.render_text(view).encode("utf-8")
+
+
+def test_a_part_not_among_the_pieces_is_encoded_with_the_rest() -> None:
+    """A part looked for in vain, or out of the page's order, leaves the bytes those of the whole page."""
+    shared = report.Shared.__new__(report.Shared)
+    shared._utf8 = []
+    pieces = ["<p>", "Bagé", "</p>", "<p>", "Caçapava", "</p>"]
+    whole = "".join(pieces).encode("utf-8")
+    assert shared.utf8(pieces, ["Caçapava", "Bagé", "nowhere", ""]) == whole
+    assert shared.utf8(pieces, ["Bagé", "Caçapava"]) == whole
+    assert shared.utf8(pieces, ["<p>", "<p>"]) == whole
