@@ -537,11 +537,22 @@ def _text_pieces(data: ReportData, shared: Shared) -> tuple[list[str], list[str]
 
 def _pieces(name: str, context: dict[str, Any]) -> list[str]:
     """What template ``name`` yields in ``context``: ``Template.render`` without the join."""
-    template = environment().get_template(name)
+    template = _page(name)
     try:
         return list(template.root_render_func(template.new_context(context)))
     except Exception:
         environment().handle_exception()  # raises the error with the template's lines in its traceback
+
+
+@lru_cache(maxsize=4)
+def _page(name: str) -> jinja2.Template:
+    """A page's template, with its globals as a plain dict: Jinja keeps them as a
+    ``ChainMap`` over the environment's, which each page's context copied twice
+    through Python-level lookups, key by key (the globals are set before any
+    template is loaded and never change)."""
+    template = environment().get_template(name)
+    template.globals = dict(template.globals)
+    return template
 
 
 def _shared(data: ReportData, shared: Shared | None) -> Shared:
