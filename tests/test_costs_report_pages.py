@@ -7,7 +7,12 @@ never time, and fails on the reports before this work.
   the resolution's pages, and only the rest of each page is encoded on its own; a
   Farrapos page holds accented city names, so CPython encoded each whole page (about
   60 kB) character by character, twice per side (HTML and text).  The bytes written
-  are those of the whole page encoded.
+  are those of the whole page encoded;
+- the templates' globals are copied into each page's context from a plain dict, not
+  from Jinja's ``ChainMap`` key by key through Python;
+- the text report's wrap works out the hyphenated chunks only of the word where a
+  line is broken, not of every hyphenated word of every line (a Farrapos board line
+  names units such as ``inf-22`` in cities such as ``cruz-alta``, and most fit).
 """
 
 from __future__ import annotations
@@ -16,12 +21,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 
 from pbem import store
 from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
+from pbem.reports import wrap
 from pbem.store.transaction import transaction
 from tests.support.desk import new_games, open_desk, queue_next_turns
 
@@ -90,3 +97,42 @@ def test_a_part_not_among_the_pieces_is_encoded_with_the_rest() -> None:
     assert shared.utf8(pieces, ["Caçapava", "Bagé", "nowhere", ""]) == whole
     assert shared.utf8(pieces, ["Bagé", "Caçapava"]) == whole
     assert shared.utf8(pieces, ["<p>", "<p>"]) == whole
+
+
+def test_a_pages_context_reads_no_chainmap(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jinja keeps a template's globals as a ``ChainMap``; each page's context
+    copied it twice (a dict and a set of its keys), each key looked up in Python."""
+    import collections
+
+    db, game = farrapos_game
+    looked_up = [0]
+    real = collections.ChainMap.__getitem__
+
+    def counted(self: Any, key: Any) -> Any:
+        looked_up[0] += 1
+        return real(self, key)
+
+    monkeypatch.setattr(collections.ChainMap, "__getitem__", counted)
+    reporting.write_resolution_reports(db, game, 3, tmp_path)
+    assert looked_up[0] == 0
+
+
+def test_a_line_that_fits_is_not_cut_into_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line within the width has no hyphenated word split; a long one, only the
+    words where it breaks (one per line made at most)."""
+    cut: list[str] = []
+    real = wrap._word_cuts
+
+    def counted(word: str) -> tuple[int, ...]:
+        cut.append(word)
+        return real(word)
+
+    monkeypatch.setattr(wrap, "_word_cuts", counted)
+    env = jinja2.Environment()
+    line = "Cruz Alta (cruz-alta), empire: inf-22 full MF2 AF2 DF3, inf-23 full MF2"
+    assert wrap.wordwrap(env, line, 80, False) == line and cut == []
+    long = ", ".join(f"inf-{n} full MF2 AF2 DF3" for n in range(12))
+    lines = wrap.wordwrap(env, long, 30, False).split("\n")
+    assert len(lines) > 5 and len(cut) <= len(lines) - 1 < long.count("-")
