@@ -12,7 +12,9 @@ never time, and fails on the reports before this work.
   from Jinja's ``ChainMap`` key by key through Python;
 - the text report's wrap works out the hyphenated chunks only of the word where a
   line is broken, not of every hyphenated word of every line (a Farrapos board line
-  names units such as ``inf-22`` in cities such as ``cruz-alta``, and most fit).
+  names units such as ``inf-22`` in cities such as ``cruz-alta``, and most fit);
+- each file is written through its descriptor, a page's pieces with one ``writev``:
+  no buffered file object per file, no join of the pieces into one more copy.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 import jinja2
 import pytest
 
-from pbem import store
+from pbem import paths, store
 from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
@@ -94,9 +96,9 @@ def test_a_part_not_among_the_pieces_is_encoded_with_the_rest() -> None:
     shared._utf8 = []
     pieces = ["<p>", "Bagé", "</p>", "<p>", "Caçapava", "</p>"]
     whole = "".join(pieces).encode("utf-8")
-    assert shared.utf8(pieces, ["Caçapava", "Bagé", "nowhere", ""]) == whole
-    assert shared.utf8(pieces, ["Bagé", "Caçapava"]) == whole
-    assert shared.utf8(pieces, ["<p>", "<p>"]) == whole
+    assert b"".join(shared.utf8(pieces, ["Caçapava", "Bagé", "nowhere", ""])) == whole
+    assert b"".join(shared.utf8(pieces, ["Bagé", "Caçapava"])) == whole
+    assert b"".join(shared.utf8(pieces, ["<p>", "<p>"])) == whole
 
 
 def test_a_pages_context_reads_no_chainmap(
@@ -136,3 +138,27 @@ def test_a_line_that_fits_is_not_cut_into_chunks(monkeypatch: pytest.MonkeyPatch
     long = ", ".join(f"inf-{n} full MF2 AF2 DF3" for n in range(12))
     lines = wrap.wordwrap(env, long, 30, False).split("\n")
     assert len(lines) > 5 and len(cut) <= len(lines) - 1 < long.count("-")
+
+
+def test_the_files_are_written_through_their_descriptors(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each of the six files made a buffered file object over its descriptor, and
+    each page was joined into one bytes object first; the pieces now go to the
+    kernel as they are."""
+    import os
+
+    db, game = farrapos_game
+    opened: list[Any] = []
+    monkeypatch.setattr(paths, "open", lambda *a, **k: opened.append(a) or open(*a, **k), raising=False)
+    vectors: list[int] = []
+    real = os.writev
+
+    def counted(fd: int, pieces: list[Any]) -> int:
+        vectors.append(len(pieces))
+        return real(fd, pieces)
+
+    monkeypatch.setattr(os, "writev", counted)
+    written = reporting.write_resolution_reports(db, game, 3, tmp_path)
+    assert len(written) == 6 and opened == []
+    assert len(vectors) >= 4 and min(vectors) > 1  # each side's HTML and text page, in pieces

@@ -26,7 +26,7 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -277,7 +277,14 @@ def environment() -> jinja2.Environment:
 
     from pbem.reports import template_cache, wrap
 
-    env = jinja2.Environment(
+    class PlainGlobals(jinja2.Environment):
+        def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+            """A template's globals as a plain dict, not Jinja's ``ChainMap`` over the
+            environment's (each page's context copied it twice, key by key through
+            Python); the globals are all set before any template is loaded."""
+            return {**self.globals, **(d or {})}
+
+    env = PlainGlobals(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         bytecode_cache=template_cache.bytecode_cache(),
         autoescape=jinja2.select_autoescape(
@@ -385,8 +392,9 @@ class Shared:
         self._maps.append((svg, look))
         return look
 
-    def utf8(self, pieces: list[str], alike: Sequence[str]) -> bytes:
-        """The page Jinja yielded as ``pieces``, in UTF-8: each part of ``alike`` (the map,
+    def utf8(self, pieces: list[str], alike: Sequence[str]) -> list[bytes]:
+        """The page Jinja yielded as ``pieces``, in UTF-8, in pieces (written one after
+        the other, not joined into one more copy of the page): each part of ``alike`` (the map,
         the parts every reader sees, in the page's order) is encoded once for all the resolution's pages, and
         the rest, mostly ASCII, is copied (CPython encodes a string holding one accented
         city name character by character).  A part is found among the pieces by its
@@ -404,7 +412,7 @@ class Shared:
             out.append(self._encoded(part))
             start = at + 1
         out.append(_encode("".join(pieces[start:])))
-        return b"".join(out)
+        return out
 
     def _encoded(self, part: str) -> bytes:
         for known, data in self._utf8:
@@ -454,7 +462,7 @@ def render_html(
     return "".join(_html_pieces(data, map_cid, detail_cid, _shared(data, shared))[0])
 
 
-def html_bytes(data: ReportData, shared: Shared | None = None) -> bytes:
+def html_bytes(data: ReportData, shared: Shared | None = None) -> list[bytes]:
     """:func:`render_html` in UTF-8, as a report file holds it (:meth:`Shared.utf8`)."""
     shared = _shared(data, shared)
     return shared.utf8(*_html_pieces(data, None, None, shared))
@@ -507,7 +515,7 @@ def render_text(data: ReportData, shared: Shared | None = None) -> str:
     return "".join(_text_pieces(data, _shared(data, shared))[0])
 
 
-def text_bytes(data: ReportData, shared: Shared | None = None) -> bytes:
+def text_bytes(data: ReportData, shared: Shared | None = None) -> list[bytes]:
     """:func:`render_text` in UTF-8, as a report file holds it (:meth:`Shared.utf8`)."""
     shared = _shared(data, shared)
     return shared.utf8(*_text_pieces(data, shared))
@@ -537,22 +545,11 @@ def _text_pieces(data: ReportData, shared: Shared) -> tuple[list[str], list[str]
 
 def _pieces(name: str, context: dict[str, Any]) -> list[str]:
     """What template ``name`` yields in ``context``: ``Template.render`` without the join."""
-    template = _page(name)
+    template = environment().get_template(name)
     try:
         return list(template.root_render_func(template.new_context(context)))
     except Exception:
         environment().handle_exception()  # raises the error with the template's lines in its traceback
-
-
-@lru_cache(maxsize=4)
-def _page(name: str) -> jinja2.Template:
-    """A page's template, with its globals as a plain dict: Jinja keeps them as a
-    ``ChainMap`` over the environment's, which each page's context copied twice
-    through Python-level lookups, key by key (the globals are set before any
-    template is loaded and never change)."""
-    template = environment().get_template(name)
-    template.globals = dict(template.globals)
-    return template
 
 
 def _shared(data: ReportData, shared: Shared | None) -> Shared:
