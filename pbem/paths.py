@@ -14,6 +14,7 @@ import errno
 import os
 import re
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 GAME_ID_RULE = "a game id is 1-64 letters, digits, '-', '_' or '.', not starting with '.' or '-'"
@@ -51,13 +52,13 @@ def _link_refused(path: Path) -> UnsafePath:
     return UnsafePath(f"refusing to write through the symbolic link {path}")
 
 
-def write_file(path: Path, data: str | bytes, *, mode: int = 0o666, new: bool = False) -> Path:
-    """Write ``data`` (text as UTF-8) to ``path``: every file pbem writes goes
-    through here (or :func:`replace_file`).  A symbolic link in ``path``'s place is
-    never followed (``O_NOFOLLOW``: refused with :class:`UnsafePath`), nor is
-    anything but a plain file written into (a FIFO, a device).  ``new``: the file
-    must not exist (``FileExistsError``); ``mode`` is the new file's mode before the
-    umask."""
+def write_file(path: Path, data: str | bytes | Sequence[bytes], *, mode: int = 0o666, new: bool = False) -> Path:
+    """Write ``data`` (text as UTF-8; bytes, or pieces of bytes written one after
+    the other) to ``path``: every file pbem writes goes through here (or
+    :func:`replace_file`).  A symbolic link in ``path``'s place is never followed
+    (``O_NOFOLLOW``: refused with :class:`UnsafePath`), nor is anything but a plain
+    file written into (a FIFO, a device).  ``new``: the file must not exist
+    (``FileExistsError``); ``mode`` is the new file's mode before the umask."""
     flags = os.O_WRONLY | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | (os.O_EXCL if new else 0)
     try:
         fd = os.open(path, flags, mode)
@@ -67,16 +68,30 @@ def write_file(path: Path, data: str | bytes, *, mode: int = 0o666, new: bool = 
         if exc.errno == errno.ENXIO:  # a FIFO nobody reads
             raise UnsafePath(f"refusing to write into {path}: it is not a plain file") from None
         raise
-    with open(fd, "wb") as f:
+    try:  # written through the descriptor: no buffered file object made per file
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UnsafePath(f"refusing to write into {path}: it is not a plain file")
         os.set_blocking(fd, True)
         if new and not mode & 0o077:
             os.fchmod(fd, mode)  # a private file is exactly ``mode``, whatever the umask
         if not new:
-            f.truncate(0)
-        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+            os.ftruncate(fd, 0)
+        _write_all(fd, [data.encode("utf-8")] if isinstance(data, str) else [data] if isinstance(data, bytes) else data)
+    finally:
+        os.close(fd)
     return path
+
+
+def _write_all(fd: int, pieces: Sequence[bytes]) -> None:
+    """Write ``pieces`` one after the other, in as few system calls as the kernel
+    allows (``writev``: a page's pieces are not joined into one copy first)."""
+    left = [memoryview(piece) for piece in pieces if piece]
+    while left:
+        done = os.writev(fd, left) if len(left) > 1 else os.write(fd, left[0])
+        while left and done >= len(left[0]):
+            done -= len(left.pop(0))
+        if done:
+            left[0] = left[0][done:]
 
 
 def append_file(path: Path, text: str) -> Path:
@@ -93,9 +108,7 @@ def append_file(path: Path, text: str) -> Path:
     try:  # written through the descriptor: a buffered file object was half of an append's instructions
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UnsafePath(f"refusing to write into {path}: it is not a plain file")
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            data = data[os.write(fd, data) :]
+        _write_all(fd, [text.encode("utf-8")])
     finally:
         os.close(fd)
     return path
@@ -126,8 +139,8 @@ def replace_file(path: Path, data: str | bytes) -> Path:
     return path
 
 
-def write_inside(folder: Path, name: str, text: str) -> Path:
-    """Write ``text`` (UTF-8) to the file ``name`` of ``folder``, refusing what
+def write_inside(folder: Path, name: str, text: str | bytes | Sequence[bytes]) -> Path:
+    """Write ``text`` (UTF-8, or bytes as :func:`write_file` does) to the file ``name`` of ``folder``, refusing what
     :func:`inside` refuses: a name that is not a plain name, and a symbolic link
     in its place (never followed).  It resolves no path: a resolution's reports
     write six files, and resolving each one's whole path took longer than

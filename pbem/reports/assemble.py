@@ -442,12 +442,10 @@ def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(
-            paths.write_inside(
-                folder, report.report_filename(k, data.side, "html"), report.render_html(data, shared=shared)
-            )
+            paths.write_inside(folder, report.report_filename(k, data.side, "html"), report.html_bytes(data, shared))
         )
         written.append(
-            paths.write_inside(folder, report.report_filename(k, data.side, "txt"), report.render_text(data, shared))
+            paths.write_inside(folder, report.report_filename(k, data.side, "txt"), report.text_bytes(data, shared))
         )
         if data.side and data.next_turn_file:
             written.append(

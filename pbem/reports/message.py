@@ -107,12 +107,8 @@ def report_email(data: ReportData, sender: str, recipient: str, thread_root_id: 
     its shape).  ``thread_root_id`` ``None`` means the default root, this side's
     report ``k0``."""
     from pbem.reports.images import svg_to_png
-    from pbem.reports.render import (
-        close_up,
-        render_html,
-        render_text,
-        turn_file_name,
-    )  # the report stack, only when a report is mailed
+    from pbem.reports.map_look import close_up
+    from pbem.reports.render import render_html, render_text, turn_file_name  # the report stack, only when mailed
     from pbem.rules import mapdraw
 
     announced = [r for r in data.rollbacks if r.awaits]

@@ -26,7 +26,7 @@ HTML design, against the usual complaints about PBEM mail:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pbem.templates as _templates_package
 from pbem.reports.battle_table import EventLine, battle_blocks, text_table
+from pbem.reports.event_lines import detail_value, event_lines
+from pbem.reports.map_look import MapLook, map_look
 from pbem.reports.parts import HtmlReportParts, TextReportParts
-from pbem.rules import mapdraw
 from pbem.rules.base import ScoreLine
 
 if TYPE_CHECKING:
@@ -253,16 +254,6 @@ def _file_word(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
 
 
-_XML_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
-
-
-def _embeddable_svg(svg: str) -> Markup:
-    """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML)."""
-    from markupsafe import Markup
-
-    return Markup(_XML_PROLOG.sub("", svg, count=1))
-
-
 def verify_command(reveal: str | None, previous: str | None, anchor: str, k: int) -> str | None:
     """A one-line check anyone can run: hashing this resolution's reveal ``k``
     times (its link in its chain) must give the chain's anchor (and once, the
@@ -286,7 +277,14 @@ def environment() -> jinja2.Environment:
 
     from pbem.reports import template_cache, wrap
 
-    env = jinja2.Environment(
+    class PlainGlobals(jinja2.Environment):
+        def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+            """A template's globals as a plain dict, not Jinja's ``ChainMap`` over the
+            environment's (each page's context copied it twice, key by key through
+            Python); the globals are all set before any template is loaded."""
+            return {**self.globals, **(d or {})}
+
+    env = PlainGlobals(
         loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
         bytecode_cache=template_cache.bytecode_cache(),
         autoescape=jinja2.select_autoescape(
@@ -301,89 +299,13 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         auto_reload=False,  # the templates are the installed package's: no stat of each file per page rendered
     )
-    env.filters["detail_value"] = _detail_value
+    env.filters["detail_value"] = detail_value
     env.filters["die_name"] = lambda sides: f"d{sides}"
     env.filters["text_table"] = text_table
     env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env
-
-
-_EVENT_HIDDEN_KEYS = {"type", "text", "roll_indices"}
-_BATTLE_WORDS = ("battle", "combat", "attack", "assault", "siege", "fire", "charge", "morale", "melee")
-
-
-def is_battle(event: Mapping[str, Any]) -> bool:
-    """Fighting events (battles, rounds, combats, fire, charges, morale checks) are
-    shown with every detail the ruleset recorded; the rest by their text alone
-    (their text already says all, e.g. a move's path)."""
-    return _battle_kind(str(event.get("type", "")))
-
-
-@lru_cache(maxsize=256)
-def _battle_kind(kind: str) -> bool:  # once per event type in a process
-    kind = kind.lower()
-    return any(word in kind for word in _BATTLE_WORDS)
-
-
-def _detail_value(value: Any) -> str:
-    """An event detail as one short line of text (lists joined, dicts as k=v)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k}: {_detail_value(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return "; ".join(_detail_value(v) for v in value)
-    if value is None:
-        return "-"
-    return str(value)
-
-
-def _event_details(event: Mapping[str, Any]) -> list[tuple[str, str]]:
-    return [
-        (str(key).replace("_", " "), _detail_value(value))
-        for key, value in event.items()
-        if key not in _EVENT_HIDDEN_KEYS and value not in (None, "", [], {})
-    ]
-
-
-def _event_rolls(event: Mapping[str, Any], by_index: Mapping[int, RollLine]) -> list[RollLine]:
-    """Dice that belong to an event: listed by index (``roll_indices``/``rolls`` as
-    ints) when the ruleset says so; ``by_index``: the resolution's dice by their
-    index (made once per resolution, not once per event)."""
-    wanted = event.get("roll_indices")
-    if wanted is None and isinstance(event.get("rolls"), list) and all(isinstance(i, int) for i in event["rolls"]):
-        wanted = event["rolls"]
-    if not wanted:
-        return []
-    return [by_index[i] for i in wanted if i in by_index]
-
-
-@dataclass(frozen=True)
-class MapLook:
-    """What a report reads off its map: the close-up (``x y w h``, when the map
-    names one and it is a close-up), the board group, why that area, the width."""
-
-    embedded: Markup | str  # the SVG as it goes inside the page ("" for no map)
-    focus: str | None
-    board_id: str | None
-    why: str
-    width: float | None
-
-
-def map_look(svg: str) -> MapLook:
-    if not svg:
-        return MapLook("", None, None, "", None)
-    focus = close_up(svg)
-    board = mapdraw.board_of(svg)
-    return MapLook(
-        _embeddable_svg(svg),
-        " ".join(f"{v:g}" for v in focus) if focus and board else None,
-        board,
-        mapdraw.focus_why(svg),
-        mapdraw.width_of(svg),
-    )
 
 
 class Shared:
@@ -397,24 +319,13 @@ class Shared:
     def __init__(self, data: ReportData) -> None:
         self.data = data
         self.emails = dict(data.sides)
-        rolls = {r.index: r for r in data.rolls}
-        self.events: list[EventLine] = [
-            EventLine(
-                str(event.get("type", "")),
-                str(event.get("text", "")),
-                _event_details(event) if battle else [],
-                _event_rolls(event, rolls),
-                battle,
-                event,
-            )
-            for event in data.events
-            for battle in (is_battle(event),)
-        ]
+        self.events: list[EventLine] = event_lines(data.events, data.rolls)
         self.blocks = battle_blocks(self.events)
         self.verify = verify_command(data.reveal, data.previous_reveal, data.anchor, data.chain_link)
         self._parts: dict[str, str] = {}
         self._maps: list[tuple[str, MapLook]] = []  # each map with its look, found by identity
         self._position_link: tuple[str, Markup] | None = None
+        self._utf8: list[tuple[str, bytes]] = []  # each alike part with its UTF-8, found by identity
 
     def serves(self, data: ReportData) -> bool:
         """Whether ``data`` is a report of this same resolution (another reader's)."""
@@ -481,6 +392,36 @@ class Shared:
         self._maps.append((svg, look))
         return look
 
+    def utf8(self, pieces: list[str], alike: Sequence[str]) -> list[bytes]:
+        """The page Jinja yielded as ``pieces``, in UTF-8, in pieces (written one after
+        the other, not joined into one more copy of the page): each part of ``alike`` (the map,
+        the parts every reader sees, in the page's order) is encoded once for all the resolution's pages, and
+        the rest, mostly ASCII, is copied (CPython encodes a string holding one accented
+        city name character by character).  A part is found among the pieces by its
+        text (the page's autoescape yields a copy of it); one not found is encoded with
+        the rest, so the bytes are always those of the whole page encoded."""
+        out, start = [], 0
+        for part in alike:  # in the page's order: each looked for after the one before
+            if not part:
+                continue
+            try:
+                at = pieces.index(part, start)
+            except ValueError:
+                continue
+            out.append(_encode("".join(pieces[start:at])))
+            out.append(self._encoded(part))
+            start = at + 1
+        out.append(_encode("".join(pieces[start:])))
+        return out
+
+    def _encoded(self, part: str) -> bytes:
+        for known, data in self._utf8:
+            if known is part:
+                return data
+        data = _encode(part)
+        self._utf8.append((part, data))
+        return data
+
     def downloads(self, data: ReportData) -> list[tuple[str, Markup]]:
         """The files a report carries, as ``(name, data: URI)`` links, so the HTML
         page alone (saved, or opened from the site) holds them: for a side due to
@@ -496,6 +437,11 @@ class Shared:
         return files
 
 
+def _encode(text: str) -> bytes:
+    """``text`` in UTF-8: each piece of a page :meth:`Shared.utf8` encodes."""
+    return text.encode("utf-8")
+
+
 def _data_uri(kind: str, text: str) -> Markup:
     """A ``data:`` URI of ``text``: base64, nothing to escape (Markup: no page scans it)."""
     import base64
@@ -503,18 +449,6 @@ def _data_uri(kind: str, text: str) -> Markup:
     from markupsafe import Markup
 
     return Markup(f"data:{kind};charset=utf-8;base64,{base64.b64encode(text.encode('utf-8')).decode('ascii')}")
-
-
-def close_up(svg: str) -> tuple[float, float, float, float] | None:
-    """The area of this resolution's action, when the map names one that is a
-    close-up (under 80% of the map's width); else ``None`` (the whole map says it)."""
-    if not svg:
-        return None
-    focus = mapdraw.focus_of(svg)
-    width = mapdraw.width_of(svg)
-    if focus is None or width is None or focus[2] >= 0.8 * width:
-        return None
-    return focus
 
 
 def render_html(
@@ -525,7 +459,20 @@ def render_html(
     the inline SVG, and ``detail_cid`` the enlarged area of this resolution's
     action.  ``shared``: what the reports of this resolution show alike, when
     another reader's report was written from it (else worked out here)."""
+    return "".join(_html_pieces(data, map_cid, detail_cid, _shared(data, shared))[0])
+
+
+def html_bytes(data: ReportData, shared: Shared | None = None) -> list[bytes]:
+    """:func:`render_html` in UTF-8, as a report file holds it (:meth:`Shared.utf8`)."""
     shared = _shared(data, shared)
+    return shared.utf8(*_html_pieces(data, None, None, shared))
+
+
+def _html_pieces(
+    data: ReportData, map_cid: str | None, detail_cid: str | None, shared: Shared
+) -> tuple[list[str], list[str]]:
+    """The pieces of the HTML report as Jinja yields them, and the parts among them
+    that every reader of the resolution sees alike."""
     parts = cast(HtmlReportParts, environment().get_template("report_parts.html.j2").module)
 
     def link(filename: str) -> str | None:
@@ -538,47 +485,71 @@ def render_html(
             if data.links == "none"
             else parts.history(data, link)
         )
-    return (
-        environment()
-        .get_template("report.html.j2")
-        .render(
+    look = shared.map_look(data.map_svg)
+    alike = [
+        shared.part("html-events", lambda: parts.events(shared.blocks, data.k)),
+        shared.part("html-dice", lambda: parts.dice(data, shared.verify)),
+        shared.part("html-footer", lambda: parts.footer(data, link)),
+    ]
+    pieces = _pieces(
+        "report.html.j2",
+        dict(
             d=data,
             emails=shared.emails,
-            map=shared.map_look(data.map_svg),
+            map=look,
             map_cid=map_cid,
             detail_cid=detail_cid,
             link=link,
             downloads=shared.downloads(data),
-            events=shared.part("html-events", lambda: parts.events(shared.blocks, data.k)),
-            dice=shared.part("html-dice", lambda: parts.dice(data, shared.verify)),
+            events=alike[0],
+            dice=alike[1],
             history=history,
-            footer=shared.part("html-footer", lambda: parts.footer(data, link)),
-        )
+            footer=alike[2],
+        ),
     )
+    return pieces, [look.embedded, alike[0], alike[1], history if data.links == "none" else "", alike[2]]
 
 
 def render_text(data: ReportData, shared: Shared | None = None) -> str:
     """The plain-text report (72 columns, no markup), readable in any mail client."""
+    return "".join(_text_pieces(data, _shared(data, shared))[0])
+
+
+def text_bytes(data: ReportData, shared: Shared | None = None) -> list[bytes]:
+    """:func:`render_text` in UTF-8, as a report file holds it (:meth:`Shared.utf8`)."""
     shared = _shared(data, shared)
+    return shared.utf8(*_text_pieces(data, shared))
+
+
+def _text_pieces(data: ReportData, shared: Shared) -> tuple[list[str], list[str]]:
+    """The pieces of the text report as Jinja yields them, and its parts every reader sees alike."""
     parts = cast(TextReportParts, environment().get_template("report_parts.txt.j2").module)
     # the board in words, each line wrapped: once for every reader given the same lines (a game hiding nothing)
-    board = (
-        shared.part("text-board", lambda: parts.board(data.board))
-        if data.board is shared.data.board
-        else parts.board(data.board)
-    )
-    return (
-        environment()
-        .get_template("report.txt.j2")
-        .render(
+    alike_board = data.board is shared.data.board
+    board = shared.part("text-board", lambda: parts.board(data.board)) if alike_board else parts.board(data.board)
+    events = shared.part("text-events", lambda: parts.events(shared.blocks, data.k))
+    dice = shared.part("text-dice", lambda: parts.dice(data, shared.verify))
+    pieces = _pieces(
+        "report.txt.j2",
+        dict(
             d=data,
             emails=shared.emails,
             link=lambda filename: site_link(data, filename),
-            events=shared.part("text-events", lambda: parts.events(shared.blocks, data.k)),
-            dice=shared.part("text-dice", lambda: parts.dice(data, shared.verify)),
+            events=events,
+            dice=dice,
             board=board,
-        )
+        ),
     )
+    return pieces, [events, dice, board if alike_board else ""]
+
+
+def _pieces(name: str, context: dict[str, Any]) -> list[str]:
+    """What template ``name`` yields in ``context``: ``Template.render`` without the join."""
+    template = environment().get_template(name)
+    try:
+        return list(template.root_render_func(template.new_context(context)))
+    except Exception:
+        environment().handle_exception()  # raises the error with the template's lines in its traceback
 
 
 def _shared(data: ReportData, shared: Shared | None) -> Shared:

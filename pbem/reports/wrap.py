@@ -56,44 +56,39 @@ def _simple(s: Any, break_long_words: bool, break_on_hyphens: bool) -> bool:
     )
 
 
-def _hyphen_cuts(s: str) -> list[int]:
-    """Where textwrap may break ``s`` inside its hyphenated words: each word (between
-    single spaces) holding a hyphen, found from its hyphen with ``find`` and ``rfind``
-    (a pattern searched from every position of the line cost more than the rest of
-    the fill: the pattern ``(?<![^ ])[^ -]*-[^ ]*``, tests/test_costs_reports.py)."""
-    cuts: list[int] = []
-    at = s.find("-")
-    while at >= 0:
-        start = s.rfind(" ", 0, at) + 1
-        end = s.find(" ", at)
-        if end < 0:
-            end = len(s)
-        cuts += [start + cut for cut in _word_cuts(s[start:end])]
-        at = s.find("-", end)
-    return cuts
+def _cuts_in_word(s: str, at: int) -> list[int]:
+    """Where textwrap may break the word of ``s`` (between single spaces) that holds
+    index ``at``, inside it (after a hyphen's chunk), as indexes of ``s``.  Only the
+    word a line's end falls in is looked at (each hyphenated word of the line was,
+    though most lines fit and are not broken at all)."""
+    start = s.rfind(" ", 0, at) + 1
+    end = s.find(" ", at)
+    if end < 0:
+        end = len(s)
+    if s.find("-", start, end) < 0:
+        return []
+    return [start + cut for cut in _word_cuts(s[start:end])]
 
 
 def fill(s: str, width: int) -> list[str]:
     """``textwrap.wrap(s, width, break_long_words=False)`` for a :func:`_simple` ``s``."""
     if width <= 0:
         raise ValueError(f"invalid width {width!r} (must be > 0)")
-    hyphen_cuts = _hyphen_cuts(s)
     lines: list[str] = []
-    p, n, h = 0, len(s), 0
+    p, n = 0, len(s)
     while n - p > width:
         limit = p + width
         space = s.rfind(" ", p, limit + 1)  # a line may end before a space (the space is dropped)
-        while h < len(hyphen_cuts) and hyphen_cuts[h] <= p:
-            h += 1
-        j = h
-        while j < len(hyphen_cuts) and hyphen_cuts[j] <= limit:
-            j += 1
-        hyphen = hyphen_cuts[j - 1] if j > h else -1  # or after a hyphen, where textwrap splits the word
+        # or after a hyphen's chunk, where textwrap splits a word: the word after that space (any cut of
+        # an earlier word comes before the space), else the word at the line's start (no space in reach)
+        cuts = _cuts_in_word(s, space + 1 if space > p else p)
+        hyphen = max([cut for cut in cuts if p < cut <= limit], default=-1)
         if space > p or hyphen > p:
             end = max(space, hyphen)
         else:  # the first chunk is longer than a line: it is the line
             space = s.find(" ", p)
-            end = min(space if space >= 0 else n, hyphen_cuts[h] if h < len(hyphen_cuts) else n)
+            later = [cut for cut in cuts if cut > p]
+            end = min(space if space >= 0 else n, later[0] if later else n)
         lines.append(s[p:end])
         p = end + 1 if end < n and s[end] == " " else end
     if p < n:
