@@ -33,9 +33,10 @@ def default_placement(view: View, side: str) -> str | None:
     # the cities come in board order and ``min`` keeps the first of equals: the board
     # order breaks ties without looking each city up in it (``list.index``)
     board, held = view.board.cities, view.cities
+    # ``View.occupied`` read in the key itself: a method call per city cost more than the rest of the key
     return min(
         cities,
-        key=lambda c: (not view.occupied(c), -board[c].vp, -len(held[c]["units"])),
+        key=lambda c: (not (held[c]["units"] or held[c]["militia"] > 0), -board[c].vp, -len(held[c]["units"])),
     )
 
 

@@ -13,15 +13,18 @@ city.  The VP track is this recount, made at the end of every turn, so bonuses a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDES
 from pbem.rules.farrapos.position import View
 
 
-@dataclass(frozen=True)
-class VpBreakdown:
+class VpBreakdown(NamedTuple):
+    """One side's VP and what they come from.  A named tuple: as a frozen
+    dataclass, each of the two a resolution makes set its six fields through
+    ``object.__setattr__``."""
+
     side: str
     cities: int
     colours: tuple[str, ...]
