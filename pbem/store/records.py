@@ -71,10 +71,10 @@ def parsed_position(text: str, keep: bool = True, shared: bool = False) -> dict[
             position: dict[str, Any] = marshal.loads(kept)
             return position
         if shared:
-            return kept  # type: ignore[no-any-return]
+            return kept
         if not keep:  # the last read: the parse itself is handed over
             del _positions[text]
-            return kept  # type: ignore[no-any-return]
+            return kept
         _positions[text] = copy = marshal.dumps(kept)
         position = marshal.loads(copy)
         return position
