@@ -9,12 +9,11 @@ from __future__ import annotations
 # signal.signal without its wrapper, which turns each handler into an enum and back (12 us a call);
 # typeshed has no stub for the private _signal module
 import _signal  # type: ignore[import-not-found]
+import _thread
 import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 TURN_FILE_PARSE_SECONDS = 10.0
 MAIL_PARSE_SECONDS = 10.0
@@ -25,31 +24,47 @@ class TimeLimit(Exception):
     """Parsing an input took longer than its stated limit."""
 
 
-@contextmanager
-def time_limit(seconds: float, what: str) -> Iterator[None]:
+def time_limit(seconds: float, what: str) -> _TimeLimit:
     """Raise :class:`TimeLimit` ("reading WHAT took over N s") if the block runs
     longer than ``seconds``.  Nests: an inner limit never extends an outer one."""
-    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
-        yield
-        return
-    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
-    if outer_left and outer_left <= seconds:  # an outer limit ends sooner: it rules
-        yield
-        return
+    return _TimeLimit(seconds, what)
 
-    def expired(_signum: int, _frame: object) -> None:
-        raise TimeLimit(f"reading {what} took over {seconds:g} s, the limit; it was not read")
 
-    started = time.monotonic()
-    previous = _signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
+class _TimeLimit:
+    """The ``with`` block of :func:`time_limit`: a plain class, not a
+    ``contextlib.contextmanager`` generator (its generator, its wrapper object and
+    their calls were half of a limit's cost, and a turn file is read within two)."""
+
+    __slots__ = ("seconds", "what", "outer_left", "started", "previous", "armed")
+
+    def __init__(self, seconds: float, what: str) -> None:
+        self.seconds = seconds
+        self.what = what
+        self.armed = False
+
+    def __enter__(self) -> None:
+        seconds = self.seconds
+        if seconds <= 0 or _thread.get_ident() != threading.main_thread().ident:
+            return
+        outer_left = signal.getitimer(signal.ITIMER_REAL)[0]
+        if outer_left and outer_left <= seconds:  # an outer limit ends sooner: it rules
+            return
+        self.outer_left = outer_left
+        self.started = time.monotonic() if outer_left else 0.0
+        self.previous = _signal.signal(signal.SIGALRM, self._expired)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        self.armed = True
+
+    def _expired(self, _signum: int, _frame: object) -> None:
+        raise TimeLimit(f"reading {self.what} took over {self.seconds:g} s, the limit; it was not read")
+
+    def __exit__(self, *_exc: object) -> None:
+        if not self.armed:
+            return
         signal.setitimer(signal.ITIMER_REAL, 0)
-        _signal.signal(signal.SIGALRM, previous)
-        if outer_left:  # re-arm the outer limit with what is left of it
-            signal.setitimer(signal.ITIMER_REAL, max(outer_left - (time.monotonic() - started), 0.001))
+        _signal.signal(signal.SIGALRM, self.previous)
+        if self.outer_left:  # re-arm the outer limit with what is left of it
+            signal.setitimer(signal.ITIMER_REAL, max(self.outer_left - (time.monotonic() - self.started), 0.001))
 
 
 # --- reading a file within its size ------------------------------------------------

@@ -41,6 +41,15 @@ setter = object.__setattr__
 """Sets a field in ``__init__`` (the class's own ``__setattr__`` refuses)."""
 
 
+def set_fields(instance: Frozen, **values: Any) -> None:
+    """Sets every field of ``instance`` in its ``__init__`` at once, in its own
+    ``__dict__`` (a class with no ``__slots__`` of its own): ``setter`` checks the
+    class's bases at each call, about 2 k instructions a field, which made the
+    objects a turn file's verdict makes (its envelope, the verdict, its orders) a
+    noticeable part of a submit."""
+    instance.__dict__.update(values)
+
+
 def _no_values(instance: object) -> tuple[Any, ...]:
     return ()
 

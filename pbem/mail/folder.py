@@ -94,5 +94,6 @@ def _detached_signature(file: Path, name: str) -> str | None:
         sig = str(file.with_suffix(".sig"))
         if not os.path.isfile(sig):
             return None
-    with open(sig, encoding="ascii", errors="replace") as f:  # text mode, as ``Path.read_text`` reads
-        return f.read().replace("\r\n", "\n")
+    with open(sig, "rb") as f:  # a binary read: a text-mode file object cost more than the rest of this loop's reads
+        text = f.read().decode("ascii", errors="replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # the line ends text mode (``Path.read_text``) reads

@@ -45,6 +45,8 @@ from pbem import limits
 
 BEGIN = "-----BEGIN SSH SIGNATURE-----"
 END = "-----END SSH SIGNATURE-----"
+_BEGIN_BYTES = BEGIN.encode()
+_END_BYTES = END.encode()
 HEADER_KEYS = ("game", "rules", "side", "turn", "state")
 MAX_MESSAGE_BYTES = 1 << 20
 MAX_TURN_FILE_BYTES = 64 * 1024
@@ -359,15 +361,17 @@ def _looks_like_turn_file(text: str) -> bool:
 def _split_signature(data: bytes) -> tuple[bytes, str | None]:
     """The signed message and the armored block of a file with an inline signature
     (the last BEGIN line starts the block)."""
+    if _BEGIN_BYTES not in data:  # no line can be the BEGIN line: nothing to split (a file with a .sig)
+        return data, None
     lines = data.split(b"\n")
     start = None
     for i, line in enumerate(lines):
-        if line.strip() == BEGIN.encode():
+        if line.strip() == _BEGIN_BYTES:
             start = i
     if start is None:
         return data, None
     end = start
-    while end < len(lines) and lines[end].strip() != END.encode():
+    while end < len(lines) and lines[end].strip() != _END_BYTES:
         end += 1
     message = b"\n".join(lines[:start]) + (b"\n" if start else b"")
     block = [line.strip().decode("ascii", errors="replace") for line in lines[start : end + 1]]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from pbem import limits
 from pbem.rules import find_ruleset
 from pbem.rules.base import Orders, Problem, Ruleset
-from pbem.rules.frozen import Frozen, setter
+from pbem.rules.frozen import Frozen, set_fields
 from pbem.turnfiles import keys
 from pbem.turnfiles.envelope import TurnFile, TurnFileError, normalise, parse_turn_file, rewrapped_lines
 
@@ -91,15 +91,18 @@ class Checked(Frozen):
         label: str,
         others_queued: bool = True,
     ) -> None:
-        setter(self, "game_id", game_id)
-        setter(self, "side", side)
-        setter(self, "turn", turn)
-        setter(self, "message", message)
-        setter(self, "signature", signature)
-        setter(self, "turn_file", turn_file)
-        setter(self, "orders", orders)
-        setter(self, "label", label)
-        setter(self, "others_queued", others_queued)
+        set_fields(
+            self,
+            game_id=game_id,
+            side=side,
+            turn=turn,
+            message=message,
+            signature=signature,
+            turn_file=turn_file,
+            orders=orders,
+            label=label,
+            others_queued=others_queued,
+        )
 
 
 def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, str | None]:

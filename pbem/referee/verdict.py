@@ -82,7 +82,7 @@ def inspect_turn_file(
     """Run every check on a turn file against the stored game; raise :class:`Refused`.
     ``digest``: the file's SHA-256 (hex), when the caller has it already."""
     tf = read_envelope(message)
-    game = store.game_state(tx, tf.game)
+    game = store.game_state(tx, tf.game, shared=True)  # read, never changed: no copy of its position
     if game is None:
         raise Refused([f"no game {tf.game!r} on this referee's database"])
     roster = roster_of(game.id, store.public_keys(tx, game.id))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from pbem.rules.base import Problem
-from pbem.rules.frozen import Frozen, setter
+from pbem.rules.frozen import Frozen, set_fields
 
 MAX_TURN_FILE_BYTES = 64 * 1024
 HEADER_KEYS = ("game", "rules", "side", "turn", "state")
@@ -46,13 +46,7 @@ class TurnFile(Frozen):
     """Lines before the body: problem line ``n`` of the body is file line ``n + body_offset``."""
 
     def __init__(self, game: str, rules: str, side: str, turn: int, state: str, body: str, body_offset: int) -> None:
-        setter(self, "game", game)
-        setter(self, "rules", rules)
-        setter(self, "side", side)
-        setter(self, "turn", turn)
-        setter(self, "state", state)
-        setter(self, "body", body)
-        setter(self, "body_offset", body_offset)
+        set_fields(self, game=game, rules=rules, side=side, turn=turn, state=state, body=body, body_offset=body_offset)
 
 
 def normalise(data: bytes) -> bytes:

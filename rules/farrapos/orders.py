@@ -34,7 +34,7 @@ from typing import Union
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
-from pbem.rules.frozen import Frozen, setter
+from pbem.rules.frozen import Frozen, set_fields
 from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
@@ -57,8 +57,7 @@ class Decision(Frozen):
     n: int
 
     def __init__(self, kind: Persistence = Persistence.UNTIL_WON, n: int = 0) -> None:
-        setter(self, "kind", kind)
-        setter(self, "n", n)
+        set_fields(self, kind=kind, n=n)
 
     def __str__(self) -> str:
         return self.kind.value if self.kind is Persistence.UNTIL_WON else f"{self.kind.value} {self.n}"
@@ -83,12 +82,7 @@ class Attack(Frozen):
         losses: tuple[str, ...] = (),
         occupy: tuple[str, ...] | None = None,
     ) -> None:
-        setter(self, "target", target)
-        setter(self, "origin", origin)
-        setter(self, "units", units)
-        setter(self, "decision", decision)
-        setter(self, "losses", losses)
-        setter(self, "occupy", occupy)
+        set_fields(self, target=target, origin=origin, units=units, decision=decision, losses=losses, occupy=occupy)
 
     def __str__(self) -> str:
         text = f"attack {self.target} from {self.origin} with {' '.join(self.units)} {self.decision}"
@@ -107,9 +101,7 @@ class Invade(Frozen):
     units: tuple[str, ...]
 
     def __init__(self, target: str, origin: str, units: tuple[str, ...]) -> None:
-        setter(self, "target", target)
-        setter(self, "origin", origin)
-        setter(self, "units", units)
+        set_fields(self, target=target, origin=origin, units=units)
 
     def __str__(self) -> str:
         return f"invade {self.target} from {self.origin} with {' '.join(self.units)}"
@@ -123,9 +115,7 @@ class Move(Frozen):
     destination: str
 
     def __init__(self, units: tuple[str, ...], origin: str, destination: str) -> None:
-        setter(self, "units", units)
-        setter(self, "origin", origin)
-        setter(self, "destination", destination)
+        set_fields(self, units=units, origin=origin, destination=destination)
 
     def __str__(self) -> str:
         return f"move {' '.join(self.units)} from {self.origin} to {self.destination}"
@@ -149,9 +139,7 @@ class Carry(Frozen):
     destination: str
 
     def __init__(self, units: tuple[str, ...], origin: str, destination: str) -> None:
-        setter(self, "units", units)
-        setter(self, "origin", origin)
-        setter(self, "destination", destination)
+        set_fields(self, units=units, origin=origin, destination=destination)
 
     def __str__(self) -> str:
         return f"carry {' '.join(self.units)} from {self.origin} to {self.destination}"
@@ -164,8 +152,7 @@ class Place(Frozen):
     city: str
 
     def __init__(self, units: tuple[str, ...], city: str) -> None:
-        setter(self, "units", units)
-        setter(self, "city", city)
+        set_fields(self, units=units, city=city)
 
     def __str__(self) -> str:
         return f"place {' '.join(self.units)} {self.city}"
@@ -177,7 +164,7 @@ class DeployMilitia(Frozen):
     city: str
 
     def __init__(self, city: str) -> None:
-        setter(self, "city", city)
+        set_fields(self, city=city)
 
     def __str__(self) -> str:
         return f"militia {self.city}"
@@ -191,8 +178,7 @@ class StandingLosses(Frozen):
     city: str | None
 
     def __init__(self, losses: tuple[str, ...], city: str | None = None) -> None:
-        setter(self, "losses", losses)
-        setter(self, "city", city)
+        set_fields(self, losses=losses, city=city)
 
     def __str__(self) -> str:
         prefix = f"defend {self.city} " if self.city else ""
