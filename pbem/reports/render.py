@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pbem.templates as _templates_package
 from pbem.reports.battle_table import EventLine, battle_blocks, text_table
@@ -385,12 +385,7 @@ class Shared:
     def map_look(self, svg: str) -> MapLook:
         """The look of ``svg``, once for the readers given the same map object (found
         by identity: hashing tens of kB to look it up in a dict cost more than that)."""
-        for known, look in self._maps:
-            if known is svg:
-                return look
-        look = map_look(svg)
-        self._maps.append((svg, look))
-        return look
+        return _kept(self._maps, svg, map_look)
 
     def utf8(self, pieces: list[str], alike: Sequence[str]) -> list[bytes]:
         """The page Jinja yielded as ``pieces``, in UTF-8, in pieces (written one after
@@ -415,12 +410,7 @@ class Shared:
         return out
 
     def _encoded(self, part: str) -> bytes:
-        for known, data in self._utf8:
-            if known is part:
-                return data
-        data = _encode(part)
-        self._utf8.append((part, data))
-        return data
+        return _kept(self._utf8, part, _encode)
 
     def downloads(self, data: ReportData) -> list[tuple[str, Markup]]:
         """The files a report carries, as ``(name, data: URI)`` links, so the HTML
@@ -435,6 +425,20 @@ class Shared:
                 self._position_link = (data.position_file_name, _data_uri("application/json", data.position_file))
             files.append(self._position_link)
         return files
+
+
+_Made = TypeVar("_Made")
+
+
+def _kept(memo: list[tuple[str, _Made]], text: str, make: Callable[[str], _Made]) -> _Made:
+    """``make(text)``, made once for each text object in ``memo`` (found by identity:
+    hashing tens of kB of text to look it up in a dict cost more than the search)."""
+    for known, made in memo:
+        if known is text:
+            return made
+    made = make(text)
+    memo.append((text, made))
+    return made
 
 
 def _encode(text: str) -> bytes:
