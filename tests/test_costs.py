@@ -34,7 +34,7 @@ from pbem.store import records
 from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
 from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
-from tests.support.desk import Desk, new_games, open_desk, queue_next_turns
+from tests.support.desk import Desk, new_games, open_desk, play_resolutions, queue_next_turns
 
 
 @pytest.fixture
@@ -44,12 +44,6 @@ def desk(tmp_path: Path) -> Desk:
     d.engine.dispose()
 
 
-def play(desk: Desk, game_id: str, resolutions: int) -> None:
-    for n in range(resolutions):
-        queue_next_turns(desk, [game_id], seed=n)
-        assert resolving.process(desk.engine, [game_id])[0].resolved == n + 1
-
-
 def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -> None:
     """It read every active resolution's row (position and events included), so a
     game's reports cost O(k^2) in all; then ten ORM statements.  Now nine plain
@@ -57,8 +51,8 @@ def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -
     the number of observers), one of them reading whole resolution rows: the
     resolution reported and the one before it (its reveal)."""
     short, long = new_games(desk, 2)
-    play(desk, short, 2)
-    play(desk, long, 8)
+    play_resolutions(desk, short, 2)
+    play_resolutions(desk, long, 8)
     db = store.open_database(desk.db)
     statements: list[str] = []
     db.connection().set_trace_callback(statements.append)
@@ -81,8 +75,8 @@ def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -
 def test_the_archive_reads_a_game_in_a_fixed_number_of_statements(desk: Desk) -> None:
     """It made two queries per resolution (its files, its rolls)."""
     short, long = new_games(desk, 2)
-    play(desk, short, 1)
-    play(desk, long, 6)
+    play_resolutions(desk, short, 1)
+    play_resolutions(desk, long, 6)
     db = store.open_database(desk.db)
     statements: list[str] = []
     db.connection().set_trace_callback(statements.append)
@@ -158,7 +152,7 @@ def test_the_audit_validates_each_farrapos_file_once(desk: Desk, monkeypatch: py
     from pbem.audit import verify as audit
 
     [game] = new_games(desk, 1)
-    play(desk, game, 4)
+    play_resolutions(desk, game, 4)
     db = store.open_database(desk.db)
     try:
         data = archive.build_archive(db, game)
@@ -331,7 +325,7 @@ def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.M
     import json
 
     [game] = new_games(desk, 1)
-    play(desk, game, 1)
+    play_resolutions(desk, game, 1)
     parsed: list[str] = []
     real = json.loads
 

@@ -32,7 +32,7 @@ from pbem.referee import resolve as resolving
 from pbem.rules.farrapos import orders as farrapos_orders
 from pbem.store import records
 from pbem.turnfiles import envelope
-from tests.support.desk import new_games, open_desk, queue_next_turns, write_next_turns
+from tests.support.desk import new_games, open_desk, play_resolutions, write_next_turns
 
 
 def test_a_submit_shares_the_position_s_parse_and_leaves_it_as_stored(
@@ -40,9 +40,7 @@ def test_a_submit_shares_the_position_s_parse_and_leaves_it_as_stored(
 ) -> None:
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
-    for n in range(4):  # to the middle of a Phase: moves, attacks and new MU to validate
-        queue_next_turns(desk, [game], seed=n)
-        assert resolving.process(desk.engine, [game])[0].resolved == n + 1
+    play_resolutions(desk, game, 4)  # to the middle of a Phase: moves, attacks and new MU to validate
     dumped: list[object] = []
 
     class CountingMarshal:

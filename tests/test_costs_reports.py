@@ -22,29 +22,19 @@ from typing import Any
 
 import pytest
 
-from pbem import store
-from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import wrap
 from pbem.rules import find_ruleset
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
-from tests.support.desk import new_games, open_desk, queue_next_turns
+from tests.support.desk import reported_farrapos_game
 
 
 @pytest.fixture(scope="module")
 def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
     """A Farrapos game played to resolution 3, and its database."""
-    tmp = tmp_path_factory.mktemp("desk")
-    desk = open_desk(tmp)
-    [game] = new_games(desk, 1)
-    for n in range(3):
-        queue_next_turns(desk, [game], seed=n)
-        assert resolve.process(desk.engine, [game])[0].resolved == n + 1
-    desk.engine.dispose()
-    db = store.open_database(desk.db)
-    reporting.write_resolution_reports(db, game, 3, tmp / "warm")  # templates compiled, tables loaded
+    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
     yield db, game
     db.dispose()
 

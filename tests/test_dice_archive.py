@@ -10,17 +10,15 @@ from typer.testing import CliRunner
 
 from pbem.audit import archive
 from pbem.cli.application import app
-from pbem.referee import lifecycle, resolve
-from tests.support.desk import new_games, open_desk, queue_next_turns
+from pbem.referee import lifecycle
+from tests.support.desk import new_games, open_desk, play_resolutions
 
 
 def test_the_archive_gives_the_same_dice_history_as_the_database(tmp_path: Path) -> None:
     desk = open_desk(tmp_path)
     try:
         [game] = new_games(desk, 1)
-        for n in range(6):
-            queue_next_turns(desk, [game], seed=n)
-            assert resolve.process(desk.engine, [game])[0].resolved == n + 1
+        play_resolutions(desk, game, 6)
         lifecycle.rollback(desk.engine, game, 4)  # set-aside rolls are marked in both
         archive.export(desk.engine, game, tmp_path / "g.json")
     finally:

@@ -27,12 +27,11 @@ import jinja2
 import pytest
 
 from pbem import paths, store
-from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import template_cache
 from pbem.rules import find_ruleset
-from tests.support.desk import new_games, open_desk, queue_next_turns
+from tests.support.desk import new_games, open_desk, play_resolutions
 from tests.support.report_data import a_report
 
 
@@ -58,9 +57,7 @@ def test_a_resolutions_reports_write_what_every_side_sees_alike_once(
     resolved its whole path twice)."""
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
-    for n in range(3):
-        queue_next_turns(desk, [game], seed=n)
-        assert resolve.process(desk.engine, [game])[0].resolved == n + 1
+    play_resolutions(desk, game, 3)
     desk.engine.dispose()
     calls: dict[str, int] = {}
     real_macro = jinja2.runtime.Macro.__call__

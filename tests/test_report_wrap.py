@@ -12,11 +12,10 @@ import jinja2
 import pytest
 
 from pbem import store
-from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import wrap
-from tests.support.desk import new_games, open_desk, queue_next_turns
+from tests.support.desk import new_games, open_desk, play_resolutions
 
 
 def _jinja(s: str, width: int, **options: Any) -> str:
@@ -54,9 +53,7 @@ def test_a_text_report_wraps_its_lines_without_textwrap(tmp_path: Path, monkeypa
     none does, and the report is the same."""
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
-    for n in range(3):
-        queue_next_turns(desk, [game], seed=n)
-        assert resolve.process(desk.engine, [game])[0].resolved == n + 1
+    play_resolutions(desk, game, 3)
     desk.engine.dispose()
     db = store.open_database(desk.db)
     with reporting.transaction(db, write=False) as tx:

@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -102,6 +103,29 @@ def queue_next_turns(desk: Desk, game_ids: list[str], seed: int = 0) -> int:
         intake.submit(desk.engine, message, signature, source="test")
         desk.queued.add(hashlib.sha256(message).hexdigest())
     return len(files)
+
+
+def play_resolutions(desk: Desk, game_id: str, count: int) -> None:
+    """Resolutions 1 to ``count`` of one game, each side's orders written by the seeded
+    bot (seed 0, 1, ...) and queued through the library."""
+    for n in range(count):
+        queue_next_turns(desk, [game_id], seed=n)
+        assert resolve.process(desk.engine, [game_id])[0].resolved == n + 1
+
+
+def reported_farrapos_game(tmp: Path, resolutions: int = 3) -> tuple[Any, str]:
+    """A database opened as ``pbem`` opens it, holding one Farrapos game played to
+    ``resolutions``, whose last reports were written once (templates compiled,
+    tables loaded: what a counting test of the reports must not count), and the game."""
+    from pbem.reports import assemble
+
+    desk = open_desk(tmp)
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, resolutions)
+    desk.engine.dispose()
+    db = store.open_database(desk.db)
+    assemble.write_resolution_reports(db, game, resolutions, tmp / "warm")
+    return db, game
 
 
 def write_next_turns(desk: Desk, game_ids: list[str], folder: Path, seed: int = 0) -> list[Path]:
