@@ -35,6 +35,7 @@ from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
 from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
 from tests.support.desk import Desk, new_games, open_desk, play_resolutions, queue_next_turns
+from tests.support.position_reads import counted_parses
 
 
 @pytest.fixture
@@ -322,20 +323,10 @@ def test_a_resolution_parses_its_position_once(desk: Desk, monkeypatch: pytest.M
     """Submit, the look before resolving and the resolution each read the game's
     position and parsed its JSON again (three times per resolution); now the
     first read parses it and the others copy that parse."""
-    import json
 
     [game] = new_games(desk, 1)
     play_resolutions(desk, game, 1)
-    parsed: list[str] = []
-    real = json.loads
-
-    class CountingJson:
-        @staticmethod
-        def loads(text: str) -> Any:
-            parsed.append(text)
-            return real(text)
-
-    monkeypatch.setattr(records, "json", CountingJson)
+    parsed = counted_parses(monkeypatch)
     monkeypatch.setattr(
         records, "_positions", {}
     )  # none parsed yet in this process (another test may have played these very positions)

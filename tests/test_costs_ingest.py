@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import json
-import marshal
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from pbem.rules.farrapos import orders as farrapos_orders
 from pbem.store import records
 from pbem.turnfiles import envelope
 from tests.support.desk import new_games, open_desk, play_resolutions, write_next_turns
+from tests.support.position_reads import counted_copies, counted_parses
 
 
 def test_a_submit_shares_the_position_s_parse_and_leaves_it_as_stored(
@@ -41,25 +41,7 @@ def test_a_submit_shares_the_position_s_parse_and_leaves_it_as_stored(
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
     play_resolutions(desk, game, 4)  # to the middle of a Phase: moves, attacks and new MU to validate
-    dumped: list[object] = []
-
-    class CountingMarshal:
-        loads = staticmethod(marshal.loads)
-
-        @staticmethod
-        def dumps(value: object) -> bytes:
-            dumped.append(value)
-            return marshal.dumps(value)
-
-    parsed: list[str] = []
-
-    class CountingJson:
-        @staticmethod
-        def loads(value: str) -> Any:
-            parsed.append(value)
-            return json.loads(value)
-
-    monkeypatch.setattr(records, "marshal", CountingMarshal)
+    dumped = counted_copies(monkeypatch)
     for seed in range(1, 4):
         write_next_turns(desk, [game], tmp_path / f"inbox{seed}", seed=seed)
         monkeypatch.setattr(records, "_positions", {})  # as in a fresh process: nothing read yet
@@ -69,8 +51,7 @@ def test_a_submit_shares_the_position_s_parse_and_leaves_it_as_stored(
         assert dumped == []
         [(text, kept)] = records._positions.items()
         assert isinstance(kept, dict) and kept == json.loads(text)  # validation changed nothing in it
-        parsed.clear()
-        monkeypatch.setattr(records, "json", CountingJson)
+        parsed = counted_parses(monkeypatch)
         assert resolving.process(desk.engine, [game])[0].resolved >= 1
         monkeypatch.setattr(records, "json", json)
         assert parsed == []  # the resolution took the submit's parse

@@ -119,26 +119,16 @@ def test_a_resolution_keeps_no_copy_of_the_position_it_replaces(
     """A fresh ``process`` parsed each game's position and kept a ``marshal`` copy of
     the parse for later reads that never come (the resolution replaces it); now the
     resolution's read keeps none, and it hands the position over to the rules."""
-    import marshal
 
     from pbem.referee import resolve as resolving
     from pbem.store import records
     from tests.support.desk import new_games, open_desk, queue_next_turns
+    from tests.support.position_reads import counted_copies
 
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
     queue_next_turns(desk, [game], seed=1)
-    dumped: list[object] = []
-
-    class CountingMarshal:
-        loads = staticmethod(marshal.loads)
-
-        @staticmethod
-        def dumps(value: object) -> bytes:
-            dumped.append(value)
-            return marshal.dumps(value)
-
-    monkeypatch.setattr(records, "marshal", CountingMarshal)
+    dumped = counted_copies(monkeypatch)
     monkeypatch.setattr(records, "_positions", {})  # as in a fresh process: nothing read yet
     rules = type(find_ruleset("farrapos"))
     real = rules.resolve_validated
