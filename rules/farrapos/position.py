@@ -10,6 +10,7 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cached_property, lru_cache
 from itertools import chain
 from operator import itemgetter
@@ -75,6 +76,12 @@ def due_side(position: Position) -> str | None:
     return "republic" if int(position["turn"]) in (1, 3) else "empire"
 
 
+def occupied_entry(entry: Mapping[str, Any]) -> bool:
+    """Whether a city's entry in the position holds a MU or Militia (an occupied
+    city): :meth:`View.occupied`, for a caller that holds the entry already."""
+    return bool(entry["units"]) or int(entry["militia"]) > 0
+
+
 class View:
     """Read-only questions about one position, as it stands when the View is made.
 
@@ -134,7 +141,7 @@ class View:
         return int(self.cities[city]["militia"])
 
     def occupied(self, city: str) -> bool:
-        return bool(self.cities[city]["units"]) or self.militia_in(city) > 0
+        return occupied_entry(self.cities[city])
 
     def controller(self, city: str) -> str | None:
         """The side holding ``city`` (its owner, while it has a MU or Militia)."""

@@ -17,7 +17,7 @@ from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.legal import apply_movement, placement_cities, validate_orders
 from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
-from pbem.rules.farrapos.position import Position, View, sort_units, working_copy
+from pbem.rules.farrapos.position import Position, View, occupied_entry, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
 from pbem.rules.farrapos.victory_points import breakdowns
@@ -33,10 +33,10 @@ def default_placement(view: View, side: str) -> str | None:
     # the cities come in board order and ``min`` keeps the first of equals: the board
     # order breaks ties without looking each city up in it (``list.index``)
     board, held = view.board.cities, view.cities
-    # ``View.occupied`` read in the key itself: a method call per city cost more than the rest of the key
+    # the city's entry read once in the key: ``View.occupied`` per city cost more than the rest of the key
     return min(
         cities,
-        key=lambda c: (not (held[c]["units"] or held[c]["militia"] > 0), -board[c].vp, -len(held[c]["units"])),
+        key=lambda c: (not occupied_entry(held[c]), -board[c].vp, -len(held[c]["units"])),
     )
 
 
