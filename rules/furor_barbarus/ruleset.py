@@ -380,7 +380,8 @@ class FurorBarbarus(Ruleset):
         return position
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:
-        return svg.render(self.field(position), events)
+        # drawn on the position as it is, without the copy a field makes first: the drawing changes nothing
+        return svg.render(self.field(position, copy=False), events)
 
     # --- rule cases ----------------------------------------------------------------
     def position_from_case(self, data: Mapping[str, Any], scenario_id: str | None, options: Sequence[str]) -> Position:

@@ -13,21 +13,39 @@ from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TY
 from pbem.rules.mapdraw import Mark, mark, text_width
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
+def _across(x: float) -> tuple[str, str, str, float]:
+    """A counter's places along x with its left edge at ``x``, as written: the box's
+    edge, the ring's, the middle (and the middle as a number).  Kept by ``x`` alone
+    (a column of hexes), not by the place: a counter drawn at a place new to the
+    process mostly finds both its column's and its row's numbers written already."""
+    mid = tenths(x + COUNTER_W / 2)
+    return tenths(x), tenths(x - 2.5), mid, float(mid)
+
+
+@lru_cache(maxsize=1024)
+def _down(y: float) -> tuple[str, str, str, str, float, float]:
+    """A counter's places along y with its top at ``y``, as written: the box's edge,
+    the ring's, its id's and its factors' baselines (and those two as numbers)."""
+    id_y, factors_y = tenths(y + 10), tenths(y + COUNTER_H - 3)
+    return tenths(y), tenths(y - 2.5), id_y, factors_y, float(id_y), float(factors_y)
+
+
 def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
     """A counter's geometry with its top left corner at (x, y), as drawn: its box,
     the ring of an attacker, where its id and its factors go, and those places as
     the markup gives them."""
-    mid, id_y, factors_y = tenths(x + COUNTER_W / 2), tenths(y + 10), tenths(y + COUNTER_H - 3)
+    box_x, ring_x, mid, mid_at = _across(x)
+    box_y, ring_y, id_y, factors_y, id_at, factors_at = _down(y)
     return (
-        f'x="{tenths(x)}" y="{tenths(y)}" {_SIZE}',
-        f'<rect class="attacker" x="{tenths(x - 2.5)}" y="{tenths(y - 2.5)}" {_RING_SIZE} '
+        f'x="{box_x}" y="{box_y}" {_SIZE}',
+        f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} '
         'rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
         f'x="{mid}" y="{id_y}"',
         f'x="{mid}" y="{factors_y}"',
-        float(mid),
-        float(id_y),
-        float(factors_y),
+        mid_at,
+        id_at,
+        factors_at,
     )
 
 
