@@ -458,24 +458,13 @@ def _legend(board: Board, width: int, y: float, side: str) -> tuple[float, tuple
     return y + 30, tuple(out)
 
 
+@lru_cache(maxsize=4096)
 def _roster_line(
     x: float, y: float, h: str, uid: str, short: str, factors: str, reduced: bool, name: str, fill: str
 ) -> str:
-    """A unit's line of the roster at (x, y): its words and look put together once per
-    unit's state and column in a process, its row's place written into it (the rows
-    start below the legend, wherever this resolution's combats end)."""
-    head, tail = _roster_words(x, h, uid, short, factors, reduced, name, fill)
-    return f"{head}{tenths(y)}{tail}"
-
-
-@lru_cache(maxsize=4096)
-def _roster_words(
-    x: float, h: str, uid: str, short: str, factors: str, reduced: bool, name: str, fill: str
-) -> tuple[str, str]:
-    """A roster line's markup before and after its y (``_text`` at (x, 0), cut at its y)."""
+    """A unit's line of the roster at (x, y) (each once per place and unit's state in a process)."""
     line = f"{h}  {short}" + (f" = {uid}" if short != uid else "") + f"  {factors}" + (" reduced" if reduced else "")
-    head, tail = _text(x, 0.5, f"{line}  {name}", 11, fill=fill, cls="roster").split(' y="0.5"', 1)
-    return head + ' y="', '"' + tail
+    return _text(x, y, f"{line}  {name}", 11, fill=fill, cls="roster")
 
 
 def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:

@@ -137,46 +137,29 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
     """The NATO-style symbol of a unit type in the box (x, y, w, h): infantry a
     cross, cavalry one diagonal, a missile unit adds a bow (an arc with its string)
     under the box's top, a commander a flag, baggage a wheel (each drawn once per
-    process at each place and colour: counters mostly stay where they were; its
-    numbers are written once per kind and column, and per kind and row)."""
+    process at each place and colour: counters mostly stay where they were)."""
     s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
-    x0, x1, *xs = _along(kind, x, w, True)  # the box's edges, then the shares of its width the kind draws at
-    y0, y1, *ys = _along(kind, y, h, False)
+    x0, y0, x1, y1 = tenths(x), tenths(y), tenths(x + w), tenths(y + h)  # the box's edges, written once each
     out = [f'<rect x="{x0}" y="{y0}" width="{tenths(w)}" height="{tenths(h)}" {s}/>']
     if kind in ("infantry", "missile_infantry"):
         out.append(f'<path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>')
     if kind in ("cavalry", "missile_cavalry"):
         out.append(f'<path d="M{x0},{y1} L{x1},{y0}" {s}/>')
     if kind in ("missile_infantry", "missile_cavalry"):
-        out.append(f'<path d="M{xs[0]},{y1} Q{xs[1]},{ys[0]} {xs[2]},{y1}" {s}/>')
-    if kind == "commander":
-        out.append(f'<path d="M{xs[0]},{ys[0]} L{xs[0]},{ys[1]} L{xs[1]},{ys[2]} L{xs[0]},{ys[3]}" {s}/>')
-    if kind == "baggage":
         out.append(
-            f'<circle cx="{xs[0]}" cy="{ys[0]}" r="{tenths(h * 0.32)}" {s}/>'
-            f'<path d="M{x0},{ys[0]} L{x1},{ys[0]}" {s}/>'
+            f'<path d="M{tenths(x + w * 0.3)},{y1} Q{tenths(x + w / 2)},{tenths(y + h * 0.35)} '
+            f'{tenths(x + w * 0.7)},{y1}" {s}/>'
+        )
+    if kind == "commander":
+        left = tenths(x + w * 0.3)
+        out.append(
+            f'<path d="M{left},{tenths(y + h * 0.85)} L{left},{tenths(y + h * 0.15)} '
+            f'L{tenths(x + w * 0.75)},{tenths(y + h * 0.32)} L{left},{tenths(y + h * 0.5)}" {s}/>'
+        )
+    if kind == "baggage":
+        mid = tenths(y + h / 2)
+        out.append(
+            f'<circle cx="{tenths(x + w / 2)}" cy="{mid}" r="{tenths(h * 0.32)}" {s}/>'
+            f'<path d="M{x0},{mid} L{x1},{mid}" {s}/>'
         )
     return "".join(out)
-
-
-_ACROSS = {
-    "missile_infantry": (0.3, 0.5, 0.7),
-    "missile_cavalry": (0.3, 0.5, 0.7),
-    "commander": (0.3, 0.75),
-    "baggage": (0.5,),
-}
-_DOWN = {
-    "missile_infantry": (0.35,),
-    "missile_cavalry": (0.35,),
-    "commander": (0.85, 0.15, 0.32, 0.5),
-    "baggage": (0.5,),
-}
-"""The shares of a symbol's box, across and down, each kind draws at (beyond its edges)."""
-
-
-@lru_cache(maxsize=4096)
-def _along(kind: str, at: float, size: float, across: bool) -> tuple[str, ...]:
-    """Along one side of a symbol's box of ``size`` from ``at`` (across it, else down):
-    its two edges and each place ``kind`` draws at, as written (``at + size * share``)."""
-    shares = (_ACROSS if across else _DOWN).get(kind, ())
-    return (tenths(at), tenths(at + size), *[tenths(at + size * share) for share in shares])
