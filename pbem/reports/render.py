@@ -303,6 +303,7 @@ def environment() -> jinja2.Environment:
     env.filters["die_name"] = lambda sides: f"d{sides}"
     env.filters["text_table"] = text_table
     env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
+    env.filters["indent"] = wrap.indent  # Jinja's, with the same text, a one-line text given back
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env

@@ -106,6 +106,9 @@ def wordwrap(
 ) -> str:
     """Jinja's ``wordwrap`` (same arguments, same result); a line wrapped a moment
     ago (the same board line in each side's report) is not wrapped again."""
+    if type(s) is str and 0 < len(s) <= width and _simple(s, break_long_words, break_on_hyphens):
+        calls["fast"] += 1
+        return s  # a line that fits is given back whole (most board lines and events): nothing kept to find it
     key = (s, width, wrapstring, environment.newline_sequence)
     if type(s) is str and not break_long_words and break_on_hyphens and key in _wrapped:
         return _wrapped[key]
@@ -120,3 +123,14 @@ def wordwrap(
 
     calls["jinja"] += 1
     return do_wordwrap(environment, s, width, break_long_words, wrapstring, break_on_hyphens)
+
+
+def indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> Any:
+    """Jinja's ``indent`` (same arguments, same result): a plain one-line text, with
+    its first line left as it is, is itself (Jinja splits it into lines and joins
+    them again: a text report indents each board line and event, most of one line)."""
+    if type(s) is str and not first and s.isprintable():  # no line break of any kind that splitlines knows
+        return s
+    from jinja2.filters import do_indent
+
+    return do_indent(s, width, first, blank)
