@@ -1,0 +1,138 @@
+"""What a Vouille resolution's reports no longer cost (the instruction budget of
+``process --all --reports``, ``bench/budgets.py``): each test counts what is done,
+never time, and fails on the reports before this work; the reports are the same
+bytes (``bench/fingerprint.py``).
+
+- a Furor Barbarus map is drawn on the position it is given, without the copy a
+  field makes first (the drawing reads the position and changes nothing);
+- a counter's numbers are written once per column and once per row of its place
+  (``svg_counters._across`` and ``_down``), not once per place: a counter drawn at
+  a place new to the process finds them written;
+- each page works out the names of its next turn file and of its position file
+  once (each is a property of the report's data, worked out where it is named: up
+  to eleven times a page);
+- the text report's ``wordwrap`` gives a line that fits back at once (without
+  keeping it to find it again), and its ``indent`` a one-line text (Jinja's own
+  split the text into lines and joined them again); both give Jinja's text.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from jinja2.filters import do_indent
+from markupsafe import Markup
+
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
+from pbem.reports import wrap
+from pbem.rules import find_ruleset
+from pbem.rules.furor_barbarus import ruleset as furor_ruleset
+from pbem.rules.furor_barbarus import svg_counters
+from pbem.turnfiles import position_file
+from tests.support.desk import reported_farrapos_game
+from tests.support.map_positions import every_map
+
+
+@pytest.fixture(scope="module")
+def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """A Farrapos game played to resolution 3, and its database."""
+    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
+    yield db, game
+    db.dispose()
+
+
+def test_a_map_is_drawn_without_a_copy_of_its_position(monkeypatch: pytest.MonkeyPatch) -> None:
+    copies = 0
+    real = furor_ruleset.copied_position
+
+    def counted(position: Any) -> Any:
+        nonlocal copies
+        copies += 1
+        return real(position)
+
+    maps = [drawn for drawn in every_map() if drawn.rules_id != "farrapos"]
+    assert maps
+    monkeypatch.setattr(furor_ruleset, "copied_position", counted)
+    for drawn in maps:
+        position = copy.deepcopy(drawn.position)
+        svg = find_ruleset(drawn.rules_id).map_svg(position, drawn.events, None)
+        assert 'class="counter"' in svg
+        assert position == drawn.position  # nothing changed in it
+    assert copies == 0
+
+
+def test_a_counter_at_a_new_place_in_a_known_column_and_row_writes_no_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    x1, x2, y1, y2 = 1001.5, 1049.5, 2003.25, 2058.75  # places no map draws a counter at
+    svg_counters._frame(x1, y1)
+    svg_counters._frame(x2, y2)
+    written: list[float] = []
+    real = svg_counters.tenths
+
+    def counted(v: float) -> str:
+        written.append(v)
+        return real(v)
+
+    monkeypatch.setattr(svg_counters, "tenths", counted)
+    frame = svg_counters._frame(x1, y2)
+    assert written == []
+    assert frame[0] == f'x="{x1:.1f}" y="{y2:.1f}" width="46.0" height="36.0"'
+    assert frame[4:] == (float(f"{x1 + 23:.1f}"), float(f"{y2 + 10:.1f}"), float(f"{y2 + 33:.1f}"))
+
+
+def test_a_page_names_its_files_once(farrapos_game: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    db, game = farrapos_game
+    views = reporting.views_keeping_history(db, game, 3, None)
+    data = next(v for v in views if v.next_turn_file)
+    shared = report.Shared(data)
+    report.render_html(data, shared=shared)  # the downloads' links made once for the resolution
+    named = {"turn": 0, "position": 0}
+    real_turn, real_position = report.turn_file_name, position_file.file_name
+
+    def turn(*args: Any) -> str:
+        named["turn"] += 1
+        return real_turn(*args)
+
+    def position(*args: Any) -> str:
+        named["position"] += 1
+        return real_position(*args)
+
+    monkeypatch.setattr(report, "turn_file_name", turn)
+    monkeypatch.setattr(position_file, "file_name", position)
+    html, text = report.render_html(data, shared=shared), report.render_text(data, shared)
+    name = data.next_turn_file_name
+    assert html.count(name) >= 7 and text.count(name) >= 9
+    # each page once, and the HTML page's list of its files once more for the turn file
+    assert named == {"turn": 3 + 1, "position": 2}
+
+
+def test_wordwrap_gives_a_line_that_fits_back_without_keeping_it() -> None:
+    env = report.environment()
+    line = "0101: laeti Laeti, visigoths infantry 2-4 (a line no map names)"
+    wrap._wrapped.clear()
+    assert wrap.wordwrap(env, line, 70, False) is line
+    assert wrap._wrapped == {}
+    longer = line + " and more words, to go past seventy columns"
+    assert wrap.wordwrap(env, longer, 70, False) == "\n".join(wrap.fill(longer, 70))
+    assert len(wrap._wrapped) == 1
+
+
+def test_indent_gives_a_one_line_text_back_and_jinjas_text_always() -> None:
+    indent = report.environment().filters["indent"]
+    line = "visigoth-cavalry-5 (vis-cav-5) Visigothic cavalry"
+    assert indent(line, 4) is line
+    rng = random.Random(7)
+    pieces = ["a", "b c", " ", "\n", "\r", "\r\n", "\x85", "\u2028", "\x0b", "\t", "-", ""]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 8)))
+        for value in (text, Markup(text)):
+            width = rng.choice([4, 2, "> "])
+            first, blank = rng.random() < 0.3, rng.random() < 0.3
+            got, expected = indent(value, width, first, blank), do_indent(value, width, first, blank)
+            assert got == expected and type(got) is type(expected), (value, width, first, blank)
