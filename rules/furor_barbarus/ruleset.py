@@ -33,6 +33,7 @@ from pbem.rules.furor_barbarus import svg
 from pbem.rules.furor_barbarus import tables as house
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
+from pbem.rules.furor_barbarus.counters import Counter
 from pbem.rules.furor_barbarus.maps import GameMap
 from pbem.rules.furor_barbarus.orders import Order, PlaceOrder, StandingOrder
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
@@ -117,6 +118,27 @@ def overlaid(game_map: GameMap, overlay: Mapping[str, Any]) -> GameMap:
 def _short_ids(ids: tuple[str, ...]) -> dict[str, str]:
     """``short_ids(ids)``, once per set of unit ids (every game of a scenario has the same): read only."""
     return short_ids(ids)
+
+
+_WORDS: dict[tuple[int, str, str, str, bool], tuple[Counter, str]] = {}
+
+
+def _unit_words(c: Counter, uid: str, short: str, entry: Mapping[str, Any]) -> str:
+    """A unit in the board in words: its id (and the short id its counter prints), name,
+    side, type and strength-MP(-range), worded once per counter, side and face in a
+    process (units keep them from one resolution to the next); the counter is kept
+    beside its words, so its id is never reused for another."""
+    reduced = bool(entry["reduced"])
+    key = (id(c), uid, short, entry["side"], reduced)
+    kept = _WORDS.get(key)
+    if kept is None or kept[0] is not c:
+        shown = f"{uid} ({short})" if short != uid else uid
+        factors = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+        kind = c.type.value.replace("_", " ")
+        if len(_WORDS) >= 4096:
+            _WORDS.clear()
+        kept = _WORDS[key] = (c, f"{shown} {c.name}, {entry['side']} {kind} {factors}{' reduced' if reduced else ''}")
+    return kept[1]
 
 
 class FurorBarbarus(Ruleset):
@@ -344,18 +366,10 @@ class FurorBarbarus(Ruleset):
             entry = units[uid]
             if entry["status"] == ACTIVE and entry["hex"] is not None:
                 by_hex.setdefault(str(entry["hex"]), []).append(uid)
-        lines = []
-        for h, uids in sorted(by_hex.items()):
-            parts = []
-            for uid in uids:
-                c, entry = counters[uid], units[uid]
-                shown = f"{uid} ({short[uid]})" if short[uid] != uid else uid
-                factors = f"{c.value(bool(entry['reduced']))}-{c.mp}" + (f"-{c.range}" if c.range else "")
-                reduced = " reduced" if entry.get("reduced") else ""
-                kind = c.type.value.replace("_", " ")
-                parts.append(f"{shown} {c.name}, {entry['side']} {kind} {factors}{reduced}")
-            lines.append(f"{h}: " + "; ".join(parts))
-        return lines
+        return [
+            f"{h}: " + "; ".join([_unit_words(counters[uid], uid, short[uid], units[uid]) for uid in uids])
+            for h, uids in sorted(by_hex.items())
+        ]
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:

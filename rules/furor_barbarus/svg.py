@@ -458,13 +458,27 @@ def _legend(board: Board, width: int, y: float, side: str) -> tuple[float, tuple
     return y + 30, tuple(out)
 
 
-@lru_cache(maxsize=4096)
 def _roster_line(
     x: float, y: float, h: str, uid: str, short: str, factors: str, reduced: bool, name: str, fill: str
 ) -> str:
-    """A unit's line of the roster at (x, y) (each once per place and unit's state in a process)."""
-    line = f"{h}  {short}" + (f" = {uid}" if short != uid else "") + f"  {factors}" + (" reduced" if reduced else "")
-    return _text(x, y, f"{line}  {name}", 11, fill=fill, cls="roster")
+    """A unit's line of the roster at (x, y), in hex ``h``: its words and look put
+    together once per unit's state and column in a process, its place (its row and
+    its hex, which change from one map to the next) written into them."""
+    before_y, before_hex, after_hex = _roster_words(x, uid, short, factors, reduced, name, fill)
+    return f"{before_y}{tenths(y)}{before_hex}{_t(h)}{after_hex}"
+
+
+@lru_cache(maxsize=4096)
+def _roster_words(
+    x: float, uid: str, short: str, factors: str, reduced: bool, name: str, fill: str
+) -> tuple[str, str, str]:
+    """A roster line's markup (``_text`` at (x, 0.5) with a mark where its hex goes),
+    cut where its y and its hex go (escaping works character by character, so the
+    hex's text escaped on its own is what the whole line's escape gives it)."""
+    words = f"  {short}" + (f" = {uid}" if short != uid else "") + f"  {factors}" + (" reduced" if reduced else "")
+    before_y, after_y = _text(x, 0.5, f"\x00{words}  {name}", 11, fill=fill, cls="roster").split(' y="0.5"', 1)
+    before_hex, after_hex = after_y.split("\x00", 1)
+    return before_y + ' y="', '"' + before_hex, after_hex
 
 
 def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
