@@ -83,19 +83,34 @@ def counter(
     """The counter of unit ``uid`` (its ``name``, ``kind``, ``factors`` and short id)
     in hex ``where``, its top left corner at (x, y), in its side's ``colour``; ringed
     in red if it is an ``attacker``; and the marks of its id's and its factors' labels."""
-    face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
     box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
-    factors = _t(factors)
+    title, look, ident, value, factors = _faces(uid, name, kind, factors, reduced, colour, short)
+    ink = colour if reduced else "#ffffff"
     markup = (
-        f"{_head(uid, name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in "
-        f'{where}</title><rect class="counter-box" {box} rx="3" fill="{face}" '
-        f'stroke="{colour}" stroke-width="2"/>{ring if attacker else ""}'
-        f'<text class="counter-id" {id_at} font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">'
-        f"{_t(short)}</text>{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}"
-        f'<text class="counter-factors" {factors_at} font-size="10.5" text-anchor="middle" font-weight="bold" '
-        f'fill="{ink}">{factors}</text></g>'
+        f'{title}{where}</title><rect class="counter-box" {box}{look}{ring if attacker else ""}'
+        f'<text class="counter-id" {id_at}{ident}{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}'
+        f'<text class="counter-factors" {factors_at}{value}'
     )
     return markup, _label_mark(mid, id_y, short, 9.0), _label_mark(mid, factors_y, factors, 10.5)
+
+
+@lru_cache(maxsize=1024)
+def _faces(
+    uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str
+) -> tuple[str, str, str, str, str]:
+    """What a counter's markup owes to the unit's state alone, put together once per
+    unit, face and colour in a process (a unit keeps them from one place to the
+    next): its title up to its hex, its box's look, its id's and its factors' texts
+    after their places, and its factors escaped."""
+    face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
+    factors = _t(factors)
+    return (
+        f"{_head(uid, name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in ",
+        f' rx="3" fill="{face}" stroke="{colour}" stroke-width="2"/>',
+        f' font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">{_t(short)}</text>',
+        f' font-size="10.5" text-anchor="middle" font-weight="bold" fill="{ink}">{factors}</text></g>',
+        factors,
+    )
 
 
 @lru_cache(maxsize=4096)
