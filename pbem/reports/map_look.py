@@ -6,21 +6,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pbem.rules import mapdraw
-
-if TYPE_CHECKING:
-    from markupsafe import Markup
 
 _XML_PROLOG = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?", re.IGNORECASE)
 
 
-def _embeddable_svg(svg: str) -> Markup:
-    """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML)."""
-    from markupsafe import Markup
-
-    return Markup(_XML_PROLOG.sub("", svg, count=1))
+def _embeddable_svg(svg: str) -> str:
+    """The ruleset's SVG without an XML prolog or doctype (not allowed inside HTML): the
+    map itself when it has neither (a copy of a map's 100 kB is some 100,000
+    instructions).  The page writes it as it is, trusted markup (report.html.j2)."""
+    prolog = _XML_PROLOG.match(svg)
+    return svg[prolog.end() :] if prolog else svg
 
 
 @dataclass(frozen=True)
@@ -28,7 +25,7 @@ class MapLook:
     """What a report reads off its map: the close-up (``x y w h``, when the map
     names one and it is a close-up), the board group, why that area, the width."""
 
-    embedded: Markup | str  # the SVG as it goes inside the page ("" for no map)
+    embedded: str  # the SVG as it goes inside the page ("" for no map)
     focus: str | None
     board_id: str | None
     why: str

@@ -8,8 +8,9 @@ there too.  Compiled templates are kept between processes
 (:mod:`pbem.reports.template_cache`).  HTML templates (``*.html.j2``) are autoescaped:
 every string from the game (side names, unit names, emails, order lines, event
 texts) is escaped; the one exception is the ruleset's map SVG, which the rules
-layer promises is well-formed XML with all its text escaped, so it is embedded
-as :class:`markupsafe.Markup`.  Text templates (``*.txt.j2``) are not escaped:
+layer promises is well-formed XML with all its text escaped, so the page writes
+it as it is (in an ``autoescape false`` block: as :class:`markupsafe.Markup` it
+was copied whole each time a page wrote it).  Text templates (``*.txt.j2``) are not escaped:
 plain text has no markup to inject into.
 
 The report is built from a :class:`ReportData` value the store fills in; this
