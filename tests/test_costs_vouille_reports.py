@@ -8,6 +8,10 @@ bytes (``bench/fingerprint.py``).
 - a counter's numbers are written once per column and once per row of its place
   (``svg_counters._across`` and ``_down``), not once per place: a counter drawn at
   a place new to the process finds them written;
+- a page writes the map as the rules layer gave it: not a copy made by the regular
+  expression that takes out an XML prolog the map does not have, then one as
+  ``Markup``, then one more per page as Jinja escaped that ``Markup`` (a copy of a
+  Vouille map's 100 kB is some 100,000 instructions);
 - each page works out the names of its next turn file and of its position file
   once (each is a property of the report's data, worked out where it is named: up
   to eleven times a page);
@@ -110,6 +114,17 @@ def test_a_page_names_its_files_once(farrapos_game: tuple[Any, str], monkeypatch
     assert html.count(name) >= 7 and text.count(name) >= 9
     # each page once, and the HTML page's list of its files once more for the turn file
     assert named == {"turn": 3 + 1, "position": 2}
+
+
+def test_a_page_writes_the_map_itself(farrapos_game: tuple[Any, str]) -> None:
+    db, game = farrapos_game
+    views = reporting.views_keeping_history(db, game, 3, None)
+    shared = report.Shared(views[0])
+    for data in views:
+        assert data.map_svg.startswith("<svg")
+        pieces, alike = report._html_pieces(data, None, None, shared)
+        assert alike[0] is data.map_svg
+        assert [piece for piece in pieces if piece is data.map_svg] == [data.map_svg]
 
 
 def test_wordwrap_gives_a_line_that_fits_back_without_keeping_it() -> None:
