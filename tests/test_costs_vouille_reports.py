@@ -8,6 +8,11 @@ bytes (``bench/fingerprint.py``).
 - a counter's numbers are written once per column and once per row of its place
   (``svg_counters._across`` and ``_down``), not once per place: a counter drawn at
   a place new to the process finds them written;
+- a unit's words in the board in words are put together once per counter, side and
+  face in a process (units keep them from one resolution to the next), its roster
+  line's words and look once per unit's state and column (its row and hex written
+  into them), and what its counter owes to its state alone once per unit, face and
+  colour (its place's pieces written into it);
 - a page writes the map as the rules layer gave it: not a copy made by the regular
   expression that takes out an XML prolog the map does not have, then one as
   ``Markup``, then one more per page as Jinja escaped that ``Markup`` (a copy of a
@@ -36,7 +41,9 @@ from pbem.reports import render as report
 from pbem.reports import wrap
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import ruleset as furor_ruleset
+from pbem.rules.furor_barbarus import svg as furor_svg
 from pbem.rules.furor_barbarus import svg_counters
+from pbem.rules.furor_barbarus.counters import Counter
 from pbem.turnfiles import position_file
 from tests.support.desk import reported_farrapos_game
 from tests.support.map_positions import every_map
@@ -88,6 +95,58 @@ def test_a_counter_at_a_new_place_in_a_known_column_and_row_writes_no_number(
     assert written == []
     assert frame[0] == f'x="{x1:.1f}" y="{y2:.1f}" width="46.0" height="36.0"'
     assert frame[4:] == (float(f"{x1 + 23:.1f}"), float(f"{y2 + 10:.1f}"), float(f"{y2 + 33:.1f}"))
+
+
+def test_a_unit_known_to_the_process_is_worded_again_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = next(d for d in every_map() if d.rules_id != "farrapos")
+    ruleset = find_ruleset(drawn.rules_id)
+    lines = ruleset.board_lines(drawn.position)
+    moved = copy.deepcopy(drawn.position)
+    for entry in moved["units"].values():  # every unit one hex further down its column
+        if entry["hex"]:
+            entry["hex"] = entry["hex"][:2] + f"{int(entry['hex'][2:]) + 1:02d}"
+    valued = 0
+    real_value = Counter.value
+
+    def value(self: Counter, reduced: bool) -> int:
+        nonlocal valued
+        valued += 1
+        return real_value(self, reduced)
+
+    monkeypatch.setattr(Counter, "value", value)
+    moved_lines = ruleset.board_lines(moved)
+    assert valued == 0
+    assert [line.split(": ", 1)[1] for line in moved_lines] == [line.split(": ", 1)[1] for line in lines]
+
+
+def test_a_known_unit_at_a_new_place_is_put_together_again_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    args = ("0101", "salian-9", "sal-9", "4-4", False, "Salian Franks", "#2f5597")
+    first = furor_svg._roster_line(10.0, 2001.5, *args)
+    texts, escaped = 0, 0
+    real_text, real_t = furor_svg._text, svg_counters._t
+
+    def text(*a: Any, **k: Any) -> str:
+        nonlocal texts
+        texts += 1
+        return real_text(*a, **k)
+
+    def t(x: object) -> str:
+        nonlocal escaped
+        escaped += 1
+        return real_t(x)
+
+    svg_counters.counter(
+        "salian-9", "Salian Franks", "infantry", "4-4", False, "0101", 9.0, 2.5, "#2f5597", "sal-9", False
+    )
+    monkeypatch.setattr(furor_svg, "_text", text)
+    monkeypatch.setattr(svg_counters, "_t", t)
+    second = furor_svg._roster_line(10.0, 2017.5, "0102", *args[1:])
+    markup, *_marks = svg_counters.counter(
+        "salian-9", "Salian Franks", "infantry", "4-4", False, "0102", 9.0, 58.0, "#2f5597", "sal-9", True
+    )
+    assert texts == 0 and escaped == 0
+    assert second == first.replace('y="2001.5"', 'y="2017.5"').replace(">0101 ", ">0102 ")
+    assert 'class="attacker"' in markup and "in 0102</title>" in markup
 
 
 def test_a_page_names_its_files_once(farrapos_game: tuple[Any, str], monkeypatch: pytest.MonkeyPatch) -> None:
