@@ -172,7 +172,8 @@ def _resolve_claimed(
     link = _chain_link(tx, game, k)
     if link is None:
         raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
-    reveal = dice_chains.reveal(*link)
+    # the values the resolution before walked, where it was the one before this on the same chain
+    reveal, walked = dice_chains.reveal(*link, *((game.dice_walk, game.reveal) if game.current_k == k - 1 else ()))
     stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
@@ -201,6 +202,7 @@ def _resolve_claimed(
             reveal=reveal.hex(),
             nmr=json.dumps(list(missing)),
             result=json.dumps(outcome.to_json()) if outcome else None,
+            dice_walk=walked,
         ),
         [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
         [f.id for f in files],
