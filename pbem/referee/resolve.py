@@ -18,7 +18,7 @@ from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
 from pbem.store.sql import Busy, Conflict, Tx
 from pbem.store.transaction import transaction
-from pbem.turnfiles.canonical import canonical_json, text_hash
+from pbem.turnfiles.canonical import canonical_json, canonical_json_after, text_hash
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -188,7 +188,11 @@ def _resolve_claimed(
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
-    written = canonical_json(result.position)  # once: stored, and hashed
+    written = (  # once: stored, and hashed
+        canonical_json_after(result.position, position, game.position_text)
+        if ruleset.reuses_position_text and game.position_text
+        else canonical_json(result.position)
+    )
     store.add_resolution(
         tx,
         store.NewResolution(

@@ -44,6 +44,8 @@ class GameState(NamedTuple):
     next reveals, read instead of walked (``dice.chains.reveal``)."""
     reveal: str = ""
     """The current resolution's reveal (hex; empty before the first)."""
+    position_text: str = ""
+    """The current position as stored (canonical JSON), which ``position`` was parsed from."""
 
 
 POSITIONS_KEPT = 64
@@ -158,6 +160,7 @@ def game_state(
         int(queued_next),
         walked or "",
         reveal or "",
+        position,
     )
 
 
