@@ -5,7 +5,10 @@ time, and fails on the engine before this work.
 - a side's VP breakdown (two a resolution, and two per score) is a named tuple:
   as a frozen dataclass, its ``__init__`` set six fields through ``object.__setattr__``;
 - new MU with no ``place`` order find their default city without a call to
-  ``View.occupied`` per city of the side's possession, and choose the same city.
+  ``View.occupied`` per city of the side's possession, and choose the same city;
+- the Views a turn makes of its working copy (the battle, the Militia, new MU,
+  the VP count) borrow the board and counter sheet of the View it began with,
+  which the turn changes neither of, instead of finding them again.
 """
 
 from __future__ import annotations
@@ -88,3 +91,27 @@ def test_the_default_city_is_chosen_without_a_call_per_city(monkeypatch: pytest.
     assert calls[0] == 0
     assert chosen == expected
     assert any(city is not None for city in chosen)
+
+
+def test_a_turn_finds_its_counter_sheet_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pbem.rules.farrapos import position as farrapos_position
+    from pbem.rules.farrapos.turn import resolve_turn
+
+    rules = find_ruleset("farrapos")
+    calls = [0]
+    real = farrapos_position.counter_sheet
+
+    def counting(found: dict[str, Any]) -> Any:
+        calls[0] += 1
+        return real(found)
+
+    monkeypatch.setattr(farrapos_position, "counter_sheet", counting)
+    battles = 0
+    for n, (position, side) in enumerate(_positions(30, seed=4)):
+        body = rules.bot_orders(position, side, "random", random.Random(n))
+        orders, _ = rules.parse_orders(body)
+        calls[0] = 0
+        events = resolve_turn(position, {side: orders}, DiceStream(hashlib.sha256(b"%d" % n).digest()), validated=True)
+        battles += any(e["type"] == "battle" for e in events.events)
+        assert calls[0] == 1, n  # the View the turn begins with
+    assert battles

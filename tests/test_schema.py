@@ -123,7 +123,7 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
     finally:
         con.close()
     assert set(V4_TABLES) <= tables
-    assert version == str(store.SCHEMA_VERSION) == "5"
+    assert version == str(store.SCHEMA_VERSION) == "6"
     con = sqlite3.connect(db)
     try:
         assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(game)")}
@@ -141,6 +141,7 @@ def test_a_version_4_database_gains_the_kept_history_table_and_keeps_its_games(t
     con = sqlite3.connect(db)
     try:
         con.execute("DROP TABLE report_history")
+        con.execute("ALTER TABLE game DROP COLUMN dice_walk")
         con.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
         con.commit()
     finally:
@@ -152,4 +153,41 @@ def test_a_version_4_database_gains_the_kept_history_table_and_keeps_its_games(t
         version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
     finally:
         con.close()
-    assert "report_history" in tables and version == "5"
+    assert "report_history" in tables and version == "6"
+
+
+def test_a_version_5_database_gains_the_kept_dice_walk_and_resolves_its_games(tmp_path: Path) -> None:
+    """Version 6 adds game.dice_walk (the dice chain's values walked for the next
+    reveals, secret): a version 5 file, whose games have none, is upgraded in
+    place the first time it is opened, and its games resolve with the reveals
+    they would have had, walked from their checkpoints."""
+    from pbem import dice
+    from pbem.referee import resolve
+    from tests.support.desk import new_games, open_desk, play_resolutions, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, 2)
+    desk.engine.dispose()
+    con = sqlite3.connect(tmp_path / "referee.db")
+    try:
+        con.execute("ALTER TABLE game DROP COLUMN dice_walk")
+        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+        con.commit()
+    finally:
+        con.close()
+    db = store.open_database(tmp_path / "referee.db")
+    desk.engine = db  # type: ignore[assignment]
+    queue_next_turns(desk, [game], seed=2)
+    dice._walks.clear()
+    assert resolve.process(db, [game])[0].resolved == 3
+    db.dispose()
+    con = sqlite3.connect(tmp_path / "referee.db")
+    try:
+        version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        reveals = [bytes.fromhex(r[0]) for r in con.execute("SELECT reveal FROM resolution ORDER BY k")]
+        (walked,) = con.execute("SELECT dice_walk FROM game").fetchone()
+    finally:
+        con.close()
+    assert version == "6" and len(reveals) == 3 and walked
+    assert dice.H(reveals[2]) == reveals[1] and dice.H(reveals[1]) == reveals[0]

@@ -24,6 +24,25 @@ def H(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
+_INNER = bytes(x ^ 0x36 for x in range(256))
+_OUTER = bytes(x ^ 0x5C for x in range(256))
+
+
+def _pads(key: bytes) -> tuple[bytes, bytes]:
+    """HMAC-SHA256's inner and outer keys (RFC 2104) of ``key``."""
+    block = (H(key) if len(key) > 64 else key).ljust(64, b"\0")
+    return block.translate(_INNER), block.translate(_OUTER)
+
+
+def hmac_sha256(pads: tuple[bytes, bytes], msg: bytes) -> bytes:
+    """HMAC-SHA256 of ``msg`` under the key whose :func:`_pads` are given: the
+    bytes of ``hmac.new(key, msg, hashlib.sha256).digest()``, as two SHA-256
+    hashes (OpenSSL's HMAC set-up made it some 25 k instructions, these 17 k; a
+    resolution makes two or three)."""
+    inner, outer = pads
+    return H(outer + H(inner + msg))
+
+
 def enc(x: bytes | str) -> bytes:
     raw = x.encode("utf-8") if isinstance(x, str) else x
     return len(raw).to_bytes(4, "big") + raw
@@ -100,13 +119,30 @@ def reveal(seed: bytes, chain_length: int, k: int, kept: bytes = b"") -> bytes:
     return _walk_up(kept[32 * j : 32 * j + 32], links)
 
 
-def reveal_from_hex(chain_length: int, k: int, kept_hex: str) -> bytes:
+def reveal_and_walk(chain_length: int, k: int, kept_hex: str) -> tuple[bytes, str]:
     """:func:`reveal` from the checkpoints as the database keeps them (hex, not
-    empty): only the one checkpoint the walk starts from is read out of the text
-    (a 4,096-link chain keeps 8 KB of hex, which ``bytes.fromhex`` took longer to
-    read than the walk took to hash)."""
+    empty), with the values walked on the way up from the checkpoint, below the
+    reveal and above the checkpoint (hex, lowest first): the reveals of the
+    chain's next resolutions, which the game keeps for them (:func:`kept_reveal`;
+    as secret as the checkpoints, never exported).  Only the one checkpoint the
+    walk starts from is read out of the text (a 4,096-link chain keeps 8 KB of
+    hex, which ``bytes.fromhex`` took longer to read than the walk took to hash)."""
     j, links = _walk_start(chain_length, k, len(kept_hex) // 64)
-    return _walk_up(bytes.fromhex(kept_hex[64 * j : 64 * j + 64]), links)
+    walk = _walk(bytes.fromhex(kept_hex[64 * j : 64 * j + 64]), links)
+    return walk[links], b"".join(walk[1:links]).hex()
+
+
+def kept_reveal(walked_hex: str, previous_hex: str) -> tuple[bytes, str] | None:
+    """The next reveal read from the values a game kept (:func:`reveal_and_walk`),
+    with what is left of them, when the last one follows the reveal before
+    (``previous_hex``, one hash; None: walk from the checkpoint).  The caller gives
+    them only where the resolution before was made on the same chain."""
+    if not walked_hex or not previous_hex:
+        return None
+    value = bytes.fromhex(walked_hex[-64:])
+    if not reveal_follows(value, bytes.fromhex(previous_hex)):
+        return None
+    return value, walked_hex[:-64]
 
 
 def _walk_start(chain_length: int, k: int, count: int) -> tuple[int, int]:
@@ -132,11 +168,17 @@ _walks: dict[bytes, list[bytes]] = {}
 
 
 def _walk_up(checkpoint: bytes, steps: int) -> bytes:
-    """``checkpoint`` hashed ``steps`` times.  The values on the way up are the
-    reveals of the game's next resolutions, so the walk is kept (per process, as
-    secret as the checkpoint it starts from, for the last ``WALKS_KEPT``
-    checkpoints) and the next reveal is read from it instead of walking again
-    (before the speed work, up to 127 hashes per resolution)."""
+    """``checkpoint`` hashed ``steps`` times."""
+    return _walk(checkpoint, steps)[steps]
+
+
+def _walk(checkpoint: bytes, steps: int) -> list[bytes]:
+    """``checkpoint`` hashed up to ``steps`` times, each value on the way (at least
+    ``steps + 1`` of them).  The values on the way up are the reveals of the
+    game's next resolutions, so the walk is kept (per process, as secret as the
+    checkpoint it starts from, for the last ``WALKS_KEPT`` checkpoints) and the
+    next reveal is read from it instead of walking again (before the speed work,
+    up to 127 hashes per resolution)."""
     walk = _walks.get(checkpoint)
     if walk is None:
         if len(_walks) >= WALKS_KEPT:
@@ -144,7 +186,7 @@ def _walk_up(checkpoint: bytes, steps: int) -> bytes:
         walk = _walks[checkpoint] = [checkpoint]
     while len(walk) <= steps:
         walk.append(H(walk[-1]))
-    return walk[steps]
+    return walk
 
 
 def reveal_follows(reveal_k: bytes, previous: bytes) -> bool:
@@ -157,7 +199,7 @@ def dice_key(reveal_k: bytes, game_id: str, k: int, signed_messages: Iterable[by
     msg = enc(_LABEL) + enc(game_id) + enc(str(k))
     for message in signed_messages:
         msg += enc(H(message))
-    return hmac.new(reveal_k, msg, hashlib.sha256).digest()
+    return hmac_sha256(_pads(reveal_k), msg)
 
 
 class DiceStream:
@@ -165,7 +207,7 @@ class DiceStream:
     rolls with rejection sampling, every roll recorded with its purpose."""
 
     def __init__(self, key: bytes) -> None:
-        self._key = key
+        self._pads = _pads(key)
         self._block = 0
         self._buffer = b""
         self._pos = 0
@@ -173,7 +215,7 @@ class DiceStream:
 
     def _next_byte(self) -> int:
         if self._pos >= len(self._buffer):
-            self._buffer = hmac.new(self._key, u64(self._block), hashlib.sha256).digest()
+            self._buffer = hmac_sha256(self._pads, u64(self._block))
             self._block += 1
             self._pos = 0
         b = self._buffer[self._pos]

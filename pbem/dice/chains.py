@@ -74,8 +74,17 @@ def used_up(game_id: str, last_k: int, k: int) -> str:
     )
 
 
-def reveal(seed_hex: str, chain_length: int, checkpoints_hex: str, link: int) -> bytes:
-    """The reveal of link ``j`` of a chain (``1 <= j <= N - 1``)."""
+def reveal(
+    seed_hex: str, chain_length: int, checkpoints_hex: str, link: int, walked: str = "", previous: str = ""
+) -> tuple[bytes, str]:
+    """The reveal of link ``j`` of a chain (``1 <= j <= N - 1``), with the values
+    kept for the chain's next reveals (hex, see :func:`dicev1.reveal_and_walk`).
+    ``walked`` is what the resolution before kept, ``previous`` its reveal (hex):
+    given (and the link not the chain's first), the reveal is the last value kept,
+    checked by one hash against ``previous``, instead of a walk of up to 31
+    hashes up from the checkpoint in a fresh process."""
+    if link > 1 and (kept := dicev1.kept_reveal(walked, previous)) is not None:
+        return kept
     if checkpoints_hex:
-        return dicev1.reveal_from_hex(chain_length, link, checkpoints_hex)
-    return dicev1.reveal(bytes.fromhex(seed_hex), chain_length, link)
+        return dicev1.reveal_and_walk(chain_length, link, checkpoints_hex)
+    return dicev1.reveal(bytes.fromhex(seed_hex), chain_length, link), ""

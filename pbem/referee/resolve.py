@@ -18,7 +18,7 @@ from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
 from pbem.store.sql import Busy, Conflict, Tx
 from pbem.store.transaction import transaction
-from pbem.turnfiles.canonical import canonical_json, text_hash
+from pbem.turnfiles.canonical import canonical_json, canonical_json_after, text_hash
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -172,7 +172,8 @@ def _resolve_claimed(
     link = _chain_link(tx, game, k)
     if link is None:
         raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
-    reveal = dice_chains.reveal(*link)
+    # the values the resolution before walked, where it was the one before this on the same chain
+    reveal, walked = dice_chains.reveal(*link, *((game.dice_walk, game.reveal) if game.current_k == k - 1 else ()))
     stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
@@ -187,7 +188,11 @@ def _resolve_claimed(
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
-    written = canonical_json(result.position)  # once: stored, and hashed
+    written = (  # once: stored, and hashed
+        canonical_json_after(result.position, position, game.position_text)
+        if ruleset.reuses_position_text and game.position_text
+        else canonical_json(result.position)
+    )
     store.add_resolution(
         tx,
         store.NewResolution(
@@ -201,6 +206,7 @@ def _resolve_claimed(
             reveal=reveal.hex(),
             nmr=json.dumps(list(missing)),
             result=json.dumps(outcome.to_json()) if outcome else None,
+            dice_walk=walked,
         ),
         [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
         [f.id for f in files],

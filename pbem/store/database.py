@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 # late_turn, player_change; site (new tables); 4: game.rules_version (rulesets as plug-ins), the game's
 # allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables);
 # outbox.claimed_by and claimed_at (a delivery claims a row before sending it); game.tz, player.tz (the zones
-# deadlines are shown in); 5: report_history (new table: the list of earlier resolutions a report shows, kept)
-SCHEMA_VERSION = 5
+# deadlines are shown in); 5: report_history (new table: the list of earlier resolutions a report shows, kept);
+# 6: game.dice_walk (the dice chain's values walked for the next reveals, secret)
+SCHEMA_VERSION = 6
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -46,6 +47,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX IF NOT EXISTS ix_submission_game_turn_status ON submission (game_id, turn, status)",
     ),  # and new tables
     5: (),  # report_history, a new table
+    6: ("ALTER TABLE game ADD COLUMN dice_walk VARCHAR",),
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""

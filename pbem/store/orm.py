@@ -71,6 +71,9 @@ class Game(SQLModel, table=True):
     max_extensions: int | None = None  # deadline extensions in all
     referee_key: str | None = None  # OpenSSH public key line that signs the ledger
     tz: str | None = None  # IANA zone the game's deadlines are shown in (None: UTC)
+    # hex of the dice chain's values walked below the latest reveal (dice.reveal_and_walk): the next
+    # resolutions' reveals, as secret as the seed; never exported (None, empty: walk from a checkpoint)
+    dice_walk: str | None = None
 
 
 class Player(SQLModel, table=True):

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from pbem.store.sql import Conflict, Params, Row
+from pbem.store.sql import NAMED, Conflict, Params, Row
 
 if TYPE_CHECKING:
     import psycopg
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 """The URL schemes this runner takes; any other goes through SQLAlchemy."""
 
-_NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 _converted: dict[str, str] = {}
 
 
@@ -54,7 +53,7 @@ def pyformat(sql: str) -> str:
     SQLAlchemy's ``text()`` leaves them."""
     done = _converted.get(sql)
     if done is None:
-        done = _converted[sql] = _NAMED.sub(r"%(\1)s", sql.replace("%", "%%"))
+        done = _converted[sql] = NAMED.sub(r"%(\1)s", sql.replace("%", "%%"))
     return done
 
 

@@ -39,6 +39,13 @@ class GameState(NamedTuple):
     queued_next: int = 0
     """How many files are queued for the next resolution (any side): with none,
     a submit has nothing to supersede."""
+    dice_walk: str = ""
+    """The dice chain's values walked below the latest reveal (hex, secret): the
+    next reveals, read instead of walked (``dice.chains.reveal``)."""
+    reveal: str = ""
+    """The current resolution's reveal (hex; empty before the first)."""
+    position_text: str = ""
+    """The current position as stored (canonical JSON), which ``position`` was parsed from."""
 
 
 POSITIONS_KEPT = 64
@@ -91,7 +98,8 @@ _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
        g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version,
-       (SELECT COUNT(*) FROM submission s WHERE s.game_id = g.id AND s.turn = g.next_k AND s.status = 'QUEUED')
+       (SELECT COUNT(*) FROM submission s WHERE s.game_id = g.id AND s.turn = g.next_k AND s.status = 'QUEUED'),
+       g.dice_walk, r.reveal
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
 WHERE g.id = :game"""
 
@@ -129,6 +137,8 @@ def game_state(
         anchor,
         rules_version,
         queued_next,
+        walked,
+        reveal,
     ) = row
     if position is None:
         raise StoreError(f"game {gid}: its current resolution {current_k} is missing; the database is damaged")
@@ -148,6 +158,9 @@ def game_state(
         current_k,
         rules_version,
         int(queued_next),
+        walked or "",
+        reveal or "",
+        position,
     )
 
 
@@ -400,6 +413,7 @@ class NewResolution(NamedTuple):
     reveal: str  # hex
     nmr: str  # JSON list
     result: str | None  # JSON of the outcome when the game ends here
+    dice_walk: str = ""  # hex: the chain's values walked below the reveal, kept in the game's row (secret)
 
 
 def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]], resolved_ids: Sequence[int]) -> None:
@@ -437,8 +451,9 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
         )
     tx.send(
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = "
-        ":result WHERE id = :game",
+        ":result, dice_walk = :walk WHERE id = :game",
         {
+            "walk": new.dice_walk,
             "k": new.k,
             "next_k": new.k + 1,
             "state_hash": new.state_hash,

@@ -45,6 +45,7 @@ SQLITE: tuple[str, ...] = (
         "max_extensions INTEGER",
         "referee_key VARCHAR",
         "tz VARCHAR",
+        "dice_walk VARCHAR",
         "PRIMARY KEY (id)",
     ),
     _table(

@@ -3,6 +3,7 @@ parameters and rows, and the conflict a concurrent writer raises."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -10,6 +11,9 @@ Params = Mapping[str, Any]
 
 
 Row = Sequence[Any]
+
+NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
+"""A ``:name`` parameter of a statement (not a ``::type`` cast)."""
 
 
 READ_ONLY = "pbem_read_only"

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import compress
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
+from operator import ne
 from typing import Any
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False)
@@ -29,6 +31,42 @@ def canonical_json(obj: Any) -> str:
     if _C_ENCODER is None:
         return _ENCODER.encode(obj)
     return "".join(_C_ENCODER(obj, 0))
+
+
+def canonical_json_after(new: dict[str, Any], before: dict[str, Any], before_text: str) -> str:
+    """``canonical_json(new)``, copying from ``before_text`` (``canonical_json`` of
+    ``before``) the text of each entry of the first member that is equal in both
+    (a Farrapos position's cities: most are as they were, and writing them was
+    most of writing the position).
+
+    The member is ``before``'s first (the parse keeps the text's order), a dict in
+    the same order in both; its text is cut into entries at each ``},`` in one
+    pass, with no step per entry: a Python step costs about what writing an
+    entry does.  What makes the cut right is the caller's to answer for
+    (``Ruleset.reuses_position_text``): the entries are flat dicts with no brace
+    in their strings, ``before`` is unchanged since it was parsed from
+    ``before_text``, and an entry equal to the one before holds its numbers as the
+    same types (``1``, ``1.0`` and ``True`` are equal).  A text that shows
+    otherwise (an escape, more braces than entries) is written as a whole."""
+    member = next(iter(before), None)
+    if member is None or min(new) != member:
+        return canonical_json(new)
+    old, entries = before[member], new[member]
+    start = "{" + encode_basestring(member) + ":{"
+    if type(old) is not dict or type(entries) is not dict or not entries or list(old) != list(entries):
+        return canonical_json(new)
+    end = before_text.find("}}", len(start)) + 1
+    text = before_text[len(start) : end]  # the member's entries, one brace pair each
+    count = len(old)
+    if not before_text.startswith(start) or "\\" in before_text or not text.count("{") == text.count("}") == count:
+        return canonical_json(new)
+    pieces = text[:-1].split("},")  # each entry's text but its closing brace
+    values = list(entries.values())
+    for at in compress(range(count), map(ne, values, old.values())):
+        piece = pieces[at]  # its name's text ends at its first '":' (a quote in a name is escaped)
+        pieces[at] = piece[: piece.index('":') + 2] + canonical_json(values[at])[:-1]
+    rest = canonical_json({key: value for key, value in new.items() if key != member})
+    return start + "},".join(pieces) + ("}}," + rest[1:] if len(rest) > 2 else "}}}")
 
 
 def position_hash(position: Any) -> str:

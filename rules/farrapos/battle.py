@@ -26,7 +26,7 @@ from pbem.rules.base import Dice, Event
 from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.orders import MILITIA, Attack, Persistence
-from pbem.rules.farrapos.position import Position, View, enemy, sort_units
+from pbem.rules.farrapos.position import Position, View, enemy, occupied_entry, sort_units
 from pbem.rules.farrapos.tables import BattleTable, battle_table, shipped_battle_table
 
 
@@ -183,7 +183,7 @@ def _battle_result(
             f" and moves in {', '.join(occupants)}" if occupants else ", moving no MU in (the city is empty)"
         )
         winner_side: str | None = side
-    elif not attackers and not (work["cities"][attack.target]["units"] or work["cities"][attack.target]["militia"]):
+    elif not attackers and not occupied_entry(work["cities"][attack.target]):
         result = f"both sides are wiped out; {name} stays the {SIDE_NAMES[defender]}'s but is empty"
         winner_side = None
     elif not attackers:
@@ -198,9 +198,11 @@ def _battle_result(
     return occupants, result, winner_side
 
 
-def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
-    """Resolve ``attack`` by ``side`` on the working position ``work`` (mutated)."""
-    view = View(work)
+def fight(work: Position, side: str, attack: Attack, dice: Dice, start: View | None = None) -> list[Event]:
+    """Resolve ``attack`` by ``side`` on the working position ``work`` (mutated);
+    ``start``, a View of the position the turn began with, lends its board and
+    counter sheet (the turn changes neither)."""
+    view = View(work) if start is None else View(work, start.board, start.sheet)
     board = view.board
     defender = enemy(side)
     target, origin = attack.target, attack.origin
@@ -248,8 +250,7 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice) -> list[Event]:
                 records,
             )
         )
-        defenders_left = bool(work["cities"][target]["units"]) or int(work["cities"][target]["militia"]) > 0
-        if not defenders_left:
+        if not occupied_entry(work["cities"][target]):  # no defender left
             taken = bool(attackers)
             break
         if not attackers:

@@ -60,6 +60,7 @@ class Farrapos(Ruleset):
     id = "farrapos"
     title = "Farrapos (Julio Trois, 2011)"
     map_depends_on_side = False  # nothing on the board is hidden from either side
+    reuses_position_text = True  # the turn changes a working copy; a city's Militia is a count
 
     # --- house tables (rules/farrapos/tables.py) -----------------------------------
 

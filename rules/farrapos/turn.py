@@ -144,7 +144,7 @@ def _actions(work: Position, side: str, orders: Orders, dice: Dice, start: View)
                     "decision": str(order.decision),
                 }
             )
-            events.extend(fight(work, side, order, dice))
+            events.extend(fight(work, side, order, dice, start))
             events.extend(_leave_note(work, order.origin, side, start))
         elif isinstance(order, (Invade, Move)):
             acted = True
@@ -159,12 +159,13 @@ def _actions(work: Position, side: str, orders: Orders, dice: Dice, start: View)
     return events
 
 
-def _militia(work: Position, side: str, orders: Orders, board: Board) -> list[Event]:
+def _militia(work: Position, side: str, orders: Orders, start: View) -> list[Event]:
     """Militia deployed after the action ("Militia"), or why not."""
     events: list[Event] = []
+    board = start.board
     for line in orders:
         if isinstance(line.order, DeployMilitia):
-            now = View(work)
+            now = View(work, board, start.sheet)
             city = line.order.city
             why = _no_militia_reason(now, side, city)
             if why is None:
@@ -199,7 +200,7 @@ def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Ev
     arrivals = start.arrivals_now(side)
     if arrivals:
         placed: dict[str, str] = {}
-        now = View(work)
+        now = View(work, board, start.sheet)
         not_his: dict[str, str] = {}
         for line in orders:
             if isinstance(line.order, Place):
@@ -243,10 +244,11 @@ def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Ev
     return events
 
 
-def _end_of_turn(work: Position, phase: int, turn: int) -> list[Event]:
+def _end_of_turn(work: Position, start: View) -> list[Event]:
     """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
     events: list[Event] = []
-    final = View(work)
+    phase, turn = start.phase, start.turn
+    final = View(work, start.board, start.sheet)
     vp = breakdowns(final, ("republic", "empire"))  # once per side: the total and the text
     work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
@@ -285,13 +287,12 @@ def resolve_turn(
     orders = orders_by_side.get(side, NO_ORDERS)
     if not validated and (problems := validate_orders(position, side, orders)):
         raise IllegalOrderError(f"orders of the {SIDE_NAMES[side]} refused: " + "; ".join(map(str, problems)))
-    phase, turn = start.phase, start.turn
     work = working_copy(position)
     events: list[Event] = []
     events += _standing_losses(work, side, orders, start.board)
     events += _carries(work, side, orders, start)
     events += _actions(work, side, orders, dice, start)
-    events += _militia(work, side, orders, start.board)
+    events += _militia(work, side, orders, start)
     events += _arrivals(work, side, orders, start)
-    events += _end_of_turn(work, phase, turn)
+    events += _end_of_turn(work, start)
     return Resolution(work, events)

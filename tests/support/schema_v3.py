@@ -1,5 +1,5 @@
 """A database as schema version 3 left it, made from one of today's: what version 4
-added (tables and columns) taken away, and the version set back, so that a test
+and version 6 added (tables and columns) taken away, and the version set back, so that a test
 can open it and see the upgrade in place."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from pathlib import Path
 
 V4_TABLES = ("observer", "game_allowance", "civil_disorder", "bot_turn", "hook", "ledger")
 V4_GAME_COLUMNS = ("rules_version", "vacation_days", "max_pause", "max_extensions", "referee_key", "tz")
+V6_GAME_COLUMNS = ("dice_walk",)
 V4_OUTBOX_COLUMNS = ("claimed_by", "claimed_at")
 
 
@@ -17,7 +18,7 @@ def downgrade_to_3(db: Path) -> None:
     try:
         for table in V4_TABLES:
             con.execute(f"DROP TABLE {table}")
-        for column in V4_GAME_COLUMNS:
+        for column in (*V4_GAME_COLUMNS, *V6_GAME_COLUMNS):
             con.execute(f"ALTER TABLE game DROP COLUMN {column}")
         con.execute("ALTER TABLE player DROP COLUMN tz")
         for column in V4_OUTBOX_COLUMNS:
