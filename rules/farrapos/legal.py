@@ -83,11 +83,9 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
         return []
     mf = min(view.factors(u).mf for u in units)
     foe = enemy(side)
-    return [
-        c
-        for c, d in view.reach(side, origin).items()
-        if 0 < d <= mf and not view.board.linked(origin, c) and view.controller(c) != foe
-    ]
+    linked = view.board.adjacency[origin]
+    holders = view.holders
+    return [c for c, d in view.reach(side, origin, mf).items() if 0 < d <= mf and c not in linked and holders[c] != foe]
 
 
 def linked_entry(view: View, side: str, origin: str, target: str) -> str:
