@@ -25,7 +25,6 @@ from pbem.rules.mapdraw import (
     focus_box,
     mark,
     overlaps,
-    pieces_label_marks,
     quoteattr,
     text_width,
 )
@@ -182,6 +181,8 @@ class _Drawing:
     top: str  # from the board's group to the opening of the cities' group
     marks: dict[str, dict[tuple[str | None, bool], str]]  # city -> (owner, occupied) -> its mark
     names: dict[str, dict[tuple[str | None, bool], str]]  # city -> (owner, with an MU badge) -> leader line and name
+    mark_labels: dict[str, Mark]  # city -> the label mark of its VP, whoever holds it
+    name_labels: dict[str, tuple[Mark, Mark]]  # city -> the label mark of its name, without and with a badge
     badges: dict[str, tuple[float, float]]  # city -> where its MU badge is drawn
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
@@ -208,20 +209,45 @@ def _drawing(board: Board) -> _Drawing:
         (x1, y1), (x2, y2) = at[a], at[b]
         top.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
     top += ["</g>", '<g class="cities">']
-    marks = _city_marks(board, at)
-    names, badges = _city_names(board, at, labels)
+    marks, mark_labels = _city_marks(board, at)
+    names, name_labels, badges = _city_names(board, at, labels)
     px = MAP_X0 + 20
     phases, turns, vp_track, y = _track_boxes(px)
     key, stacks_y = _key(board, px, SCORE_Y + 22)
     return _Drawing(
-        at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y
+        at,
+        labels,
+        "\n".join(top),
+        marks,
+        names,
+        mark_labels,
+        name_labels,
+        badges,
+        phases,
+        turns,
+        "\n".join(vp_track),
+        y,
+        key,
+        stacks_y,
     )
 
 
-def _city_marks(board: Board, at: dict[str, tuple[float, float]]) -> dict[str, dict[tuple[str | None, bool], str]]:
+def _label_mark(x: float, y: float, body: str, size: int, bold: bool) -> Mark:
+    """The mark of a label drawn centred on ``x`` with its baseline at ``y``: what
+    ``mapdraw.label_marks`` reads back from its ``<text>``, worked out from the
+    numbers it is drawn with (a city's VP and name are the same box whoever holds
+    it: only their colours change)."""
+    w = text_width(body, size, bold)
+    return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
+
+
+def _city_marks(
+    board: Board, at: dict[str, tuple[float, float]]
+) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, Mark]]:
     """Each city's circle, port mark and VP, drawn once for every holder and
-    whether it is occupied."""
+    whether it is occupied; and the label mark of each city's VP."""
     marks: dict[str, dict[tuple[str | None, bool], str]] = {}
+    labels: dict[str, Mark] = {}
     for cid, city in board.cities.items():
         x, y = at[cid]
         fill = board.colours[city.colour].fill
@@ -245,15 +271,17 @@ def _city_marks(board: Board, at: dict[str, tuple[float, float]]) -> dict[str, d
             for owner, stroke in SIDE_COLOURS.items()
             for occupied in (False, True)
         }
-    return marks
+        labels[cid] = _label_mark(x, y + 5, str(city.vp), 13, True)
+    return marks, labels
 
 
 def _city_names(
     board: Board, at: dict[str, tuple[float, float]], labels: Placement
-) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, tuple[float, float]]]:
+) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, tuple[Mark, Mark]], dict[str, tuple[float, float]]]:
     """Each city's name (with its leader line) for every holder and whether a
-    stack badge sits below it; and where each badge goes."""
+    stack badge sits below it, with the label mark of each; and where each badge goes."""
     names: dict[str, dict[tuple[str | None, bool], str]] = {}
+    name_marks: dict[str, tuple[Mark, Mark]] = {}
     badges: dict[str, tuple[float, float]] = {}
     for cid, ((bx, by, bw, bh), leader) in labels.items():
         city = board.cities[cid]
@@ -267,25 +295,23 @@ def _city_names(
         )
         cx = round(bx + bw / 2, 1)
         above = by + bh / 2 < at[cid][1]  # a label above its city keeps its name next to it
+        baseline = {
+            badge: round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1)
+            for badge in (False, True)
+        }
         names[cid] = {
             (owner, badge): "\n".join(
-                [
-                    *lead,
-                    _text(
-                        cx,
-                        round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1),
-                        city.name,
-                        NAME_SIZE,
-                        "middle",
-                        fill=stroke if owner else "#444",
-                    ),
-                ]
+                [*lead, _text(cx, baseline[badge], city.name, NAME_SIZE, "middle", fill=stroke if owner else "#444")]
             )
             for owner, stroke in SIDE_COLOURS.items()
             for badge in (False, True)
         }
+        name_marks[cid] = (
+            _label_mark(cx, baseline[False], city.name, NAME_SIZE, False),
+            _label_mark(cx, baseline[True], city.name, NAME_SIZE, False),
+        )
         badges[cid] = (cx, round(by + NAME_SIZE * 1.22 + BADGE_SIZE * 0.95, 1))
-    return names, badges
+    return names, name_marks, badges
 
 
 def _track_boxes(px: int) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]], list[str], float]:
@@ -387,9 +413,9 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         ),
         drawing.top,
     ]
-    texts: list[str] = [drawing.top]
+    labels: list[Mark] = []
     marks: list[Mark] = []
-    out += _board_layers(view, drawing, events, texts, marks)
+    out += _board_layers(view, drawing, events, labels, marks)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -408,7 +434,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, pieces_label_marks(texts) + marks, height)
+    focus, why = _focus(view, drawing, events, labels + marks, height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"
@@ -419,20 +445,20 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
 
 
 def _board_layers(
-    view: View, drawing: _Drawing, events: Sequence[Event], texts: list[str], marks: list[Mark]
+    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], marks: list[Mark]
 ) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
-    battles ("Actions", "Battles"), the city labels with their VP.  The pieces that
-    may hold a label (the cities' marks and names, each drawn once per board) go to
-    ``texts`` too, and the mark of each MU badge's label (``mapdraw.mark``) to
-    ``marks``: the arrows and rings hold none."""
+    battles ("Actions", "Battles"), the city labels with their VP.  The label mark
+    of each city's VP and name (worked out once per board) goes to ``labels``, and
+    the mark of each MU badge's label (``mapdraw.mark``) to ``marks``: the arrows
+    and rings hold none."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
     for cid in view.board.cities:
         city = cities[cid]
         out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
-    texts += out
+        labels.append(drawing.mark_labels[cid])
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -455,7 +481,7 @@ def _board_layers(
         city = cities[cid]
         owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
         out.append(drawing.names[cid][owner, bool(mu or militia)])
-        texts.append(out[-1])
+        labels.append(drawing.name_labels[cid][bool(mu or militia)])
         if mu or militia:  # the MU badge below the name
             text, badge_mark = _badge(drawing.badges[cid], owner, mu, militia)
             out.append(text)
@@ -471,9 +497,8 @@ def _badge(at: tuple[float, float], owner: str | None, mu: int, militia: int) ->
     count in a process)."""
     badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
     cx, y = at
-    w = text_width(badge, BADGE_SIZE, bold=True)
     text = _text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
-    return text, mark((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
+    return text, _label_mark(cx, y, badge, BADGE_SIZE, True)
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
