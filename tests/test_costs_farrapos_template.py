@@ -7,17 +7,22 @@ on the code before the change it guards.
   largest MF the template asks for, going on from where a shorter question
   stopped, and gives the same cities in the same order, as do the checks of a
   move and the bots that share it (compared with the whole walk over many bot
-  positions).
+  positions);
+- a long comment line was wrapped by adding its words to a line one at a time;
+  it is now cut at the last space within the width (``rfind``), with the same
+  lines as textwrap.
 """
 
 from __future__ import annotations
 
 import random
+import sys
+import textwrap
 from typing import Any
 
 import pytest
 
-from pbem.rules import find_ruleset
+from pbem.rules import find_ruleset, template_text
 from pbem.rules.farrapos import position as farrapos_position
 from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import SIDES
@@ -115,3 +120,64 @@ def test_an_order_template_walks_no_farther_than_a_stacks_mf(monkeypatch: pytest
         assert len(adjacency.read) <= allowed, (len(adjacency.read), allowed)
         fewer += allowed < whole
     assert fewer > 10
+
+
+def _lines_run(traced: Any, function: Any, *args: Any) -> tuple[Any, int]:
+    """``function(*args)`` and how many lines of ``traced`` ran in it."""
+    code = traced.__code__
+    count = [0]
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code is not code:
+            return None
+        if event == "line":
+            count[0] += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        result = function(*args)
+    finally:
+        sys.settrace(None)
+    return result, count[0]
+
+
+def test_a_long_comment_line_is_cut_at_spaces_not_built_word_by_word() -> None:
+    """A long line of an order template (a stack's moves, the cities a Militia may
+    deploy in) was wrapped by adding its words to a line one at a time, some
+    lines of Python a word; it is now cut at the last space within the width,
+    a few lines of Python per line written, with the same lines as textwrap."""
+    words = " ".join(f"city-{n}" for n in range(60))
+    expected = textwrap.wrap(
+        words,
+        width=72,
+        initial_indent="#     ",
+        subsequent_indent="#       ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    wrapped, ran = _lines_run(template_text._wrap_words, template_text._wrap_line, "#     " + words, 72)
+    assert list(wrapped) == expected
+    assert ran <= 6 * len(expected) + 4, (ran, len(expected))  # 60 words: over 120 lines word by word
+
+
+def test_an_order_template_asks_no_city_its_holder_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stack's attacks, invasions and moves asked the View who holds each
+    neighbour and each city in reach, a method call each (and worked out the
+    enemy again per neighbour); they now read the View's map of holders.  The
+    Militia left are counted once (twice before: for the test, then the line)."""
+    positions = [position for position in _positions()[::5] if RULES.due(position)]
+    asked = {"controller": 0, "militia_available": 0}
+    for name in asked:
+        real = getattr(View, name)
+
+        def counting(self: View, *args: Any, _name: str = name, _real: Any = real) -> Any:
+            asked[_name] += 1
+            return _real(self, *args)
+
+        monkeypatch.setattr(View, name, counting)
+    for position in positions:
+        before = asked["militia_available"]
+        assert "# Your MU" in RULES.order_template(position, RULES.due(position)[0])
+        assert asked["militia_available"] - before == 1
+    assert asked["controller"] == 0 and len(positions) > 20

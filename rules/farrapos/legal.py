@@ -49,7 +49,8 @@ def attack_targets(view: View, side: str, origin: str) -> list[str]:
     ``side`` has MU)."""
     if not mu_in(view, side, origin):
         return []
-    return [n for n in view.board.neighbours(origin) if view.controller(n) == enemy(side)]
+    foe, holders = enemy(side), view.holders  # read once, not per neighbour
+    return [n for n in view.board.adjacency[origin] if holders[n] == foe]
 
 
 def invasion_targets(view: View, side: str, origin: str) -> list[str]:
@@ -59,7 +60,8 @@ def invasion_targets(view: View, side: str, origin: str) -> list[str]:
     neighbouring city is how a stack reinforces it)."""
     if not mu_in(view, side, origin):
         return []
-    return [n for n in view.board.neighbours(origin) if view.controller(n) != enemy(side)]
+    foe, holders = enemy(side), view.holders
+    return [n for n in view.board.adjacency[origin] if holders[n] != foe]
 
 
 def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:

@@ -188,10 +188,11 @@ class Farrapos(Ruleset):
                 f"{' '.join(placement_cities(view, side))}"
                 " (or a city this turn's action takes)"
             )
-        if view.militia_available(side):
+        militia_left = view.militia_available(side)
+        if militia_left:
             spots = militia_cities(view, side)
             out.append(
-                f"# Militia left: {view.militia_available(side)}; cities with no MU and no Militia now: "
+                f"# Militia left: {militia_left}; cities with no MU and no Militia now: "
                 f"{' '.join(spots) or 'none'}"
                 " (or a city this turn's action empties)"
             )
