@@ -8,6 +8,9 @@ on the code before the change it guards.
   stopped, and gives the same cities in the same order, as do the checks of a
   move and the bots that share it (compared with the whole walk over many bot
   positions);
+- a stack's attacks, invasions and moves read the View's map of holders (a
+  call per city before), each MU's factors are read once, and the Militia left
+  counted once;
 - a long comment line was wrapped by adding its words to a line one at a time;
   it is now cut at the last space within the width (``rfind``), with the same
   lines as textwrap.
@@ -165,9 +168,12 @@ def test_an_order_template_asks_no_city_its_holder_one_at_a_time(monkeypatch: py
     """A stack's attacks, invasions and moves asked the View who holds each
     neighbour and each city in reach, a method call each (and worked out the
     enemy again per neighbour); they now read the View's map of holders.  The
-    Militia left are counted once (twice before: for the test, then the line)."""
+    Militia left are counted once (twice before: for the test, then the line),
+    and each MU's factors once (each group's lowest MF was worked out from them
+    again, for each MF among a stack's MU)."""
     positions = [position for position in _positions()[::5] if RULES.due(position)]
-    asked = {"controller": 0, "militia_available": 0}
+    mu = [sum(len(mu_in(View(p), RULES.due(p)[0], c)) for c in load_board().cities) for p in positions]
+    asked = {"controller": 0, "militia_available": 0, "factors": 0}
     for name in asked:
         real = getattr(View, name)
 
@@ -176,8 +182,9 @@ def test_an_order_template_asks_no_city_its_holder_one_at_a_time(monkeypatch: py
             return _real(self, *args)
 
         monkeypatch.setattr(View, name, counting)
-    for position in positions:
-        before = asked["militia_available"]
+    for position, count in zip(positions, mu):
+        militia, factors = asked["militia_available"], asked["factors"]
         assert "# Your MU" in RULES.order_template(position, RULES.due(position)[0])
-        assert asked["militia_available"] - before == 1
+        assert asked["militia_available"] - militia == 1
+        assert asked["factors"] - factors == count  # each MU's once, not again for each group's lowest MF
     assert asked["controller"] == 0 and len(positions) > 20

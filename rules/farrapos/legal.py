@@ -83,7 +83,12 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
     """
     if not units:
         return []
-    mf = min(view.factors(u).mf for u in units)
+    return destinations_within(view, side, origin, min(view.factors(u).mf for u in units))
+
+
+def destinations_within(view: View, side: str, origin: str, mf: int) -> list[str]:
+    """:func:`move_destinations` of MU whose lowest MF is ``mf`` (an order template
+    knows it for each group it lists: it asks once per MF among a stack's MU)."""
     foe = enemy(side)
     linked = view.board.adjacency[origin]
     holders = view.holders
