@@ -34,6 +34,7 @@ import pytest
 from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
 from pbem.rules.base import Orders
+from tests.support.farrapos_walks import whole_reach
 
 
 def _played(resolutions: int, seed: int = 7) -> Iterator[tuple[dict[str, Any], str, str, Orders]]:
@@ -335,7 +336,7 @@ def test_checking_a_move_walks_no_farther_than_its_mf(monkeypatch: pytest.Monkey
     for position, _, _, _ in played[::8]:
         for side in SIDES:
             for origin in View(position).board.cities:
-                whole = View(position).reach(side, origin)
+                whole = whole_reach(View(position), side, origin)
                 for destination in whole:
                     for limit in range(4):
                         steps = whole[destination] if whole[destination] <= limit else 0

@@ -120,21 +120,21 @@ def test_placing_the_farrapos_labels_samples_only_the_lines_near_each_label(monk
     """Every candidate place of every label sampled every path line (7,138
     segment tests for the shipped board): a tenth of a second of each ``pbem
     report``.  A line whose bounding box misses the label's box is passed over."""
-    from pbem.rules.farrapos import svg
+    from pbem.rules.farrapos import svg_layout
     from pbem.rules.farrapos.board import load_board
 
     calls = 0
-    real = svg._segment_hits
+    real = svg_layout._segment_hits
 
     def counting(*args: Any) -> bool:
         nonlocal calls
         calls += 1
         return real(*args)
 
-    monkeypatch.setattr(svg, "_segment_hits", counting)
-    placed = svg._layout(load_board())
+    monkeypatch.setattr(svg_layout, "_segment_hits", counting)
+    placed = svg_layout._layout(load_board())
     monkeypatch.undo()
-    assert placed == svg._layout(load_board())
+    assert placed == svg_layout._layout(load_board())
     assert calls < 400, calls
 
 

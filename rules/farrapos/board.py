@@ -15,7 +15,6 @@ True
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -104,17 +103,14 @@ class Board(Frozen):
     def name(self, city: str) -> str:
         return self.cities[city].name
 
-    def distances_from(self, start: str, passable: Iterable[str] | None = None) -> dict[str, int]:
-        """Path-line steps from ``start`` to every city reachable through
-        ``passable`` cities (the end city of a path need not be passable; all
-        cities pass when ``passable`` is None)."""
-        through = None if passable is None else set(passable)
+    def distances_from(self, start: str) -> dict[str, int]:
+        """Path-line steps from ``start`` to every city (the bots' distance to the
+        enemy; what a side's MU reach, through cities the enemy does not hold, is
+        ``View.reach``)."""
         dist = {start: 0}
         queue = deque([start])
         while queue:
             here = queue.popleft()
-            if here != start and through is not None and here not in through:
-                continue  # a path may end here but not go on
             for there in self.adjacency[here]:
                 if there not in dist:
                     dist[there] = dist[here] + 1

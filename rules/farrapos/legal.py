@@ -49,7 +49,8 @@ def attack_targets(view: View, side: str, origin: str) -> list[str]:
     ``side`` has MU)."""
     if not mu_in(view, side, origin):
         return []
-    return [n for n in view.board.neighbours(origin) if view.controller(n) == enemy(side)]
+    foe, holders = enemy(side), view.holders  # read once, not per neighbour
+    return [n for n in view.board.adjacency[origin] if holders[n] == foe]
 
 
 def invasion_targets(view: View, side: str, origin: str) -> list[str]:
@@ -59,7 +60,8 @@ def invasion_targets(view: View, side: str, origin: str) -> list[str]:
     neighbouring city is how a stack reinforces it)."""
     if not mu_in(view, side, origin):
         return []
-    return [n for n in view.board.neighbours(origin) if view.controller(n) != enemy(side)]
+    foe, holders = enemy(side), view.holders
+    return [n for n in view.board.adjacency[origin] if holders[n] != foe]
 
 
 def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:
@@ -81,13 +83,16 @@ def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) 
     """
     if not units:
         return []
-    mf = min(view.factors(u).mf for u in units)
+    return destinations_within(view, side, origin, min(view.factors(u).mf for u in units))
+
+
+def destinations_within(view: View, side: str, origin: str, mf: int) -> list[str]:
+    """:func:`move_destinations` of MU whose lowest MF is ``mf`` (an order template
+    knows it for each group it lists: it asks once per MF among a stack's MU)."""
     foe = enemy(side)
-    return [
-        c
-        for c, d in view.reach(side, origin).items()
-        if 0 < d <= mf and not view.board.linked(origin, c) and view.controller(c) != foe
-    ]
+    linked = view.board.adjacency[origin]
+    holders = view.holders
+    return [c for c, d in view.reach(side, origin, mf).items() if 0 < d <= mf and c not in linked and holders[c] != foe]
 
 
 def linked_entry(view: View, side: str, origin: str, target: str) -> str:

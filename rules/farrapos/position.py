@@ -101,7 +101,7 @@ class View:
         self._owned: dict[str, list[str]] = {}
         self._held: dict[str, list[str]] = {}
         self._mu: dict[tuple[str, str], list[str]] = {}
-        self._reach: dict[tuple[str, str], dict[str, int]] = {}
+        self._walks: dict[tuple[str, str], list[Any]] = {}  # (side, origin) -> [steps, frontier, lines walked]
         self._arrivals: dict[str, list[str]] = {}
 
     @cached_property
@@ -167,34 +167,48 @@ class View:
             self._mu[key] = [u for u in self.cities[city]["units"] if counters[u].side == side]
         return list(self._mu[key])
 
-    def reach(self, side: str, origin: str) -> dict[str, int]:
-        """Path-line steps from ``origin`` to every city ``side``'s MU can reach
-        passing only through cities the enemy does not hold (the last city of a path
-        may be one); worked out once per View, side and origin: an order template
-        asks it once per MF of a stack.  Read-only: it is shared."""
-        key = (side, origin)
-        found = self._reach.get(key)
-        if found is None:
-            foe = enemy(side)
-            found = self._reach[key] = self.board.distances_from(
-                origin, [c for c, holder in self._controllers.items() if holder != foe]
-            )
-        return found
+    @property
+    def holders(self) -> dict[str, str | None]:
+        """The side holding each city (:meth:`controller` of every city, read-only:
+        shared), for a question that looks at many cities."""
+        return self._controllers
+
+    def reach(self, side: str, origin: str, limit: int) -> dict[str, int]:
+        """Path-line steps from ``origin`` to every city ``side``'s MU reach within
+        ``limit`` path lines, passing only through cities the enemy does not hold
+        (the last city of a path may be one), in the order a breadth-first walk
+        meets them.  It may hold cities farther than ``limit`` (walked for an
+        earlier question): read the steps.  Read-only: it is shared."""
+        return self._walk(side, origin, limit, None)
 
     def steps_to(self, side: str, origin: str, destination: str, limit: int) -> int:
-        """``reach(side, origin).get(destination, 0)`` for a destination at most
-        ``limit`` path lines away (0 farther): the walk stops at ``limit`` lines
-        instead of covering the whole board (checking one move needs no more)."""
-        known = self._reach.get((side, origin))
-        if known is not None:
-            steps = known.get(destination, 0)
-            return steps if steps <= limit else 0
+        """``reach(side, origin, limit).get(destination, 0)`` for a destination at
+        most ``limit`` path lines away (0 farther); the walk stops where it meets
+        ``destination`` (checking one move needs no more)."""
+        steps = self._walk(side, origin, limit, destination).get(destination, 0)
+        return steps if steps <= limit else 0
+
+    def _walk(self, side: str, origin: str, limit: int, destination: str | None) -> dict[str, int]:
+        """The breadth-first walk of the path lines from ``origin`` for ``side``,
+        taken on, a line at a time, until it has walked ``limit`` lines, met
+        ``destination`` or met every city it can: each walk is kept per View, side
+        and origin with its frontier, so a longer question goes on from where a
+        shorter one stopped.  A question needs at most the largest MF of a stack
+        (a few lines), where the whole board's walk was a third of an order
+        template."""
+        walk = self._walks.get((side, origin))
+        if walk is None:
+            walk = self._walks[side, origin] = [{origin: 0}, [origin], 0]
+        dist: dict[str, int] = walk[0]
+        frontier: list[str] = walk[1]
+        step: int = walk[2]
+        if step >= limit or not frontier or destination in dist:
+            return dist
         foe = enemy(side)
         holders = self._controllers
         adjacency = self.board.adjacency
-        dist = {origin: 0}
-        frontier = [origin]
-        for step in range(1, limit + 1):
+        while step < limit and frontier:
+            step += 1
             reached: list[str] = []
             for here in frontier:
                 if here != origin and holders.get(here, foe) == foe:
@@ -203,10 +217,11 @@ class View:
                     if there not in dist:
                         dist[there] = step
                         reached.append(there)
-            if destination in dist:
-                return dist[destination]
             frontier = reached
-        return 0
+            if destination in dist:
+                break
+        walk[1], walk[2] = frontier, step
+        return dist
 
     def cities_with_mu(self, side: str) -> list[str]:
         """The cities where ``side`` has MU, in board order."""

@@ -26,10 +26,10 @@ from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
 from pbem.rules.farrapos.legal import (
     attack_targets,
     carry_allowed,
+    destinations_within,
     held_ports,
     invasion_targets,
     militia_cities,
-    move_destinations,
     mu_in,
     placement_cities,
     validate_orders,
@@ -176,9 +176,9 @@ class Farrapos(Ruleset):
             # a group moves within its lowest MF: one line per MF, for the MU that have at least it
             shown: list[str] = []
             for mf in sorted({f.mf for f in faces.values()}):
-                group = [u for u in mu if faces[u].mf >= mf]
-                reach = sorted(move_destinations(view, side, city, group))
+                reach = sorted(destinations_within(view, side, city, mf))  # the lowest MF of the group below
                 if reach and reach != shown:
+                    group = [u for u in mu if faces[u].mf >= mf]
                     together = "all together, " if len(group) == len(mu) else ""
                     out.append(f"#     move {' '.join(group)} ({together}MF {mf}): {' '.join(reach)}")
                 shown = reach
@@ -189,10 +189,11 @@ class Farrapos(Ruleset):
                 f"{' '.join(placement_cities(view, side))}"
                 " (or a city this turn's action takes)"
             )
-        if view.militia_available(side):
+        militia_left = view.militia_available(side)
+        if militia_left:
             spots = militia_cities(view, side)
             out.append(
-                f"# Militia left: {view.militia_available(side)}; cities with no MU and no Militia now: "
+                f"# Militia left: {militia_left}; cities with no MU and no Militia now: "
                 f"{' '.join(spots) or 'none'}"
                 " (or a city this turn's action empties)"
             )

@@ -16,7 +16,7 @@ from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES, CounterSheet
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
-from pbem.rules.farrapos.svg_layout import MAP_H, MAP_W, MAP_X0, MAP_Y0, _projector, _spread
+from pbem.rules.farrapos.svg_layout import BADGE_SIZE, MAP_H, MAP_W, MAP_X0, MAP_Y0, NAME_SIZE, Placement, _layout
 from pbem.rules.mapdraw import (
     Box,
     Mark,
@@ -24,8 +24,6 @@ from pbem.rules.mapdraw import (
     focus_attrs,
     focus_box,
     mark,
-    overlaps,
-    pieces_label_marks,
     quoteattr,
     text_width,
 )
@@ -72,104 +70,6 @@ def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: 
     )
 
 
-def _layout(board: Board) -> tuple[dict[str, tuple[float, float]], Placement]:
-    """Where each city is drawn (projected, then spread apart where crowded) and
-    where its label goes."""
-    project = _projector(board)
-    at = _spread({cid: project(c.lat, c.lon) for cid, c in board.cities.items()})
-    return at, _place_labels(board, at)
-
-
-NAME_SIZE, BADGE_SIZE = 14, 12
-
-
-WIDEST_BADGE = "88 MU +8 Mil"
-
-
-def _block_size(name: str) -> tuple[float, float]:
-    """Every city's label has room for its name and, below, the widest MU badge:
-    so the placement depends on the board only and is worked out once."""
-    w = max(text_width(name, NAME_SIZE), text_width(WIDEST_BADGE, BADGE_SIZE, bold=True))
-    return w + 2, NAME_SIZE * 1.22 + BADGE_SIZE * 1.22
-
-
-def _segment_hits(box: Box, a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Whether the segment a-b crosses the box (sampled; good enough for a cost)."""
-    for i in range(21):
-        t = i / 20
-        x, y = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
-        if box[0] <= x <= box[0] + box[2] and box[1] <= y <= box[1] + box[3]:
-            return True
-    return False
-
-
-Placement = dict[str, tuple[Box, tuple[float, float, float, float] | None]]
-
-
-def _place_labels(board: Board, at: dict[str, tuple[float, float]]) -> Placement:
-    """Where each city's label (name, and its MU below) goes: the free place
-    nearest its circle that covers no other circle or label and crosses the fewest
-    path lines, the most crowded cities first; far from its city, a leader line
-    joins them.  Only the drawing moves: the board's coordinates stay as printed."""
-    circles = {cid: (x - 16, y - 16, 32.0, 32.0) for cid, (x, y) in at.items()}
-    bounds = (MAP_X0 + 2, MAP_Y0 + 2, MAP_W - 4, MAP_H - 4)
-    placed: dict[str, tuple[Box, tuple[float, float, float, float] | None]] = {}
-    boxes: list[Box] = []
-    crowd = {c: sum(1 for d in at if d != c and math.dist(at[c], at[d]) < 110) for c in at}
-    # each path line with its bounding box (a hair wider): a line whose box misses a label's box cannot cross it
-    lines = [
-        (min(p[0], q[0]) - 1e-6, min(p[1], q[1]) - 1e-6, max(p[0], q[0]) + 1e-6, max(p[1], q[1]) + 1e-6, p, q)
-        for p, q in ((at[a], at[b]) for a, b in board.links)
-    ]
-    for cid in sorted(at, key=lambda c: (-crowd[c], -board.cities[c].vp, c)):
-        x, y = at[cid]
-        w, h = _block_size(board.name(cid))
-        # a label box lies within 74 + w (74 + h) of its city: only circles and labels that near can be in its way
-        reach = 74 + w + h + 40
-        near = [c for c in circles.values() if abs(c[0] - x) < reach and abs(c[1] - y) < reach]
-        near_labels = [
-            o for o in boxes if o[0] - reach < x < o[0] + o[2] + reach and o[1] - reach < y < o[1] + o[3] + reach
-        ]
-        best: tuple[float, Box, tuple[float, float, float, float] | None] | None = None
-        for ring, gap in enumerate((3.0, 12.0, 24.0, 40.0, 60.0)):
-            for angle in range(0, 360, 15):
-                ux, uy = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-                # the box's point nearest the circle sits ``gap`` beyond the circle's edge
-                px, py = x + ux * (14 + gap), y + uy * (14 + gap)
-                bx = px - w / 2 + ux * w / 2
-                by = py - h / 2 + uy * h / 2
-                box = (round(bx, 1), round(by, 1), w, h)
-                if not (
-                    bounds[0] <= box[0]
-                    and box[0] + w <= bounds[0] + bounds[2]
-                    and bounds[1] <= box[1]
-                    and box[1] + h <= bounds[1] + bounds[3]
-                ):
-                    continue
-                if any(overlaps(box, c, 2) for c in near) or any(overlaps(box, o, 3) for o in near_labels):
-                    continue
-                right, bottom = box[0] + w, box[1] + h
-                crossings = sum(
-                    1
-                    for x0, y0, x1, y1, p, q in lines
-                    if x0 <= right and box[0] <= x1 and y0 <= bottom and box[1] <= y1 and _segment_hits(box, p, q)
-                )
-                above = 0 if uy < -0.5 else 1  # names read best above their city
-                cost = ring * 10 + crossings * 6 + above * 2 + abs(ux) * 1.5
-                if best is None or cost < best[0]:
-                    leader = None
-                    if ring >= 2:
-                        leader = (round(x + ux * 13, 1), round(y + uy * 13, 1), round(px, 1), round(py, 1))
-                    best = (cost, box, leader)
-            if best is not None and ring >= 1:
-                break
-        if best is None:  # nowhere free: below the city, as before
-            best = (0.0, (x - w / 2, y + 16, w, h), None)
-        placed[cid] = (best[1], best[2])
-        boxes.append(best[1])
-    return placed
-
-
 @dataclass(frozen=True)
 class _Drawing:
     """What the map of one board draws the same in every position, worked out once
@@ -182,6 +82,8 @@ class _Drawing:
     top: str  # from the board's group to the opening of the cities' group
     marks: dict[str, dict[tuple[str | None, bool], str]]  # city -> (owner, occupied) -> its mark
     names: dict[str, dict[tuple[str | None, bool], str]]  # city -> (owner, with an MU badge) -> leader line and name
+    mark_labels: dict[str, Mark]  # city -> the label mark of its VP, whoever holds it
+    name_labels: dict[str, tuple[Mark, Mark]]  # city -> the label mark of its name, without and with a badge
     badges: dict[str, tuple[float, float]]  # city -> where its MU badge is drawn
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
@@ -208,20 +110,45 @@ def _drawing(board: Board) -> _Drawing:
         (x1, y1), (x2, y2) = at[a], at[b]
         top.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#8a7b5a" stroke-width="2"/>')
     top += ["</g>", '<g class="cities">']
-    marks = _city_marks(board, at)
-    names, badges = _city_names(board, at, labels)
+    marks, mark_labels = _city_marks(board, at)
+    names, name_labels, badges = _city_names(board, at, labels)
     px = MAP_X0 + 20
     phases, turns, vp_track, y = _track_boxes(px)
     key, stacks_y = _key(board, px, SCORE_Y + 22)
     return _Drawing(
-        at, labels, "\n".join(top), marks, names, badges, phases, turns, "\n".join(vp_track), y, key, stacks_y
+        at,
+        labels,
+        "\n".join(top),
+        marks,
+        names,
+        mark_labels,
+        name_labels,
+        badges,
+        phases,
+        turns,
+        "\n".join(vp_track),
+        y,
+        key,
+        stacks_y,
     )
 
 
-def _city_marks(board: Board, at: dict[str, tuple[float, float]]) -> dict[str, dict[tuple[str | None, bool], str]]:
+def _label_mark(x: float, y: float, body: str, size: int, bold: bool) -> Mark:
+    """The mark of a label drawn centred on ``x`` with its baseline at ``y``: what
+    ``mapdraw.label_marks`` reads back from its ``<text>``, worked out from the
+    numbers it is drawn with (a city's VP and name are the same box whoever holds
+    it: only their colours change)."""
+    w = text_width(body, size, bold)
+    return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
+
+
+def _city_marks(
+    board: Board, at: dict[str, tuple[float, float]]
+) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, Mark]]:
     """Each city's circle, port mark and VP, drawn once for every holder and
-    whether it is occupied."""
+    whether it is occupied; and the label mark of each city's VP."""
     marks: dict[str, dict[tuple[str | None, bool], str]] = {}
+    labels: dict[str, Mark] = {}
     for cid, city in board.cities.items():
         x, y = at[cid]
         fill = board.colours[city.colour].fill
@@ -245,15 +172,17 @@ def _city_marks(board: Board, at: dict[str, tuple[float, float]]) -> dict[str, d
             for owner, stroke in SIDE_COLOURS.items()
             for occupied in (False, True)
         }
-    return marks
+        labels[cid] = _label_mark(x, y + 5, str(city.vp), 13, True)
+    return marks, labels
 
 
 def _city_names(
     board: Board, at: dict[str, tuple[float, float]], labels: Placement
-) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, tuple[float, float]]]:
+) -> tuple[dict[str, dict[tuple[str | None, bool], str]], dict[str, tuple[Mark, Mark]], dict[str, tuple[float, float]]]:
     """Each city's name (with its leader line) for every holder and whether a
-    stack badge sits below it; and where each badge goes."""
+    stack badge sits below it, with the label mark of each; and where each badge goes."""
     names: dict[str, dict[tuple[str | None, bool], str]] = {}
+    name_marks: dict[str, tuple[Mark, Mark]] = {}
     badges: dict[str, tuple[float, float]] = {}
     for cid, ((bx, by, bw, bh), leader) in labels.items():
         city = board.cities[cid]
@@ -267,25 +196,23 @@ def _city_names(
         )
         cx = round(bx + bw / 2, 1)
         above = by + bh / 2 < at[cid][1]  # a label above its city keeps its name next to it
+        baseline = {
+            badge: round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1)
+            for badge in (False, True)
+        }
         names[cid] = {
             (owner, badge): "\n".join(
-                [
-                    *lead,
-                    _text(
-                        cx,
-                        round(by + (0 if badge or not above else BADGE_SIZE * 1.22) + NAME_SIZE * 0.95, 1),
-                        city.name,
-                        NAME_SIZE,
-                        "middle",
-                        fill=stroke if owner else "#444",
-                    ),
-                ]
+                [*lead, _text(cx, baseline[badge], city.name, NAME_SIZE, "middle", fill=stroke if owner else "#444")]
             )
             for owner, stroke in SIDE_COLOURS.items()
             for badge in (False, True)
         }
+        name_marks[cid] = (
+            _label_mark(cx, baseline[False], city.name, NAME_SIZE, False),
+            _label_mark(cx, baseline[True], city.name, NAME_SIZE, False),
+        )
         badges[cid] = (cx, round(by + NAME_SIZE * 1.22 + BADGE_SIZE * 0.95, 1))
-    return names, badges
+    return names, name_marks, badges
 
 
 def _track_boxes(px: int) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]], list[str], float]:
@@ -387,9 +314,9 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         ),
         drawing.top,
     ]
-    texts: list[str] = [drawing.top]
+    labels: list[Mark] = []
     marks: list[Mark] = []
-    out += _board_layers(view, drawing, events, texts, marks)
+    out += _board_layers(view, drawing, events, labels, marks)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
@@ -408,7 +335,7 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, pieces_label_marks(texts) + marks, height)
+    focus, why = _focus(view, drawing, events, labels + marks, height)
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
         f"{focus_attrs('farrapos-board', focus, why)}>"
@@ -419,20 +346,20 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
 
 
 def _board_layers(
-    view: View, drawing: _Drawing, events: Sequence[Event], texts: list[str], marks: list[Mark]
+    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], marks: list[Mark]
 ) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
-    battles ("Actions", "Battles"), the city labels with their VP.  The pieces that
-    may hold a label (the cities' marks and names, each drawn once per board) go to
-    ``texts`` too, and the mark of each MU badge's label (``mapdraw.mark``) to
-    ``marks``: the arrows and rings hold none."""
+    battles ("Actions", "Battles"), the city labels with their VP.  The label mark
+    of each city's VP and name (worked out once per board) goes to ``labels``, and
+    the mark of each MU badge's label (``mapdraw.mark``) to ``marks``: the arrows
+    and rings hold none."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
     for cid in view.board.cities:
         city = cities[cid]
         out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
-    texts += out
+        labels.append(drawing.mark_labels[cid])
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -455,7 +382,7 @@ def _board_layers(
         city = cities[cid]
         owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
         out.append(drawing.names[cid][owner, bool(mu or militia)])
-        texts.append(out[-1])
+        labels.append(drawing.name_labels[cid][bool(mu or militia)])
         if mu or militia:  # the MU badge below the name
             text, badge_mark = _badge(drawing.badges[cid], owner, mu, militia)
             out.append(text)
@@ -471,9 +398,8 @@ def _badge(at: tuple[float, float], owner: str | None, mu: int, militia: int) ->
     count in a process)."""
     badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
     cx, y = at
-    w = text_width(badge, BADGE_SIZE, bold=True)
     text = _text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
-    return text, mark((cx - w / 2, y - 0.96 * BADGE_SIZE, w, 1.22 * BADGE_SIZE))
+    return text, _label_mark(cx, y, badge, BADGE_SIZE, True)
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
