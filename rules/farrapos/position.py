@@ -144,8 +144,12 @@ class View:
         return occupied_entry(self.cities[city])
 
     def controller(self, city: str) -> str | None:
-        """The side holding ``city`` (its owner, while it has a MU or Militia)."""
-        return self._controllers[city]
+        """The side holding ``city`` (its owner, while it has a MU or Militia), read
+        from its one entry: checking an order asks of a few cities, and a map of
+        every city's holder (:attr:`_controllers`) cost more than the rest of the
+        check."""
+        entry = self.cities[city]
+        return entry["owner"] if occupied_entry(entry) else None
 
     def held_cities(self, side: str) -> list[str]:
         if side not in self._held:
@@ -190,14 +194,14 @@ class View:
             steps = known.get(destination, 0)
             return steps if steps <= limit else 0
         foe = enemy(side)
-        holders = self._controllers
+        holder = self.controller
         adjacency = self.board.adjacency
         dist = {origin: 0}
         frontier = [origin]
         for step in range(1, limit + 1):
             reached: list[str] = []
             for here in frontier:
-                if here != origin and holders.get(here, foe) == foe:
+                if here != origin and holder(here) == foe:
                     continue  # a path may end here but not go on
                 for there in adjacency[here]:
                     if there not in dist:
