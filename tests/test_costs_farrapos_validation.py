@@ -75,7 +75,12 @@ def test_checking_orders_maps_no_city_s_holder_and_copies_only_moved_cities(
     games = [turn for seed in range(3) for turn in _positions(seed, 30)]
     listed: list[str] = []
     owned = position.View.owned_cities
-    monkeypatch.setattr(position.View, "owned_cities", lambda view, side: listed.append(side) or owned(view, side))
+
+    def listing(view: position.View, side: str) -> list[str]:
+        listed.append(side)
+        return owned(view, side)
+
+    monkeypatch.setattr(position.View, "owned_cities", listing)
     moves = places = 0
     for state, side, body in games:
         if "militia" in body:  # a Militia's count of those on the board reads the side's cities
