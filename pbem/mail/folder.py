@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 from pbem.mail.intake import Candidate, _split_signature
@@ -55,12 +56,10 @@ def ingest_dir(
     for file in files:
         name = str(file)
         source = f"file {name}"
-        size = os.stat(name).st_size
-        if size > MAX_FILE_BYTES:
-            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {size} bytes: a turn file is at most 64 KiB",))
+        raw = _read(name, MAX_FILE_BYTES)
+        if isinstance(raw, int):
+            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {raw} bytes: a turn file is at most 64 KiB",))
         else:
-            with open(name, "rb") as f:
-                raw = f.read()
             message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
             signature = inline if inline is not None else _detached_signature(file, name)
             raw_sha256 = hashlib.sha256(raw).hexdigest()
@@ -89,11 +88,44 @@ def _detached_signature(file: Path, name: str) -> str | None:
     """The text of ``FILE.sig`` beside ``file`` (named ``name``), else of
     ``FILE-without-.txt.sig``, else None; the second name is made only when the
     first is no file."""
-    sig = name + ".sig"
-    if not os.path.isfile(sig):
-        sig = str(file.with_suffix(".sig"))
-        if not os.path.isfile(sig):
+    data = _read_file(name + ".sig")
+    if data is None:
+        data = _read_file(str(file.with_suffix(".sig")))
+        if data is None:
             return None
-    with open(sig, "rb") as f:  # a binary read: a text-mode file object cost more than the rest of this loop's reads
-        text = f.read().decode("ascii", errors="replace")
+    text = data.decode("ascii", errors="replace")
     return text.replace("\r\n", "\n").replace("\r", "\n")  # the line ends text mode (``Path.read_text``) reads
+
+
+def _read(name: str, limit: int) -> bytes | int:
+    """The bytes of the file ``name``, or its size when that is over ``limit``
+    (nothing read).  One descriptor opened, stat'ed and read: a ``stat`` by name
+    and a buffered file object each cost more than the read itself."""
+    fd = os.open(name, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        return size if size > limit else _read_all(fd, size)
+    finally:
+        os.close(fd)
+
+
+def _read_file(name: str) -> bytes | None:
+    """The bytes of ``name`` when it is a file (``os.path.isfile``: a regular file,
+    through any link), else None."""
+    try:
+        fd = os.open(name, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        status = os.fstat(fd)
+        return _read_all(fd, status.st_size) if stat.S_ISREG(status.st_mode) else None
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Every byte left in ``fd`` (``size``, unless the file grew or shrank since it was stat'ed)."""
+    chunks = [os.read(fd, size + 1)]
+    while chunks[-1]:
+        chunks.append(os.read(fd, 1 << 16))
+    return b"".join(chunks)
