@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
+from pbem import limits
 from pbem.mail import folder
 from pbem.referee import intake, mail_room
 from pbem.turnfiles import keys, sshsig
@@ -65,9 +66,14 @@ def test_a_large_file_is_refused_by_its_size_unread(tmp_path: Path, monkeypatch:
     big = tmp_path / "big.txt"
     big.write_bytes(b"x" * 1000)
     reads: list[str] = []
-    _calls(monkeypatch, folder.os, "read", reads)
-    assert folder._read(str(big), 999) == 1000 and reads == []
-    assert folder._read(str(big), 1000) == b"x" * 1000
+    _calls(monkeypatch, limits.os, "read", reads)
+    with pytest.raises(limits.TooLarge) as refused:
+        limits.read_at_most(str(big), 999)
+    assert refused.value.size == 1000 and reads == []
+    assert limits.read_at_most(str(big), 1000) == b"x" * 1000 and reads == ["read", "read"]  # its bytes, then its end
+    monkeypatch.setattr(folder, "MAX_FILE_BYTES", 999)
+    summary = folder.ingest_dir(tmp_path, lambda *a: pytest.fail("judged"), lambda *a: pytest.fail("checked"))
+    assert [o.lines for o in summary.outcomes] == [("file is 1000 bytes: a turn file is at most 64 KiB",)]
 
 
 def test_a_sig_that_is_no_file_is_no_signature(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import os
 import stat
 from pathlib import Path
 
+from pbem import limits
 from pbem.mail.intake import Candidate, _split_signature
 from pbem.mail.readers import (
     MAX_FILE_BYTES,
@@ -56,9 +57,12 @@ def ingest_dir(
     for file in files:
         name = str(file)
         source = f"file {name}"
-        raw = _read(name, MAX_FILE_BYTES)
-        if isinstance(raw, int):
-            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {raw} bytes: a turn file is at most 64 KiB",))
+        try:
+            raw = limits.read_at_most(name, MAX_FILE_BYTES)
+        except limits.TooLarge as exc:
+            outcome = MessageOutcome(
+                source, Verdict.REFUSED, (f"file is {exc.size} bytes: a turn file is at most 64 KiB",)
+            )
         else:
             message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
             signature = inline if inline is not None else _detached_signature(file, name)
@@ -97,35 +101,16 @@ def _detached_signature(file: Path, name: str) -> str | None:
     return text.replace("\r\n", "\n").replace("\r", "\n")  # the line ends text mode (``Path.read_text``) reads
 
 
-def _read(name: str, limit: int) -> bytes | int:
-    """The bytes of the file ``name``, or its size when that is over ``limit``
-    (nothing read).  One descriptor opened, stat'ed and read: a ``stat`` by name
-    and a buffered file object each cost more than the read itself."""
-    fd = os.open(name, os.O_RDONLY)
-    try:
-        size = os.fstat(fd).st_size
-        return size if size > limit else _read_all(fd, size)
-    finally:
-        os.close(fd)
-
-
 def _read_file(name: str) -> bytes | None:
     """The bytes of ``name`` when it is a file (``os.path.isfile``: a regular file,
-    through any link), else None."""
+    through any link), else None; one descriptor opened, stat'ed and read (a
+    ``stat`` by name and a buffered file object each cost more than the read)."""
     try:
         fd = os.open(name, os.O_RDONLY)
     except (FileNotFoundError, NotADirectoryError):
         return None
     try:
         status = os.fstat(fd)
-        return _read_all(fd, status.st_size) if stat.S_ISREG(status.st_mode) else None
+        return limits.read_descriptor(fd, status.st_size) if stat.S_ISREG(status.st_mode) else None
     finally:
         os.close(fd)
-
-
-def _read_all(fd: int, size: int) -> bytes:
-    """Every byte left in ``fd`` (``size``, unless the file grew or shrank since it was stat'ed)."""
-    chunks = [os.read(fd, size + 1)]
-    while chunks[-1]:
-        chunks.append(os.read(fd, 1 << 16))
-    return b"".join(chunks)
