@@ -7,7 +7,10 @@ submit), counted, never timed:
   not every city of the position (``working_copy``);
 - a ``place`` line asks whether its one city is the side's: the side's cities
   are listed (a pass over the board) only for a refusal, which lists the same
-  cities as before, and so for a Militia's city.
+  cities as before, and so for a Militia's city; the MU arriving now are worked
+  out once a check, not again for the names of each ``place`` line;
+- a name the parse has looked up before is answered without a call to
+  ``NameTable.find``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos import legal, position
 from pbem.rules.farrapos.orders import Carry, Invade, Move, Place
+from pbem.rules.names import NameTable
 
 RULES = find_ruleset("farrapos")
 
@@ -125,3 +129,28 @@ def test_a_refused_place_line_lists_the_side_s_cities_in_board_order() -> None:
         assert problem.message.endswith(f"new MU may set up in: {owned}"), problem
         return
     pytest.fail("no position with MU arriving and a city of the enemy or of nobody")
+
+
+def test_the_mu_arriving_are_worked_out_once_a_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    arrivals_now = position.View.arrivals_now
+
+    def asking(view: position.View, side: str) -> list[str]:
+        asked.append(side)
+        return arrivals_now(view, side)
+
+    turns = [(state, side, RULES.parse_orders(body)[0]) for state, side, body in _positions(5, 40)]
+    placing = [turn for turn in turns if any(isinstance(line.order, Place) for line in turn[2])]
+    monkeypatch.setattr(position.View, "arrivals_now", asking)
+    for state, side, orders in placing:
+        asked.clear()
+        assert RULES.validate(state, side, orders) == []
+        assert asked == [side]
+    assert placing
+
+
+def test_a_name_looked_up_before_needs_no_call_to_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = NameTable([("porto-alegre", ["Porto Alegre"]), ("bage", ["Bagé"])])
+    assert table.lookup("Porto Alegre") == "porto-alegre" and table.lookup("nowhere") is None
+    monkeypatch.setattr(NameTable, "find", lambda self, typed: pytest.fail("a call to find"))
+    assert table.lookup("Porto Alegre") == "porto-alegre" and table.lookup("nowhere") is None

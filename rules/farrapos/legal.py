@@ -239,10 +239,9 @@ def check_names(view: View, side: str, order: object) -> None:
         _city_known(view, order.destination, f"the port cities the {name} holds are", ports)
         _units_known(view, side, order.units, order.origin)
     elif isinstance(order, Place):
-        arrivals = view.arrivals_now(side)
         for unit in order.units:
-            if unit not in view.sheet.counters:
-                raise _unknown("MU", unit, "the MU arriving this turn are", arrivals)
+            if unit not in view.sheet.counters:  # the MU arriving now are worked out for the refusal only
+                raise _unknown("MU", unit, "the MU arriving this turn are", view.arrivals_now(side))
         _city_known(view, order.city, "new MU may set up in", lambda: placement_cities(view, side))
     elif isinstance(order, DeployMilitia):
         _city_known(view, order.city, "a Militia may deploy in", lambda: militia_cities(view, side))
