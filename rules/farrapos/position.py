@@ -144,10 +144,14 @@ class View:
         return occupied_entry(self.cities[city])
 
     def controller(self, city: str) -> str | None:
-        """The side holding ``city`` (its owner, while it has a MU or Militia), read
-        from its one entry: checking an order asks of a few cities, and a map of
-        every city's holder (:attr:`_controllers`) cost more than the rest of the
-        check."""
+        """The side holding ``city`` (its owner, while it has a MU or Militia): from
+        the map of every city's holder once a question over the board has made it
+        (an order template asks of every city), else from the city's own entry
+        (checking a turn file's orders asks of a few cities, and making the map
+        cost more than the rest of the check)."""
+        controllers = self.__dict__.get("_controllers")
+        if controllers is not None:
+            return controllers[city]
         entry = self.cities[city]
         return entry["owner"] if occupied_entry(entry) else None
 
