@@ -83,15 +83,31 @@ class TooLarge(ValueError):
 def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes:
     """A file's bytes, its size checked before anything is read (``fstat``), and
     never more than ``limit + 1`` bytes read (a file that grows, a device, a FIFO):
-    :class:`TooLarge` past ``limit``."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
+    :class:`TooLarge` past ``limit``.  Read from a descriptor: a buffered file
+    object cost more than the read of a turn file (``ingest --dir`` reads one a file)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
         if size > limit:
             raise TooLarge(size, limit)
-        data = f.read(limit + 1)
+        data = read_descriptor(fd, limit + 1)
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise TooLarge(len(data), limit)
     return data
+
+
+def read_descriptor(fd: int, most: int) -> bytes:
+    """The bytes of ``fd`` to its end, at most ``most`` of them."""
+    chunks = []
+    while most > 0:
+        chunk = os.read(fd, most)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        most -= len(chunk)
+    return b"".join(chunks)
 
 
 # --- JSON and TOML within nesting and number limits ---------------------------------

@@ -101,8 +101,12 @@ class NameTable:
 
     def lookup(self, typed: str) -> str | None:
         """The id ``typed`` names, or ``None`` when it names nothing; raises
-        :class:`OrderSyntaxError` when it could be several things."""
-        found = self.find(typed)
+        :class:`OrderSyntaxError` when it could be several things.  A name looked
+        up before is answered from :meth:`find`'s memory without a call to it (a
+        turn file's parse looks up each of its words, most of them met before)."""
+        found = self._found.get(typed)
+        if found is None:
+            found = self.find(typed)
         if len(found) > 1:
             raise OrderSyntaxError(ambiguous(typed, found))
         return found[0] if found else None

@@ -8,8 +8,8 @@
   per limit (a turn file is read within two);
 - a file with a detached signature, without the BEGIN marker anywhere, is not
   split line by line looking for an inline signature;
-- a detached signature is read as bytes, not through a text-mode file object,
-  with the same text (its line ends as text mode reads them);
+- a detached signature is read as bytes from a descriptor, not through a file
+  object, with the same text (its line ends as text mode reads them);
 - the envelope, the verdict and the Farrapos orders set their fields with one
   ``set_fields`` call, not ``object.__setattr__`` per field.
 """
@@ -118,7 +118,7 @@ def test_a_detached_signature_is_read_as_bytes_with_text_mode_s_line_ends(
     for name in ("a.txt", "b.txt"):
         assert folder._detached_signature(tmp_path / name, str(tmp_path / name)) == expected
     assert folder._detached_signature(tmp_path / "c.txt", str(tmp_path / "c.txt")) is None
-    assert modes == ["rb", "rb"]
+    assert modes == []  # read from a descriptor: no file object at all
 
 
 def test_the_verdict_s_objects_set_their_fields_at_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
+from pbem import limits
 from pbem.mail.intake import Candidate, _split_signature
 from pbem.mail.readers import (
     MAX_FILE_BYTES,
@@ -55,12 +57,13 @@ def ingest_dir(
     for file in files:
         name = str(file)
         source = f"file {name}"
-        size = os.stat(name).st_size
-        if size > MAX_FILE_BYTES:
-            outcome = MessageOutcome(source, Verdict.REFUSED, (f"file is {size} bytes: a turn file is at most 64 KiB",))
+        try:
+            raw = limits.read_at_most(name, MAX_FILE_BYTES)
+        except limits.TooLarge as exc:
+            outcome = MessageOutcome(
+                source, Verdict.REFUSED, (f"file is {exc.size} bytes: a turn file is at most 64 KiB",)
+            )
         else:
-            with open(name, "rb") as f:
-                raw = f.read()
             message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
             signature = inline if inline is not None else _detached_signature(file, name)
             raw_sha256 = hashlib.sha256(raw).hexdigest()
@@ -89,11 +92,25 @@ def _detached_signature(file: Path, name: str) -> str | None:
     """The text of ``FILE.sig`` beside ``file`` (named ``name``), else of
     ``FILE-without-.txt.sig``, else None; the second name is made only when the
     first is no file."""
-    sig = name + ".sig"
-    if not os.path.isfile(sig):
-        sig = str(file.with_suffix(".sig"))
-        if not os.path.isfile(sig):
+    data = _read_file(name + ".sig")
+    if data is None:
+        data = _read_file(str(file.with_suffix(".sig")))
+        if data is None:
             return None
-    with open(sig, "rb") as f:  # a binary read: a text-mode file object cost more than the rest of this loop's reads
-        text = f.read().decode("ascii", errors="replace")
+    text = data.decode("ascii", errors="replace")
     return text.replace("\r\n", "\n").replace("\r", "\n")  # the line ends text mode (``Path.read_text``) reads
+
+
+def _read_file(name: str) -> bytes | None:
+    """The bytes of ``name`` when it is a file (``os.path.isfile``: a regular file,
+    through any link), else None; one descriptor opened, stat'ed and read (a
+    ``stat`` by name and a buffered file object each cost more than the read)."""
+    try:
+        fd = os.open(name, os.O_RDONLY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        status = os.fstat(fd)
+        return limits.read_descriptor(fd, status.st_size) if stat.S_ISREG(status.st_mode) else None
+    finally:
+        os.close(fd)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pbem import store
+from pbem.rules.frozen import Frozen, set_fields
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
@@ -19,11 +19,16 @@ if TYPE_CHECKING:
 from pbem.referee.verdict import MAX_KEPT_BYTES, Checked, Duplicate, Refused, inspect_turn_file, split_signature
 
 
-@dataclass(frozen=True)
-class Submitted:
+class Submitted(Frozen):
+    """A file ``submit`` accepted (a frozen value with one ``set_fields`` call: a
+    frozen dataclass set each field through ``object.__setattr__``)."""
+
     checked: Checked
     superseded: int  # how many queued submissions of the same side this one replaced
-    granted: Any = None  # the ledger entry of a vacation request granted (pbem/referee/requests.py)
+    granted: Any  # the ledger entry of a vacation request granted (pbem/referee/requests.py)
+
+    def __init__(self, checked: Checked, superseded: int, granted: Any = None) -> None:
+        set_fields(self, checked=checked, superseded=superseded, granted=granted)
 
 
 Within = Callable[[Tx, "Checked | None", Sequence[str]], None]

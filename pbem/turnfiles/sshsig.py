@@ -223,10 +223,13 @@ def _strings(data: bytes, at: int, count: int) -> tuple[list[bytes], int]:
     them (what :class:`pbem.turnfiles.keys.WireReader` reads, without a call per
     field); ``EOFError`` when they run past its end."""
     found = []
+    end = len(data)
     for _ in range(count):
-        size = _uint32(data, at)
+        if at + 4 > end:
+            raise EOFError
+        (size,) = _U32.unpack_from(data, at)  # as :func:`_uint32` reads it, without a call per string
         at += 4
-        if at + size > len(data):
+        if at + size > end:
             raise EOFError
         found.append(data[at : at + size])
         at += size

@@ -29,7 +29,7 @@ from pbem.rules.farrapos.orders import (
     Place,
     StandingLosses,
 )
-from pbem.rules.farrapos.position import Position, View, enemy, sort_units, working_copy
+from pbem.rules.farrapos.position import Position, View, enemy, sort_units
 from pbem.rules.suggest import did_you_mean
 
 CARRY_LIMIT = 2
@@ -119,7 +119,13 @@ def placement_cities(view: View, side: str) -> list[str]:
 def militia_cities(view: View, side: str) -> list[str]:
     """Cities of the side's possession with no MU and no Militia yet (one Militia
     holds a city; docs/rules/farrapos.md, "Militia")."""
-    return [c for c in view.owned_cities(side) if not view.units_in(c) and not view.militia_in(c)]
+    return [c for c in view.owned_cities(side) if militia_may_deploy(view, side, c)]
+
+
+def militia_may_deploy(view: View, side: str, city: str) -> bool:
+    """Whether ``city`` is one of :func:`militia_cities` (without listing them all)."""
+    entry = view.cities[city]
+    return entry["owner"] == side and not entry["units"] and not view.militia_in(city)
 
 
 def battle_may_leave(view: View, side: str, attack: Attack) -> tuple[list[str], list[str]]:
@@ -238,10 +244,9 @@ def check_names(view: View, side: str, order: object) -> None:
         _city_known(view, order.destination, f"the port cities the {name} holds are", ports)
         _units_known(view, side, order.units, order.origin)
     elif isinstance(order, Place):
-        arrivals = view.arrivals_now(side)
         for unit in order.units:
-            if unit not in view.sheet.counters:
-                raise _unknown("MU", unit, "the MU arriving this turn are", arrivals)
+            if unit not in view.sheet.counters:  # the MU arriving now are worked out for the refusal only
+                raise _unknown("MU", unit, "the MU arriving this turn are", view.arrivals_now(side))
         _city_known(view, order.city, "new MU may set up in", lambda: placement_cities(view, side))
     elif isinstance(order, DeployMilitia):
         _city_known(view, order.city, "a Militia may deploy in", lambda: militia_cities(view, side))
@@ -390,8 +395,11 @@ def apply_movement(work: Position, units: Sequence[str], origin: str, destinatio
 
 
 class _Draft:
-    """The position after the carries and moves checked so far: copied at the first
-    of them, with one View of it per change (not one per line and per check)."""
+    """The position after the carries and moves checked so far, with one View of it
+    per change (not one per line and per check).  Only what a move changes is
+    copied: the two cities' entries (``apply_movement`` replaces their values) in
+    a copy of the map of cities; every other value is the position's own (a
+    ``working_copy`` copied every city, a third of checking a move)."""
 
     def __init__(self, position: Position, side: str, start: View):
         self.position = position
@@ -401,7 +409,9 @@ class _Draft:
 
     def move(self, units: Sequence[str], origin: str, destination: str) -> None:
         if self.work is self.position:
-            self.work = working_copy(self.position)
+            self.work = {**self.position, "cities": dict(self.position["cities"])}
+        cities = self.work["cities"]
+        cities[origin], cities[destination] = cities[origin].copy(), cities[destination].copy()
         apply_movement(self.work, units, origin, destination, self.side)
         self.now = View(self.work)
 
@@ -491,23 +501,17 @@ def _check_after_action(
     problems: list[Problem],
 ) -> None:
     """The steps after the action: new MU set up ("Setup of new units if any"),
-    Militia deployed, standing loss orders."""
+    Militia deployed, standing loss orders.  Where a step may go is asked of its
+    one city; the list of every such city is made only for a refusal (it was made
+    for every turn that placed a MU, a pass over the board and more)."""
     # what each kind of step needs is worked out only for a turn that orders one
     arrivals: list[str] = []
-    owned: list[str] = []
     if any(isinstance(line.order, Place) for line in orders):
         arrivals = start.arrivals_now(side)
-        owned = placement_cities(after, side)  # in board order, once (once per city made every check quadratic)
-        if battle_places:
-            placeable = set(owned)
-            owned = [c for c in after.board.cities if c in placeable or c in battle_places]
     placed: set[str] = set()
     militia_left = 0
-    militia_allowed: list[str] = []
     if any(isinstance(line.order, DeployMilitia) for line in orders):
         militia_left = start.militia_available(side)
-        militia_cities_now = [c for c in militia_cities(after, side) if start.owner(c) == side]
-        militia_allowed = [c for c in after.board.cities if c in militia_cities_now or c in battle_militia]
     deployed: set[str] = set()
     for line in orders:
         order = line.order
@@ -518,7 +522,7 @@ def _check_after_action(
                 problems.append(Problem(line.line, str(err)))
                 continue
         if isinstance(order, Place):
-            problem = _place_problem(side, order, arrivals, placed, owned)
+            problem = _place_problem(after, side, order, arrivals, placed, battle_places)
             if problem:
                 problems.append(Problem(line.line, problem))
         elif isinstance(order, DeployMilitia):
@@ -530,13 +534,14 @@ def _check_after_action(
                         line.line, f"a Militia is already deployed in {order.city} this turn; one Militia holds a city"
                     )
                 )
-            elif order.city not in militia_allowed:
+            elif not _militia_allowed(start, after, side, order.city, battle_militia):
+                allowed = [c for c in after.board.cities if _militia_allowed(start, after, side, c, battle_militia)]
                 problems.append(
                     Problem(
                         line.line,
                         "a Militia deploys in a city of one's possession with no MU and no Militia; for the "
                         f"{SIDE_NAMES[side]} "
-                        f"after this turn's action those are (or may be, after the battle): {_list(militia_allowed)}",
+                        f"after this turn's action those are (or may be, after the battle): {_list(allowed)}",
                     )
                 )
             else:
@@ -549,7 +554,22 @@ def _check_after_action(
                     break
 
 
-def _place_problem(side: str, order: Place, arrivals: list[str], placed: set[str], owned: list[str]) -> str | None:
+def _militia_allowed(start: View, after: View, side: str, city: str, battle_militia: list[str]) -> bool:
+    """Whether a Militia may deploy in ``city`` after this turn's action: a city of
+    the side's possession before and after it, with no MU and no Militia, or one
+    the battle may leave so."""
+    return (militia_may_deploy(after, side, city) and start.owner(city) == side) or city in battle_militia
+
+
+def _may_place(after: View, side: str, city: str, battle_places: list[str]) -> bool:
+    """Whether new MU may set up in ``city`` after this turn's action: a city of the
+    side's possession, or one its battle may give."""
+    return after.owner(city) == side or city in battle_places
+
+
+def _place_problem(
+    after: View, side: str, order: Place, arrivals: list[str], placed: set[str], battle_places: list[str]
+) -> str | None:
     """What is wrong with a ``place`` line ("Setup of new units if any"); notes its units in ``placed``."""
     problem = None
     for unit in order.units:
@@ -558,7 +578,8 @@ def _place_problem(side: str, order: Place, arrivals: list[str], placed: set[str
         elif unit in placed:
             problem = f"{unit} is placed twice"
         placed.add(unit)
-    if problem is None and order.city not in owned:
+    if problem is None and not _may_place(after, side, order.city, battle_places):
+        owned = [c for c in after.board.cities if _may_place(after, side, c, battle_places)]
         problem = (
             f"{order.city} is not in the {SIDE_NAMES[side]}'s possession after this turn's action; "
             f"new MU may set up in: {_list(owned)}"

@@ -144,8 +144,16 @@ class View:
         return occupied_entry(self.cities[city])
 
     def controller(self, city: str) -> str | None:
-        """The side holding ``city`` (its owner, while it has a MU or Militia)."""
-        return self._controllers[city]
+        """The side holding ``city`` (its owner, while it has a MU or Militia): from
+        the map of every city's holder once a question over the board has made it
+        (an order template asks of every city), else from the city's own entry
+        (checking a turn file's orders asks of a few cities, and making the map
+        cost more than the rest of the check)."""
+        controllers = self.__dict__.get("_controllers")
+        if controllers is not None:
+            return controllers[city]
+        entry = self.cities[city]
+        return entry["owner"] if occupied_entry(entry) else None
 
     def held_cities(self, side: str) -> list[str]:
         if side not in self._held:
@@ -205,13 +213,13 @@ class View:
         if step >= limit or not frontier or destination in dist:
             return dist
         foe = enemy(side)
-        holders = self._controllers
+        holder = self.controller
         adjacency = self.board.adjacency
         while step < limit and frontier:
             step += 1
             reached: list[str] = []
             for here in frontier:
-                if here != origin and holders.get(here, foe) == foe:
+                if here != origin and holder(here) == foe:
                     continue  # a path may end here but not go on
                 for there in adjacency[here]:
                     if there not in dist:
