@@ -49,8 +49,8 @@ def attack_targets(view: View, side: str, origin: str) -> list[str]:
     ``side`` has MU)."""
     if not mu_in(view, side, origin):
         return []
-    foe, holders = enemy(side), view.holders  # read once, not per neighbour
-    return [n for n in view.board.adjacency[origin] if holders[n] == foe]
+    foe, holder = enemy(side), view.holder_lookup()  # looked up once, not per neighbour
+    return [n for n in view.board.adjacency[origin] if holder(n) == foe]
 
 
 def invasion_targets(view: View, side: str, origin: str) -> list[str]:
@@ -60,8 +60,8 @@ def invasion_targets(view: View, side: str, origin: str) -> list[str]:
     neighbouring city is how a stack reinforces it)."""
     if not mu_in(view, side, origin):
         return []
-    foe, holders = enemy(side), view.holders
-    return [n for n in view.board.adjacency[origin] if holders[n] != foe]
+    foe, holder = enemy(side), view.holder_lookup()
+    return [n for n in view.board.adjacency[origin] if holder(n) != foe]
 
 
 def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:

@@ -10,7 +10,7 @@ is *empty*: it stays in its owner's possession but its VP are not recorded
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cached_property, lru_cache
 from itertools import chain
 from operator import itemgetter
@@ -150,8 +150,16 @@ class View:
         (checking a turn file's orders asks of a few cities, and making the map
         cost more than the rest of the check)."""
         controllers = self.__dict__.get("_controllers")
-        if controllers is not None:
-            return controllers[city]
+        return self._entry_holder(city) if controllers is None else controllers[city]
+
+    def holder_lookup(self) -> Callable[[str], str | None]:
+        """How a question about several cities asks who holds each: the map of every
+        city's holder once a question over the board has made it, else each city's
+        own entry (as :meth:`controller` does, without a call through it)."""
+        controllers = self.__dict__.get("_controllers")
+        return self._entry_holder if controllers is None else controllers.__getitem__
+
+    def _entry_holder(self, city: str) -> str | None:
         entry = self.cities[city]
         return entry["owner"] if occupied_entry(entry) else None
 
@@ -213,7 +221,7 @@ class View:
         if step >= limit or not frontier or destination in dist:
             return dist
         foe = enemy(side)
-        holder = self.controller
+        holder = self.holder_lookup()
         adjacency = self.board.adjacency
         while step < limit and frontier:
             step += 1
