@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 import struct
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -28,16 +26,10 @@ from pbem.turnfiles.sshsig import (
     split_inline,
     verify,
 )
-
-SSH_KEYGEN = shutil.which("ssh-keygen")
-needs_ssh_keygen = pytest.mark.skipif(SSH_KEYGEN is None, reason="OpenSSH ssh-keygen is not installed")
+from tests.support.ssh_keygen import SSH_KEYGEN, needs_ssh_keygen, run_ssh_keygen, ssh_keygen_verifies
 
 KEY_TYPES = ["ed25519", "rsa", "ecdsa"]
 ORDERS = b"# republic, turn 3\nattack porto-alegre from triunfo with inf-1 inf-2\nmove cav-1 to rio-pardo\n"
-
-
-def run_ssh_keygen(*args: str, stdin: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run([SSH_KEYGEN, *args], input=stdin, capture_output=True, check=check)
 
 
 def ssh_keygen_sign(key: Path, path: Path, namespace: str = NAMESPACE, *options: str) -> str:
@@ -46,29 +38,6 @@ def ssh_keygen_sign(key: Path, path: Path, namespace: str = NAMESPACE, *options:
     sig.unlink(missing_ok=True)
     run_ssh_keygen("-Y", "sign", "-f", str(key), "-n", namespace, *options, str(path))
     return sig.read_text()
-
-
-def ssh_keygen_verifies(public: PublicKey, message: bytes, armored: str, tmp_path: Path) -> bool:
-    """`ssh-keygen -Y verify -f allowed_signers -I player -n pbem -s SIG < MESSAGE`."""
-    allowed = tmp_path / "allowed_signers"
-    allowed.write_text(f"player {public.openssh()}\n")
-    sig = tmp_path / "check.sig"
-    sig.write_text(armored)
-    done = run_ssh_keygen(
-        "-Y",
-        "verify",
-        "-f",
-        str(allowed),
-        "-I",
-        "player",
-        "-n",
-        NAMESPACE,
-        "-s",
-        str(sig),
-        stdin=message,
-        check=False,
-    )
-    return done.returncode == 0
 
 
 def write_openssh_private_key(key, path: Path) -> Path:

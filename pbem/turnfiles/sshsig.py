@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from pbem import paths
+from pbem.turnfiles import sodium
 from pbem.turnfiles.keys import (
     ED25519,
     CryptoPublicKey,
@@ -200,7 +201,10 @@ def verify(message: bytes, armored: str | bytes, namespace: str = NAMESPACE) -> 
     data = _signed_data(message, namespace, hash_alg)
     try:
         if isinstance(key, ed25519.Ed25519PublicKey):
-            key.verify(raw, data)
+            # libsodium first, OpenSSL's word on what it refuses (pbem.turnfiles.sodium); an
+            # Ed25519 blob ends with its 32-byte point (keys.ed25519_public)
+            if not sodium.accepts(raw, data, key_blob[-sodium.PUBLIC_KEY_BYTES :]):
+                key.verify(raw, data)
         else:
             _verify_rsa_or_ecdsa(key, raw, data, allowed[algorithm])
     except InvalidSignature:
