@@ -201,8 +201,8 @@ class PublicKey:
         """The `cryptography` public key object, for verifying."""
         if self.key_type not in KEY_TYPES:
             raise KeyFileError(f"unsupported key type {self.key_type!r} (pbem takes {', '.join(KEY_TYPES)})")
-        if self.key_type == ED25519 and (key := ed25519_public(self.blob)) is not None:
-            return key
+        if self.key_type == ED25519 and (point := ed25519_point(self.blob)) is not None:
+            return ed25519.Ed25519PublicKey.from_public_bytes(point)
         from cryptography.hazmat.primitives import serialization
 
         try:
@@ -334,13 +334,13 @@ _ED25519_HEAD = wire_string(ED25519) + struct.pack(">I", 32)
 length of its 32-byte point."""
 
 
-def ed25519_public(blob: bytes) -> ed25519.Ed25519PublicKey | None:
-    """The key of a well-formed ``ssh-ed25519`` blob (its type, its 32-byte point
+def ed25519_point(blob: bytes) -> bytes | None:
+    """The 32-byte point of a well-formed ``ssh-ed25519`` blob (its type, its point
     and nothing after: a blob of one length and one beginning, checked without
     reading it field by field); None for anything else."""
     if len(blob) != len(_ED25519_HEAD) + 32 or not blob.startswith(_ED25519_HEAD):
         return None
-    return ed25519.Ed25519PublicKey.from_public_bytes(blob[len(_ED25519_HEAD) :])
+    return blob[len(_ED25519_HEAD) :]
 
 
 def _ed25519_private(data: bytes) -> ed25519.Ed25519PrivateKey | None:

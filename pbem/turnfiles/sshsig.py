@@ -28,11 +28,10 @@ from pbem import paths
 from pbem.turnfiles import sodium
 from pbem.turnfiles.keys import (
     ED25519,
-    CryptoPublicKey,
     KeyFileError,
     PublicKey,
     WireReader,
-    ed25519_public,
+    ed25519_point,
     load_private_key,
     wire_string,
 )
@@ -200,11 +199,8 @@ def verify(message: bytes, armored: str | bytes, namespace: str = NAMESPACE) -> 
         raise SignatureError(f"unsupported signature algorithm {algorithm!r} for a {public.key_type} key")
     data = _signed_data(message, namespace, hash_alg)
     try:
-        if isinstance(key, ed25519.Ed25519PublicKey):
-            # libsodium first, OpenSSL's word on what it refuses (pbem.turnfiles.sodium); an
-            # Ed25519 blob ends with its 32-byte point (keys.ed25519_public)
-            if not sodium.accepts(raw, data, key_blob[-sodium.PUBLIC_KEY_BYTES :]):
-                key.verify(raw, data)
+        if isinstance(key, bytes):
+            _verify_ed25519(key, raw, data)
         else:
             _verify_rsa_or_ecdsa(key, raw, data, allowed[algorithm])
     except InvalidSignature:
@@ -240,17 +236,29 @@ def _strings(data: bytes, at: int, count: int) -> tuple[list[bytes], int]:
     return found, at
 
 
-def _signer(key_blob: bytes) -> tuple[PublicKey, CryptoPublicKey]:
-    """The signature's public key and its ``cryptography`` key: an Ed25519 blob
-    is read once (``PublicKey.from_blob`` then ``to_crypto`` read it twice)."""
-    key = ed25519_public(key_blob)
-    if key is not None:
-        return PublicKey(ED25519, key_blob), key
+def _signer(key_blob: bytes) -> tuple[PublicKey, bytes | rsa.RSAPublicKey | ec.EllipticCurvePublicKey]:
+    """The signature's public key, and what verifies with it: an Ed25519 key's
+    32-byte point (a well-formed blob is read once, without ``PublicKey.from_blob``
+    and ``to_crypto`` reading it twice; ``cryptography``'s key is made only where
+    libsodium refuses), or ``cryptography``'s RSA or ECDSA key."""
+    point = ed25519_point(key_blob)
+    if point is not None:
+        return PublicKey(ED25519, key_blob), point
     try:
         public = PublicKey.from_blob(key_blob)
-        return public, public.to_crypto()
+        key = public.to_crypto()
     except KeyFileError as e:
         raise SignatureError(str(e)) from None
+    if isinstance(key, ed25519.Ed25519PublicKey):
+        return public, key.public_bytes_raw()
+    return public, key
+
+
+def _verify_ed25519(point: bytes, raw: bytes, data: bytes) -> None:
+    """Raises ``InvalidSignature``. libsodium first; what it refuses, OpenSSL judges
+    (:mod:`pbem.turnfiles.sodium`)."""
+    if not sodium.accepts(raw, data, point):
+        ed25519.Ed25519PublicKey.from_public_bytes(point).verify(raw, data)
 
 
 def _verify_rsa_or_ecdsa(
