@@ -156,20 +156,3 @@ def test_the_verdict_is_always_openssls(seed: bytes, message: bytes, flip: tuple
     except SignatureError:
         pbem = False
     assert pbem == openssl
-
-
-def test_a_good_signature_makes_no_openssl_key() -> None:
-    """The Ed25519 key OpenSSL checks with is made only for what libsodium refuses."""
-    armored = sign(ORDERS, ed25519.Ed25519PrivateKey.generate())
-    made = 0
-
-    def profile(_frame: Any, event: str, arg: Any) -> None:
-        nonlocal made
-        made += event == "c_call" and getattr(arg, "__name__", "") == "from_public_bytes"
-
-    sys.setprofile(profile)
-    try:
-        verify(ORDERS, armored)
-    finally:
-        sys.setprofile(None)
-    assert made == 0
