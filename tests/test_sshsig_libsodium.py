@@ -1,9 +1,9 @@
 """Ed25519 signatures checked by libsodium first (pbem.turnfiles.sodium): every verdict
-is still OpenSSL's, and a good signature costs OpenSSL nothing."""
+is still OpenSSL's, but for keys anyone can sign for (pbem.turnfiles.weak_keys), and a
+good signature costs OpenSSL nothing."""
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,16 +15,15 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbem.turnfiles import sodium
+from pbem.turnfiles import sodium, weak_keys
 from pbem.turnfiles.keys import ED25519, PublicKey, wire_string
-from pbem.turnfiles.sshsig import MAGIC, NAMESPACE, VERSION, SignatureError, _signed_data, armor, sign, verify
+from pbem.turnfiles.sshsig import NAMESPACE, SignatureError, _signed_data, sign, verify
+from tests.support import forged
 from tests.support.ssh_keygen import needs_ssh_keygen, ssh_keygen_verifies
 
 ORDERS = b"# imperial, turn 4\nmove inf-1 to rio-pardo\n"
-GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493  # L, the order of Ed25519's base point
-BASE_POINT = bytes.fromhex("58" + "66" * 31)  # the encoding of B
-IDENTITY = b"\x01" + bytes(31)  # the neutral point: a public key of order 1
 ORDER_TWO = bytes.fromhex("ec" + "ff" * 30 + "7f")  # (0, -1)
+IDENTITY = b"\x01" + bytes(31)  # the neutral point
 
 
 def _openssl_accepts(signature: bytes, message: bytes, public_key: bytes) -> bool:
@@ -33,34 +32,6 @@ def _openssl_accepts(signature: bytes, message: bytes, public_key: bytes) -> boo
     except (InvalidSignature, ValueError):
         return False
     return True
-
-
-def _armored(public_key: bytes, signature: bytes, message: bytes) -> str:
-    """An SSHSIG over ``message`` carrying a raw Ed25519 ``signature`` of its signed data."""
-    key_blob = wire_string(ED25519) + wire_string(public_key)
-    return armor(
-        MAGIC
-        + VERSION.to_bytes(4, "big")
-        + wire_string(key_blob)
-        + wire_string(NAMESPACE)
-        + wire_string(b"")
-        + wire_string("sha512")
-        + wire_string(wire_string(ED25519) + wire_string(signature))
-    )
-
-
-def _small_order_signature(public_key: bytes, order: int, message: bytes) -> tuple[bytes, bytes]:
-    """A signature (R = B, S = 1) OpenSSL's cofactorless check accepts for a public key
-    ``A`` of small ``order``: [S]B = R + [k]A holds when k = H(R, A, data) is a
-    multiple of the order. The message is ``message`` with a counter appended until
-    it is; returns (message, signature)."""
-    for counter in range(256):
-        candidate = message + b"# %d\n" % counter
-        data = _signed_data(candidate, NAMESPACE, "sha512")
-        k = int.from_bytes(hashlib.sha512(BASE_POINT + public_key + data).digest(), "little") % GROUP_ORDER
-        if k % order == 0:
-            return candidate, BASE_POINT + (1).to_bytes(32, "little")
-    raise AssertionError("no message found")
 
 
 def _openssl_calls(run: Callable[[], Any]) -> int:
@@ -95,24 +66,29 @@ def test_a_bad_signature_is_refused_in_openssls_words() -> None:
     armored = sign(ORDERS, ed25519.Ed25519PrivateKey.generate())
     with pytest.raises(SignatureError, match="signature does not match the file"):
         verify(ORDERS + b"move cav-1 to bage\n", armored)
-    assert _openssl_calls(lambda: pytest.raises(SignatureError, verify, ORDERS + b"x", armored)) == 1
+    assert _openssl_calls(lambda: pytest.raises(SignatureError, verify, ORDERS + b"x", armored)) >= 1
 
 
-@pytest.mark.parametrize(("public_key", "order"), [(IDENTITY, 1), (ORDER_TWO, 2)], ids=["order-1", "order-2"])
-def test_a_small_order_key_libsodium_refuses_is_judged_by_openssl(public_key: bytes, order: int) -> None:
-    message, signature = _small_order_signature(public_key, order, ORDERS)
-    data = _signed_data(message, NAMESPACE, "sha512")
-    assert not sodium.accepts(signature, data, public_key)
-    assert _openssl_accepts(signature, data, public_key)
-    assert verify(message, _armored(public_key, signature, message)).blob.endswith(public_key)
+@pytest.mark.parametrize("public_key", [IDENTITY, ORDER_TWO], ids=["order-1", "order-2"])
+def test_a_forged_signature_openssl_accepts_is_refused(public_key: bytes) -> None:
+    """(R = B, S = 1), made without a private key, over a file whose k is a multiple
+    of 8: OpenSSL accepts it for a key of small order; libsodium and pbem do not."""
+    data = weak_keys.forged_data(public_key)
+    assert _openssl_accepts(weak_keys.FORGED, data, public_key)
+    assert not sodium.accepts(weak_keys.FORGED, data, public_key)
+    message = forged.forgeable_turn(ORDERS, public_key)
+    with pytest.raises(SignatureError, match="signed by a key anyone can sign for"):
+        verify(message, forged.armored(public_key, weak_keys.FORGED))
 
 
 @needs_ssh_keygen
-def test_ssh_keygen_agrees_on_the_signature_libsodium_refuses(tmp_path: Path) -> None:
-    message, signature = _small_order_signature(IDENTITY, 1, ORDERS)
-    armored = _armored(IDENTITY, signature, message)
-    signer = verify(message, armored)
+def test_ssh_keygen_accepts_the_forgery_pbem_refuses(tmp_path: Path) -> None:
+    message = forged.forgeable_turn(ORDERS, IDENTITY)
+    armored = forged.armored(IDENTITY, weak_keys.FORGED)
+    signer = PublicKey(ED25519, wire_string(ED25519) + wire_string(IDENTITY))
     assert ssh_keygen_verifies(signer, message, armored, tmp_path)
+    with pytest.raises(SignatureError, match="anyone can sign for"):
+        verify(message, armored)
 
 
 def test_a_signature_of_another_length_is_left_to_openssl() -> None:
@@ -151,8 +127,8 @@ def test_the_verdict_is_always_openssls(seed: bytes, message: bytes, flip: tuple
     openssl = _openssl_accepts(signature, data, public_key)
     assert not sodium.accepts(signature, data, public_key) or openssl
     try:
-        verify(message, _armored(public_key, signature, message))
+        verify(message, forged.armored(public_key, signature))
         pbem = True
     except SignatureError:
         pbem = False
-    assert pbem == openssl
+    assert pbem == (openssl and not weak_keys.forgeable(ed25519.Ed25519PublicKey.from_public_bytes(public_key)))

@@ -24,7 +24,7 @@ from pbem.rules.suggest import did_you_mean
 from pbem.store.clock import current_deadline, zones
 from pbem.store.sql import Conflict, Tx
 from pbem.store.transaction import transaction
-from pbem.turnfiles import keys
+from pbem.turnfiles import keys, weak_keys
 from pbem.turnfiles.canonical import canonical_json, position_hash
 from pbem.turnfiles.deadline import check_zone, deadline_lines, iso, parse_iso
 from pbem.turnfiles.envelope import render_turn_file
@@ -201,7 +201,7 @@ def _setting_problems(
     parsed_keys: dict[str, keys.PublicKey] = {}
     for side, line in player_keys.items():
         try:
-            parsed_keys[side] = keys.PublicKey.from_openssh(line)
+            parsed_keys[side] = weak_keys.registrable(line)
         except ValueError as exc:
             problems.append(f"public key for {side}: {exc}")
     for side, addr in emails.items():

@@ -27,7 +27,7 @@ from pbem.mail.address import checked_address
 from pbem.referee import disorder, ledger, notices, verdict
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
-from pbem.turnfiles import keys
+from pbem.turnfiles import keys, weak_keys
 from pbem.turnfiles.deadline import check_zone
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _checked(email: str | None, key_line: str | None, tz: str | None) -> keys.Pu
     for option, value, check in (
         ("--tz", tz, check_zone),
         ("--email", email, checked_address),
-        ("--key", key_line, keys.PublicKey.from_openssh),
+        ("--key", key_line, weak_keys.registrable),
     ):
         if value is None:
             continue

@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from pbem import paths
-from pbem.turnfiles import sodium
+from pbem.turnfiles import sodium, weak_keys
 from pbem.turnfiles.keys import (
     ED25519,
     KeyFileError,
@@ -256,9 +256,17 @@ def _signer(key_blob: bytes) -> tuple[PublicKey, bytes | rsa.RSAPublicKey | ec.E
 
 def _verify_ed25519(point: bytes, raw: bytes, data: bytes) -> None:
     """Raises ``InvalidSignature``. libsodium first; what it refuses, OpenSSL judges
-    (:mod:`pbem.turnfiles.sodium`)."""
-    if not sodium.accepts(raw, data, point):
-        ed25519.Ed25519PublicKey.from_public_bytes(point).verify(raw, data)
+    (:mod:`pbem.turnfiles.sodium`), but for a key anyone can sign for, which
+    OpenSSL would accept (:mod:`pbem.turnfiles.weak_keys`)."""
+    if sodium.accepts(raw, data, point):
+        return
+    key = ed25519.Ed25519PublicKey.from_public_bytes(point)
+    if weak_keys.forgeable(key):
+        raise SignatureError(
+            "signed by a key anyone can sign for (an Ed25519 point of small order): refused; the referee registers"
+            " the side's new key (pbem player GAME SIDE --key FILE)"
+        )
+    key.verify(raw, data)
 
 
 def _verify_rsa_or_ecdsa(
