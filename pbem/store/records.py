@@ -28,9 +28,7 @@ class GameState(NamedTuple):
     over: bool
     result: str | None
     position: dict[str, Any]  # the current position
-    seed: str
     chain_length: int
-    seed_checkpoints: str
     scenario: str
     anchor: str
     current_k: int
@@ -97,7 +95,7 @@ def parsed_position(text: str, keep: bool = True, shared: bool = False) -> dict[
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version,
+       g.chain_length, g.scenario, g.anchor, g.rules_version,
        (SELECT COUNT(*) FROM submission s WHERE s.game_id = g.id AND s.turn = g.next_k AND s.status = 'QUEUED'),
        g.dice_walk, r.reveal
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
@@ -130,9 +128,7 @@ def game_state(
         result,
         current_k,
         position,
-        seed,
         chain_length,
-        checkpoints,
         scenario,
         anchor,
         rules_version,
@@ -150,9 +146,7 @@ def game_state(
         bool(over),
         result,
         parsed_position(position, keep, shared),
-        seed,
         chain_length,
-        checkpoints,
         scenario,
         anchor,
         current_k,
@@ -208,6 +202,17 @@ def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
     return [r[0] for r in rows]
+
+
+def chain_secret(tx: Tx, game_id: str) -> tuple[str, str]:
+    """The seed and the checkpoints (hex) of the chain a game was created with: read
+    only where a reveal is walked from a checkpoint (:func:`game_state` leaves them
+    out: 8 KB of hex a read, which checking a turn file never needs and a
+    resolution rarely does)."""
+    row = tx.one("SELECT seed, seed_checkpoints FROM game WHERE id = :game", {"game": game_id})
+    if row is None:
+        raise unknown_game(game_id, known_game_ids(tx))
+    return row[0], row[1]
 
 
 class ChainRow(NamedTuple):
