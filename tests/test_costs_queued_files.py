@@ -1,0 +1,73 @@
+"""What a resolution does with the files queued for it (the ``process --all``
+budget of ``bench/budgets.py``): each test counts calls, never time, and fails on
+the referee before this work.
+
+- a queued file's header as pbem writes it (the five keys in order) is taken by
+  one regular expression, without a Python step per header line; any other
+  header is read as before, and the body and its line are the same as the whole
+  parse gives.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from pbem.turnfiles import envelope
+
+STATE = "0123456789abcdef" * 4
+
+
+def _calls(work: Any) -> tuple[Any, list[str]]:
+    """What ``work()`` returns, and the Python functions it called."""
+    called: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        found = work()
+    finally:
+        sys.setprofile(None)
+    return found, called
+
+
+def test_a_header_as_pbem_writes_it_is_taken_without_a_step_per_line() -> None:
+    message = f"game: g0\nrules: farrapos\nside: republic\nturn: 13\nstate: {STATE}\n\nmove a b  # x\n\npass\n"
+    tf = envelope.parse_turn_file(message.encode())
+    found, called = _calls(lambda: envelope.queued_body(message.encode()))
+    assert found == (tf.body, tf.body_offset) == ("move a b\n\npass\n", 6)
+    assert "_plain_header" not in called and "parse_turn_file" not in called, called
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        f"game: g0\nrules: farrapos\nside: republic\nturn: 13\nstate: {STATE}",
+        f"side: republic\ngame: g0\nrules: farrapos\nstate: {STATE}\nturn: 13",  # another order
+        f"# orders\ngame: g0\nrules: farrapos\nside: republic\nturn: 13\nstate: {STATE}",  # a comment
+        f"GAME: g0\nrules: farrapos\nside: republic\n Turn :  13 \nstate: {STATE}  ",  # cases and spaces
+        f"\ufeffgame: g0\nrules: farrapos\nside: republic\nturn: 13\nstate: {STATE}",  # a byte-order mark
+        f"game: g0\nrules: farrapos\n  \nside: republic\nturn: 13\nstate: {STATE}",  # a blank line of spaces
+        f"game: g0\nrules: farrapos\n\u00a0\nside: republic\nturn: 13\nstate: {STATE}",  # of another space
+        f"game: g0\nrules: farrapos\nside: republic\nturn: 13\nturn: 13\nstate: {STATE}",  # a key twice
+        f"game: g0\nrules: farrapos\nside: republic\nturn: x\nstate: {STATE}",  # no number
+        f"game: g0\nrules: farrapos\nside: republic\nturn: 13\nstate: {STATE.upper()}",  # no hash
+        "game: g0\nrules: farrapos\nside: republic\nturn: 13",  # a key missing
+        "",
+    ],
+)
+def test_a_queued_file_s_body_is_the_whole_parse_s(header: str) -> None:
+    message = (header + "\n\n# a comment\nmove a b  # x\n  \npass\n").encode()
+    try:
+        tf = envelope.parse_turn_file(message)
+    except envelope.TurnFileError as exc:
+        with pytest.raises(envelope.TurnFileError) as refused:
+            envelope.queued_body(message)
+        assert [str(p) for p in refused.value.problems] == [str(p) for p in exc.problems]
+    else:
+        assert envelope.queued_body(message) == (tf.body, tf.body_offset)
