@@ -5,7 +5,10 @@ the referee before this work.
 - a queued file's header as pbem writes it (the five keys in order) is taken by
   one regular expression, without a Python step per header line; any other
   header is read as before, and the body and its line are the same as the whole
-  parse gives.
+  parse gives;
+- the dice key takes each queued file's SHA-256 as submit stored it with the
+  file (``submission.digest``) instead of hashing the file again, and is the
+  same key.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from pbem import dice
 from pbem.turnfiles import envelope
 
 STATE = "0123456789abcdef" * 4
@@ -71,3 +75,29 @@ def test_a_queued_file_s_body_is_the_whole_parse_s(header: str) -> None:
         assert [str(p) for p in refused.value.problems] == [str(p) for p in exc.problems]
     else:
         assert envelope.queued_body(message) == (tf.body, tf.body_offset)
+
+
+def test_a_resolution_hashes_no_queued_file_for_its_dice_key(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pbem import store
+    from pbem.referee import resolve
+    from pbem.store.transaction import transaction
+    from tests.support.desk import new_games, open_desk, play_resolutions, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, 2)
+    queue_next_turns(desk, [game], seed=2)
+    with transaction(desk.engine, write=False) as tx:
+        files = store.next_queued_files(tx, game)
+    keys: list[bytes] = []
+    real_key, real_hash = getattr(dice, "dice_key_of_hashes", None), dice.H
+    hashed: list[bytes] = []
+    monkeypatch.setattr(dice, "H", lambda data: hashed.append(data) or real_hash(data))
+    counted = lambda *args: keys.append(real_key(*args)) or keys[-1]  # type: ignore[misc]  # noqa: E731
+    monkeypatch.setattr(dice, "dice_key_of_hashes", counted, raising=False)
+    assert resolve.process(desk.engine, [game])[0].resolved == 3
+    assert files and not [data for data in hashed if data in {f.message for f in files}]
+    with transaction(desk.engine, write=False) as tx:
+        reveal = bytes.fromhex(tx.one("SELECT reveal FROM resolution WHERE k = 3", {})[0])  # type: ignore[index]
+    monkeypatch.undo()
+    assert keys == [dice.dice_key(reveal, game, 3, [f.message for f in files])]

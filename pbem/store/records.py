@@ -181,7 +181,7 @@ _CLAIM = "SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED"
 
 
 _NEXT_QUEUED = (
-    "SELECT id, side, message FROM submission WHERE game_id = :game"
+    "SELECT id, side, message, digest FROM submission WHERE game_id = :game"
     " AND turn = (SELECT next_k FROM game WHERE id = :game) AND status = :queued ORDER BY side, id"
 )
 
@@ -390,21 +390,22 @@ class QueuedFile(NamedTuple):
     id: int
     side: str
     message: bytes
+    digest: str  # hex SHA-256 of message, written with it (``queue_submission``)
 
 
 def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
     rows = tx.all(
-        "SELECT id, side, message FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued "
+        "SELECT id, side, message, digest FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued "
         "ORDER BY side, id",
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
-    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+    return [QueuedFile(i, side, bytes(message), digest) for i, side, message, digest in rows]
 
 
 def next_queued_files(tx: Tx, game_id: str) -> list[QueuedFile]:
     """The files queued for the game's next resolution (``next_k``), by side."""
     rows = tx.all(_NEXT_QUEUED, {"game": game_id, "queued": SubmissionStatus.QUEUED.name})
-    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+    return [QueuedFile(i, side, bytes(message), digest) for i, side, message, digest in rows]
 
 
 class NewResolution(NamedTuple):
