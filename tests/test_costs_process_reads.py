@@ -1,6 +1,6 @@
-"""What a resolution does with the files queued for it (the ``process --all``
-budget of ``bench/budgets.py``): each test counts calls, never time, and fails on
-the referee before this work.
+"""What a resolution reads (the ``process --all`` budget of ``bench/budgets.py``):
+each test counts calls, hashes or sorts, never time, and fails on the referee
+before this work.
 
 - a queued file's header as pbem writes it (the five keys in order) is taken by
   one regular expression, without a Python step per header line; any other
@@ -8,7 +8,10 @@ the referee before this work.
   parse gives;
 - the dice key takes each queued file's SHA-256 as submit stored it with the
   file (``submission.digest``) instead of hashing the file again, and is the
-  same key.
+  same key;
+- the game's small rows (civil disorder, webhooks, players, observers) are read
+  in one statement that SQLite does not sort (it sorted each of its four parts
+  in a table of its own), and put in the same order in Python.
 """
 
 from __future__ import annotations
@@ -101,3 +104,39 @@ def test_a_resolution_hashes_no_queued_file_for_its_dice_key(tmp_path: Any, monk
         reveal = bytes.fromhex(tx.one("SELECT reveal FROM resolution WHERE k = 3", {})[0])  # type: ignore[index]
     monkeypatch.undo()
     assert keys == [dice.dice_key(reveal, game, 3, [f.message for f in files])]
+
+
+def test_the_game_s_small_rows_are_read_unsorted_and_come_in_their_order(tmp_path: Any) -> None:
+    import sqlite3
+
+    from pbem.referee import notices
+    from pbem.store.transaction import transaction
+    from tests.support.desk import new_games, open_desk
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    con = sqlite3.connect(tmp_path / "referee.db")
+    try:
+        at = "2026-01-01 00:00:00.000000"
+        for n, (url, email, side) in enumerate([("https://b", "z@x", "republic"), ("https://a", "a@x", "empire")]):
+            con.execute("INSERT INTO hook (game_id, url, format, created) VALUES (?, ?, 'json', ?)", (game, url, at))
+            con.execute("INSERT INTO observer (game_id, email, added, added_k) VALUES (?, ?, ?, 0)", (game, email, at))
+            con.execute(
+                "INSERT INTO civil_disorder (game_id, side, from_k, started) VALUES (?, ?, ?, ?)", (game, side, n, at)
+            )
+        con.execute("UPDATE player SET email = side || '@x' WHERE game_id = ?", (game,))
+        con.commit()
+        plan = [row[3] for row in con.execute("EXPLAIN QUERY PLAN " + notices.GAME_ROWS, {"game": game})]
+        ordered = con.execute(notices.GAME_ROWS + " ORDER BY 1, 2, 3", {"game": game}).fetchall()
+    finally:
+        con.close()
+    assert not [step for step in plan if "TEMP B-TREE" in step], plan
+    with transaction(desk.engine, write=False) as tx:
+        rows = notices.game_rows(tx, game)
+    assert list(rows.disorder.items()) == [(key, from_k) for kind, _, key, _, _, from_k in ordered if kind == "d"]
+    assert [(h.id, h.url) for h in rows.hooks] == [
+        (number, first) for kind, number, _, first, _, _ in ordered if kind == "h"
+    ]
+    assert list(rows.players.items()) == [(key, first) for kind, _, key, first, _, _ in ordered if kind == "p"]
+    assert rows.observers == [(number, key) for kind, number, key, _, _, _ in ordered if kind == "o"]
+    assert len(rows.hooks) == len(rows.observers) == len(rows.disorder) == len(rows.players) == 2
