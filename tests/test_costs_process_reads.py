@@ -11,7 +11,8 @@ before this work.
   same key;
 - the game's small rows (civil disorder, webhooks, players, observers) are read
   in one statement that SQLite does not sort (it sorted each of its four parts
-  in a table of its own), and put in the same order in Python.
+  in a table of its own), and put in the same order in Python; so are the files
+  queued for the next resolution.
 """
 
 from __future__ import annotations
@@ -140,3 +141,36 @@ def test_the_game_s_small_rows_are_read_unsorted_and_come_in_their_order(tmp_pat
     assert list(rows.players.items()) == [(key, first) for kind, _, key, first, _, _ in ordered if kind == "p"]
     assert rows.observers == [(number, key) for kind, number, key, _, _, _ in ordered if kind == "o"]
     assert len(rows.hooks) == len(rows.observers) == len(rows.disorder) == len(rows.players) == 2
+
+
+def test_the_files_queued_are_read_unsorted_and_come_by_side(tmp_path: Any) -> None:
+    import sqlite3
+
+    from pbem import store
+    from pbem.store import records
+    from pbem.store.transaction import transaction
+    from tests.support.desk import new_games, open_desk, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game], seed=1)
+    con = sqlite3.connect(tmp_path / "referee.db")
+    try:
+        (side,) = con.execute("SELECT side FROM submission WHERE game_id = ?", (game,)).fetchone()
+        for other, digest in (("aaa", "1"), ("zzz", "2"), (side, "3")):  # rows as a damaged table could hold them
+            con.execute(
+                "INSERT INTO submission (game_id, side, turn, message, signature, digest, received, status, source)"
+                " SELECT game_id, ?, turn, message, signature, ?, received, status, source FROM submission"
+                " WHERE game_id = ? AND digest NOT IN ('1', '2', '3')",
+                (other, digest, game),
+            )
+        con.commit()
+        params = {"game": game, "queued": "QUEUED"}
+        plan = [row[3] for row in con.execute("EXPLAIN QUERY PLAN " + records._NEXT_QUEUED, params)]
+        ordered = con.execute(records._NEXT_QUEUED + " ORDER BY side, id", params).fetchall()
+    finally:
+        con.close()
+    assert not [step for step in plan if "TEMP B-TREE" in step], plan
+    with transaction(desk.engine, write=False) as tx:
+        files = store.next_queued_files(tx, game)
+    assert [(f.id, f.side, f.digest) for f in files] == [(i, s, d) for i, s, _, d in ordered] and len(files) == 4
