@@ -1,6 +1,6 @@
-"""What a resolution reads (the ``process --all`` budget of ``bench/budgets.py``):
-each test counts calls, hashes or sorts, never time, and fails on the referee
-before this work.
+"""What ``pbem process`` reads and prints for a resolution (the ``process --all``
+budget of ``bench/budgets.py``): each test counts calls, hashes or sorts, never
+time, and fails on the referee before this work.
 
 - a queued file's header as pbem writes it (the five keys in order) is taken by
   one regular expression, without a Python step per header line; any other
@@ -12,7 +12,9 @@ before this work.
 - the game's small rows (civil disorder, webhooks, players, observers) are read
   in one statement that SQLite does not sort (it sorted each of its four parts
   in a table of its own), and put in the same order in Python; so are the files
-  queued for the next resolution.
+  queued for the next resolution;
+- the line said of each game resolved is written with the others and the
+  summary in one echo (an echo per line looked at the stream and flushed it).
 """
 
 from __future__ import annotations
@@ -174,3 +176,29 @@ def test_the_files_queued_are_read_unsorted_and_come_by_side(tmp_path: Any) -> N
     with transaction(desk.engine, write=False) as tx:
         files = store.next_queued_files(tx, game)
     assert [(f.id, f.side, f.digest) for f in files] == [(i, s, d) for i, s, _, d in ordered] and len(files) == 4
+
+
+def test_the_games_lines_and_the_summary_are_written_in_one_echo(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer
+
+    from pbem.cli import referee
+    from pbem.referee.resolve import ProcessOutcome
+
+    outcomes = [
+        ProcessOutcome("g1", 3, "1836, turn 2 (Empire)"),
+        ProcessOutcome("g2", 4, "1836, turn 3 (Republic)", nmr=("empire",), over=True),
+        ProcessOutcome("g3", None, "1836, turn 1 (Republic)", awaiting=("republic",)),
+    ]
+    said: list[str] = []
+    monkeypatch.setattr(typer, "echo", lambda message, **kwargs: said.append(message))
+    referee._print_outcomes(outcomes, quiet=True)
+    referee._print_outcomes(outcomes, quiet=False)
+    assert said == [
+        "g1: resolution 3 - 1836, turn 2 (Empire)\n"
+        "g2: resolution 4 - 1836, turn 3 (Republic); no moves received from empire; game over\n"
+        "2 resolution(s) made, 1 game(s) waiting",
+        "g1: resolution 3 - 1836, turn 2 (Empire)\n"
+        "g2: resolution 4 - 1836, turn 3 (Republic); no moves received from empire; game over\n"
+        "g3: awaiting republic\n"
+        "2 resolution(s) made, 1 game(s) waiting",
+    ]
