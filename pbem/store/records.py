@@ -192,9 +192,17 @@ gives that order, and SQLite sorted the rows in a table of its own."""
 def resolution_reads(game_id: str) -> list[tuple[str, dict[str, Any]]]:
     """What a resolution reads first, in order, to ask ahead (``Tx.prefetch``): the
     claim of the game (:func:`claim_game`), the game (:func:`game_state`, claimed),
-    its files queued for its next resolution (:func:`next_queued_files`)."""
+    its files queued for its next resolution (:func:`next_queued_files`), and its
+    chain's seed and checkpoints (:func:`chain_secret`), which a reveal walked
+    from a checkpoint asks for (where a read costs a round trip, asking ahead
+    costs none; elsewhere nothing is read ahead)."""
     game = {"game": game_id}
-    return [(_CLAIM, game), (_GAME_STATE, game), (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name})]
+    return [
+        (_CLAIM, game),
+        (_GAME_STATE, game),
+        (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name}),
+        (_CHAIN_SECRET, game),
+    ]
 
 
 def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
@@ -207,12 +215,15 @@ def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
     return [r[0] for r in rows]
 
 
+_CHAIN_SECRET = "SELECT seed, seed_checkpoints FROM game WHERE id = :game"
+
+
 def chain_secret(tx: Tx, game_id: str) -> tuple[str, str]:
     """The seed and the checkpoints (hex) of the chain a game was created with: read
     only where a reveal is walked from a checkpoint (:func:`game_state` leaves them
     out: 8 KB of hex a read, which checking a turn file never needs and a
     resolution rarely does)."""
-    row = tx.one("SELECT seed, seed_checkpoints FROM game WHERE id = :game", {"game": game_id})
+    row = tx.one(_CHAIN_SECRET, {"game": game_id})
     if row is None:
         raise unknown_game(game_id, known_game_ids(tx))
     return row[0], row[1]
