@@ -65,7 +65,7 @@ class GameRows(NamedTuple):
 def game_rows(tx: Tx, game_id: str) -> GameRows:
     rows = GameRows({}, [], {}, [])
     # within a kind the number (None, or a row's id) is None in every row or unique, so no None meets a number
-    for kind, number, key, first, second, from_k in sorted(tx.all(GAME_ROWS, {"game": game_id})):
+    for kind, number, key, first, second, from_k in sorted(tx.all(GAME_ROWS, {"game": game_id}), key=tuple):
         if kind == "d":
             rows.disorder[key] = from_k
         elif kind == "h":
