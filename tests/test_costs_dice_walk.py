@@ -9,6 +9,8 @@ referee before this work.
 - values that do not follow the reveal before (damaged, or left by a rollback)
   are never revealed: the reveal is walked from the checkpoint as before;
 - the values kept are secret: no archive carries them;
+- a game's read leaves out the chain's seed and checkpoints, read only where a
+  reveal is walked from a checkpoint;
 - the dice key and the dice's bytes are HMAC-SHA256 made of two SHA-256 hashes,
   not through OpenSSL's HMAC (whose set-up cost half as much again), with the
   same bytes.
@@ -91,6 +93,37 @@ def test_values_that_do_not_follow_the_reveal_before_are_walked_again(
     assert hashes[0] > 27  # walked from the checkpoint
     reveals = _reveals(tmp_path / "referee.db", game)
     assert dice.H(reveals[4]) == reveals[3]
+
+
+def _statements(engine: Any) -> list[str]:
+    """Every SQL statement the engine's connections run from now on (its pool emptied first)."""
+    from sqlalchemy import event
+
+    engine.dispose()
+    seen: list[str] = []
+    event.listen(engine, "connect", lambda connection, record: connection.set_trace_callback(seen.append))
+    return seen
+
+
+def test_the_seed_and_its_checkpoints_are_read_only_for_a_walk(tmp_path: Path) -> None:
+    """A game's read leaves out its chain's seed and checkpoints (8 KB of hex): a
+    turn file's verdict never needs them, and a resolution reads them only where
+    its reveal is walked from a checkpoint."""
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, 4)
+    seen = _statements(desk.engine)
+    queue_next_turns(desk, [game], seed=4)  # each file's verdict reads the game
+    assert resolve.process(desk.engine, [game])[0].resolved == 5
+    assert sum("FROM game g" in s for s in seen) >= 2
+    assert [s for s in seen if "seed_checkpoints" in s] == []
+    _game_row(tmp_path / "referee.db", "UPDATE game SET dice_walk = ? WHERE id = ?", "ab" * 32 * 5, game)
+    queue_next_turns(desk, [game], seed=5)
+    dice._walks.clear()
+    assert resolve.process(desk.engine, [game])[0].resolved == 6
+    assert len([s for s in seen if "seed_checkpoints" in s]) == 1  # walked from the checkpoint
+    reveals = _reveals(tmp_path / "referee.db", game)
+    assert dice.H(reveals[5]) == reveals[4]
 
 
 def test_the_values_kept_are_in_no_archive(tmp_path: Path) -> None:

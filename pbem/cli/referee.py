@@ -145,13 +145,16 @@ def _print_outcomes(outcomes: "list[ProcessOutcome]", quiet: bool) -> None:
         for o in outcomes:
             table.add_row(o.game_id, str(o.resolved or "-"), o.label, _note(o))
         Console().print(table)
-    else:
-        for o in outcomes:
-            if o.resolved is not None:
-                typer.echo(f"{o.game_id}: resolution {o.resolved} - {o.label}{'; ' + _note(o) if _note(o) else ''}")
-            elif not quiet:
-                typer.echo(f"{o.game_id}: {_note(o)}")
-    typer.echo(process_summary(outcomes))
+        typer.echo(process_summary(outcomes))
+        return
+    lines = []  # written at once: an echo per line (each looks at the stream and flushes it) cost 30 k a game
+    for o in outcomes:
+        note = _note(o)
+        if o.resolved is not None:
+            lines.append(f"{o.game_id}: resolution {o.resolved} - {o.label}{'; ' + note if note else ''}")
+        elif not quiet:
+            lines.append(f"{o.game_id}: {note}")
+    typer.echo("\n".join([*lines, process_summary(outcomes)]))
 
 
 def process_summary(outcomes: "list[ProcessOutcome]") -> str:

@@ -196,9 +196,16 @@ def reveal_follows(reveal_k: bytes, previous: bytes) -> bool:
 
 def dice_key(reveal_k: bytes, game_id: str, k: int, signed_messages: Iterable[bytes]) -> bytes:
     """``K_k``; ``signed_messages`` are the resolution's turn files, ordered by side id."""
+    return dice_key_of_hashes(reveal_k, game_id, k, [H(message) for message in signed_messages])
+
+
+def dice_key_of_hashes(reveal_k: bytes, game_id: str, k: int, message_hashes: Iterable[bytes]) -> bytes:
+    """:func:`dice_key` from the turn files' SHA-256 hashes (``H(message)``, in the
+    same order): the referee keeps each queued file's with it, and a resolution
+    reads them instead of hashing the files again."""
     msg = enc(_LABEL) + enc(game_id) + enc(str(k))
-    for message in signed_messages:
-        msg += enc(H(message))
+    for digest in message_hashes:
+        msg += enc(digest)
     return hmac_sha256(_pads(reveal_k), msg)
 
 

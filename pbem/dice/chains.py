@@ -9,7 +9,7 @@ numbers it serves are fixed before anyone writes orders for them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -75,16 +75,18 @@ def used_up(game_id: str, last_k: int, k: int) -> str:
 
 
 def reveal(
-    seed_hex: str, chain_length: int, checkpoints_hex: str, link: int, walked: str = "", previous: str = ""
+    secret: Callable[[], tuple[str, str]], chain_length: int, link: int, walked: str = "", previous: str = ""
 ) -> tuple[bytes, str]:
     """The reveal of link ``j`` of a chain (``1 <= j <= N - 1``), with the values
     kept for the chain's next reveals (hex, see :func:`dicev1.reveal_and_walk`).
     ``walked`` is what the resolution before kept, ``previous`` its reveal (hex):
     given (and the link not the chain's first), the reveal is the last value kept,
     checked by one hash against ``previous``, instead of a walk of up to 31
-    hashes up from the checkpoint in a fresh process."""
+    hashes up from the checkpoint in a fresh process.  ``secret`` gives the
+    chain's seed and checkpoints (hex), asked for only when the reveal is walked."""
     if link > 1 and (kept := dicev1.kept_reveal(walked, previous)) is not None:
         return kept
+    seed_hex, checkpoints_hex = secret()
     if checkpoints_hex:
         return dicev1.reveal_and_walk(chain_length, link, checkpoints_hex)
     return dicev1.reveal(bytes.fromhex(seed_hex), chain_length, link), ""

@@ -91,13 +91,13 @@ def new_game(
             problems.append(f"--tz: {exc}")
     if problems:
         raise Refused(problems)
-    game, initial = _opening(game_id, rules_id, ruleset, info.id, options, tables, chain_length)
+    game, initial, commitment = _opening(game_id, rules_id, ruleset, info.id, options, tables, chain_length)
     position = game.position
     with transaction(engine) as tx:
         if tx.one("SELECT id FROM game WHERE id = :game", {"game": game_id}) is not None:
             raise Refused([f"game {game_id!r} already exists"])
         try:
-            _insert_game(tx, game, list(options), initial, limits or Limits(), referee_key)
+            _insert_game(tx, game, commitment, list(options), initial, limits or Limits(), referee_key)
         except Conflict:  # another process created it since
             raise Refused([f"game {game_id!r} already exists"]) from None
         _insert_players(tx, game_id, info.sides, parsed_keys, emails or {})
@@ -126,9 +126,9 @@ def _opening(
     options: Sequence[str],
     tables: Mapping[str, Any],
     chain_length: int,
-) -> tuple[store.GameState, str]:
-    """The game as set up (its house tables in the position) with its dice
-    committed, and its opening position as canonical JSON."""
+) -> tuple[store.GameState, str, dicev1.Commitment]:
+    """The game as set up (its house tables in the position), its opening
+    position as canonical JSON, and its dice committed."""
     position = ruleset.setup(scenario_id, list(options))
     if tables:
         position = ruleset.with_house_tables(position, dict(tables))
@@ -142,15 +142,13 @@ def _opening(
         over=False,
         result=None,
         position=json.loads(initial),
-        seed=commitment.seed.hex(),
         chain_length=chain_length,
-        seed_checkpoints=commitment.kept.hex(),
         scenario=scenario_id,
         anchor=commitment.anchor.hex(),
         current_k=0,
         rules_version=ruleset.version,
     )
-    return game, initial
+    return game, initial, commitment
 
 
 def _ruleset_and_scenario(rules_id: str, scenario: str | None) -> tuple[Ruleset, ScenarioInfo]:
@@ -240,6 +238,7 @@ def _insert_clock(tx: Tx, game_id: str, clock: ClockSettings) -> None:
 def _insert_game(
     tx: Tx,
     game: store.GameState,
+    commitment: dicev1.Commitment,
     options: list[str],
     initial: str,
     limits: Limits,
@@ -262,8 +261,8 @@ def _insert_game(
             "scenario": game.scenario,
             "options": json.dumps(options),
             "created": store.utcnow(),
-            "seed": game.seed,
-            "checkpoints": game.seed_checkpoints,
+            "seed": commitment.seed.hex(),
+            "checkpoints": commitment.kept.hex(),
             "chain_length": game.chain_length,
             "anchor": game.anchor,
             "initial": initial,

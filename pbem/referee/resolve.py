@@ -174,7 +174,8 @@ def _resolve_claimed(
         raise Refused([dice_chains.used_up(game_id, _last_served(tx, game), k)])
     # the values the resolution before walked, where it was the one before this on the same chain
     reveal, walked = dice_chains.reveal(*link, *((game.dice_walk, game.reveal) if game.current_k == k - 1 else ()))
-    stream = dicev1.DiceStream(dicev1.dice_key(reveal, game.id, k, [f.message for f in files]))
+    # each file's hash as submit stored it with the file (the audit hashes the archive's files again)
+    stream = dicev1.DiceStream(dicev1.dice_key_of_hashes(reveal, game.id, k, [bytes.fromhex(f.digest) for f in files]))
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)

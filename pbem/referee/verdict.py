@@ -10,8 +10,9 @@ problem per line."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from pbem import store
@@ -160,16 +161,17 @@ def _set_aside_resolution(tx: Tx, game_id: str, state: str) -> int | None:
     return int(row[0]) if row else None
 
 
-def _chain_link(tx: Tx, game: store.GameState, k: int) -> tuple[str, int, str, int] | None:
-    """Where resolution ``k``'s reveal comes from: (seed, chain length, checkpoints,
-    link), or None when no committed chain serves ``k``.  The game's own chain
-    needs no query; only a game past it looks for an extension."""
+def _chain_link(tx: Tx, game: store.GameState, k: int) -> tuple[Callable[[], tuple[str, str]], int, int] | None:
+    """Where resolution ``k``'s reveal comes from: (what reads the chain's seed and
+    checkpoints, chain length, link), or None when no committed chain serves
+    ``k``.  The game's own chain needs no query (its secret is read only if a reveal
+    walks from a checkpoint); only a game past it looks for an extension."""
     if 1 <= k <= game.chain_length - 1:
-        return game.seed, game.chain_length, game.seed_checkpoints, k
+        return functools.partial(store.chain_secret, tx, game.id), game.chain_length, k
     ext = store.extension_for(tx, game.id, k)
     if ext is None or not 1 <= k - ext.first_k + 1 <= ext.chain_length - 1:
         return None
-    return ext.seed, ext.chain_length, ext.seed_checkpoints, k - ext.first_k + 1
+    return (lambda: (ext.seed, ext.seed_checkpoints)), ext.chain_length, k - ext.first_k + 1
 
 
 def _last_served(tx: Tx, game: store.GameState) -> int:

@@ -9,6 +9,7 @@ import json
 import marshal
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pbem.store.sql import Tx
@@ -28,9 +29,7 @@ class GameState(NamedTuple):
     over: bool
     result: str | None
     position: dict[str, Any]  # the current position
-    seed: str
     chain_length: int
-    seed_checkpoints: str
     scenario: str
     anchor: str
     current_k: int
@@ -97,7 +96,7 @@ def parsed_position(text: str, keep: bool = True, shared: bool = False) -> dict[
 _GAME_STATE = """
 SELECT g.id, g.rules, g.next_k, g.state_hash, g.over, g.result, g.current_k,
        CASE WHEN g.current_k = 0 THEN g.initial_position ELSE r.position END,
-       g.seed, g.chain_length, g.seed_checkpoints, g.scenario, g.anchor, g.rules_version,
+       g.chain_length, g.scenario, g.anchor, g.rules_version,
        (SELECT COUNT(*) FROM submission s WHERE s.game_id = g.id AND s.turn = g.next_k AND s.status = 'QUEUED'),
        g.dice_walk, r.reveal
 FROM game g LEFT JOIN resolution r ON r.game_id = g.id AND r.k = g.current_k
@@ -130,9 +129,7 @@ def game_state(
         result,
         current_k,
         position,
-        seed,
         chain_length,
-        checkpoints,
         scenario,
         anchor,
         rules_version,
@@ -150,9 +147,7 @@ def game_state(
         bool(over),
         result,
         parsed_position(position, keep, shared),
-        seed,
         chain_length,
-        checkpoints,
         scenario,
         anchor,
         current_k,
@@ -187,17 +182,27 @@ _CLAIM = "SELECT id FROM game WHERE id = :game FOR UPDATE SKIP LOCKED"
 
 
 _NEXT_QUEUED = (
-    "SELECT id, side, message FROM submission WHERE game_id = :game"
-    " AND turn = (SELECT next_k FROM game WHERE id = :game) AND status = :queued ORDER BY side, id"
+    "SELECT id, side, message, digest FROM submission WHERE game_id = :game"
+    " AND turn = (SELECT next_k FROM game WHERE id = :game) AND status = :queued"
 )
+"""Put in order (by side, then id) in Python (:func:`next_queued_files`): no index
+gives that order, and SQLite sorted the rows in a table of its own."""
 
 
 def resolution_reads(game_id: str) -> list[tuple[str, dict[str, Any]]]:
     """What a resolution reads first, in order, to ask ahead (``Tx.prefetch``): the
     claim of the game (:func:`claim_game`), the game (:func:`game_state`, claimed),
-    its files queued for its next resolution (:func:`next_queued_files`)."""
+    its files queued for its next resolution (:func:`next_queued_files`), and its
+    chain's seed and checkpoints (:func:`chain_secret`), which a reveal walked
+    from a checkpoint asks for (where a read costs a round trip, asking ahead
+    costs none; elsewhere nothing is read ahead)."""
     game = {"game": game_id}
-    return [(_CLAIM, game), (_GAME_STATE, game), (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name})]
+    return [
+        (_CLAIM, game),
+        (_GAME_STATE, game),
+        (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name}),
+        (_CHAIN_SECRET, game),
+    ]
 
 
 def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
@@ -208,6 +213,20 @@ def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
     return [r[0] for r in rows]
+
+
+_CHAIN_SECRET = "SELECT seed, seed_checkpoints FROM game WHERE id = :game"
+
+
+def chain_secret(tx: Tx, game_id: str) -> tuple[str, str]:
+    """The seed and the checkpoints (hex) of the chain a game was created with: read
+    only where a reveal is walked from a checkpoint (:func:`game_state` leaves them
+    out: 8 KB of hex a read, which checking a turn file never needs and a
+    resolution rarely does)."""
+    row = tx.one(_CHAIN_SECRET, {"game": game_id})
+    if row is None:
+        raise unknown_game(game_id, known_game_ids(tx))
+    return row[0], row[1]
 
 
 class ChainRow(NamedTuple):
@@ -385,21 +404,26 @@ class QueuedFile(NamedTuple):
     id: int
     side: str
     message: bytes
+    digest: str  # hex SHA-256 of message, written with it (``queue_submission``)
 
 
 def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
     rows = tx.all(
-        "SELECT id, side, message FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued "
+        "SELECT id, side, message, digest FROM submission WHERE game_id = :game AND turn = :turn AND status = :queued "
         "ORDER BY side, id",
         {"game": game_id, "turn": turn, "queued": SubmissionStatus.QUEUED.name},
     )
-    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+    return [QueuedFile(i, side, bytes(message), digest) for i, side, message, digest in rows]
 
 
 def next_queued_files(tx: Tx, game_id: str) -> list[QueuedFile]:
     """The files queued for the game's next resolution (``next_k``), by side."""
-    rows = tx.all(_NEXT_QUEUED, {"game": game_id, "queued": SubmissionStatus.QUEUED.name})
-    return [QueuedFile(i, side, bytes(message)) for i, side, message in rows]
+    rows = sorted(tx.all(_NEXT_QUEUED, {"game": game_id, "queued": SubmissionStatus.QUEUED.name}), key=_BY_SIDE)
+    return [QueuedFile(i, side, bytes(message), digest) for i, side, message, digest in rows]
+
+
+_BY_SIDE = itemgetter(1, 0)
+"""A queued file's row (id, side, ...) by side, then id."""
 
 
 class NewResolution(NamedTuple):

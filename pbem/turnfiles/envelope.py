@@ -147,24 +147,27 @@ def parse_turn_file(data: bytes) -> TurnFile:
     )
 
 
+_WRITTEN_HEADER = re.compile(r"game:[^\n]*\nrules:[^\n]*\nside:[^\n]*\nturn: ?[0-9]{1,9}\nstate: ?[0-9a-f]{64}")
+"""A header as pbem writes one (``pbem orders``, the reports' turn files): the five
+keys in order, each once, a whole-number turn and a hash for state."""
+
+
 def queued_body(data: bytes) -> tuple[str, int]:
     """The orders of a file ``submit`` accepted and queued, for its resolution: the
     body as :func:`parse_turn_file` gives it (comments blanked) and the number of
     lines before it.  Its header was checked at submit, and the resolution reads
-    none of its values (the game, side and turn are the row's): a header of the
-    five keys, each once, with a whole-number turn and a hash for state, is taken
-    as it is, without the parse's problems and its value object.  Anything else
-    (a damaged row) goes through :func:`parse_turn_file`, which refuses it with
-    every problem, as before."""
+    none of its values (the game, side and turn are the row's): a header as pbem
+    writes one (one regular expression), or else of the five keys, each once,
+    with a whole-number turn and a hash for state, is taken as it is, without the
+    parse's problems and its value object.  Anything else (a damaged row) goes
+    through :func:`parse_turn_file`, which refuses it with every problem, as before."""
     text = decode(data)
     if text.startswith(_BOM):
         text = text[1:]
-    lines = text.split("\n")
-    for number, line in enumerate(lines, start=1):
-        if line.strip() == "":
-            if _plain_header(lines[: number - 1]):
-                return strip_comments("\n".join(lines[number:])), number
-            break
+    # the first empty line; a header line of spaces before it is refused below, as a blank line ends a header
+    head, blank, body = text.partition("\n\n")
+    if blank and (_WRITTEN_HEADER.fullmatch(head) or _plain_header(head.split("\n"))):
+        return strip_comments(body), head.count("\n") + 2
     tf = parse_turn_file(data)
     return tf.body, tf.body_offset
 
