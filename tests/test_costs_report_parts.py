@@ -10,6 +10,8 @@ same bytes (``bench/fingerprint.py``).
   ``json.dumps`` at each call (with its circular check);
 - the parts every reader sees alike are written into each HTML page as they were
   rendered: as ``Markup``, each page's autoescape copied each of them whole;
+- a move's line on the Furor Barbarus map writes each hex's centre and its arrow's end once per
+  process (each move wrote every number of its line again);
 - a Furor Barbarus order template is written from the position as it is, without the
   copy a field makes first (the template reads the position and changes nothing).
 """
@@ -30,6 +32,7 @@ from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import ruleset as furor_ruleset
+from pbem.rules.furor_barbarus import svg as furor_svg
 from pbem.turnfiles import position_file
 from tests.support.desk import reported_farrapos_game
 from tests.support.map_positions import every_map
@@ -154,3 +157,21 @@ def test_an_order_template_is_written_without_a_copy_of_its_position(monkeypatch
         assert [ruleset.order_template(position, s) for s in ruleset.due(position)] == expected[drawn.name]
         assert position == drawn.position  # nothing changed in it
     assert copies == 0
+
+
+def test_a_moves_line_writes_no_number_a_move_along_the_same_hexes_wrote(monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = next(d for d in every_map() if d.rules_id != "farrapos" and any(e.get("type") == "move" for e in d.events))
+    ruleset = find_ruleset(drawn.rules_id)
+    field = ruleset.field(drawn.position)
+    first = furor_svg._Drawing(field, drawn.events).movements()
+    written: list[float] = []
+    real = furor_svg.tenths
+
+    def counted(v: float) -> str:
+        written.append(v)
+        return real(v)
+
+    monkeypatch.setattr(furor_svg, "tenths", counted)
+    again = furor_svg._Drawing(field, drawn.events).movements()
+    assert again == first and any("<polyline" in line for line in again)
+    assert written == []  # each hex's centre and each arrow's end written once per process
