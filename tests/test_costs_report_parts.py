@@ -10,6 +10,8 @@ same bytes (``bench/fingerprint.py``).
   ``json.dumps`` at each call (with its circular check);
 - the parts every reader sees alike are written into each HTML page as they were
   rendered: as ``Markup``, each page's autoescape copied each of them whole;
+- an event's type is worded (``battle round``) once, where its line is made, not by a
+  ``replace`` filter in each page's part;
 - a move's line on the Furor Barbarus map writes each hex's centre and its arrow's end once per
   process (each move wrote every number of its line again);
 - a Furor Barbarus order template is written from the position as it is, without the
@@ -175,3 +177,30 @@ def test_a_moves_line_writes_no_number_a_move_along_the_same_hexes_wrote(monkeyp
     again = furor_svg._Drawing(field, drawn.events).movements()
     assert again == first and any("<polyline" in line for line in again)
     assert written == []  # each hex's centre and each arrow's end written once per process
+
+
+def test_an_events_type_is_worded_once_for_both_pages(farrapos_game: tuple[Any, str]) -> None:
+    db, game = farrapos_game
+    data = reporting.views_keeping_history(db, game, 3, None)[0]
+    blocks = report.Shared(data).blocks
+    report.environment.cache_clear()  # a fresh environment, its templates loaded with a counted ``replace``
+    try:
+        env = report.environment()
+        replaced = 0
+        real = env.filters["replace"]
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal replaced
+            replaced += 1
+            return real(*args, **kwargs)
+
+        counted.jinja_pass_arg = real.jinja_pass_arg  # type: ignore[attr-defined]
+        env.filters["replace"] = counted
+        html = env.get_template("report_parts.html.j2").module.events(blocks, data.k)
+        text = env.get_template("report_parts.txt.j2").module.events(blocks, data.k)
+    finally:
+        report.environment.cache_clear()
+    events = [b.event for b in blocks if b.kind != "table"]
+    assert events and all(e.label == e.type.replace("_", " ") for e in events)
+    assert all(f'<span class="event-type">{e.label}</span>' in html and f"[{e.label}]" in text for e in events)
+    assert replaced == 0
