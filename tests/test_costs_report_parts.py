@@ -14,6 +14,8 @@ same bytes (``bench/fingerprint.py``).
   ``replace`` filter in each page's part;
 - a move's line on the Furor Barbarus map writes each hex's centre and its arrow's end once per
   process (each move wrote every number of its line again);
+- a hex holding one unit draws its counter at once: the counter of a hex with several
+  (and the tabs above it) is the first combat unit, found by asking each unit its type;
 - a Furor Barbarus order template is written from the position as it is, without the
   copy a field makes first (the template reads the position and changes nothing).
 """
@@ -35,6 +37,7 @@ from pbem.reports import render as report
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import ruleset as furor_ruleset
 from pbem.rules.furor_barbarus import svg as furor_svg
+from pbem.rules.furor_barbarus.counters import Counter
 from pbem.turnfiles import position_file
 from tests.support.desk import reported_farrapos_game
 from tests.support.map_positions import every_map
@@ -204,3 +207,25 @@ def test_an_events_type_is_worded_once_for_both_pages(farrapos_game: tuple[Any, 
     assert events and all(e.label == e.type.replace("_", " ") for e in events)
     assert all(f'<span class="event-type">{e.label}</span>' in html and f"[{e.label}]" in text for e in events)
     assert replaced == 0
+
+
+def test_a_hex_with_one_unit_draws_it_without_asking_its_type(monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = next(d for d in every_map() if d.rules_id != "farrapos")
+    field = find_ruleset(drawn.rules_id).field(drawn.position)
+    where = field.occupied()
+    alone = [h for h, units in where.items() if len(units) == 1]
+    several = sum(len(units) for units in where.values() if len(units) > 1)
+    assert len(alone) > several  # each hex was asked at least once
+    first = furor_svg._Drawing(field, drawn.events).counters()
+    asked = 0
+    real = Counter.is_combat_unit
+
+    def counted(self: Counter) -> bool:
+        nonlocal asked
+        asked += 1
+        return real.fget(self)  # type: ignore[no-any-return,misc]
+
+    monkeypatch.setattr(Counter, "is_combat_unit", property(counted))
+    assert furor_svg._Drawing(field, drawn.events).counters() == first
+    # only the units of a hex holding several (its counter and the tabs above it) are asked their type
+    assert asked <= several

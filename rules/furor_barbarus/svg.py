@@ -211,6 +211,9 @@ class _Drawing:
         for h in sorted(where):
             units = where[h]  # read, never changed
             cx, cy = centre(h)
+            if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type
+                out.append(self.counter(units[0], cx - COUNTER_W / 2, cy - COUNTER_H / 2 + 1))
+                continue
             main = next((u for u in units if printed[u].is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
             if main is None:
@@ -512,7 +515,9 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
     where = field.occupied()  # the hex index: each unit on the map, in its hex
-    placed = [(h, u) for h in sorted(where) for u in sorted(where[h])]  # by hex, then id
+    placed = [
+        (h, u) for h in sorted(where) for u in (where[h] if len(where[h]) == 1 else sorted(where[h]))
+    ]  # by hex, id
     rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if field.units[u]["side"] == s]
     per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
     for i, (s, h, u) in enumerate(rows_by_side):
