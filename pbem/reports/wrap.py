@@ -10,6 +10,8 @@ are the spaces (dropped at a break) and the points inside a hyphenated word wher
 textwrap's own expression splits it (worked out once per word).  Anything else
 (tabs, line breaks, runs of spaces, long words broken) goes to Jinja's
 own filter.  ``tests/test_report_wrap.py`` compares both on many lines.
+:func:`wrap_indent` is ``wordwrap`` then ``indent`` in one filter call (the text
+report's board lines and events), the same text.
 """
 
 from __future__ import annotations
