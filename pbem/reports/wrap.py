@@ -141,13 +141,12 @@ def wrap_indent(environment: Any, s: Any, width: int, by: int = 4) -> Any:
     wrap as textwrap does, or another line break than Jinja's default, goes through
     both filters."""
     if type(s) is str and environment.newline_sequence == "\n" and _simple(s, False, True):
+        calls["fast"] += 1
         if len(s) <= width:
-            calls["fast"] += 1
             return s
         key = (s, width, by)
         text = _wrapped_indented.get(key)
         if text is None:
-            calls["fast"] += 1
             text = ("\n" + " " * by).join(fill(s, width))
             if len(_wrapped_indented) > 1024:
                 _wrapped_indented.clear()
