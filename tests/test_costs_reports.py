@@ -50,12 +50,12 @@ def test_the_board_in_words_is_wrapped_once_for_both_sides(
     assert board
     wrapped: list[str] = []
 
-    class Seen(dict):  # the wrap filter's memo: each line it is given is looked up in it first
-        def __contains__(self, key: object) -> bool:
-            wrapped.append(key[0])  # type: ignore[index]
-            return super().__contains__(key)
+    class Seen(dict):  # the wrap filter's memo: each line longer than the width is looked up in it first
+        def get(self, key: Any, default: Any = None) -> Any:
+            wrapped.append(key[0])
+            return super().get(key, default)
 
-    monkeypatch.setattr(wrap, "_wrapped", Seen())
+    monkeypatch.setattr(wrap, "_wrapped_indented", Seen())
     reporting.write_resolution_reports(db, game, 3, tmp_path)
     assert sorted(line for line in wrapped if line in board) == sorted(board)
 

@@ -72,6 +72,13 @@ def test_a_text_report_wraps_its_lines_without_textwrap(tmp_path: Path, monkeypa
     assert fills == 0 and wrap.calls["fast"] - before > 5
     env = report.environment()
     monkeypatch.setitem(env.filters, "wordwrap", jinja2.filters.do_wordwrap)
+    monkeypatch.setitem(  # wrap_indent: Jinja's wordwrap, then its indent
+        env.filters,
+        "wrap_indent",
+        jinja2.pass_environment(
+            lambda e, s, width, by: jinja2.filters.do_indent(jinja2.filters.do_wordwrap(e, s, width, False), by)
+        ),
+    )
     # the parts' macros (the board in words among them) took the filter when their module was made: made again
     monkeypatch.setattr(env.get_template("report_parts.txt.j2"), "_module", None)
     assert report.render_text(data) == text and fills > 5

@@ -53,10 +53,12 @@ def _fb_die(e: Mapping[str, Any]) -> str:
 class EventLine:
     """One event as a report shows it: its type and text, its details (every
     field the ruleset recorded, for fighting events), its dice, and the event as
-    stored (``raw``).  (Plain slotted classes here, not dataclasses: a dataclass
-    compiles its methods from source when its module is imported.)"""
+    stored (``raw``); ``label`` is its type as the reports name it (``battle round``),
+    worked out here once for both pages' parts (each had a ``replace`` filter call).
+    (Plain slotted classes here, not dataclasses: a dataclass compiles its methods
+    from source when its module is imported.)"""
 
-    __slots__ = ("type", "text", "details", "rolls", "battle", "raw")
+    __slots__ = ("type", "label", "text", "details", "rolls", "battle", "raw")
 
     def __init__(
         self,
@@ -68,6 +70,7 @@ class EventLine:
         raw: Mapping[str, Any],
     ) -> None:
         self.type = type
+        self.label = type.replace("_", " ")
         self.text = text
         self.details = details
         self.rolls = rolls

@@ -305,6 +305,7 @@ def environment() -> jinja2.Environment:
     env.filters["text_table"] = text_table
     env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
     env.filters["indent"] = wrap.indent  # Jinja's, with the same text, a one-line text given back
+    env.filters["wrap_indent"] = jinja2.pass_environment(wrap.wrap_indent)  # wordwrap then indent, in one call
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env
@@ -378,10 +379,12 @@ class Shared:
         )
 
     def part(self, name: str, make: Callable[[], str]) -> str:
-        """A section every reader sees alike, rendered once."""
+        """A section every reader sees alike, rendered once, as a plain string: a
+        page writes it as it is (an HTML part is markup its macro escaped; as
+        ``Markup``, each page's autoescape copied it whole, and so would ``str``)."""
         text = self._parts.get(name)
         if text is None:
-            text = self._parts[name] = make()
+            text = self._parts[name] = str(make())
         return text
 
     def map_look(self, svg: str) -> MapLook:

@@ -10,6 +10,8 @@ are the spaces (dropped at a break) and the points inside a hyphenated word wher
 textwrap's own expression splits it (worked out once per word).  Anything else
 (tabs, line breaks, runs of spaces, long words broken) goes to Jinja's
 own filter.  ``tests/test_report_wrap.py`` compares both on many lines.
+:func:`wrap_indent` is ``wordwrap`` then ``indent`` in one filter call (the text
+report's board lines and events), the same text.
 """
 
 from __future__ import annotations
@@ -123,6 +125,34 @@ def wordwrap(
 
     calls["jinja"] += 1
     return do_wordwrap(environment, s, width, break_long_words, wrapstring, break_on_hyphens)
+
+
+_wrapped_indented: dict[tuple[str, int, int], str] = {}
+"""Lines wrapped and indented lately (:func:`wrap_indent`), by line, width and indent."""
+
+
+def wrap_indent(environment: Any, s: Any, width: int, by: int = 4) -> Any:
+    """``s|wordwrap(width, break_long_words=False)|indent(by)`` in one filter (the
+    text report wraps and indents each board line and event: two filter calls and
+    the wrapped text split into lines again to indent it), the same text: a line
+    that fits is itself; a longer one's lines are joined with the line break and
+    the indent at once, and kept a while (a board line that did not change is the
+    same in the next game's or resolution's report).  Anything :func:`fill` does not
+    wrap as textwrap does, or another line break than Jinja's default, goes through
+    both filters."""
+    if type(s) is str and environment.newline_sequence == "\n" and _simple(s, False, True):
+        calls["fast"] += 1
+        if len(s) <= width:
+            return s
+        key = (s, width, by)
+        text = _wrapped_indented.get(key)
+        if text is None:
+            text = ("\n" + " " * by).join(fill(s, width))
+            if len(_wrapped_indented) > 1024:
+                _wrapped_indented.clear()
+            _wrapped_indented[key] = text
+        return text
+    return indent(wordwrap(environment, s, width, False), by)
 
 
 def indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> Any:

@@ -27,6 +27,24 @@ once: ``encode`` and ``iterencode`` built it, and a function to write floats,
 around every call (a twentieth of a Farrapos resolution's events' JSON)."""
 
 
+_C_SPACED = (
+    c_make_encoder(None, _ENCODER.default, encode_basestring, None, ": ", ", ", True, False, True)
+    if c_make_encoder is not None
+    else None
+)
+"""The same C encoder with ``json.dumps``'s own separators, made once (``json.dumps``
+made an encoder, and the C encoder and a function for floats in it, at each call)."""
+
+
+def sorted_json(obj: Any) -> str:
+    """``json.dumps(obj, sort_keys=True, ensure_ascii=False)``, the same text, written
+    by one encoder made at import without the circular check (JSON data: a position
+    file, written with every report)."""
+    if _C_SPACED is None:
+        return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+    return "".join(_C_SPACED(obj, 0))
+
+
 def canonical_json(obj: Any) -> str:
     if _C_ENCODER is None:
         return _ENCODER.encode(obj)

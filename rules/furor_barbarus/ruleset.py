@@ -373,7 +373,8 @@ class FurorBarbarus(Ruleset):
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:
-        return fb_bots.template(self.field(position), self.turn_label(position), side)
+        # written from the position as it is, without the copy a field makes first: the template changes nothing
+        return fb_bots.template(self.field(position, copy=False), self.turn_label(position), side)
 
     def bots(self) -> tuple[str, ...]:
         return ("random", "greedy")

@@ -93,15 +93,11 @@ class _Drawing:
             colour = self.colours.get(str(e.get("side") or ""), None) or (
                 self.colour(e["unit"]) if e.get("unit") in self.field.units else "#222"
             )
-            pts = [centre(h) for h in path]
-            (ax, ay), (bx, by) = pts[-2], pts[-1]
-            d = math.hypot(bx - ax, by - ay) or 1
-            stop = min(COUNTER_H / 2 + 6, d * 0.6)
-            pts[-1] = (bx - (bx - ax) / d * stop, by - (by - ay) / d * stop)
             dash = {"retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}.get(e["type"], "")
-            sx, sy = pts[0]
-            out.append(f'<circle cx="{tenths(sx)}" cy="{tenths(sy)}" r="5" fill="{colour}" opacity="0.7"/>')
-            points = " ".join(f"{tenths(x)},{tenths(y)}" for x, y in pts)
+            sx, sy, _ = _point(path[0])
+            out.append(f'<circle cx="{sx}" cy="{sy}" r="5" fill="{colour}" opacity="0.7"/>')
+            # each hex's centre, then the arrow's end short of the last hex's counter (each written once per process)
+            points = " ".join([*[_point(h)[2] for h in path[:-1]], _arrow_end(path[-2], path[-1])])
             out.append(
                 f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
@@ -215,6 +211,9 @@ class _Drawing:
         for h in sorted(where):
             units = where[h]  # read, never changed
             cx, cy = centre(h)
+            if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type
+                out.append(self.counter(units[0], cx - COUNTER_W / 2, cy - COUNTER_H / 2 + 1))
+                continue
             main = next((u for u in units if printed[u].is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
             if main is None:
@@ -225,6 +224,24 @@ class _Drawing:
                 out.append(self.tab(u, cx - COUNTER_W / 2, y - TAB_H * (i + 1) - 0.5))
         out.append("</g>")
         return out
+
+
+@lru_cache(maxsize=4096)
+def _point(h: str) -> tuple[str, str, str]:
+    """The centre of hex ``h`` as written: x, y and the point ``x,y`` of a move's line
+    (once per hex in a process: a move's line wrote each of its hexes' numbers)."""
+    x, y = centre(h)
+    return tenths(x), tenths(y), f"{tenths(x)},{tenths(y)}"
+
+
+@lru_cache(maxsize=4096)
+def _arrow_end(a: str, b: str) -> str:
+    """The point where the arrow of a move from hex ``a`` into hex ``b`` ends, short of
+    ``b``'s counter, as written (once per pair of hexes in a process)."""
+    (ax, ay), (bx, by) = centre(a), centre(b)
+    d = math.hypot(bx - ax, by - ay) or 1
+    stop = min(COUNTER_H / 2 + 6, d * 0.6)
+    return f"{tenths(bx - (bx - ax) / d * stop)},{tenths(by - (by - ay) / d * stop)}"
 
 
 def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
@@ -498,7 +515,9 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
     where = field.occupied()  # the hex index: each unit on the map, in its hex
-    placed = [(h, u) for h in sorted(where) for u in sorted(where[h])]  # by hex, then id
+    placed = [
+        (h, u) for h in sorted(where) for u in (where[h] if len(where[h]) == 1 else sorted(where[h]))
+    ]  # by hex, id
     rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if field.units[u]["side"] == s]
     per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
     for i, (s, h, u) in enumerate(rows_by_side):
