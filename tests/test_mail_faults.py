@@ -14,10 +14,8 @@ the server never had to give up, GAVE_UP), with no clock read here.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import sqlite3
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +28,6 @@ from pbem.mail.imap import ImapSource
 from pbem.mail.smtp import SmtpServer
 from pbem.referee import mail_room
 from pbem.referee import service as referee
-from pbem.reports import images
 from tests.conftest import Table
 from tests.support.fault_servers import (
     GAVE_UP,
@@ -44,6 +41,9 @@ from tests.support.fault_servers import (
 )
 from tests.support.mailkit import plain_mail, signed_reply
 from tests.support.referee_game import EMP, REFEREE, REP, game, turn_file
+
+# Every test plays the same game from the same copy, so its reports carry the same maps: drawn once.
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
 
 PER_READ = 2.0
 """A per-read timeout a loaded machine keeps to: a reply that timed out after the
@@ -89,17 +89,6 @@ def desk(tmp_path_factory: pytest.TempPathFactory) -> Desk:
         plain_mail(EMP, REFEREE, "hi", "soon", "<chat-emp@example.org>"),
     ]
     return Desk(table, table.db, mail)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def maps_drawn_once() -> Iterator[None]:
-    """Every test plays the same game from the same copy, so its reports carry the
-    same maps: each map is drawn to PNG once for the module, not again in every
-    test and pass (``svg_to_png`` is a function of its arguments alone; drawing is
-    most of a pass's time, and these tests are about the conversation)."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(images, "svg_to_png", functools.cache(images.svg_to_png))
-        yield
 
 
 def options(imap: ImapFaultServer, smtp: SmtpFaultServer, deadline: float = DEADLINE) -> referee.Options:
