@@ -19,8 +19,9 @@ from pbem.turnfiles import keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The fixtures of tests/support/ (servers, a loopback SMTP collector), for every test module.
+# The fixtures of tests/support/ (servers, a loopback SMTP collector, maps drawn once), for every test module.
 pytest_plugins = [
+    "tests.support.drawn_maps",
     "tests.support.imap_server",
     "tests.support.mail_game",
     "tests.support.mailkit",

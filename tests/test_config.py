@@ -19,6 +19,8 @@ from tests.conftest import Table
 from tests.support.imap_server import Dovecot, free_port, password
 from tests.support.mailkit import Collector, SmtpServer
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 
 def _write(table: Table, text: str, name: str = "referee.toml") -> Path:
     path = table.tmp / name

@@ -17,6 +17,8 @@ import pytest
 from tests.conftest import Table
 from tests.support.cli_steps import play
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

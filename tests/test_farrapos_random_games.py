@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from pbem.rules.farrapos.counters import load_counters
 from pbem.rules.farrapos.position import View
 from pbem.rules.farrapos.victory_points import count_vp
@@ -64,12 +66,20 @@ def check_end(final):
         assert outcome.winner == (None if vp["empire"] == vp["republic"] else max(vp, key=vp.get))
 
 
-def run_games(count):
-    for seed in range(count):
+def run_games(seeds):
+    for seed in seeds:
         final = play_game(seed, BOTS[seed % 4], OPTIONS[(seed // 4) % 4], check_turn)
         check_end(final)
 
 
+def test_random_games_32_seeded_games_keep_every_invariant():
+    """Each pairing of bots with each set of options, twice (seeds 0-31); the
+    slow suite plays 200 games."""
+    run_games(range(32))
+
+
+@pytest.mark.slow
 def test_random_games_200_seeded_games_keep_every_invariant():
-    # about 10 s: fast enough for the default run (the brief's limit for it is ~60 s)
-    run_games(200)
+    """Slow (about 10 s of CPU alone): the default run plays the first 32 of these
+    games, every pairing of bots and set of options twice."""
+    run_games(range(200))

@@ -39,6 +39,8 @@ from tests.conftest import Table
 from tests.support.imap_server import free_port
 from tests.support.mailkit import Collector, SmtpServer
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 REFEREE = "referee@example.org"
 
 

@@ -12,9 +12,13 @@ import sqlite3
 import time
 from email.message import EmailMessage
 
+import pytest
+
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
 from tests.support.mail_game import game_with_mail
+
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
 
 
 def test_send_then_ingest_reply_then_process(table: Table, smtp_server) -> None:

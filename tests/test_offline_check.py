@@ -16,6 +16,8 @@ from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
 from tests.support.mail_game import game_with_mail
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 
 def _player(*args: str) -> tuple[int, str, str]:
     """The CLI as a player runs it: no --db, in the player's own folder."""

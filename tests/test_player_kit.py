@@ -17,6 +17,8 @@ import pytest
 from tests.conftest import Table
 from tests.support.mailkit import SmtpServer
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 REFEREE = "referee@example.org"
 REP, EMP = "rep@example.org", "emp@example.org"
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 from email.message import EmailMessage
 
+import pytest
+
 from pbem.turnfiles import keys, sshsig
 from tests.conftest import Table
 from tests.support.mailkit import SmtpServer
 from tests.support.referee_game import EMP, REFEREE, REP, game, outbox, rows
+
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
 
 NEW = "newcomer@example.org"
 WATCHER = "carol@example.org"

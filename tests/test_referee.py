@@ -21,6 +21,8 @@ from tests.conftest import Table
 from tests.support.mailkit import SmtpServer, plain_mail, signed_reply
 from tests.support.referee_game import EMP, REFEREE, REP, game, outbox, rows, turn_file
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 
 def inbox(table: Table) -> mailbox.Maildir:
     return mailbox.Maildir(table.tmp / "inbox", create=True)

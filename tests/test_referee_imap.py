@@ -14,6 +14,8 @@ from tests.support.imap_server import Dovecot, password
 from tests.support.mailkit import SmtpServer, plain_mail, signed_reply
 from tests.support.referee_game import EMP, REFEREE, REP, game, turn_file
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 
 @pytest.fixture
 def trusted(dovecot: Dovecot, monkeypatch: pytest.MonkeyPatch) -> Dovecot:

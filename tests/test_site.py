@@ -16,6 +16,8 @@ from tests.conftest import Table
 from tests.support.cli_steps import sign, status, write_orders
 from tests.support.site_links import broken_links_in_folder, data_uri_decodes, links_of
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 URL = "https://games.example.org/pbem/g1/"
 EMAILS = ("--email", "republic=rep@example.org", "--email", "empire=emp@example.org")
 

@@ -7,13 +7,17 @@ import email
 import email.policy
 import socket
 import ssl
+from email.message import EmailMessage
+from types import SimpleNamespace
 
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
-from pbem.mail.smtp import SendError, send
+from pbem.mail import wire
+from pbem.mail.smtp import SendError, SmtpServer, send
 from pbem.reports.message import report_email, thread_root_id
+from tests.support.fault_servers import SmtpFaultServer
 from tests.support.imap_server import self_signed_certificate
 from tests.support.report_data import report_data
 
@@ -174,3 +178,21 @@ def test_send_names_the_server_it_cannot_reach():
 
 def test_sending_nothing_connects_to_nothing():
     assert send([], "127.0.0.1", 1) == 0
+
+
+def test_each_message_of_a_session_has_the_whole_deadline_for_its_answers(monkeypatch):
+    """--mail-deadline bounds opening the session and then each message: the
+    answers to a message are read on that message's deadline, however long the
+    session has been open (the clock of pbem.mail.wire is a counter here, moved
+    past the session's first deadline before each message)."""
+    clock = [1000.0]
+    monkeypatch.setattr(wire, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    with SmtpFaultServer() as smtp:
+        with SmtpServer("127.0.0.1", smtp.port, "plain", timeout=30, deadline=60).connect() as connection:
+            for n in range(3):
+                clock[0] += 100
+                msg = EmailMessage()
+                msg["From"], msg["To"], msg["Message-ID"] = REFEREE, "rep@example.org", f"<m{n}@pbem.example>"
+                msg.set_content(f"message {n}")
+                connection.send(msg)
+        assert [d.message_id for d in smtp.delivered] == ["<m0@pbem.example>", "<m1@pbem.example>", "<m2@pbem.example>"]

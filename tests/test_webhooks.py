@@ -16,6 +16,8 @@ from pbem.mail import outbox, webhook
 from tests.conftest import Table
 from tests.support.mailkit import SmtpServer
 
+pytestmark = pytest.mark.usefixtures("maps_drawn_once")
+
 
 class Hook:
     """An HTTP server that answers ``plan``'s statuses in turn (then 204) and keeps each body."""

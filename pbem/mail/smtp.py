@@ -95,6 +95,13 @@ class _Client(smtplib.SMTP):
             sock = self._tls.wrap_socket(sock, server_hostname=host)
         return sock
 
+    def restart(self, deadline: Deadline) -> None:
+        """``deadline`` for what follows (a message, QUIT): its writes and the reads
+        of its answers, not the reads alone left on the session's first deadline."""
+        self.deadline = deadline
+        if isinstance(self.file, BoundedReader):
+            self.file.deadline = deadline
+
     def getreply(self) -> tuple[int, bytes]:
         if self.file is None and self.sock is not None:  # a new socket (after STARTTLS: nothing buffered before it)
             self.file = BoundedReader(self.sock, self.deadline, MAX_ANSWER_BYTES)
@@ -163,7 +170,7 @@ class Connection:
         once the server accepted it for every recipient."""
         assert self.client is not None, "use the connection in a with block"
         what = f"message {msg.get('Message-ID', '?')} to {msg.get('To', '?')}"
-        self.client.deadline = Deadline(self.server.deadline, self.server.timeout)
+        self.client.restart(Deadline(self.server.deadline, self.server.timeout))
         try:
             refused = self.client.send_message(msg)
         except smtplib.SMTPRecipientsRefused as exc:
@@ -189,7 +196,7 @@ class Connection:
     def _close(self) -> None:
         if self.client is not None:
             # QUIT gets a short deadline of its own: a session that timed out is not waited for again
-            self.client.deadline = Deadline(min(self.server.timeout, 5.0), min(self.server.timeout, 5.0))
+            self.client.restart(Deadline(min(self.server.timeout, 5.0), min(self.server.timeout, 5.0)))
             try:
                 self.client.quit()
             except (OSError, smtplib.SMTPException):

@@ -8,7 +8,10 @@ answer (a non-numeric UIDVALIDITY or SEARCH result, a literal announced as
 A :class:`Fault` strikes at its step (optionally only for one UID) in the first
 ``times`` conversations that reach it, then clears, so a test can check that
 everything is read and delivered once the fault is gone.  Every wait on the
-server's side is bounded (:data:`LIMIT` seconds), so a test never hangs on them.
+server's side is bounded (:data:`LIMIT` seconds), so a test never hangs on them;
+a stall or an endless answer that lasts until LIMIT (the client never hung up)
+is logged as :data:`GAVE_UP`, so a test checks that pbem ended it without
+timing anything itself.
 
 The SMTP server counts what it accepted: a message counts once the server has
 answered 250 to its final dot, so ``delivered`` is exactly what the client was
@@ -31,6 +34,8 @@ TRICKLE = 0.004
 """Seconds between the bytes of a trickled answer's first line (it completes)."""
 ENDLESS = 0.05
 """Seconds between the lines of an endless answer (well under any per-read timeout)."""
+GAVE_UP = "server gave up: the client never hung up"
+"""The log line of a stall or an endless answer that lasted :data:`LIMIT` seconds."""
 
 IMAP_STEPS = ("greeting", "CAPABILITY", "LOGIN", "SELECT", "SEARCH", "FETCH", "STORE")
 IMAP_KINDS = ("drop", "stall", "trickle", "endless", "NO", "BAD", "BYE", "malformed", "huge-literal", "long-line")
@@ -76,8 +81,9 @@ class _Script:
 class _Conn:
     """One side of a conversation: line reading and the fault behaviours."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, log: list[str]) -> None:
         self.sock = sock
+        self.log = log
         self.sock.settimeout(LIMIT)
         self.buffer = b""
 
@@ -128,8 +134,11 @@ class _Conn:
                 self.sock.settimeout(max(ends - time.monotonic(), 0.01))
                 if not self.sock.recv(65536):
                     return
+            except TimeoutError:
+                break
             except OSError:
                 return
+        self.log.append(GAVE_UP)
 
     def endless(self, line: bytes) -> None:
         """The same line again and again, never the end of the answer."""
@@ -138,6 +147,7 @@ class _Conn:
             if not self.send(line):
                 return
             time.sleep(ENDLESS)
+        self.log.append(GAVE_UP)
 
     def long_line(self) -> None:
         self.send(b"* " + b"x" * (1 << 20) + b"x\r\n")
@@ -157,7 +167,7 @@ class _Base:
 
         class Handler(socketserver.BaseRequestHandler):
             def handle(self) -> None:
-                outer.converse(_Conn(self.request))
+                outer.converse(_Conn(self.request, outer.log))
 
         self.server = _Server(("127.0.0.1", 0), Handler)
         self.port = int(self.server.server_address[1])
