@@ -829,3 +829,34 @@ def test_archive_fields_the_fuzz_found_end_in_one_line(
     shown as JSON (never Python's notation), and a set-aside resolution's label is
     checked or done without."""
     _audit_says_one_line(tmp_path, _mutated(played_archive, path, mutation))
+
+
+def test_a_claim_of_an_ended_process_on_this_host_is_taken_at_once(table: Table) -> None:
+    """A ``serve`` killed between claim and mark: started again on the same host, it
+    finds the holder's process gone and sends the row without waiting out the lease."""
+    import socket
+    import subprocess
+    import sys
+    from datetime import timedelta
+
+    from pbem import store
+    from pbem.mail import outbox
+
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = f"{socket.gethostname()[:40]}:{int(done.stdout)}:0badc0de"
+    live = f"{socket.gethostname()[:40]}:{os.getppid()}:0badc0de"
+    elsewhere = f"another-host:{int(done.stdout)}:0badc0de"
+    assert outbox.ended(gone) and not outbox.ended(live) and not outbox.ended(elsewhere)
+    assert not outbox.ended(outbox.holder_id()) and not outbox.ended("no holder")
+    t = _game(table)
+    engine = store.open_engine(str(t.db), create=False)
+    try:
+        rows = outbox.rows(engine, outbox.PENDING)
+        now = store.utcnow()
+        for row, holder in zip(rows, (gone, live, elsewhere)):
+            assert outbox.claim(engine, row, holder, now)
+        soon = now + timedelta(seconds=5)
+        taken = [outbox.claim(engine, row, "restarted", soon) for row in rows[:3]]
+        assert taken == [True, False, False]
+    finally:
+        engine.dispose()

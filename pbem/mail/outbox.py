@@ -19,7 +19,9 @@ word) and ``claimed_at`` where the row is pending, due, and unclaimed or claimed
 longer than :data:`CLAIM_LEASE` ago.  Only the delivery whose update changed the
 row sends it; the others pass it by.  Marking the row sent or refused clears the
 claim.  A holder that dies between claim and mark leaves a claim that lapses
-after the lease; the row is then sent again, with the same Message-ID.  So each
+after the lease, or at once for a delivery on the same host that finds the
+holder's process gone (a ``serve`` killed and started again: the host names the
+process ids); the row is then sent again, with the same Message-ID.  So each
 row goes to the SMTP server at most once however many deliveries overlap, except
 after a crash between the server's acceptance and the mark (or a send that took
 longer than the lease), when it may go twice with the same Message-ID.
@@ -39,13 +41,13 @@ longer true.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from pbem import store
+from pbem.mail.holders import ended, holder_id
 from pbem.mail.stale import stale_reason
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
@@ -317,24 +319,24 @@ def due_rows(engine: Database, now: datetime) -> list[Row]:
         ]
 
 
-def holder_id() -> str:
-    """Who claims rows: this host, this process and a random word (a process id
-    alone is reused)."""
-    import secrets
-    import socket
-
-    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(4)}"
-
-
 def claim(engine: Database, row: Row, holder: str, now: datetime) -> bool:
     """Claim ``row`` for ``holder`` (see the module docstring): True if this
     delivery may send it, False if another holds it or it is no longer due."""
     with transaction(engine) as tx:
+        held = tx.one("SELECT claimed_by FROM outbox WHERE id = :id", {"id": row.id})
+        gone = held[0] if held is not None and held[0] is not None and ended(str(held[0])) else None
         return (
             tx.run(
                 "UPDATE outbox SET claimed_by = :holder, claimed_at = :now WHERE id = :id AND state = :pending"
-                " AND next_attempt <= :now AND (claimed_by IS NULL OR claimed_at < :lapsed)",
-                {"holder": holder, "now": now, "id": row.id, "pending": PENDING, "lapsed": now - CLAIM_LEASE},
+                " AND next_attempt <= :now AND (claimed_by IS NULL OR claimed_at < :lapsed OR claimed_by = :gone)",
+                {
+                    "holder": holder,
+                    "now": now,
+                    "id": row.id,
+                    "pending": PENDING,
+                    "lapsed": now - CLAIM_LEASE,
+                    "gone": gone,
+                },
             )
             == 1
         )
