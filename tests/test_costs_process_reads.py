@@ -19,37 +19,21 @@ time, and fails on the referee before this work.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
 
 from pbem import dice
 from pbem.turnfiles import envelope
+from tests.support.calls import python_calls
 
 STATE = "0123456789abcdef" * 4
-
-
-def _calls(work: Any) -> tuple[Any, list[str]]:
-    """What ``work()`` returns, and the Python functions it called."""
-    called: list[str] = []
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            called.append(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        found = work()
-    finally:
-        sys.setprofile(None)
-    return found, called
 
 
 def test_a_header_as_pbem_writes_it_is_taken_without_a_step_per_line() -> None:
     message = f"game: g0\nrules: farrapos\nside: republic\nturn: 13\nstate: {STATE}\n\nmove a b  # x\n\npass\n"
     tf = envelope.parse_turn_file(message.encode())
-    found, called = _calls(lambda: envelope.queued_body(message.encode()))
+    found, called = python_calls(lambda: envelope.queued_body(message.encode()))
     assert found == (tf.body, tf.body_offset) == ("move a b\n\npass\n", 6)
     assert "_plain_header" not in called and "parse_turn_file" not in called, called
 

@@ -39,6 +39,7 @@ from pbem.rules.furor_barbarus import ruleset as furor_ruleset
 from pbem.rules.furor_barbarus import svg as furor_svg
 from pbem.rules.furor_barbarus.counters import Counter
 from pbem.turnfiles import position_file
+from tests.support.calls import counted_calls
 from tests.support.desk import reported_farrapos_game
 from tests.support.map_positions import every_map
 
@@ -142,26 +143,18 @@ def test_a_page_writes_the_parts_every_reader_sees_as_they_were_rendered(farrapo
 
 
 def test_an_order_template_is_written_without_a_copy_of_its_position(monkeypatch: pytest.MonkeyPatch) -> None:
-    copies = 0
-    real = furor_ruleset.copied_position
-
-    def counted(position: Any) -> Any:
-        nonlocal copies
-        copies += 1
-        return real(position)
-
     maps = [drawn for drawn in every_map() if drawn.rules_id != "farrapos"]
     assert maps
     ruleset = find_ruleset("furor-barbarus")
     expected = {
         drawn.name: [ruleset.order_template(drawn.position, s) for s in ruleset.due(drawn.position)] for drawn in maps
     }
-    monkeypatch.setattr(furor_ruleset, "copied_position", counted)
+    copies = counted_calls(monkeypatch, furor_ruleset, "copied_position")
     for drawn in maps:
         position = copy.deepcopy(drawn.position)
         assert [ruleset.order_template(position, s) for s in ruleset.due(position)] == expected[drawn.name]
         assert position == drawn.position  # nothing changed in it
-    assert copies == 0
+    assert copies == []
 
 
 def test_a_moves_line_writes_no_number_a_move_along_the_same_hexes_wrote(monkeypatch: pytest.MonkeyPatch) -> None:

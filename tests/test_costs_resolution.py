@@ -22,6 +22,7 @@ import pytest
 
 from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
+from tests.support.calls import python_calls
 
 
 def _furor_positions(scenario: str, count: int) -> list[tuple[Any, list[Any]]]:
@@ -216,7 +217,6 @@ def test_furor_barbarus_orders_naming_the_game_s_units_are_taken_without_a_gener
     (nothing to settle): a generator per order and one over them, about 7 k
     instructions an order; now plain loops, and the same orders come back."""
     import random
-    import sys
 
     from pbem.rules.furor_barbarus.unit_names import settle_orders
 
@@ -225,16 +225,6 @@ def test_furor_barbarus_orders_naming_the_game_s_units_are_taken_without_a_gener
     side = rules.due(position)[0]
     orders = rules.parse_orders(rules.bot_orders(position, side, "random", random.Random(3)))[0]
     counters = rules.field(position).scenario.counters
-    called: list[str] = []
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            called.append(frame.f_code.co_name)
-
-    sys.setprofile(profile)
-    try:
-        settled, problems = settle_orders(counters, orders)
-    finally:
-        sys.setprofile(None)
+    (settled, problems), called = python_calls(lambda: settle_orders(counters, orders))
     assert len(orders) > 3 and settled is orders and problems == []
     assert "<genexpr>" not in called, called

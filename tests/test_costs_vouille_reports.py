@@ -45,6 +45,7 @@ from pbem.rules.furor_barbarus import svg as furor_svg
 from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.counters import Counter
 from pbem.turnfiles import position_file
+from tests.support.calls import counted_calls
 from tests.support.desk import reported_farrapos_game
 from tests.support.map_positions import every_map
 
@@ -58,23 +59,15 @@ def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[An
 
 
 def test_a_map_is_drawn_without_a_copy_of_its_position(monkeypatch: pytest.MonkeyPatch) -> None:
-    copies = 0
-    real = furor_ruleset.copied_position
-
-    def counted(position: Any) -> Any:
-        nonlocal copies
-        copies += 1
-        return real(position)
-
     maps = [drawn for drawn in every_map() if drawn.rules_id != "farrapos"]
     assert maps
-    monkeypatch.setattr(furor_ruleset, "copied_position", counted)
+    copies = counted_calls(monkeypatch, furor_ruleset, "copied_position")
     for drawn in maps:
         position = copy.deepcopy(drawn.position)
         svg = find_ruleset(drawn.rules_id).map_svg(position, drawn.events, None)
         assert 'class="counter"' in svg
         assert position == drawn.position  # nothing changed in it
-    assert copies == 0
+    assert copies == []
 
 
 def test_a_counter_at_a_new_place_in_a_known_column_and_row_writes_no_number(
