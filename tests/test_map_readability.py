@@ -242,10 +242,12 @@ def screenshot(tmp_path: Path, page: Path, name: str, widths: tuple[int, ...] = 
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_screenshots_of_late_reports_the_site_index_and_the_audit_page(demo_games, tmp_path):
-    """What the issue asks to see: a Farrapos report, a Furor Barbarus report of each
+    """Pictures to look at: a Farrapos report, a Furor Barbarus report of each
     scenario late in the game, the site index and the audit page, at 1280 and 390 px
-    (in test-artifacts/screenshots/)."""
+    (in test-artifacts/screenshots/).  Slow: the default run opens the same pages in
+    Chromium and measures them (test_phone, test_browser) without taking pictures."""
     from pbem.reports.render import report_filename
 
     out, results = demo_games

@@ -2,8 +2,8 @@
 headless Chromium: no page scrolls sideways (tables scroll inside their box, long
 words wrap), and each report's close-up (the cropped map shown first) holds every
 combat, move and label it touches, none cut at its edge.  Real games through the
-CLI: Farrapos and every Furor Barbarus scenario played by the greedy bot, then
-``pbem site`` and the referee's ``pbem report``."""
+CLI: Farrapos and Tolbiac played by the greedy bot (every Furor Barbarus
+scenario in the slow run), then ``pbem site`` and the referee's ``pbem report``."""
 
 from __future__ import annotations
 
@@ -18,18 +18,36 @@ from tests.support.phone_pages import Measured, measure, play
 
 pytestmark = pytest.mark.browser
 
-GAMES = [("farrapos", None, 16)] + [
-    ("furor-barbarus", s, 6) for s in ("campus-mauriacus", "soissons", "tolbiac", "vouille")
-]
-"""Each game and how many resolutions the greedy bot plays (Farrapos's first battles come late)."""
+Game = tuple[str, str | None, int]
+"""A ruleset, its scenario, and how many resolutions the greedy bot plays."""
+
+FARRAPOS: Game = ("farrapos", None, 16)
+"""Farrapos's first battles come late."""
+
+TOLBIAC: Game = ("furor-barbarus", "tolbiac", 6)
+"""Tolbiac makes a resolution of four or more combats within six resolutions."""
+
+EVERY_SCENARIO: list[Game] = [("furor-barbarus", s, 6) for s in ("campus-mauriacus", "soissons", "vouille")] + [TOLBIAC]
+"""The other three scenarios share Tolbiac's templates and maps; the slow run measures them too."""
+
+
+@pytest.fixture(
+    scope="module",
+    params=[
+        pytest.param([FARRAPOS, TOLBIAC], id="farrapos-tolbiac"),
+        pytest.param([FARRAPOS, *EVERY_SCENARIO], id="every-game", marks=pytest.mark.slow),
+    ],
+)
+def games(request: pytest.FixtureRequest) -> list[Game]:
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def pages(games: list[Game], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Every page of each game's site, and the referee's report of each resolution."""
     tmp = tmp_path_factory.mktemp("phone")
     out: list[Path] = []
-    for rules_id, scenario, resolutions in GAMES:
+    for rules_id, scenario, resolutions in games:
         game = scenario or rules_id
         t = Table(tmp, tmp / f"{game}.db")
         ruleset = find_ruleset(rules_id)
@@ -61,11 +79,11 @@ def _name(m: Measured) -> str:
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_no_page_scrolls_sideways(measured, pages, width):
+def test_no_page_scrolls_sideways(measured, pages, games, width):
     results = measured[width]
     assert len(results) == len(pages)
     names = {_name(m) for m in results}
-    for game in ("farrapos", "campus-mauriacus", "soissons", "tolbiac", "vouille"):
+    for game in (scenario or rules_id for rules_id, scenario, _ in games):
         assert {f"{game}/index.html", f"{game}/audit.html", f"{game}/dice.html", f"{game}/referee-k3.html"} <= names
     wide = [(_name(m), m.scroll_width, m.wider) for m in results if m.scroll_width > m.width]
     assert all(m.width == width for m in results)

@@ -87,13 +87,20 @@ def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path)
     assert statuses == ["resolved", "resolved", "set_aside"]
 
 
-def test_processors_and_ingesters_together_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "count,rounds", [pytest.param(6, 1, id="6-games"), pytest.param(12, 2, id="12-games", marks=pytest.mark.slow)]
+)
+def test_processors_and_ingesters_together_on_postgresql(
+    postgres_url: str, tmp_path: Path, count: int, rounds: int
+) -> None:
     """Four ``process --all`` at once resolve every turn exactly once; then two
-    processors and two ingesters over one folder queue every file once."""
+    processors and two ingesters over one folder queue every file once.  Six games
+    and one round of four processors in the default run, twelve and two in the slow
+    one."""
     desk = open_desk(tmp_path, postgres_url)
     try:
-        games = new_games(desk, 12)
-        resolve_rounds(desk, games, processes=4, rounds=2)
+        games = new_games(desk, count)
+        resolve_rounds(desk, games, processes=4, rounds=rounds)
         resolve_rounds(desk, games, processes=2, rounds=1, jobs=2)  # four workers claiming from two queues
 
         before = assert_sound(desk, "ingest round queueing")
