@@ -7,6 +7,7 @@ installs as.  Every failure names the modules or the function."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,7 +98,11 @@ def imports_of(module: str) -> set[str]:
     return out
 
 
-GRAPH = {module: imports_of(module) for module in MODULES}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's imports of the project's modules, read once, by the test process
+    that runs these tests (not by every process that collects them)."""
+    return {module: imports_of(module) for module in MODULES}
 
 
 def layer(module: str) -> str:
@@ -107,7 +112,7 @@ def layer(module: str) -> str:
 
 def test_the_modules_are_found_under_their_installed_names() -> None:
     assert "pbem.rules.base" in MODULES and "pbem.referee.resolve" in MODULES
-    assert "pbem.rules.base" in GRAPH["pbem.rules.farrapos.ruleset"]
+    assert "pbem.rules.base" in graph()["pbem.rules.farrapos.ruleset"]
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -168,7 +173,7 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_circle_among_pbems_modules() -> None:
-    cycles = find_cycles(GRAPH)
+    cycles = find_cycles(graph())
     assert not cycles, "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
@@ -192,7 +197,7 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_the_lower_layers_never_import_the_higher() -> None:
-    problems = layer_violations(GRAPH)
+    problems = layer_violations(graph())
     assert not problems, "\n".join(problems)
 
 
