@@ -24,13 +24,11 @@ from pbem.rules.base import (
 from pbem.rules.farrapos import tables as house
 from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
 from pbem.rules.farrapos.legal import (
-    attack_targets,
     carry_allowed,
     destinations_within,
     held_ports,
-    invasion_targets,
+    linked_targets,
     militia_cities,
-    mu_in,
     placement_cities,
     validate_orders,
 )
@@ -159,16 +157,17 @@ class Farrapos(Ruleset):
         out.append("# Order forms:")
         out.extend(f"#   {form}" for form in FORMS)
         out.append("# Your MU (MF/AF/DF), and what they can do:")
+        cities, counters, reduced = view.cities, view.sheet.counters, view.reduced
         for city in view.board.cities:
-            mu = mu_in(view, side, city) if view.cities[city]["units"] else None  # no MU at all: none of the side's
+            # the side's MU (``mu_in``), read off the city's entry: most cities have none of them
+            mu = [u for u in cities[city]["units"] if counters[u].side == side]
             if not mu:
                 continue
-            faces = {u: view.factors(u) for u in mu}  # each MU's factors, asked once
+            faces = {u: counters[u].factors(u in reduced) for u in mu}  # each MU's factors (``View.factors``), once
             factors = ", ".join(f"{u} {f.mf}/{f.af}/{f.df}" for u, f in faces.items())
-            militia = view.militia_in(city)
+            militia = int(cities[city]["militia"])
             out.append(f"#   {city}: {factors}" + (f" + {militia} militia" if militia else ""))
-            attacks = attack_targets(view, side, city)
-            invasions = invasion_targets(view, side, city)
+            attacks, invasions = linked_targets(view, side, city)
             if attacks:
                 out.append(f"#     attack: {' '.join(attacks)}")
             if invasions:
