@@ -7,17 +7,21 @@ fails on the code before the change it guards.
   for its invasions), and at the MU of each city holding only the other side's;
   it now reads each city's MU off the position once, and a stack's attacks and
   invasions in one pass over its path lines (``legal.linked_targets``), the same
-  as ``attack_targets`` and ``invasion_targets`` give.
+  as ``attack_targets`` and ``invasion_targets`` give;
+- the map wrote each float of a badge, an arrow or a battle's ring (some 1,500
+  instructions a float) in every map; each is now written once per process
+  (``svg._coord``), as the maps of a batch draw them at the same few places.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from pbem.rules import find_ruleset
-from pbem.rules.farrapos import legal
+from pbem.rules.farrapos import legal, svg
 from pbem.rules.farrapos import ruleset as farrapos_ruleset
 from pbem.rules.farrapos.counters import SIDES
 from pbem.rules.farrapos.position import View
@@ -76,3 +80,49 @@ def test_an_order_template_reads_each_stack_once(monkeypatch: pytest.MonkeyPatch
                 assert f"#     attack: {' '.join(attacks)}" in text
         templates += 1
     assert templates > 10
+
+
+class _CountingCoords(dict[float, str]):
+    """The map's written floats, counting each one written (not found)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written = 0
+
+    def __setitem__(self, key: float, value: str) -> None:
+        self.written += 1
+        super().__setitem__(key, value)
+
+
+def test_a_map_writes_each_float_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second map of a position with moves, battles and badges writes no float
+    again (its badges drawn again too: their cache emptied), and the map is the same."""
+    coords = _CountingCoords()
+    monkeypatch.setattr(svg, "_COORDS", coords)
+    drawn = 0
+    for position, events in _positions_with_events()[::4]:
+        svg._badge.cache_clear()
+        first = svg.render(position, events)
+        written = coords.written
+        svg._badge.cache_clear()
+        assert svg.render(position, events) == first
+        assert coords.written == written
+        drawn += written > 0
+    assert drawn > 5
+
+
+def test_a_coordinate_is_written_as_python_writes_it() -> None:
+    rng = random.Random(3)
+    values = [0.0, -0.0, 1.0, -1.0, 0.1, 12, 0, 1e-7, 2.5e16]
+    values += [round(rng.uniform(-1000, 1000), rng.choice((0, 1, 2))) for _ in range(2000)]
+    for v in values + values:
+        assert svg._coord(v) == f"{v}", v
+
+
+def _positions_with_events() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each position of a bot game after a turn, with that turn's events."""
+    seen: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    play_game(
+        7, {"republic": "greedy", "empire": "random"}, after_turn=lambda b, after, s, ev: seen.append((after, ev))
+    )
+    return seen

@@ -37,8 +37,32 @@ SIDE_COLOURS = {"empire": "#1f4e9c", "republic": "#b8202a", None: "#777777"}
 TYPE_NAMES = {"inf": "Inf", "cav": "Cav", "art": "Art"}
 
 
+_COORDS: dict[float, str] = {}
+
+
+def _coord(v: float) -> str:
+    """``f"{v}"``, each float written once per process (formatting a float is some
+    1,500 instructions, and the maps of a batch draw their badges, arrows and rings
+    at the same few places); an int, and zero (0.0 and -0.0 are one key and
+    written apart), each time."""
+    if type(v) is not float or not v:
+        return f"{v}"
+    found = _COORDS.get(v)
+    if found is None:
+        if len(_COORDS) > 65536:
+            _COORDS.clear()
+        found = _COORDS[v] = f"{v}"
+    return found
+
+
 def _text(
-    x: float, y: float, body: str, size: int = 12, anchor: str = "start", weight: str = "normal", fill: str = "#222"
+    x: float | str,
+    y: float | str,
+    body: str,
+    size: int = 12,
+    anchor: str = "start",
+    weight: str = "normal",
+    fill: str = "#222",
 ) -> str:
     return (
         f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
@@ -65,8 +89,8 @@ def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: 
         (round(q[0] - ux * cut, 1), round(q[1] - uy * cut, 1)),
     )
     return (
-        f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
-        f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
+        f'<line x1="{_coord(p[0])}" y1="{_coord(p[1])}" x2="{_coord(q[0])}" y2="{_coord(q[1])}" '
+        f'stroke={quoteattr(colour)} stroke-width="3"{dash} marker-end="url(#arrow)" opacity="0.8"/>'
     )
 
 
@@ -375,7 +399,9 @@ def _board_layers(
         elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
             out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
             x, y = at[event["city"]]
-            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
+            out.append(
+                f'<circle cx="{_coord(x)}" cy="{_coord(y)}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>'
+            )
     out.append("</g>")
     out.append('<g class="city-labels">')
     for cid in drawing.labels:
@@ -398,7 +424,7 @@ def _badge(at: tuple[float, float], owner: str | None, mu: int, militia: int) ->
     count in a process)."""
     badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
     cx, y = at
-    text = _text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
+    text = _text(_coord(cx), _coord(y), badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
     return text, _label_mark(cx, y, badge, BADGE_SIZE, True)
 
 
