@@ -10,7 +10,13 @@ fails on the code before the change it guards.
   as ``attack_targets`` and ``invasion_targets`` give;
 - the map wrote each float of a badge, an arrow or a battle's ring (some 1,500
   instructions a float) in every map; each is now written once per process
-  (``svg._coord``), as the maps of a batch draw them at the same few places.
+  (``svg._coord``), as the maps of a batch draw them at the same few places;
+- each stack's heading in the map's stacks (its city and holder) was put
+  together again in every map (``_text``, its escape and quoted colour); it is
+  made once per board, city and holder (``svg._heading``);
+- the board in words worded each MU (its face and factors) again in every
+  report and sorted the held cities by name; each MU is worded once per sheet,
+  MU and face, and the cities' order by name is worked out once per board.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import pytest
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos import legal, svg
 from pbem.rules.farrapos import ruleset as farrapos_ruleset
-from pbem.rules.farrapos.counters import SIDES
+from pbem.rules.farrapos.counters import SIDES, Counter
 from pbem.rules.farrapos.position import View
 from tests.support.calls import counted_calls
 from tests.support.farrapos_games import play_game
@@ -126,3 +132,57 @@ def _positions_with_events() -> list[tuple[dict[str, Any], list[dict[str, Any]]]
         7, {"republic": "greedy", "empire": "random"}, after_turn=lambda b, after, s, ev: seen.append((after, ev))
     )
     return seen
+
+
+def test_a_stacks_heading_is_made_once_per_city_and_holder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A map made again makes none of its stacks' headings again; the map is the same."""
+    made = counted_calls(monkeypatch, svg, "_heading")
+    monkeypatch.setattr(svg, "_HEADINGS", {})
+    for position, events in _positions_with_events()[::8]:
+        first = svg.render(position, events)
+        made.clear()
+        assert svg.render(position, events) == first
+        assert made == []
+    assert svg._HEADINGS
+
+
+def _old_board_lines(position: dict[str, Any]) -> list[str]:
+    """The board in words as it was worked out before: each MU worded in each report."""
+    view = View(position)
+    board, cities, counters, reduced = view.board, view.cities, view.sheet.counters, view.reduced
+    held = []
+    for cid in board.cities:
+        data = cities[cid]
+        units, militia = data["units"], int(data["militia"])
+        if units or militia:
+            held.append((board.cities[cid].name, cid, data["owner"], units, militia))
+    lines = []
+    for name, cid, owner, units, militia in sorted(held, key=lambda h: h[0]):
+        parts = []
+        for unit in units:
+            face = unit in reduced
+            f = counters[unit].factors(face)
+            parts.append(f"{unit} {'reduced' if face else 'full'} MF{f.mf} AF{f.af} DF{f.df}")
+        if militia:
+            parts.append(f"militia x{militia} DF{view.sheet.militia_df}")
+        lines.append(f"{name} ({cid}), {owner}: " + ", ".join(parts))
+    return lines
+
+
+def test_the_board_in_words_words_each_mu_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board in words of a position, asked again, asks no counter its factors
+    and sorts nothing; its lines are those worked out before, in every position of
+    two games."""
+    positions = _positions()
+    for position in positions:
+        assert RULES.board_lines(position) == _old_board_lines(position)
+    factors = counted_calls(monkeypatch, Counter, "factors")
+    sorts: list[Any] = []
+    real_sorted = sorted
+    monkeypatch.setattr("builtins.sorted", lambda *a, **k: sorts.append(a) or real_sorted(*a, **k))
+    for position in positions[::10]:
+        RULES.board_lines(position)
+        factors.clear()
+        sorts.clear()
+        assert RULES.board_lines(position)
+        assert factors == [] and sorts == []

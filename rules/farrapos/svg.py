@@ -464,6 +464,7 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     returns the y below the longer column."""
     board = view.board
     labels, reduced = _unit_labels(view.sheet), view.reduced
+    headings = _headings(board)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
         city = view.cities[cid]
@@ -473,16 +474,8 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         col = 0 if column_y[0] <= column_y[1] else 1
         cx, cy = px + col * COLUMN_W, column_y[col]
         owner = city["owner"]
-        out.append(
-            _text(
-                cx,
-                cy,
-                f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})",
-                13,
-                weight="bold",
-                fill=SIDE_COLOURS[owner],
-            )
-        )
+        heading = headings.get((cid, owner)) or _heading(board, cid, owner, headings)
+        out.append(f'<text x="{cx}" y="{cy}"{heading}')  # _text(cx, cy, name (side), 13, bold, the side's colour)
         cy += 16
         lines = [labels.get((u, u in reduced)) or _unit_label(view, u, labels) for u in mu]
         if militia:
@@ -496,6 +489,30 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)
+
+
+_HEADINGS: dict[int, tuple[Board, dict[tuple[str, str | None], str]]] = {}
+
+
+def _headings(board: Board) -> dict[tuple[str, str | None], str]:
+    """Each stack's heading in the stacks (its city and holder) after its ``x`` and
+    ``y``, by city and holder, for ``board``: filled as met (:func:`_heading`), once
+    per process for the shipped board; the board is kept beside them, so its id is
+    never reused for another."""
+    kept = _HEADINGS.get(id(board))
+    if kept is None or kept[0] is not board:
+        if len(_HEADINGS) >= 8:
+            _HEADINGS.clear()
+        kept = _HEADINGS[id(board)] = (board, {})
+    return kept[1]
+
+
+def _heading(board: Board, cid: str, owner: str | None, headings: dict[tuple[str, str | None], str]) -> str:
+    """``_text(x, y, "City (holder)", 13, bold, the holder's colour)`` after its ``x`` and ``y``."""
+    body = f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})"
+    whole = _text(0, 0, body, 13, "start", "bold", SIDE_COLOURS[owner])
+    heading = headings[cid, owner] = whole[len('<text x="0" y="0"') :]
+    return heading
 
 
 _LABELS: dict[int, tuple[CounterSheet, dict[tuple[str, bool], str]]] = {}
