@@ -22,11 +22,13 @@ fails on the code before the change it guards.
 from __future__ import annotations
 
 import random
+import re
+import textwrap
 from typing import Any
 
 import pytest
 
-from pbem.rules import find_ruleset
+from pbem.rules import find_ruleset, template_text
 from pbem.rules.farrapos import legal, svg
 from pbem.rules.farrapos import ruleset as farrapos_ruleset
 from pbem.rules.farrapos.counters import SIDES, Counter
@@ -186,3 +188,65 @@ def test_the_board_in_words_words_each_mu_once(monkeypatch: pytest.MonkeyPatch) 
         sorts.clear()
         assert RULES.board_lines(position)
         assert factors == [] and sorts == []
+
+
+class _CountingPattern:
+    """A compiled expression, counting its uses."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.used = real, 0
+
+    def match(self, text: str) -> Any:
+        self.used += 1
+        return self.real.match(text)
+
+    def fullmatch(self, text: str) -> Any:
+        self.used += 1
+        return self.real.fullmatch(text)
+
+
+def _old_wrap_line(line: str, width: int) -> tuple[str, ...]:
+    """``template_text._wrap_line`` as it was: the lead by one expression, the words
+    checked by another, else textwrap."""
+    match = re.match(r"^(#\s*)(.*)$", line)
+    if match is None:
+        return (line,)
+    lead, words = match.group(1), match.group(2)
+    if re.fullmatch(r"[^\s]+(?: [^\s]+)*", words):
+        return tuple(template_text._wrap_words(words, width, lead, lead + "  "))
+    return tuple(
+        textwrap.wrap(
+            words,
+            width=width,
+            initial_indent=lead,
+            subsequent_indent=lead + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    )
+
+
+def test_a_long_comment_line_of_plain_words_is_cut_without_expressions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The long lines of the order templates of many positions are cut with no
+    regular expression; random lines (tabs, odd spaces, lines that are not
+    comments) are cut as before."""
+    rng = random.Random(11)
+    pieces = ["#", " ", "  ", "\t", "\xa0", "\u200b", "\u2028", "\x1f", "a", "bb", "cruz-alta", "São", "é", "-"]
+    for _ in range(4000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randrange(30, 90)))
+        line = rng.choice(("#", "# ", "#   ", "", " #")) + line
+        for width in (20, 40, 72):
+            if len(line) > width:
+                assert template_text._wrap_line(line, width) == _old_wrap_line(line, width), repr(line)
+    lead = _CountingPattern(template_text._COMMENT)
+    plain = _CountingPattern(template_text._PLAIN_WORDS)
+    monkeypatch.setattr(template_text, "_COMMENT", lead)
+    monkeypatch.setattr(template_text, "_PLAIN_WORDS", plain)
+    long_lines = 0
+    for position in _positions()[::3]:
+        due = RULES.due(position)
+        if due:
+            template_text._wrapped.clear()
+            text = RULES.order_template(position, due[0])
+            long_lines += sum(line.startswith("#     ") for line in text.split("\n"))
+    assert lead.used == plain.used == 0 and long_lines > 20
