@@ -42,6 +42,11 @@ _COMMENT = re.compile(r"^(#\s*)(.*)$")
 
 def _wrap_line(line: str, width: int) -> tuple[str, ...]:
     """One line longer than ``width``: wrapped when it is a comment, else as it is."""
+    if line[:1] == "#":  # the lead and the words without the two expressions below, for plain words
+        words = line[1:].lstrip()  # what ``\s*`` takes: str.lstrip and re's \s strip the same characters
+        if words and words[-1] != " " and "  " not in words and words.isprintable():  # no other space than " "
+            lead = line[: len(line) - len(words)]
+            return tuple(_wrap_words(words, width, lead, lead + "  "))
     match = _COMMENT.match(line)
     if match is None:
         return (line,)

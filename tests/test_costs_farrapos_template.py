@@ -28,7 +28,7 @@ import pytest
 from pbem.rules import find_ruleset, template_text
 from pbem.rules.farrapos import position as farrapos_position
 from pbem.rules.farrapos.board import Board, load_board
-from pbem.rules.farrapos.counters import SIDES
+from pbem.rules.farrapos.counters import SIDES, Counter
 from pbem.rules.farrapos.legal import move_destinations, mu_in
 from pbem.rules.farrapos.position import View
 from tests.support.farrapos_games import play_game
@@ -175,13 +175,14 @@ def test_an_order_template_asks_no_city_its_holder_one_at_a_time(monkeypatch: py
     mu = [sum(len(mu_in(View(p), RULES.due(p)[0], c)) for c in load_board().cities) for p in positions]
     asked = {"controller": 0, "militia_available": 0, "factors": 0}
     for name in asked:
-        real = getattr(View, name)
+        owner = Counter if name == "factors" else View  # each MU's factors read off its counter (View.factors)
+        real = getattr(owner, name)
 
-        def counting(self: View, *args: Any, _name: str = name, _real: Any = real) -> Any:
+        def counting(self: Any, *args: Any, _name: str = name, _real: Any = real) -> Any:
             asked[_name] += 1
             return _real(self, *args)
 
-        monkeypatch.setattr(View, name, counting)
+        monkeypatch.setattr(owner, name, counting)
     for position, count in zip(positions, mu):
         militia, factors = asked["militia_available"], asked["factors"]
         assert "# Your MU" in RULES.order_template(position, RULES.due(position)[0])

@@ -64,6 +64,19 @@ def invasion_targets(view: View, side: str, origin: str) -> list[str]:
     return [n for n in view.board.adjacency[origin] if holder(n) != foe]
 
 
+def linked_targets(view: View, side: str, origin: str) -> tuple[list[str], list[str]]:
+    """:func:`attack_targets` and :func:`invasion_targets` of ``origin``, a city where
+    ``side`` has MU (the caller knows it), in one pass over its path lines: an order
+    template lists both for each of the side's stacks (three looks at the stack's MU
+    and two at its neighbours' holders before)."""
+    foe, holders = enemy(side), view.holders
+    attacks: list[str] = []
+    invasions: list[str] = []
+    for n in view.board.adjacency[origin]:
+        (attacks if holders[n] == foe else invasions).append(n)
+    return attacks, invasions
+
+
 def move_destinations(view: View, side: str, origin: str, units: Sequence[str]) -> list[str]:
     """Cities the MU in ``units`` (all in ``origin``) reach together by action c):
     along path lines within the lowest MF among them, passing only through cities

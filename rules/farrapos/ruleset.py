@@ -22,15 +22,14 @@ from pbem.rules.base import (
     parse_order_lines,
 )
 from pbem.rules.farrapos import tables as house
-from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES
+from pbem.rules.farrapos.board import Board
+from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES, CounterSheet
 from pbem.rules.farrapos.legal import (
-    attack_targets,
     carry_allowed,
     destinations_within,
     held_ports,
-    invasion_targets,
+    linked_targets,
     militia_cities,
-    mu_in,
     placement_cities,
     validate_orders,
 )
@@ -43,6 +42,40 @@ from pbem.rules.template_text import fit_comments
 if TYPE_CHECKING:
     import random
     from importlib.resources.abc import Traversable
+
+_BY_NAME: dict[int, tuple[Board, tuple[tuple[str, str], ...]]] = {}
+_WORDS: dict[int, tuple[CounterSheet, dict[tuple[str, bool], str]]] = {}
+
+
+def _by_name(board: Board) -> tuple[tuple[str, str], ...]:
+    """Each city's name and id, sorted by name (board order among equal names), once
+    per board: the board in words lists its held cities in this order."""
+    kept = _BY_NAME.get(id(board))
+    if kept is None or kept[0] is not board:
+        if len(_BY_NAME) >= 8:
+            _BY_NAME.clear()
+        ordered = tuple(sorted(((city.name, cid) for cid, city in board.cities.items()), key=lambda c: c[0]))
+        kept = _BY_NAME[id(board)] = (board, ordered)
+    return kept[1]
+
+
+def _unit_words(sheet: CounterSheet) -> dict[tuple[str, bool], str]:
+    """Each MU's words in the board in words, by MU and face (reduced or not), for
+    ``sheet``: filled as met (:func:`_unit_word`), once per process for the shipped
+    sheet; the sheet is kept beside them, so its id is never reused for another."""
+    kept = _WORDS.get(id(sheet))
+    if kept is None or kept[0] is not sheet:
+        if len(_WORDS) >= 8:  # sheets of house tables: keep the last few
+            _WORDS.clear()
+        kept = _WORDS[id(sheet)] = (sheet, {})
+    return kept[1]
+
+
+def _unit_word(sheet: CounterSheet, unit: str, face: bool, words: dict[tuple[str, bool], str]) -> str:
+    f = sheet.counters[unit].factors(face)
+    word = words[unit, face] = f"{unit} {'reduced' if face else 'full'} MF{f.mf} AF{f.af} DF{f.df}"
+    return word
+
 
 OPTION_INFO = (
     OptionInfo(
@@ -159,16 +192,17 @@ class Farrapos(Ruleset):
         out.append("# Order forms:")
         out.extend(f"#   {form}" for form in FORMS)
         out.append("# Your MU (MF/AF/DF), and what they can do:")
+        cities, counters, reduced = view.cities, view.sheet.counters, view.reduced
         for city in view.board.cities:
-            mu = mu_in(view, side, city) if view.cities[city]["units"] else None  # no MU at all: none of the side's
+            # the side's MU (``mu_in``), read off the city's entry: most cities have none of them
+            mu = [u for u in cities[city]["units"] if counters[u].side == side]
             if not mu:
                 continue
-            faces = {u: view.factors(u) for u in mu}  # each MU's factors, asked once
+            faces = {u: counters[u].factors(u in reduced) for u in mu}  # each MU's factors (``View.factors``), once
             factors = ", ".join(f"{u} {f.mf}/{f.af}/{f.df}" for u, f in faces.items())
-            militia = view.militia_in(city)
+            militia = int(cities[city]["militia"])
             out.append(f"#   {city}: {factors}" + (f" + {militia} militia" if militia else ""))
-            attacks = attack_targets(view, side, city)
-            invasions = invasion_targets(view, side, city)
+            attacks, invasions = linked_targets(view, side, city)
             if attacks:
                 out.append(f"#     attack: {' '.join(attacks)}")
             if invasions:
@@ -225,24 +259,18 @@ class Farrapos(Ruleset):
         from pbem.rules.farrapos.position import View
 
         view = View(position)
-        board, cities, counters, reduced = view.board, view.cities, view.sheet.counters, view.reduced
-        militia_df = view.sheet.militia_df
-        held = []  # read off the position's dicts: a View's questions per city and MU were most of the cost
-        for cid in board.cities:
+        cities, reduced, sheet = view.cities, view.reduced, view.sheet
+        words = _unit_words(sheet)
+        lines = []  # read off the position's dicts: a View's questions per city and MU were most of the cost
+        for name, cid in _by_name(view.board):  # in the order of the names, as sorted before
             data = cities[cid]
             units, militia = data["units"], int(data["militia"])
-            if units or militia:
-                held.append((board.cities[cid].name, cid, data["owner"], units, militia))
-        lines = []
-        for name, cid, owner, units, militia in sorted(held, key=lambda h: h[0]):
-            parts = []
-            for unit in units:
-                face = unit in reduced
-                f = counters[unit].factors(face)
-                parts.append(f"{unit} {'reduced' if face else 'full'} MF{f.mf} AF{f.af} DF{f.df}")
+            if not (units or militia):
+                continue
+            parts = [words.get((u, u in reduced)) or _unit_word(sheet, u, u in reduced, words) for u in units]
             if militia:
-                parts.append(f"militia x{militia} DF{militia_df}")
-            lines.append(f"{name} ({cid}), {owner}: " + ", ".join(parts))
+                parts.append(f"militia x{militia} DF{sheet.militia_df}")
+            lines.append(f"{name} ({cid}), {data['owner']}: " + ", ".join(parts))
         return lines
 
     def map_svg(self, position: Position, events: Sequence[Event] = (), side: str | None = None) -> str:

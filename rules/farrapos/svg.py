@@ -37,8 +37,32 @@ SIDE_COLOURS = {"empire": "#1f4e9c", "republic": "#b8202a", None: "#777777"}
 TYPE_NAMES = {"inf": "Inf", "cav": "Cav", "art": "Art"}
 
 
+_COORDS: dict[float, str] = {}
+
+
+def _coord(v: float) -> str:
+    """``f"{v}"``, each float written once per process (formatting a float is some
+    1,500 instructions, and the maps of a batch draw their badges, arrows and rings
+    at the same few places); an int, and zero (0.0 and -0.0 are one key and
+    written apart), each time."""
+    if type(v) is not float or not v:
+        return f"{v}"
+    found = _COORDS.get(v)
+    if found is None:
+        if len(_COORDS) > 65536:
+            _COORDS.clear()
+        found = _COORDS[v] = f"{v}"
+    return found
+
+
 def _text(
-    x: float, y: float, body: str, size: int = 12, anchor: str = "start", weight: str = "normal", fill: str = "#222"
+    x: float | str,
+    y: float | str,
+    body: str,
+    size: int = 12,
+    anchor: str = "start",
+    weight: str = "normal",
+    fill: str = "#222",
 ) -> str:
     return (
         f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}" font-weight="{weight}" '
@@ -65,8 +89,8 @@ def _arrow(p: tuple[float, float], q: tuple[float, float], colour: str, dashed: 
         (round(q[0] - ux * cut, 1), round(q[1] - uy * cut, 1)),
     )
     return (
-        f'<line x1="{p[0]}" y1="{p[1]}" x2="{q[0]}" y2="{q[1]}" stroke={quoteattr(colour)} stroke-width="3"'
-        f'{dash} marker-end="url(#arrow)" opacity="0.8"/>'
+        f'<line x1="{_coord(p[0])}" y1="{_coord(p[1])}" x2="{_coord(q[0])}" y2="{_coord(q[1])}" '
+        f'stroke={quoteattr(colour)} stroke-width="3"{dash} marker-end="url(#arrow)" opacity="0.8"/>'
     )
 
 
@@ -375,7 +399,9 @@ def _board_layers(
         elif event.get("type") == "battle" and event.get("origin") in at and event.get("city") in at:
             out.append(_arrow(at[event["origin"]], at[event["city"]], "#e07000", True))
             x, y = at[event["city"]]
-            out.append(f'<circle cx="{x}" cy="{y}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>')
+            out.append(
+                f'<circle cx="{_coord(x)}" cy="{_coord(y)}" r="17" fill="none" stroke="#e07000" stroke-width="3"/>'
+            )
     out.append("</g>")
     out.append('<g class="city-labels">')
     for cid in drawing.labels:
@@ -398,7 +424,7 @@ def _badge(at: tuple[float, float], owner: str | None, mu: int, militia: int) ->
     count in a process)."""
     badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
     cx, y = at
-    text = _text(cx, y, badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
+    text = _text(_coord(cx), _coord(y), badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
     return text, _label_mark(cx, y, badge, BADGE_SIZE, True)
 
 
@@ -438,6 +464,7 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     returns the y below the longer column."""
     board = view.board
     labels, reduced = _unit_labels(view.sheet), view.reduced
+    headings = _headings(board)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
         city = view.cities[cid]
@@ -447,16 +474,8 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         col = 0 if column_y[0] <= column_y[1] else 1
         cx, cy = px + col * COLUMN_W, column_y[col]
         owner = city["owner"]
-        out.append(
-            _text(
-                cx,
-                cy,
-                f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})",
-                13,
-                weight="bold",
-                fill=SIDE_COLOURS[owner],
-            )
-        )
+        heading = headings.get((cid, owner)) or _heading(board, cid, owner, headings)
+        out.append(f'<text x="{cx}" y="{cy}"{heading}')  # _text(cx, cy, name (side), 13, bold, the side's colour)
         cy += 16
         lines = [labels.get((u, u in reduced)) or _unit_label(view, u, labels) for u in mu]
         if militia:
@@ -470,6 +489,30 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)
+
+
+_HEADINGS: dict[int, tuple[Board, dict[tuple[str, str | None], str]]] = {}
+
+
+def _headings(board: Board) -> dict[tuple[str, str | None], str]:
+    """Each stack's heading in the stacks (its city and holder) after its ``x`` and
+    ``y``, by city and holder, for ``board``: filled as met (:func:`_heading`), once
+    per process for the shipped board; the board is kept beside them, so its id is
+    never reused for another."""
+    kept = _HEADINGS.get(id(board))
+    if kept is None or kept[0] is not board:
+        if len(_HEADINGS) >= 8:
+            _HEADINGS.clear()
+        kept = _HEADINGS[id(board)] = (board, {})
+    return kept[1]
+
+
+def _heading(board: Board, cid: str, owner: str | None, headings: dict[tuple[str, str | None], str]) -> str:
+    """``_text(x, y, "City (holder)", 13, bold, the holder's colour)`` after its ``x`` and ``y``."""
+    body = f"{board.name(cid)} ({SIDE_NAMES.get(owner or '', 'nobody')})"
+    whole = _text(0, 0, body, 13, "start", "bold", SIDE_COLOURS[owner])
+    heading = headings[cid, owner] = whole[len('<text x="0" y="0"') :]
+    return heading
 
 
 _LABELS: dict[int, tuple[CounterSheet, dict[tuple[str, bool], str]]] = {}
