@@ -31,24 +31,6 @@ def _down(y: float) -> tuple[str, str, str, str, float, float]:
     return tenths(y), tenths(y - 2.5), id_y, factors_y, float(id_y), float(factors_y)
 
 
-def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
-    """A counter's geometry with its top left corner at (x, y), as drawn: its box,
-    the ring of an attacker, where its id and its factors go, and those places as
-    the markup gives them."""
-    box_x, ring_x, mid, mid_at = _across(x)
-    box_y, ring_y, id_y, factors_y, id_at, factors_at = _down(y)
-    return (
-        f'x="{box_x}" y="{box_y}" {_SIZE}',
-        f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} '
-        'rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
-        f'x="{mid}" y="{id_y}"',
-        f'x="{mid}" y="{factors_y}"',
-        mid_at,
-        id_at,
-        factors_at,
-    )
-
-
 _SIZE = f'width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"'
 _RING_SIZE = f'width="{COUNTER_W + 5:.1f}" height="{COUNTER_H + 5:.1f}"'
 
@@ -56,7 +38,11 @@ _RING_SIZE = f'width="{COUNTER_W + 5:.1f}" height="{COUNTER_H + 5:.1f}"'
 def _label_mark(x: float, y: float, body: str, size: float) -> Mark:
     """The mark of the box ``label_boxes`` reads for a bold, centred text at (x, y)
     as written in the markup (a counter's labels are measured where they are drawn)."""
-    w = text_width(body, size, True)
+    return _measured_mark(x, y, text_width(body, size, True), size)
+
+
+def _measured_mark(x: float, y: float, w: float, size: float) -> Mark:
+    """:func:`_label_mark` of a text ``w`` wide."""
     return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
 
 
@@ -82,34 +68,44 @@ def counter(
 ) -> tuple[str, Mark, Mark]:
     """The counter of unit ``uid`` (its ``name``, ``kind``, ``factors`` and short id)
     in hex ``where``, its top left corner at (x, y), in its side's ``colour``; ringed
-    in red if it is an ``attacker``; and the marks of its id's and its factors' labels."""
-    box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
-    title, look, ident, value, factors = _faces(uid, name, kind, factors, reduced, colour, short)
-    ink = colour if reduced else "#ffffff"
-    markup = (
-        f'{title}{where}</title><rect class="counter-box" {box}{look}{ring if attacker else ""}'
-        f'<text class="counter-id" {id_at}{ident}{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}'
-        f'<text class="counter-factors" {factors_at}{value}'
+    in red if it is an ``attacker``; and the marks of its id's and its factors' labels
+    (:func:`_label_mark`, their widths measured once per unit and face).  Put together
+    in one string from what its state gives and its places along x and y."""
+    box_x, ring_x, mid, mid_at = _across(x)
+    box_y, ring_y, id_y, factors_y, id_at, factors_at = _down(y)
+    title, look, ident, value, id_w, factors_w = _faces(uid, name, kind, factors, reduced, colour, short)
+    ring = (
+        f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} rx="4" fill="none" stroke="#d00000" '
+        'stroke-width="3"/>'
+        if attacker
+        else ""
     )
-    return markup, _label_mark(mid, id_y, short, 9.0), _label_mark(mid, factors_y, factors, 10.5)
+    markup = (
+        f'{title}{where}</title><rect class="counter-box" x="{box_x}" y="{box_y}" {_SIZE}{look}{ring}'
+        f'<text class="counter-id" x="{mid}" y="{id_y}"{ident}'
+        f"{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, colour if reduced else '#ffffff')}"
+        f'<text class="counter-factors" x="{mid}" y="{factors_y}"{value}'
+    )
+    return markup, _measured_mark(mid_at, id_at, id_w, 9.0), _measured_mark(mid_at, factors_at, factors_w, 10.5)
 
 
 @lru_cache(maxsize=1024)
 def _faces(
     uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str
-) -> tuple[str, str, str, str, str]:
+) -> tuple[str, str, str, str, float, float]:
     """What a counter's markup owes to the unit's state alone, put together once per
     unit, face and colour in a process (a unit keeps them from one place to the
     next): its title up to its hex, its box's look, its id's and its factors' texts
-    after their places, and its factors escaped."""
+    after their places, and the widths of its id and its factors (bold)."""
     face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
-    factors = _t(factors)
+    escaped = _t(factors)
     return (
-        f"{_head(uid, name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in ",
+        f"{_head(uid, name, kind)}{escaped}, {'reduced' if reduced else 'full strength'}, in ",
         f' rx="3" fill="{face}" stroke="{colour}" stroke-width="2"/>',
         f' font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">{_t(short)}</text>',
-        f' font-size="10.5" text-anchor="middle" font-weight="bold" fill="{ink}">{factors}</text></g>',
-        factors,
+        f' font-size="10.5" text-anchor="middle" font-weight="bold" fill="{ink}">{escaped}</text></g>',
+        text_width(short, 9.0, True),
+        text_width(escaped, 10.5, True),
     )
 
 
