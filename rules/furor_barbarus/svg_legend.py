@@ -8,7 +8,7 @@ shape (:meth:`_Shape.at`), the same text as the legend drawn at that height."""
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from pbem.rules.furor_barbarus.svg_board import Board
@@ -20,7 +20,6 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     _text,
     corners,
     symbol,
-    tenths,
 )
 from pbem.rules.mapdraw import text_width, wrap
 
@@ -127,8 +126,9 @@ def _drawn(board: Board, width: int, y: Any, side: str) -> tuple[Any, tuple[str,
 @lru_cache(maxsize=256)
 def legend(board: Board, width: int, y: float, side: str) -> tuple[float, tuple[str, ...]]:
     """The legend of ``board``'s map from ``y`` down, ``side`` the colour of its sample
-    counters, and the y below it: its shape (drawn once per board, width and colour in a
-    process) with the heights for ``y`` written in."""
+    counters (its pieces, to be joined by line breaks), and the y below it: its shape
+    (drawn once per board, width and colour in a process) with the heights for ``y``
+    written in, as one piece."""
     shape = _shape(board, width, side)
     return shape.at(y) if shape is not None else _drawn(board, width, y, side)
 
@@ -163,32 +163,29 @@ class _Below:
 
 
 class _Shape:
-    """The legend with its heights left open: each piece its texts, with a height (its
-    index in ``heights``, each the steps from the start) between each two, and the
-    steps to the y below it."""
+    """The legend with its heights left open: its text (its pieces joined by line
+    breaks, as the map joins them) cut at each height it writes, ``texts`` with a slot
+    between each two, and the field each slot writes; each field a height, worked out
+    from the start by ``steps`` (each adds its step to an earlier one's height, the
+    start being -1, in the order the drawing added them); and the steps to the y below it."""
 
     def __init__(
-        self,
-        pieces: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...],
-        heights: tuple[tuple[float, ...], ...],
-        end: tuple[float, ...],
+        self, texts: list[str], slots: tuple[int, ...], steps: tuple[tuple[int, float], ...], end: tuple[float, ...]
     ) -> None:
-        self.pieces, self.heights, self.end = pieces, heights, end
+        self.texts, self.steps, self.end = texts, steps, end
+        self.fields = itemgetter(*slots) if len(slots) > 1 else lambda written: tuple(written[i] for i in slots)
 
     def at(self, y: float) -> tuple[float, tuple[str, ...]]:
-        """The legend from ``y`` down, and the y below it."""
-        written = []
-        for steps in self.heights:
-            v = y
-            for step in steps:
-                v += step
-            written.append(tenths(v))
+        """The legend from ``y`` down (one text), and the y below it."""
+        heights: list[float] = []
+        for before, step in self.steps:
+            heights.append((heights[before] if before >= 0 else y) + step)
+        written = [f"{v:.1f}" for v in heights]  # as tenths writes it
+        text = self.texts.copy()
+        text[1::2] = self.fields(written)
         for step in self.end:
             y += step
-        return y, tuple(
-            "".join([*chain.from_iterable(zip(texts, [written[i] for i in fields])), texts[-1]]) if fields else texts[0]
-            for texts, fields in self.pieces
-        )
+        return y, ("".join(text),)
 
 
 @lru_cache(maxsize=64)
@@ -200,10 +197,25 @@ def _shape(board: Board, width: int, side: str) -> _Shape | None:
     written: list[tuple[float, ...]] = []
     end, out = _drawn(board, width, _Below((), written), side)
     assert isinstance(end, _Below)
-    heights: dict[tuple[float, ...], int] = {}  # each height written once per map, however often it is used
-    pieces = []
-    for text in out:
-        parts = text.split(_SLOT)  # the text, and a slot's number between each two
-        fields = tuple(heights.setdefault(written[int(slot)], len(heights)) for slot in parts[1::2])
-        pieces.append((tuple(parts[0::2]), fields))
-    return _Shape(tuple(pieces), tuple(heights), end.steps)
+    parts = "\n".join(out).split(_SLOT)  # the text, and a slot's number between each two
+    # each height once (however often it is written), each from the longest of its steps' beginnings seen
+    known: dict[tuple[float, ...], int] = {}
+    steps: list[tuple[int, float]] = []
+
+    def height(path: tuple[float, ...]) -> int:
+        found = known.get(path)
+        if found is None:
+            steps.append((height(path[:-1]) if len(path) > 1 else -1, path[-1]))
+            found = known[path] = len(steps) - 1
+        return found
+
+    slots = tuple(height(written[int(slot)]) for slot in parts[1::2])
+    return _Shape(_interleaved(parts[0::2]), slots, tuple(steps), end.steps)
+
+
+def _interleaved(texts: list[str]) -> list[str]:
+    """``texts`` with a place for a slot between each two."""
+    out = [texts[0]]
+    for text in texts[1:]:
+        out += ("", text)
+    return out
