@@ -11,8 +11,9 @@ done, never time, and fails on the map before this round; the maps are the same 
   one text cut where they go, in one join;
 - a counter at a place new to the process, in a column and a row known to it, writes
   no number: its type symbol's places along x and along y are each written once per
-  process, like the counter's own (``test_costs_vouille_reports.py``), and the widths
-  of its labels measured once per unit and face.
+  process, like the counter's own (``test_costs_vouille_reports.py``); the widths of
+  its labels are measured once per unit and face and their edges along y once per
+  row, and their marks made in place, without a call per label.
 """
 
 from __future__ import annotations
@@ -115,20 +116,37 @@ def test_a_type_symbol_is_put_together_from_its_places() -> None:
             assert f'<circle cx="{x + 18 / 2:.1f}" cy="{y + 10 / 2:.1f}" r="3.2"' in markup
 
 
-def test_a_counter_at_a_new_place_measures_no_label(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_counter_at_a_new_place_measures_and_marks_no_label(monkeypatch: pytest.MonkeyPatch) -> None:
     unit = ("franks-infantry-1", "Frankish infantry", "infantry", "4-7", True)
     svg_counters.counter(*unit, "0101", 11.0, 22.0, "#2f5597", "fra-inf-1", False)
-    measured = []
-    real = svg_counters.text_width
+    calls: list[str] = []
 
-    def counted(*args: Any) -> float:
-        measured.append(args)
-        return real(*args)
+    def counted(name: str, real: Any) -> Any:
+        def call(*args: Any) -> Any:
+            calls.append(name)
+            return real(*args)
 
-    monkeypatch.setattr(svg_counters, "text_width", counted)
+        return call
+
+    for name in ("text_width", "mark"):
+        monkeypatch.setattr(svg_counters, name, counted(name, getattr(svg_counters, name)))
     _markup, id_mark, factors_mark = svg_counters.counter(*unit, "0102", 57.0, 22.0, "#2f5597", "fra-inf-1", False)
-    assert measured == []
+    assert calls == []
     monkeypatch.undo()
     assert id_mark == svg_counters._label_mark(80.0, 32.0, "fra-inf-1", 9.0)
     assert factors_mark == svg_counters._label_mark(80.0, 55.0, "4-7", 10.5)
     assert furor_svg.svg_counters is svg_counters
+
+
+def test_a_counters_marks_are_its_labels_marks() -> None:
+    rng = random.Random(6)
+    for n in range(3000):
+        x, y = rng.uniform(-50, 3000), rng.uniform(-50, 3000)
+        short, factors = rng.choice(("vis-cav-2", "a", "WWW")), rng.choice(("4-6", "10-7-3", "a&b"))
+        _markup, id_mark, factors_mark = svg_counters.counter(
+            f"u{n}", "N", "infantry", factors, n % 2 == 0, "0101", x, y, "#a83232", short, n % 3 == 0
+        )
+        mid = float(svg_shapes.tenths(x + 23.0))
+        assert id_mark == svg_counters._label_mark(mid, float(svg_shapes.tenths(y + 10)), short, 9.0)
+        escaped = svg_shapes._t(factors)
+        assert factors_mark == svg_counters._label_mark(mid, float(svg_shapes.tenths(y + 36.0 - 3)), escaped, 10.5)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TYPE_WORDS, _t, symbol, tenths
-from pbem.rules.mapdraw import Mark, mark, text_width
+from pbem.rules.mapdraw import LABEL_MARGIN, Mark, mark, text_width
 
 
 @lru_cache(maxsize=1024)
@@ -24,11 +24,22 @@ def _across(x: float) -> tuple[str, str, str, float]:
 
 
 @lru_cache(maxsize=1024)
-def _down(y: float) -> tuple[str, str, str, str, float, float]:
+def _down(y: float) -> tuple[str, str, str, str, float, float, float, float]:
     """A counter's places along y with its top at ``y``, as written: the box's edge,
-    the ring's, its id's and its factors' baselines (and those two as numbers)."""
+    the ring's, its id's and its factors' baselines; and the top and bottom edges of
+    its id's and its factors' marks (:func:`_label_mark`: the same arithmetic)."""
     id_y, factors_y = tenths(y + 10), tenths(y + COUNTER_H - 3)
-    return tenths(y), tenths(y - 2.5), id_y, factors_y, float(id_y), float(factors_y)
+    id_top, factors_top = float(id_y) - 0.96 * 9.0, float(factors_y) - 0.96 * 10.5
+    return (
+        tenths(y),
+        tenths(y - 2.5),
+        id_y,
+        factors_y,
+        id_top - LABEL_MARGIN,
+        id_top + 1.22 * 9.0 + LABEL_MARGIN,
+        factors_top - LABEL_MARGIN,
+        factors_top + 1.22 * 10.5 + LABEL_MARGIN,
+    )
 
 
 _SIZE = f'width="{COUNTER_W:.1f}" height="{COUNTER_H:.1f}"'
@@ -38,11 +49,7 @@ _RING_SIZE = f'width="{COUNTER_W + 5:.1f}" height="{COUNTER_H + 5:.1f}"'
 def _label_mark(x: float, y: float, body: str, size: float) -> Mark:
     """The mark of the box ``label_boxes`` reads for a bold, centred text at (x, y)
     as written in the markup (a counter's labels are measured where they are drawn)."""
-    return _measured_mark(x, y, text_width(body, size, True), size)
-
-
-def _measured_mark(x: float, y: float, w: float, size: float) -> Mark:
-    """:func:`_label_mark` of a text ``w`` wide."""
+    w = text_width(body, size, True)
     return mark((x - w / 2, y - 0.96 * size, w, 1.22 * size))
 
 
@@ -69,10 +76,11 @@ def counter(
     """The counter of unit ``uid`` (its ``name``, ``kind``, ``factors`` and short id)
     in hex ``where``, its top left corner at (x, y), in its side's ``colour``; ringed
     in red if it is an ``attacker``; and the marks of its id's and its factors' labels
-    (:func:`_label_mark`, their widths measured once per unit and face).  Put together
+    (:func:`_label_mark`, their widths measured once per unit and face, their edges
+    along y once per row).  Put together
     in one string from what its state gives and its places along x and y."""
     box_x, ring_x, mid, mid_at = _across(x)
-    box_y, ring_y, id_y, factors_y, id_at, factors_at = _down(y)
+    box_y, ring_y, id_y, factors_y, id_y0, id_y1, factors_y0, factors_y1 = _down(y)
     title, look, ident, value, id_w, factors_w = _faces(uid, name, kind, factors, reduced, colour, short)
     ring = (
         f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} rx="4" fill="none" stroke="#d00000" '
@@ -86,7 +94,12 @@ def counter(
         f"{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, colour if reduced else '#ffffff')}"
         f'<text class="counter-factors" x="{mid}" y="{factors_y}"{value}'
     )
-    return markup, _measured_mark(mid_at, id_at, id_w, 9.0), _measured_mark(mid_at, factors_at, factors_w, 10.5)
+    id_x, factors_x = mid_at - id_w / 2, mid_at - factors_w / 2  # the marks' left edges, as mark() works them out
+    return (
+        markup,
+        (id_x - LABEL_MARGIN, id_y0, id_x + id_w + LABEL_MARGIN, id_y1),
+        (factors_x - LABEL_MARGIN, factors_y0, factors_x + factors_w + LABEL_MARGIN, factors_y1),
+    )
 
 
 @lru_cache(maxsize=1024)
