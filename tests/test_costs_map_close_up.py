@@ -119,7 +119,7 @@ def test_a_second_map_puts_no_counter_roster_line_or_legend_together(monkeypatch
         ruleset = find_ruleset(drawn.rules_id)
         svg = ruleset.map_svg(drawn.position, drawn.events, None)
         assert 'class="roster"' in svg and 'class="counter"' in svg
-        for name in ("_frame", "_head", "_label_mark"):
+        for name in ("_faces", "_head", "_label_mark"):
             monkeypatch.setattr(svg_counters, name, counted(name, getattr(svg_counters, name)))
         monkeypatch.setattr(furor_svg, "_text", counted("_text", furor_svg._text))
         made.clear()

@@ -42,7 +42,7 @@ from pbem.reports import wrap
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import ruleset as furor_ruleset
 from pbem.rules.furor_barbarus import svg as furor_svg
-from pbem.rules.furor_barbarus import svg_counters
+from pbem.rules.furor_barbarus import svg_counters, svg_shapes
 from pbem.rules.furor_barbarus.counters import Counter
 from pbem.turnfiles import position_file
 from tests.support.calls import counted_calls
@@ -74,20 +74,26 @@ def test_a_counter_at_a_new_place_in_a_known_column_and_row_writes_no_number(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     x1, x2, y1, y2 = 1001.5, 1049.5, 2003.25, 2058.75  # places no map draws a counter at
-    svg_counters._frame(x1, y1)
-    svg_counters._frame(x2, y2)
+    unit = ("visigoth-cavalry-2", "Visigothic cavalry", "missile_cavalry", "4-6", False)
+    for x, y in ((x1, y1), (x2, y2)):
+        svg_counters.counter(*unit, "0101", x, y, "#a83232", "vis-cav-2", True)
     written: list[float] = []
-    real = svg_counters.tenths
 
-    def counted(v: float) -> str:
-        written.append(v)
-        return real(v)
+    def counted(real: Any) -> Any:
+        def call(v: float) -> str:
+            written.append(v)
+            return str(real(v))
 
-    monkeypatch.setattr(svg_counters, "tenths", counted)
-    frame = svg_counters._frame(x1, y2)
+        return call
+
+    monkeypatch.setattr(svg_counters, "tenths", counted(svg_counters.tenths))
+    monkeypatch.setattr(svg_shapes, "tenths", counted(svg_shapes.tenths))  # the type symbol's numbers too
+    markup, id_mark, factors_mark = svg_counters.counter(*unit, "0102", x1, y2, "#a83232", "vis-cav-2", True)
     assert written == []
-    assert frame[0] == f'x="{x1:.1f}" y="{y2:.1f}" width="46.0" height="36.0"'
-    assert frame[4:] == (float(f"{x1 + 23:.1f}"), float(f"{y2 + 10:.1f}"), float(f"{y2 + 33:.1f}"))
+    assert f'<rect class="counter-box" x="{x1:.1f}" y="{y2:.1f}" width="46.0" height="36.0"' in markup
+    assert f'<path d="M{x1 + 23 - 9 + 18 * 0.3:.1f},{y2 + 12.5 + 10:.1f} Q' in markup  # the bow of a missile unit
+    assert id_mark == svg_counters._label_mark(float(f"{x1 + 23:.1f}"), float(f"{y2 + 10:.1f}"), "vis-cav-2", 9.0)
+    assert factors_mark == svg_counters._label_mark(float(f"{x1 + 23:.1f}"), float(f"{y2 + 33:.1f}"), "4-6", 10.5)
 
 
 def test_a_unit_known_to_the_process_is_worded_again_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,16 +21,15 @@ from functools import lru_cache
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.battlefield import Battlefield
-from pbem.rules.furor_barbarus.svg_board import Board, board_of
+from pbem.rules.furor_barbarus.svg_board import board_of
+from pbem.rules.furor_barbarus.svg_legend import legend
 from pbem.rules.furor_barbarus.svg_shapes import (
     COUNTER_H,
     COUNTER_W,
     SIDE_COLOURS,
     SIZE,
     TAB_H,
-    TERRAIN_COLOURS,
     TOP,
-    TYPE_WORDS,
     H,
     _marker,
     _t,
@@ -38,7 +37,6 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     centre,
     corners,
     short_ids,
-    symbol,
     tenths,
 )
 from pbem.rules.mapdraw import (
@@ -366,113 +364,11 @@ def _combats_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     return y
 
 
-LEGEND_MARKS = [
-    (
-        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" marker-end="url(#fb-arrow-555555)"/>',
-        "move",
-    ),
-    (
-        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="7,4" '
-        'marker-end="url(#fb-arrow-555555)"/>',
-        "retreat",
-    ),
-    (
-        '<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#555" stroke-width="3.5" stroke-dasharray="2,3" '
-        'marker-end="url(#fb-arrow-555555)"/>',
-        "advance",
-    ),
-    (
-        '<rect x="14" y="{y_box}" width="26" height="14" rx="3" fill="none" stroke="#d00000" stroke-width="3"/>',
-        "attacked this resolution",
-    ),
-    (
-        '<polygon points="{hex_pts}" fill="#d00000" fill-opacity="0.12" stroke="#d00000" stroke-width="3"/>',
-        "combat (numbered above)",
-    ),
-    (
-        '<line x1="10" y1="{y}" x2="40" y2="{y}" stroke="#d00000" stroke-width="3" stroke-dasharray="5,3" '
-        'marker-end="url(#fb-attack)"/>',
-        "missile fire at range",
-    ),
-    ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#2d6fb5" stroke-width="4"/>', "river"),
-    ('<line x1="10" y1="{y}" x2="44" y2="{y}" stroke="#5aa0e0" stroke-width="2.5"/>', "stream"),
-]
-"""The legend's marks: an SVG shape (its ``y`` placeholders filled in where it is
-drawn) and what it means."""
-
-
 def _legend_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     """The legend: unit types (section 2), a counter, the arrows and the terrain; appends to ``out``."""
-    y, legend = _legend(board_of(d.gm), width, y, next(iter(d.colours.values()), "#555"))
-    out += legend
+    y, drawn = legend(board_of(d.gm), width, y, next(iter(d.colours.values()), "#555"))
+    out += drawn
     return y
-
-
-@lru_cache(maxsize=256)
-def _legend(board: Board, width: int, y: float, side: str) -> tuple[float, tuple[str, ...]]:
-    """The legend of ``board``'s map from ``y`` down, ``side`` the colour of its
-    sample counters, and the y below it: the same in every map of a scenario but for
-    where it starts (below this resolution's combats), so drawn once per start in a
-    process."""
-    out = [_text(10, y + 14, "Legend", 14, weight="bold")]
-    y += 26
-    x = 10.0
-    for kind in ("infantry", "missile_infantry", "cavalry", "missile_cavalry", "commander", "baggage"):
-        words = TYPE_WORDS[kind].split(" (")[0]
-        need = 26 + text_width(words, 11) + 18
-        if x + need > width - 10:
-            x, y = 10.0, y + 22
-        out.append(symbol(kind, x, y, 20, 12, "#333"))
-        out.append(_text(x + 26, y + 10, words, 11))
-        x += need
-    y += 34
-    out.append(
-        f'<rect x="10" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="{side}"/>'
-        + _text(10 + COUNTER_W / 2, y - 2, "id", 9, "middle", "#fff", "bold")
-        + symbol("infantry", 10 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, "#fff")
-        + _text(10 + COUNTER_W / 2, y + COUNTER_H - 15, "4-7", 10.5, "middle", "#fff", "bold")
-    )
-    out.append(
-        f'<rect x="62" y="{y - 12:.1f}" width="{COUNTER_W}" height="{COUNTER_H}" rx="3" fill="#fff" '
-        f'stroke="{side}" stroke-width="2"/>'
-        + _text(62 + COUNTER_W / 2, y - 2, "id", 9, "middle", side, "bold")
-        + symbol("infantry", 62 + COUNTER_W / 2 - 9, y + 0.5, 18, 10, side)
-        + _text(62 + COUNTER_W / 2, y + COUNTER_H - 15, "2-7", 10.5, "middle", side, "bold")
-    )
-    words = (
-        "A counter: short id; type symbol; strength - movement points (- range). White face: reduced "
-        "(it has lost a step). A tab above: a commander or a baggage stacked on it."
-    )
-    lines = wrap(words, 11, width - 128)
-    for i, part in enumerate(lines):
-        out.append(_text(118, y + i * 14, part, 11))
-    y += max(44, 14 * len(lines) + 8)
-    x = 0.0
-    for shape, words in LEGEND_MARKS:
-        need = 50 + text_width(words, 11) + 16
-        if x + need > width - 10:
-            x, y = 0.0, y + 20
-        shape = shape.format(y=f"{y - 4:.1f}", y_box=f"{y - 11:.1f}", hex_pts=corners(27, y - 4, 10))
-        out.append(f'<g transform="translate({x:.1f},0)">' + shape + _text(50, y, words, 11) + "</g>")
-        x += need
-    y += 22
-    x = 10.0
-    for terrain, fill in TERRAIN_COLOURS.items():
-        need = 22 + text_width(terrain, 11) + 14
-        if x + need > width - 10:
-            x, y = 10.0, y + 20
-        out.append(
-            f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="16" height="12" fill="{fill}" stroke="#999"/>'
-            + _text(x + 22, y, terrain, 11)
-        )
-        x += need
-    if gm_names := board.gm.names:
-        y += 22
-        places = "Places: " + "; ".join(f"{h} {name}" for h, name in sorted(gm_names.items()))
-        for part in wrap(places, 11, width - 20):
-            out.append(_text(10, y, part, 11, style="italic"))
-            y += 15
-    return y + 30, tuple(out)
 
 
 def _roster_line(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TYPE_WORDS, _t, symbol, tenths
-from pbem.rules.mapdraw import Mark, mark, text_width
+from pbem.rules.mapdraw import LABEL_MARGIN, Mark, mark, text_width
 
 
 @lru_cache(maxsize=1024)
@@ -24,28 +24,21 @@ def _across(x: float) -> tuple[str, str, str, float]:
 
 
 @lru_cache(maxsize=1024)
-def _down(y: float) -> tuple[str, str, str, str, float, float]:
+def _down(y: float) -> tuple[str, str, str, str, float, float, float, float]:
     """A counter's places along y with its top at ``y``, as written: the box's edge,
-    the ring's, its id's and its factors' baselines (and those two as numbers)."""
+    the ring's, its id's and its factors' baselines; and the top and bottom edges of
+    its id's and its factors' marks (:func:`_label_mark`: the same arithmetic)."""
     id_y, factors_y = tenths(y + 10), tenths(y + COUNTER_H - 3)
-    return tenths(y), tenths(y - 2.5), id_y, factors_y, float(id_y), float(factors_y)
-
-
-def _frame(x: float, y: float) -> tuple[str, str, str, str, float, float, float]:
-    """A counter's geometry with its top left corner at (x, y), as drawn: its box,
-    the ring of an attacker, where its id and its factors go, and those places as
-    the markup gives them."""
-    box_x, ring_x, mid, mid_at = _across(x)
-    box_y, ring_y, id_y, factors_y, id_at, factors_at = _down(y)
+    id_top, factors_top = float(id_y) - 0.96 * 9.0, float(factors_y) - 0.96 * 10.5
     return (
-        f'x="{box_x}" y="{box_y}" {_SIZE}',
-        f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} '
-        'rx="4" fill="none" stroke="#d00000" stroke-width="3"/>',
-        f'x="{mid}" y="{id_y}"',
-        f'x="{mid}" y="{factors_y}"',
-        mid_at,
-        id_at,
-        factors_at,
+        tenths(y),
+        tenths(y - 2.5),
+        id_y,
+        factors_y,
+        id_top - LABEL_MARGIN,
+        id_top + 1.22 * 9.0 + LABEL_MARGIN,
+        factors_top - LABEL_MARGIN,
+        factors_top + 1.22 * 10.5 + LABEL_MARGIN,
     )
 
 
@@ -82,34 +75,50 @@ def counter(
 ) -> tuple[str, Mark, Mark]:
     """The counter of unit ``uid`` (its ``name``, ``kind``, ``factors`` and short id)
     in hex ``where``, its top left corner at (x, y), in its side's ``colour``; ringed
-    in red if it is an ``attacker``; and the marks of its id's and its factors' labels."""
-    box, ring, id_at, factors_at, mid, id_y, factors_y = _frame(x, y)
-    title, look, ident, value, factors = _faces(uid, name, kind, factors, reduced, colour, short)
-    ink = colour if reduced else "#ffffff"
-    markup = (
-        f'{title}{where}</title><rect class="counter-box" {box}{look}{ring if attacker else ""}'
-        f'<text class="counter-id" {id_at}{ident}{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, ink)}'
-        f'<text class="counter-factors" {factors_at}{value}'
+    in red if it is an ``attacker``; and the marks of its id's and its factors' labels
+    (:func:`_label_mark`, their widths measured once per unit and face, their edges
+    along y once per row).  Put together
+    in one string from what its state gives and its places along x and y."""
+    box_x, ring_x, mid, mid_at = _across(x)
+    box_y, ring_y, id_y, factors_y, id_y0, id_y1, factors_y0, factors_y1 = _down(y)
+    title, look, ident, value, id_w, factors_w = _faces(uid, name, kind, factors, reduced, colour, short)
+    ring = (
+        f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} rx="4" fill="none" stroke="#d00000" '
+        'stroke-width="3"/>'
+        if attacker
+        else ""
     )
-    return markup, _label_mark(mid, id_y, short, 9.0), _label_mark(mid, factors_y, factors, 10.5)
+    markup = (
+        f'{title}{where}</title><rect class="counter-box" x="{box_x}" y="{box_y}" {_SIZE}{look}{ring}'
+        f'<text class="counter-id" x="{mid}" y="{id_y}"{ident}'
+        f"{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, colour if reduced else '#ffffff')}"
+        f'<text class="counter-factors" x="{mid}" y="{factors_y}"{value}'
+    )
+    id_x, factors_x = mid_at - id_w / 2, mid_at - factors_w / 2  # the marks' left edges, as mark() works them out
+    return (
+        markup,
+        (id_x - LABEL_MARGIN, id_y0, id_x + id_w + LABEL_MARGIN, id_y1),
+        (factors_x - LABEL_MARGIN, factors_y0, factors_x + factors_w + LABEL_MARGIN, factors_y1),
+    )
 
 
 @lru_cache(maxsize=1024)
 def _faces(
     uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str
-) -> tuple[str, str, str, str, str]:
+) -> tuple[str, str, str, str, float, float]:
     """What a counter's markup owes to the unit's state alone, put together once per
     unit, face and colour in a process (a unit keeps them from one place to the
     next): its title up to its hex, its box's look, its id's and its factors' texts
-    after their places, and its factors escaped."""
+    after their places, and the widths of its id and its factors (bold)."""
     face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
-    factors = _t(factors)
+    escaped = _t(factors)
     return (
-        f"{_head(uid, name, kind)}{factors}, {'reduced' if reduced else 'full strength'}, in ",
+        f"{_head(uid, name, kind)}{escaped}, {'reduced' if reduced else 'full strength'}, in ",
         f' rx="3" fill="{face}" stroke="{colour}" stroke-width="2"/>',
         f' font-size="9" text-anchor="middle" font-weight="bold" fill="{ink}">{_t(short)}</text>',
-        f' font-size="10.5" text-anchor="middle" font-weight="bold" fill="{ink}">{factors}</text></g>',
-        factors,
+        f' font-size="10.5" text-anchor="middle" font-weight="bold" fill="{ink}">{escaped}</text></g>',
+        text_width(short, 9.0, True),
+        text_width(escaped, 10.5, True),
     )
 
 

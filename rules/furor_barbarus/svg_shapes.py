@@ -132,34 +132,51 @@ def _short_ids(ids: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple((u, u if uses[s] > 1 or (s != u and s in wanted) else s) for u, s in wanted.items())
 
 
-@lru_cache(maxsize=4096)
 def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> str:
     """The NATO-style symbol of a unit type in the box (x, y, w, h): infantry a
     cross, cavalry one diagonal, a missile unit adds a bow (an arc with its string)
-    under the box's top, a commander a flag, baggage a wheel (each drawn once per
-    process at each place and colour: counters mostly stay where they were)."""
-    s = f'stroke="{colour}" stroke-width="1.3" fill="none"'
-    x0, y0, x1, y1 = tenths(x), tenths(y), tenths(x + w), tenths(y + h)  # the box's edges, written once each
-    out = [f'<rect x="{x0}" y="{y0}" width="{tenths(w)}" height="{tenths(h)}" {s}/>']
+    under the box's top, a commander a flag, baggage a wheel.  Its places along x and
+    along y are each written once per process: a counter drawn at a place new to the
+    process mostly finds its column's and its row's places written already."""
+    x0, x1, x3, xm, x7, x75 = _symbol_across(x, w)
+    y0, y1, y35, y85, y15, y32, y5, ym = _symbol_down(y, h)
+    s, size = _symbol_style(w, h, colour)
+    out = f'<rect x="{x0}" y="{y0}" {size} {s}/>'
     if kind in ("infantry", "missile_infantry"):
-        out.append(f'<path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>')
+        out += f'<path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>'
     if kind in ("cavalry", "missile_cavalry"):
-        out.append(f'<path d="M{x0},{y1} L{x1},{y0}" {s}/>')
+        out += f'<path d="M{x0},{y1} L{x1},{y0}" {s}/>'
     if kind in ("missile_infantry", "missile_cavalry"):
-        out.append(
-            f'<path d="M{tenths(x + w * 0.3)},{y1} Q{tenths(x + w / 2)},{tenths(y + h * 0.35)} '
-            f'{tenths(x + w * 0.7)},{y1}" {s}/>'
-        )
+        out += f'<path d="M{x3},{y1} Q{xm},{y35} {x7},{y1}" {s}/>'
     if kind == "commander":
-        left = tenths(x + w * 0.3)
-        out.append(
-            f'<path d="M{left},{tenths(y + h * 0.85)} L{left},{tenths(y + h * 0.15)} '
-            f'L{tenths(x + w * 0.75)},{tenths(y + h * 0.32)} L{left},{tenths(y + h * 0.5)}" {s}/>'
-        )
+        out += f'<path d="M{x3},{y85} L{x3},{y15} L{x75},{y32} L{x3},{y5}" {s}/>'
     if kind == "baggage":
-        mid = tenths(y + h / 2)
-        out.append(
-            f'<circle cx="{tenths(x + w / 2)}" cy="{mid}" r="{tenths(h * 0.32)}" {s}/>'
-            f'<path d="M{x0},{mid} L{x1},{mid}" {s}/>'
-        )
-    return "".join(out)
+        out += f'<circle cx="{xm}" cy="{ym}" r="{tenths(h * 0.32)}" {s}/><path d="M{x0},{ym} L{x1},{ym}" {s}/>'
+    return out
+
+
+@lru_cache(maxsize=1024)
+def _symbol_across(x: float, w: float) -> tuple[str, ...]:
+    """The places along x a symbol in the box from ``x``, ``w`` wide, is drawn at, as written."""
+    return tenths(x), tenths(x + w), tenths(x + w * 0.3), tenths(x + w / 2), tenths(x + w * 0.7), tenths(x + w * 0.75)
+
+
+@lru_cache(maxsize=1024)
+def _symbol_down(y: float, h: float) -> tuple[str, ...]:
+    """The places along y a symbol in the box from ``y``, ``h`` high, is drawn at, as written."""
+    return (
+        tenths(y),
+        tenths(y + h),
+        tenths(y + h * 0.35),
+        tenths(y + h * 0.85),
+        tenths(y + h * 0.15),
+        tenths(y + h * 0.32),
+        tenths(y + h * 0.5),
+        tenths(y + h / 2),
+    )
+
+
+@lru_cache(maxsize=256)
+def _symbol_style(w: float, h: float, colour: str) -> tuple[str, str]:
+    """A symbol's stroke in ``colour`` and its box's size, as written."""
+    return f'stroke="{colour}" stroke-width="1.3" fill="none"', f'width="{tenths(w)}" height="{tenths(h)}"'
