@@ -10,13 +10,17 @@ objects made, never time, and fails on the referee before this work.
 - an outcome of ``process`` sets its nine fields in place, where a frozen
   dataclass called ``object.__setattr__`` for each;
 - the text of a timestamp equal to the last one written to SQLite is the text
-  kept, not written again (a batch writes ``utcnow``'s, to the second).
+  kept, not written again (a batch writes ``utcnow``'s, to the second);
+- a resolution with no side missing writes its list of missing sides without a
+  ``json.dumps`` call, and reads the fault hook's variable from the environment
+  at no resolution (once per process).
 """
 
 from __future__ import annotations
 
 import dis
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -104,3 +108,52 @@ def test_the_text_of_the_same_timestamp_is_kept() -> None:
     naive = datetime(2026, 12, 3, 9, 41, 7)
     for value in (east, naive, now, naive, datetime(5, 1, 2, 3, 4, 5, 6), now + timedelta(microseconds=1)):
         assert transaction.sqlite_datetime(value) == _written(value)
+
+
+class _Looked(dict):  # type: ignore[type-arg]
+    """The environment, noting each name looked up."""
+
+    def __init__(self, real: Any) -> None:
+        super().__init__(real)
+        self.looked: list[str] = []
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self.looked.append(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self.looked.append(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.looked.append(str(key))
+        return super().__contains__(key)
+
+
+def test_a_resolution_makes_no_json_for_no_side_missing_nor_reads_the_fault_hook(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import os
+    from types import SimpleNamespace
+
+    from pbem.referee import resolve
+    from pbem.store.transaction import transaction as in_transaction
+    from tests.support.desk import new_games, open_desk, play_resolutions, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, 2)
+    queue_next_turns(desk, [game], seed=2)
+    dumped: list[Any] = []
+    counting = SimpleNamespace(dumps=lambda obj, **kw: dumped.append(obj) or json.dumps(obj, **kw))
+    monkeypatch.setattr(resolve, "json", counting)
+    environ = _Looked(os.environ)
+    monkeypatch.setattr(os, "environ", environ)
+    [made] = resolve.process(desk.engine, [game])
+    monkeypatch.undo()
+    assert made.resolved == 3 and made.nmr == ()
+    assert dumped == [] and resolve.FAULT_ENV not in environ.looked, (dumped, environ.looked)
+    with in_transaction(desk.engine, write=False) as tx:
+        row = tx.one("SELECT nmr FROM resolution WHERE game_id = :game AND k = 3", {"game": game})
+    assert row is not None and row[0] == json.dumps([]) == "[]"
