@@ -64,8 +64,12 @@ class NameTable:
     def __init__(self, entries: Iterable[tuple[str, Iterable[str]]]) -> None:
         by_fold: dict[str, set[str]] = {}
         ids: dict[str, str] = {}
+        plain: list[str] = []  # the ids written as they fold (``porto-alegre``, ``inf-5``)
         for ident, names in entries:
-            ids.setdefault(folded(ident), ident)
+            key = folded(ident)
+            ids.setdefault(key, ident)
+            if key is ident:
+                plain.append(ident)
             for name in (ident, *names):
                 if name:
                     by_fold.setdefault(folded(name), set()).add(ident)
@@ -81,7 +85,11 @@ class NameTable:
                 starts.setdefault(f[:at], set()).update(found)
                 at = f.find("-", at + 1)
         self._starts = {words: tuple(sorted(found)) for words, found in starts.items() if len(found) >= 2}
-        self._found: dict[str, tuple[str, ...]] = {}
+        # an id written as it folds is found as :meth:`_find` finds it (its fold is
+        # itself, and an id is always itself): answered from the start, as the names
+        # a turn file writes mostly are, instead of a fold and a look-up at each
+        # name's first use in the process
+        self._found: dict[str, tuple[str, ...]] = {ident: (ids[ident],) for ident in plain}
 
     def find(self, typed: str) -> tuple[str, ...]:
         """The ids ``typed`` may name: its own id; else every thing of that name;
