@@ -18,6 +18,7 @@ import pytest
 
 from pbem.rules import template_text
 from pbem.rules.template_text import fit_comments
+from tests.support.calls import counted_calls
 
 LONG = "#   move cav-3 cav-4 (MF 3): alegrete cachoeira camaqua cangucu encruzilhada jaguarao piratini rio-pardo"
 TEXT = "# Farrapos - orders\n#   attack: bage\n" + LONG + "\n#   invade: x y\n"
@@ -55,12 +56,13 @@ def test_a_long_line_is_wrapped_once(monkeypatch: pytest.MonkeyPatch) -> None:
         "#   move cav-3 cav-4 (MF 3): alegrete cachoeira camaqua cangucu",
         "#     encruzilhada jaguarao piratini rio-pardo",
     ]
-    counting = _Counting(template_text._PLAIN_WORDS, ("fullmatch", "match"))
-    monkeypatch.setattr(template_text, "_PLAIN_WORDS", counting)
+    wrapped = counted_calls(monkeypatch, template_text, "_wrap_line")
     wraps = _Counting(template_text.textwrap, ("wrap",))
     monkeypatch.setattr(template_text, "textwrap", wraps)
     assert fit_comments(TEXT) == first
-    assert counting.calls == 0
+    assert wrapped == []
     assert wraps.calls == 0
     assert fit_comments(TEXT, 40) != first  # another width is its own wrapping
-    assert counting.calls == 1
+    assert wrapped == [(LONG, 40)]
+    assert fit_comments(TEXT, 40) == fit_comments(TEXT, 40)
+    assert wrapped == [(LONG, 40)]
