@@ -66,6 +66,45 @@ def _step_rows(gm: GameMap) -> tuple[dict[str, dict[str, int | None]], dict[str,
     return rows
 
 
+class StepFacts(NamedTuple):
+    """What a plain step's cost is read from, per map (worked out once per map from
+    its few hexes of other terrain and its few hexsides, not per hex): a step into an
+    adjacent ``b`` across no hexside costs ``enter.get(b, default)`` half-MPs, or
+    ``ROAD_COST_HALF`` from a road hex into a road hex by a unit still on road (as
+    ``_cost_half`` says: ``tests/test_costs_furor_steps.py`` compares the two on
+    every map); a step across a hexside costs ``crossed[a][b][on_road]``, worked out
+    by ``_cost_half`` for each of the map's hexsides."""
+
+    neighbours: dict[str, frozenset[str]]  # hex -> its on-map neighbours (``GameMap.neighbour_set``)
+    enter: dict[str, int]  # hex of another terrain than the map's default -> half-MPs to enter it
+    default: int  # half-MPs to enter a hex of the map's default terrain
+    road: frozenset[str]  # the hexes of a road terrain
+    crossed: dict[str, dict[str, tuple[int | None, int | None]]]  # hex -> next hex across a hexside -> costs
+
+
+def step_facts(gm: GameMap) -> StepFacts:
+    """The map's :class:`StepFacts`, worked out once per map (kept on it, as its other tables)."""
+    facts: StepFacts | None = gm.__dict__.get("_step_facts")
+    if facts is None:
+        facts = gm.__dict__["_step_facts"] = _facts_of(gm)
+    return facts
+
+
+def _facts_of(gm: GameMap) -> StepFacts:
+    if gm.default_terrain in ROAD_TERRAIN:  # no shipped map: every step is left to ``_step``
+        return StepFacts({}, {}, 0, frozenset(), {})
+    for h in gm.all_hexes():  # every hex's neighbours (a prepared map has them already)
+        gm.neighbour_set(h)
+    terrain_of = gm.terrain_of
+    enter = {h: MOVE_COST_HALF[t] for h, t in terrain_of.items()}
+    road = frozenset(h for h, t in terrain_of.items() if t in ROAD_TERRAIN)  # any other hex is of the default terrain
+    crossed: dict[str, dict[str, tuple[int | None, int | None]]] = {}
+    for a, b in gm.hexsides:  # off road, on road (``crossed[a][b][on_road]``)
+        crossed.setdefault(a, {})[b] = (_cost_half(gm, a, b, False), _cost_half(gm, a, b, True))
+        crossed.setdefault(b, {})[a] = (_cost_half(gm, b, a, False), _cost_half(gm, b, a, True))
+    return StepFacts(gm.__dict__["_neighbour_set"], enter, MOVE_COST_HALF[gm.default_terrain], road, crossed)
+
+
 def _cost_half(gm: GameMap, a: str, b: str, on_road: bool) -> int | None:
     terrain = gm.terrain(b)
     side = gm.hexside(a, b)
@@ -178,31 +217,34 @@ def _plain_steps(
     """How far ``_step`` would take the leading steps of ``path`` as they are: into an
     adjacent hex empty or held by its own side, within the movement allowance, not
     from one enemy zone of control (``zoc``) to another (entering one stops the walk
-    there, as in ``_step``).  Read from the map's tables (step costs by hex) without a
-    ``_Walk`` per step; the first step that is anything else (or a cost not yet
-    worked out) is left to ``_step``, which says why it is illegal, stops the unit or
-    counts a test or an overrun.  Returns the hex reached, the steps taken, the
-    half-MPs spent, whether the unit is still on road and whether it stopped in an
-    enemy zone."""
+    there, as in ``_step``).  A step's cost is read from the map's :class:`StepFacts`,
+    without a ``_Walk`` per step
+    and without working out a cost per hex and next hex: a fresh process met some
+    forty steps a resolution whose cost it had not worked out yet.  The first step
+    that is anything else is left to ``_step``, which says why it is illegal, stops
+    the unit or counts a test or an overrun.  Returns the hex reached, the steps
+    taken, the half-MPs spent, whether the unit is still on road and whether it
+    stopped in an enemy zone."""
     units = field.units
     here = units[uid]["hex"]
     gm = field.game_map
-    on_road = gm.terrain_of.get(here, gm.default_terrain) in ROAD_TERRAIN
-    off_rows, road_rows = gm.__dict__.get("_step_rows") or _step_rows(gm)
-    rows = road_rows if on_road else off_rows
+    neighbours, enter, default, road, crossed = gm.__dict__.get("_step_facts") or step_facts(gm)
+    on_road = here in road
     allowance = 2 * field.scenario.counters[uid].mp
     spent = step = 0
     for nxt in path:
-        row = rows.get(here)
-        cost = row.get(nxt, _UNKNOWN) if row is not None else _UNKNOWN
-        if cost is None:
+        near = neighbours.get(here)
+        if near is None or nxt not in near:
             break
-        if cost == _UNKNOWN:  # not yet worked out: once per map, as _step would
-            if nxt not in gm.neighbour_set(here):
-                break
-            cost = step_cost_half(field, here, nxt, on_road)
+        across = crossed.get(here)
+        if across is not None and nxt in across:
+            cost = across[nxt][on_road]
             if cost is None:
                 break
+        elif on_road and nxt in road:  # from a road hex (``on_road``) into a road hex
+            cost = ROAD_COST_HALF
+        else:
+            cost = enter.get(nxt, default)
         if spent + cost > allowance:
             break
         occupants = where.get(nxt)
@@ -221,12 +263,8 @@ def _plain_steps(
         spent += cost
         if on_road and cost != ROAD_COST_HALF:
             on_road = False
-            rows = off_rows
         here = nxt
     return here, step, spent, on_road, False
-
-
-_UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
 
 
 def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, final: bool = True) -> MoveCheck:

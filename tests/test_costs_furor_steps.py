@@ -1,0 +1,69 @@
+"""Costs of a Furor Barbarus move's check and play that must not come back (each
+test counts, never times); a Campus Mauriacus file moves a dozen units four hexes
+or more, checked at submit and again as they are played, each in a fresh process:
+
+- a plain step's cost is read from the map's few facts (``StepFacts``: the hexes of
+  another terrain than the map's default, its road hexes, its hexsides), worked out
+  once per map, not worked out per hex and next hex the first time a process met
+  them (some forty a resolution, each with five calls).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pbem.rules import find_ruleset
+from pbem.rules.furor_barbarus import movement
+from pbem.rules.furor_barbarus.orders import MoveOrder
+from pbem.rules.furor_barbarus.sequence import normalised_path
+from pbem.rules.furor_barbarus.terrain import ROAD_COST_HALF
+from tests.support.calls import counted_calls
+from tests.support.furor_turns import bot_turns
+
+SCENARIOS = ("vouille", "soissons", "tolbiac", "campus-mauriacus")
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_step_s_cost_from_the_map_s_facts_is_the_terrain_effects_chart_s(scenario: str) -> None:
+    """Every step between adjacent hexes of the map, off road and (from a road hex)
+    on road: the cost read from the facts is ``_cost_half``'s, the one rule."""
+    rules = find_ruleset("furor-barbarus")
+    gm = rules.field(rules.setup(scenario, [])).game_map
+    neighbours, enter, default, road, crossed = movement.step_facts(gm)
+    compared = 0
+    for a in gm.all_hexes():
+        assert neighbours[a] == frozenset(gm.neighbours(a))
+        for b in gm.neighbours(a):
+            for on_road in (False, True) if a in road else (False,):
+                if b in crossed.get(a, {}):
+                    found = crossed[a][b][on_road]
+                else:
+                    found = ROAD_COST_HALF if on_road and b in road else enter.get(b, default)
+                assert found == movement._cost_half(gm, a, b, on_road), (a, b, on_road)
+                compared += 1
+    assert compared > 6 * 100
+
+
+def test_a_fresh_process_works_out_no_plain_step_s_cost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh process (the map's step costs not yet worked out) checking the moves
+    of a Campus Mauriacus game worked out the cost of each step it met for the first
+    time (``step_cost_half``, then ``_cost_half``: some forty a resolution); it now
+    reads the plain steps' costs from the map's facts and works out none."""
+    rules = find_ruleset("furor-barbarus")
+    turns = bot_turns("campus-mauriacus", 6)
+    gm = rules.field(turns[0][0]).game_map
+    gm.__dict__.pop("_step_rows", None)  # as a fresh process finds it
+    if hasattr(movement, "step_facts"):
+        movement.step_facts(gm)
+    worked_out = counted_calls(monkeypatch, movement, "_cost_half")
+    plain = 0
+    for position, side, orders in turns:
+        field = rules.field(position)
+        for ol in orders:
+            if isinstance(ol.order, MoveOrder):
+                check = movement.check_move(field, ol.order.unit, normalised_path(field, ol.order), side)
+                plain += check.legal and not check.zoc_tests and not check.overruns
+                if check.legal:
+                    movement.apply_move(field, ol.order.unit, normalised_path(field, ol.order), check)
+    assert plain > 20
+    assert len(worked_out) == 0, [args[1:] for args in worked_out]
