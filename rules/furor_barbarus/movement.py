@@ -71,7 +71,7 @@ class StepFacts(NamedTuple):
     its few hexes of other terrain and its few hexsides, not per hex): a step into an
     adjacent ``b`` across no hexside costs ``enter.get(b, default)`` half-MPs, or
     ``ROAD_COST_HALF`` from a road hex into a road hex by a unit still on road (as
-    ``_cost_half`` says: ``tests/test_costs_furor_steps.py`` compares the two on
+    ``_cost_half`` says: ``tests/test_costs_furor_campus.py`` compares the two on
     every map); a step across a hexside costs ``crossed[a][b][on_road]``, worked out
     by ``_cost_half`` for each of the map's hexsides."""
 

@@ -5,7 +5,10 @@ or more, checked at submit and again as they are played, each in a fresh process
 - a plain step's cost is read from the map's few facts (``StepFacts``: the hexes of
   another terrain than the map's default, its road hexes, its hexsides), worked out
   once per map, not worked out per hex and next hex the first time a process met
-  them (some forty a resolution, each with five calls).
+  them (some forty a resolution, each with five calls);
+- before each combat, Campus Mauriacus notes the Romans' Alans at full strength
+  from the Alans' entries (their ids found once per counter sheet), not with a
+  generator over every unit of the battle.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import movement
 from pbem.rules.furor_barbarus.orders import MoveOrder
 from pbem.rules.furor_barbarus.sequence import normalised_path
+from pbem.rules.furor_barbarus.special_rules import campus_mauriacus
 from pbem.rules.furor_barbarus.terrain import ROAD_COST_HALF
-from tests.support.calls import counted_calls
+from tests.support.calls import counted_calls, python_calls
 from tests.support.furor_turns import bot_turns
 
 SCENARIOS = ("vouille", "soissons", "tolbiac", "campus-mauriacus")
@@ -67,3 +71,28 @@ def test_a_fresh_process_works_out_no_plain_step_s_cost(monkeypatch: pytest.Monk
                     movement.apply_move(field, ol.order.unit, normalised_path(field, ol.order), check)
     assert plain > 20
     assert len(worked_out) == 0, [args[1:] for args in worked_out]
+
+
+def test_the_alans_at_full_strength_are_read_from_the_alans_entries() -> None:
+    """``before_combat`` went through the 44 units of the battle in a generator at
+    every combat (resumed once per Alan it found); it now reads the entries of the
+    three Alans, whose ids are found once per counter sheet: the same list."""
+    rules = find_ruleset("furor-barbarus")
+    position = bot_turns("campus-mauriacus", 1)[0][0]
+    field = rules.field(position)
+    units, counters = field.units, field.scenario.counters
+    units[next(u for u in units if counters[u].name == campus_mauriacus.ALAN_NAME)]["reduced"] = True
+    expected = sorted(
+        u
+        for u, s in units.items()
+        if s["status"] == "active"
+        and s["hex"]
+        and s["side"] == "romans"
+        and counters[u].name == "Alans"
+        and not s["reduced"]
+    )
+    assert 1 <= len(expected) < len([u for u in counters if counters[u].name == "Alans"])
+    field.special.before_combat(field, None)  # type: ignore[arg-type]  # the combat is not read
+    _, calls = python_calls(lambda: field.special.before_combat(field, None))  # type: ignore[arg-type]
+    assert field.memo[campus_mauriacus.FULL_ALANS] == expected
+    assert calls == ["<lambda>", "before_combat", "alan_units"], calls
