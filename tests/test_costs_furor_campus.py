@@ -6,12 +6,19 @@ or more, checked at submit and again as they are played, each in a fresh process
   another terrain than the map's default, its road hexes, its hexsides), worked out
   once per map, not worked out per hex and next hex the first time a process met
   them (some forty a resolution, each with five calls);
+- a move of the dry walk (``validate``) is checked and placed by ``walk_orders``
+  itself: no ``hex_of`` for the path's first hex, no ``_dry_move``, no named tuple
+  ``__new__`` for a legal verdict, and ``place`` calls ``touched`` only when the move
+  may change a cached zone (the mover's own side's enemies' zone it leaves as it is);
 - before each combat, Campus Mauriacus notes the Romans' Alans at full strength
   from the Alans' entries (their ids found once per counter sheet), not with a
   generator over every unit of the battle.
 """
 
 from __future__ import annotations
+
+import functools
+from collections import Counter
 
 import pytest
 
@@ -96,3 +103,17 @@ def test_the_alans_at_full_strength_are_read_from_the_alans_entries() -> None:
     _, calls = python_calls(lambda: field.special.before_combat(field, None))  # type: ignore[arg-type]
     assert field.memo[campus_mauriacus.FULL_ALANS] == expected
     assert calls == ["<lambda>", "before_combat", "alan_units"], calls
+
+
+def test_a_checked_file_s_moves_are_placed_in_few_calls() -> None:
+    """Checking a Campus Mauriacus file (``validate``: the dry walk) called, for each
+    move, ``hex_of`` for the path's first hex, the verdict's named tuple ``__new__``,
+    ``_dry_move`` and ``touched`` from ``place``; none of them now, once per move."""
+    rules = find_ruleset("furor-barbarus")
+    for position, side, orders in bot_turns("campus-mauriacus", 4):
+        moves = sum(isinstance(ol.order, MoveOrder) for ol in orders)
+        problems, called = python_calls(functools.partial(rules.validate, position, side, orders))
+        calls = Counter(called)
+        assert not problems and moves > 10 and calls["check_move"] == calls["place"] == moves, calls
+        assert calls["touched"] == 0 and calls["_dry_move"] == 0, calls
+        assert calls["hex_of"] < moves and calls["<lambda>"] < moves / 2, calls  # (hex_of: the attacks)
