@@ -10,6 +10,10 @@ or more, checked at submit and again as they are played, each in a fresh process
   itself: no ``hex_of`` for the path's first hex, no ``_dry_move``, no named tuple
   ``__new__`` for a legal verdict, and ``place`` calls ``touched`` only when the move
   may change a cached zone (the mover's own side's enemies' zone it leaves as it is);
+- a plain step of a check looks up its hex's neighbours and its cost (two
+  ``dict.get``), not also its hex's hexsides and the next hex's units (four);
+- a battlefield's first move check works out the enemy zone and the hex index in one
+  pass over the units (``zone_and_index``), not one pass each;
 - before each combat, Campus Mauriacus notes the Romans' Alans at full strength
   from the Alans' entries (their ids found once per counter sheet), not with a
   generator over every unit of the battle.
@@ -18,12 +22,14 @@ or more, checked at submit and again as they are played, each in a fresh process
 from __future__ import annotations
 
 import functools
+import sys
 from collections import Counter
+from typing import Any
 
 import pytest
 
 from pbem.rules import find_ruleset
-from pbem.rules.furor_barbarus import movement
+from pbem.rules.furor_barbarus import movement, zones_of_control
 from pbem.rules.furor_barbarus.orders import MoveOrder
 from pbem.rules.furor_barbarus.sequence import normalised_path
 from pbem.rules.furor_barbarus.special_rules import campus_mauriacus
@@ -117,3 +123,56 @@ def test_a_checked_file_s_moves_are_placed_in_few_calls() -> None:
         assert not problems and moves > 10 and calls["check_move"] == calls["place"] == moves, calls
         assert calls["touched"] == 0 and calls["_dry_move"] == 0, calls
         assert calls["hex_of"] < moves and calls["<lambda>"] < moves / 2, calls  # (hex_of: the attacks)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_first_check_passes_over_the_units_once(scenario: str) -> None:
+    """The first move a check looks at needs the enemy zone and the hex index: two
+    passes over the units (``_zone_of_enemies``, ``Battlefield._index``); one now,
+    which gives the zone and the index the two passes give."""
+    rules = find_ruleset("furor-barbarus")
+    for position, side, orders in bot_turns(scenario, 3):
+        problems, called = python_calls(functools.partial(rules.validate, position, side, orders))
+        calls = Counter(called)
+        assert not problems and calls["check_move"] > 3, calls
+        assert calls["zone_and_index"] == 1 and calls["_index"] == 0 and calls["_zone_of_enemies"] == 0, calls
+        one, two = rules.field(position), rules.field(position)
+        for s in {side, *(str(e["side"]) for e in position["units"].values())}:
+            zone, where = zones_of_control.zone_and_index(one, s)
+            assert zone == zones_of_control._zone_of_enemies(two, s) and where == two.occupied(), s
+            one._where, one._cache = None, {}
+
+
+def test_a_plain_step_is_read_with_two_look_ups() -> None:
+    """Each plain step of a check called ``dict.get`` four times (the hex's
+    neighbours, its hexsides, the next hex's cost and its units); now twice (the
+    neighbours and the cost: the few hexes with a hexside, and the hexes holding a
+    unit, are found with ``in``), with three a check (the unit's entry, the cached
+    zone, the map's facts)."""
+    rules = find_ruleset("furor-barbarus")
+    gets = steps = checks = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal gets
+        gets += event == "c_call" and arg.__name__ == "get"
+
+    for position, side, orders in bot_turns("campus-mauriacus", 4):
+        field = rules.field(position)
+        movement.enemy_zoc(field, side), field.occupied()  # looked up once a check, before its first step
+        for ol in orders:
+            if isinstance(ol.order, MoveOrder):
+                path = normalised_path(field, ol.order)
+                before = gets
+                sys.setprofile(profile)
+                try:
+                    check = movement.check_move(field, ol.order.unit, path, side)
+                finally:
+                    sys.setprofile(None)
+                if check.legal and not check.zoc_tests and not check.overruns:
+                    steps += len(path)
+                    checks += 1
+                else:
+                    gets = before
+                if check.legal:
+                    movement.apply_move(field, ol.order.unit, path, check)
+    assert steps > 100 and gets <= 2 * steps + 3 * checks, (gets, steps, checks)

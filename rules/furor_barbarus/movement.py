@@ -22,7 +22,7 @@ from pbem.rules.furor_barbarus.terrain import (
     Crossing,
     Feature,
 )
-from pbem.rules.furor_barbarus.zones_of_control import enemy_zoc
+from pbem.rules.furor_barbarus.zones_of_control import enemy_zoc, zone_and_index
 from pbem.rules.suggest import did_you_mean, listing
 
 ZOC_TO_ZOC = "zoc-to-zoc"
@@ -237,14 +237,12 @@ def _plain_steps(
     gm = field.game_map
     neighbours, enter, default, road, crossed = gm.__dict__.get("_step_facts") or step_facts(gm)
     on_road = here in road
-    spent = step = 0
-    for nxt in path:
-        near = neighbours.get(here)
-        if near is None or nxt not in near:
+    spent = 0
+    for step, nxt in enumerate(path):  # ``step``: the steps taken before this one
+        if nxt not in neighbours.get(here, ()):
             break
-        across = crossed.get(here)
-        if across is not None and nxt in across:
-            cost = across[nxt][on_road]
+        if here in crossed and nxt in crossed[here]:  # (few hexes have a hexside: one look-up for the rest)
+            cost = crossed[here][nxt][on_road]
             if cost is None:
                 break
         elif on_road and nxt in road:  # from a road hex (``on_road``) into a road hex
@@ -253,10 +251,9 @@ def _plain_steps(
             cost = enter.get(nxt, default)
         if spent + cost > allowance:
             break
-        occupants = where.get(nxt)
-        if occupants is not None:
+        if nxt in where:  # (most hexes of a path are empty: one look-up for them)
             hostile = False
-            for u in occupants:
+            for u in where[nxt]:
                 if units[u]["side"] != side:
                     hostile = True
             if hostile:
@@ -265,11 +262,12 @@ def _plain_steps(
             if here in zoc:
                 break
             return nxt, step + 1, spent + cost, on_road and cost == ROAD_COST_HALF, True
-        step += 1
         spent += cost
         if on_road and cost != ROAD_COST_HALF:
             on_road = False
         here = nxt
+    else:
+        return here, len(path), spent, on_road, False
     return here, step, spent, on_road, False
 
 
@@ -293,8 +291,14 @@ def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, fin
     if not path:
         return MoveCheck(f"a move of {uid} needs at least one hex")
     # nothing moves while a path is checked: the enemy zone (enemy_zoc) and the hex index, looked up once
-    zoc = field._cache.get(("zoc", side)) or enemy_zoc(field, side)
-    where = field._where if field._where is not None else field.occupied()
+    zoc = field._cache.get(("zoc", side))
+    where = field._where
+    if zoc is None or where is None:
+        if zoc is None and where is None:  # the battlefield's first check: both in one pass over the units
+            zoc, where = zone_and_index(field, side)
+        else:
+            zoc = enemy_zoc(field, side) if zoc is None else zoc
+            where = field.occupied() if where is None else where
     here, step, spent, on_road, stopped = _plain_steps(field, entry["hex"], 2 * mp, side, path, zoc, where)
     if step < len(path):  # a step the tables do not settle: walked by _step
         walk = _Walk(here, step, spent, on_road, _zoc_stop(here) if stopped else None)
