@@ -12,6 +12,8 @@ or more, checked at submit and again as they are played, each in a fresh process
   may change a cached zone (the mover's own side's enemies' zone it leaves as it is);
 - a plain step of a check looks up its hex's neighbours and its cost (two
   ``dict.get``), not also its hex's hexsides and the next hex's units (four);
+- a move line naming a unit named before is read by the parse's own loop, without
+  the parse callable, ``Order.parse``, ``_parse_move`` and ``MoveOrder.__new__``;
 - a battlefield's first move check works out the enemy zone and the hex index in one
   pass over the units (``zone_and_index``), not one pass each;
 - before each combat, Campus Mauriacus notes the Romans' Alans at full strength
@@ -29,8 +31,9 @@ from typing import Any
 import pytest
 
 from pbem.rules import find_ruleset
+from pbem.rules.base import parse_order_lines
 from pbem.rules.furor_barbarus import movement, zones_of_control
-from pbem.rules.furor_barbarus.orders import MoveOrder
+from pbem.rules.furor_barbarus.orders import MoveOrder, Order
 from pbem.rules.furor_barbarus.sequence import normalised_path
 from pbem.rules.furor_barbarus.special_rules import campus_mauriacus
 from pbem.rules.furor_barbarus.terrain import ROAD_COST_HALF
@@ -176,3 +179,53 @@ def test_a_plain_step_is_read_with_two_look_ups() -> None:
                 if check.legal:
                     movement.apply_move(field, ol.order.unit, path, check)
     assert steps > 100 and gets <= 2 * steps + 3 * checks, (gets, steps, checks)
+
+
+def test_a_move_line_is_read_in_the_parse_s_loop() -> None:
+    """A move line went through the parse callable, ``Order.parse``, ``_parse_move``
+    and the named tuple's ``__new__`` (four Python calls a line, most lines of a
+    file, at submit and again at resolve); a line whose one-word unit was named
+    before is read in the parse's loop, to the same order: none of the four."""
+    rules = find_ruleset("furor-barbarus")
+    text = "\n".join(ol.text for _, _, orders in bot_turns("campus-mauriacus", 3) for ol in orders)
+    first = rules.parse_orders(text)  # names each unit once
+    again, called = python_calls(functools.partial(rules.parse_orders, text))
+    moves = sum(isinstance(ol.order, MoveOrder) for ol in again[0])
+    assert again == first and moves > 30 and not again[1]
+    calls = Counter(called)
+    assert calls["_parse_move"] == 0 and calls["<lambda>"] == 0 and calls["parse"] == len(again[0]) - moves, calls
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_parse_reads_every_line_as_order_parse_does(scenario: str) -> None:
+    """The parse's own loop gives the orders and problems ``parse_order_lines`` gives
+    with ``Order.parse``: bot files, and lines that look like moves but are not
+    (a hex of three digits or of other characters, digits of another script, a
+    unit named by several words, a name not known), before and after their units
+    are named once."""
+    rules = find_ruleset("furor-barbarus")
+    names = rules.unit_names
+    texts = ["\n".join(ol.text for ol in orders) for _, _, orders in bot_turns(scenario, 4)]
+    unit = next(iter(rules.field(rules.setup(scenario, [])).units))
+    texts.append(
+        "\r\n".join(
+            [
+                f"move {unit} 0101 0102 # a comment",
+                f"MOVE\t{unit.upper()}  0101",
+                f"move {unit} 0101 010",
+                f"move {unit} 0101 01a2",
+                f"move {unit} 0101 \u0661\u0662\u0663\u0664",
+                f"move {unit} 01010 0101",
+                f"move {unit}",
+                "move nobody-at-all 0101",
+                "move light infantry 0101 0102",
+                f"move {unit} 0101 0102 0103 0104 0105 0106 0107 0108 0109",
+                "  # nothing",
+                "attack 0101 with " + unit,
+            ]
+        )
+    )
+    for text in texts:
+        for _ in range(2):
+            expected = parse_order_lines(text, lambda line: Order.parse(line, names))
+            assert rules.parse_orders(text) == expected, text
