@@ -20,7 +20,7 @@ import pytest
 from pbem.dice import DiceStream
 from pbem.rules import find_ruleset
 from pbem.rules.base import Orders
-from pbem.rules.furor_barbarus import maps, ruleset
+from pbem.rules.furor_barbarus import maps, movement, ruleset
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.names import NameTable
 
@@ -61,7 +61,14 @@ def test_the_hex_index_is_built_once_per_battlefield(monkeypatch: pytest.MonkeyP
         assert found == fresh, (h, found, fresh)
         return found
 
+    real_with_zone = movement.zone_and_index  # a first move's check builds it with the enemy zone
+
+    def counting_with_zone(field: Battlefield, side: str) -> Any:
+        builds[field] = builds.get(field, 0) + 1
+        return real_with_zone(field, side)
+
     monkeypatch.setattr(Battlefield, "_index", counting)
+    monkeypatch.setattr(movement, "zone_and_index", counting_with_zone)
     monkeypatch.setattr(Battlefield, "units_in", checked)
     rules = find_ruleset("furor-barbarus")
     turns = _turns(scenario, 8)

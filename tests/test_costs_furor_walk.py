@@ -124,7 +124,8 @@ def test_a_move_line_is_parsed_without_settling_its_unit_again() -> None:
     again, calls = _calls(rules.parse_orders, text)
     assert again == first and len(again[0]) > 10 and not again[1]
     assert calls["names.py:settle"] == 0 and calls["orders.py:_unit"] == 0, calls
-    assert calls["orders.py:_parse_move"] == len(again[0]) and calls["<string>:__init__"] == 0, calls
+    # (a line naming a unit named before is now read without _parse_move: tests/test_costs_furor_campus.py)
+    assert calls["orders.py:_parse_move"] <= len(again[0]) and calls["<string>:__init__"] == 0, calls
 
 
 def test_the_odds_read_no_column_text() -> None:

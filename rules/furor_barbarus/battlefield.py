@@ -69,7 +69,6 @@ class Battlefield:
         self.moved: set[str] = set()
         self.has_attacked: set[str] = set()
         self.was_attacked: set[str] = set()
-        self._version = 0  # bumped whenever a unit changes hex, side or status
         self._cache: dict[object, Any] = {}
         self._where: dict[str, list[str]] | None = None  # hex -> its units, kept up to date as they move
         self._rank: dict[str, int] = {}  # uid -> its place in the position's units (the index's order)
@@ -83,7 +82,6 @@ class Battlefield:
         its own side's cached enemy zone as it was (before the speed work, clearing everything
         made a movement phase work the zones out dozens of times).  ``was_side``:
         the unit's side before a change of side."""
-        self._version += 1
         if uid is None:
             self._cache.clear()
             self._where = None
@@ -285,7 +283,11 @@ class Battlefield:
                 where[h] = [uid]
             else:
                 self._reindex(uid, before)
-        self.touched(uid)
+        cache = self._cache
+        # ``touched(uid)``, without the call when the only zone kept is the mover's own side's enemies'
+        # (one it leaves as it is): a move of a dry walk or of a resolution, after the first
+        if cache and (len(cache) != 1 or ("zoc", entry["side"]) not in cache):
+            self.touched(uid)
 
     def take_off(self, uid: str) -> None:
         """Off the map as eliminated, with no event and no loss counted (the dry

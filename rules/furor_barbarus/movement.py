@@ -22,7 +22,7 @@ from pbem.rules.furor_barbarus.terrain import (
     Crossing,
     Feature,
 )
-from pbem.rules.furor_barbarus.zones_of_control import enemy_zoc
+from pbem.rules.furor_barbarus.zones_of_control import enemy_zoc, zone_and_index
 from pbem.rules.suggest import did_you_mean, listing
 
 ZOC_TO_ZOC = "zoc-to-zoc"
@@ -64,6 +64,46 @@ def _step_rows(gm: GameMap) -> tuple[dict[str, dict[str, int | None]], dict[str,
     if rows is None:
         rows = gm.__dict__["_step_rows"] = ({}, {})
     return rows
+
+
+StepFacts = tuple[
+    dict[str, frozenset[str]],  # hex -> its on-map neighbours (``GameMap.neighbour_set``'s table)
+    dict[str, int],  # hex of another terrain than the map's default -> half-MPs to enter it
+    int,  # half-MPs to enter a hex of the map's default terrain
+    frozenset[str],  # the hexes of a road terrain
+    dict[str, dict[str, tuple[int | None, int | None]]],  # hex -> next hex across a hexside -> off road, on road
+]
+"""What a plain step's cost is read from, per map (worked out once per map from its
+few hexes of other terrain and its few hexsides, not per hex): a step into an
+adjacent ``b`` across no hexside costs ``enter.get(b, default)`` half-MPs, or
+``ROAD_COST_HALF`` from a road hex into a road hex by a unit still on road (as
+``_cost_half`` says: ``tests/test_costs_furor_campus.py`` compares the two on every
+map); a step across a hexside costs ``crossed[a][b][on_road]``, worked out by
+``_cost_half`` for each of the map's hexsides.  A plain tuple (a named tuple's class
+is made from source at import, some 2 M instructions in every process).  A hex not
+in the neighbours' table (a map not ``prepared``) leaves its steps to ``_step``."""
+
+
+def step_facts(gm: GameMap) -> StepFacts:
+    """The map's :data:`StepFacts`, worked out once per map (kept on it, as its other tables)."""
+    facts: StepFacts | None = gm.__dict__.get("_step_facts")
+    if facts is None:
+        facts = gm.__dict__["_step_facts"] = _facts_of(gm)
+    return facts
+
+
+def _facts_of(gm: GameMap) -> StepFacts:
+    if gm.default_terrain in ROAD_TERRAIN:  # no shipped map: every step is left to ``_step``
+        return ({}, {}, 0, frozenset(), {})
+    terrain_of = gm.terrain_of
+    enter = {h: MOVE_COST_HALF[t] for h, t in terrain_of.items()}
+    road = frozenset(h for h, t in terrain_of.items() if t in ROAD_TERRAIN)  # any other hex is of the default terrain
+    crossed: dict[str, dict[str, tuple[int | None, int | None]]] = {}
+    for a, b in gm.hexsides:  # off road, on road (``crossed[a][b][on_road]``)
+        crossed.setdefault(a, {})[b] = (_cost_half(gm, a, b, False), _cost_half(gm, a, b, True))
+        crossed.setdefault(b, {})[a] = (_cost_half(gm, b, a, False), _cost_half(gm, b, a, True))
+    neighbours: dict[str, frozenset[str]] = gm.__dict__.setdefault("_neighbour_set", {})
+    return (neighbours, enter, MOVE_COST_HALF[gm.default_terrain], road, crossed)
 
 
 def _cost_half(gm: GameMap, a: str, b: str, on_road: bool) -> int | None:
@@ -173,42 +213,47 @@ def _begin(field: Battlefield, uid: str) -> _Walk:
 
 
 def _plain_steps(
-    field: Battlefield, uid: str, side: str, path: Sequence[str], zoc: frozenset[str], where: dict[str, list[str]]
+    field: Battlefield,
+    here: str,
+    allowance: int,
+    side: str,
+    path: Sequence[str],
+    zoc: frozenset[str],
+    where: dict[str, list[str]],
 ) -> tuple[str, int, int, bool, bool]:
     """How far ``_step`` would take the leading steps of ``path`` as they are: into an
     adjacent hex empty or held by its own side, within the movement allowance, not
     from one enemy zone of control (``zoc``) to another (entering one stops the walk
-    there, as in ``_step``).  Read from the map's tables (step costs by hex) without a
-    ``_Walk`` per step; the first step that is anything else (or a cost not yet
-    worked out) is left to ``_step``, which says why it is illegal, stops the unit or
-    counts a test or an overrun.  Returns the hex reached, the steps taken, the
-    half-MPs spent, whether the unit is still on road and whether it stopped in an
-    enemy zone."""
+    there, as in ``_step``).  A step's cost is read from the map's :data:`StepFacts`,
+    without a ``_Walk`` per step
+    and without working out a cost per hex and next hex: a fresh process met some
+    forty steps a resolution whose cost it had not worked out yet.  The first step
+    that is anything else is left to ``_step``, which says why it is illegal, stops
+    the unit or counts a test or an overrun.  Returns the hex reached, the steps
+    taken, the half-MPs spent, whether the unit is still on road and whether it
+    stopped in an enemy zone.  ``here``: the unit's hex; ``allowance``: its
+    movement allowance in half-MPs."""
     units = field.units
-    here = units[uid]["hex"]
     gm = field.game_map
-    on_road = gm.terrain_of.get(here, gm.default_terrain) in ROAD_TERRAIN
-    off_rows, road_rows = gm.__dict__.get("_step_rows") or _step_rows(gm)
-    rows = road_rows if on_road else off_rows
-    allowance = 2 * field.scenario.counters[uid].mp
-    spent = step = 0
-    for nxt in path:
-        row = rows.get(here)
-        cost = row.get(nxt, _UNKNOWN) if row is not None else _UNKNOWN
-        if cost is None:
+    neighbours, enter, default, road, crossed = gm.__dict__.get("_step_facts") or step_facts(gm)
+    on_road = here in road
+    spent = 0
+    for step, nxt in enumerate(path):  # ``step``: the steps taken before this one
+        if nxt not in neighbours.get(here, ()):
             break
-        if cost == _UNKNOWN:  # not yet worked out: once per map, as _step would
-            if nxt not in gm.neighbour_set(here):
-                break
-            cost = step_cost_half(field, here, nxt, on_road)
+        if here in crossed and nxt in crossed[here]:  # (few hexes have a hexside: one look-up for the rest)
+            cost = crossed[here][nxt][on_road]
             if cost is None:
                 break
+        elif on_road and nxt in road:  # from a road hex (``on_road``) into a road hex
+            cost = ROAD_COST_HALF
+        else:
+            cost = enter.get(nxt, default)
         if spent + cost > allowance:
             break
-        occupants = where.get(nxt)
-        if occupants is not None:
+        if nxt in where:  # (most hexes of a path are empty: one look-up for them)
             hostile = False
-            for u in occupants:
+            for u in where[nxt]:
                 if units[u]["side"] != side:
                     hostile = True
             if hostile:
@@ -217,16 +262,13 @@ def _plain_steps(
             if here in zoc:
                 break
             return nxt, step + 1, spent + cost, on_road and cost == ROAD_COST_HALF, True
-        step += 1
         spent += cost
         if on_road and cost != ROAD_COST_HALF:
             on_road = False
-            rows = off_rows
         here = nxt
+    else:
+        return here, len(path), spent, on_road, False
     return here, step, spent, on_road, False
-
-
-_UNKNOWN = -1  # no step costs this (a cost is None or at least 0)
 
 
 def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, final: bool = True) -> MoveCheck:
@@ -239,17 +281,25 @@ def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, fin
         or entry["hex"] is None
         or entry["side"] != side
         or uid in field.moved
-        or field.scenario.counters[uid].mp <= 0
+        or (mp := field.scenario.counters[uid].mp) <= 0
     ):
         problem = _unit_problem(field, uid, side)
         if problem:
             return MoveCheck(problem)
+        assert entry is not None  # _unit_problem says what is wrong with a unit that may not move
+        mp = field.scenario.counters[uid].mp
     if not path:
         return MoveCheck(f"a move of {uid} needs at least one hex")
     # nothing moves while a path is checked: the enemy zone (enemy_zoc) and the hex index, looked up once
-    zoc = field._cache.get(("zoc", side)) or enemy_zoc(field, side)
-    where = field._where if field._where is not None else field.occupied()
-    here, step, spent, on_road, stopped = _plain_steps(field, uid, side, path, zoc, where)
+    zoc = field._cache.get(("zoc", side))
+    where = field._where
+    if zoc is None or where is None:
+        if zoc is None and where is None:  # the battlefield's first check: both in one pass over the units
+            zoc, where = zone_and_index(field, side)
+        else:
+            zoc = enemy_zoc(field, side) if zoc is None else zoc
+            where = field.occupied() if where is None else where
+    here, step, spent, on_road, stopped = _plain_steps(field, entry["hex"], 2 * mp, side, path, zoc, where)
     if step < len(path):  # a step the tables do not settle: walked by _step
         walk = _Walk(here, step, spent, on_road, _zoc_stop(here) if stopped else None)
         for nxt in path[step:]:
@@ -265,7 +315,10 @@ def check_move(field: Battlefield, uid: str, path: Sequence[str], side: str, fin
     problem = stacking_problem(field, uid, here, side) if final and here in where else None
     if problem:
         return MoveCheck(f"{uid} may not end its move in {here}: {problem}", len(path))
-    return MoveCheck(None, 0, zoc_tests, overruns, spent, stopped)
+    return _tuple_new(MoveCheck, (None, 0, zoc_tests, overruns, spent, stopped))  # MoveCheck(...), without its __new__
+
+
+_tuple_new = tuple.__new__  # what a named tuple's ``__new__`` calls with its fields, all of them given
 
 
 def apply_move(field: Battlefield, uid: str, path: Sequence[str], checked: MoveCheck | None = None) -> MoveCheck:

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from pbem.rules.base import OrderSyntaxError
+from pbem.rules.base import OrderLine, Orders, OrderSyntaxError, Problem
 from pbem.rules.names import FOUND_KEPT, NameTable
 from pbem.rules.suggest import did_you_mean
 
@@ -217,6 +217,42 @@ def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
         _UNIT_OF[names, typed] = found
     return MoveOrder(found, tuple(path))
 
+
+def parse_lines(text: str, names: NameTable = _NO_NAMES) -> tuple[Orders, list[Problem]]:
+    """``parse_order_lines(text, lambda line: Order.parse(line, names))``: the same
+    orders and problems.  A move line naming a unit named before (``_UNIT_OF``) with a
+    one-word name and a path of hexes is read here, without the three calls (the
+    parse callable, ``Order.parse``, ``_parse_move``) and the named tuple's ``__new__``
+    of each line (most lines of a file, at submit and again at resolve); any other
+    line goes through ``Order.parse``."""
+    lines: list[OrderLine] = []
+    problems: list[Problem] = []
+    for number, raw in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+        body = raw.split("#", 1)[0].strip()
+        if not body:
+            continue
+        words = body.split()
+        if (
+            len(words) >= 3
+            and words[0].lower() == "move"
+            and (names, words[1]) in _UNIT_OF
+            and set(map(len, words[2:])) == _FOUR  # each a hex: four characters (_parse_move's test of a word)...
+            and "".join(words[2:]).isdecimal()  # ... all decimal digits
+        ):
+            order: AnyOrder = _tuple_new(MoveOrder, (_UNIT_OF[names, words[1]], tuple(words[2:])))
+        else:
+            try:
+                order = Order.parse(body, names)
+            except OrderSyntaxError as exc:
+                problems.append(Problem(number, str(exc)))
+                continue
+        lines.append(OrderLine(number, body, order))
+    return Orders(tuple(lines)), problems
+
+
+_FOUR = frozenset((4,))  # the lengths of a path's words that are all hexes (a regular expression costs
+# some 0.4 M instructions to compile, in every process)
+_tuple_new = tuple.__new__  # a named tuple's ``__new__`` with all its fields given, without its Python frame
 
 _UNIT_OF: dict[tuple[NameTable, str], str] = {}
 """The unit a move names, by name table and the words typed (a name table never

@@ -26,7 +26,6 @@ from pbem.rules.base import (
     ScoreLine,
     TableError,
     TableInfo,
-    parse_order_lines,
 )
 from pbem.rules.furor_barbarus import bots as fb_bots
 from pbem.rules.furor_barbarus import svg
@@ -35,7 +34,7 @@ from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
 from pbem.rules.furor_barbarus.counters import Counter
 from pbem.rules.furor_barbarus.maps import GameMap
-from pbem.rules.furor_barbarus.orders import Order, PlaceOrder, StandingOrder
+from pbem.rules.furor_barbarus.orders import PlaceOrder, StandingOrder, parse_lines
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
 from pbem.rules.furor_barbarus.setup import (
@@ -276,8 +275,8 @@ class FurorBarbarus(Ruleset):
         _ = self.unit_names
 
     def parse_orders(self, text: str) -> tuple[Orders, list[Problem]]:
-        names = self.unit_names
-        return parse_order_lines(text, lambda line: Order.parse(line, names))
+        # parse_order_lines(text, lambda line: Order.parse(line, names)), a move line named before without a call
+        return parse_lines(text, self.unit_names)
 
     @property
     def unit_names(self) -> NameTable:

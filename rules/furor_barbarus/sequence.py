@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pbem.rules.base import OrderLine, Outcome, OutcomeKind
-from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, declare, resolve_attack
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder, SpecialOrder, StandingOrder
@@ -51,6 +51,7 @@ def walk_orders(
     when not dry, problems become ``skip`` events instead."""
     problems: list[tuple[int, str]] = []
     attacking = False
+    units = field.units
 
     def refuse(line: int, order: object, message: str) -> None:
         if dry:
@@ -62,17 +63,22 @@ def walk_orders(
     for ol in lines:
         o = ol.order
         if isinstance(o, MoveOrder) and not attacking:  # most lines: looked at first
-            path = o.path
-            if path and path[0] == field.hex_of(o.unit):  # normalised_path, without a call
+            uid, path = o
+            entry = units.get(uid)
+            start = entry["hex"] if entry is not None and entry["status"] == ACTIVE else None  # hex_of
+            if path and path[0] == start:  # normalised_path, without a call
                 path = path[1:]
-            check = check_move(field, o.unit, path, side)
+            check = check_move(field, uid, path, side)
             if check.problem is not None:
                 refuse(ol.line, o, check.problem or "illegal move")
-                continue
-            if dry:
-                _dry_move(field, o.unit, path, check.overruns)
-            else:
-                apply_move(field, o.unit, path, check)
+            elif not dry:
+                apply_move(field, uid, path, check)
+            else:  # the move, without rolling (a unit that may move: active, on the map, check_move)
+                for _, cmd in check.overruns:
+                    field.take_off(cmd)
+                field.place(uid, path[-1])
+                field.moved.add(uid)
+                field.paths[uid] = [start or "", *path]
             continue
         if isinstance(o, StandingOrder):
             continue
@@ -111,15 +117,6 @@ def walk_orders(
     return problems
 
 
-def _dry_move(field: Battlefield, uid: str, path: tuple[str, ...], overruns: tuple[tuple[int, str], ...]) -> None:
-    start = field.units[uid]["hex"]  # a unit that may move: active, on the map (check_move)
-    for _, cmd in overruns:
-        field.take_off(cmd)
-    field.place(uid, path[-1])
-    field.moved.add(uid)
-    field.paths[uid] = [start or "", *path]
-
-
 def play_phase_pair(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: CombatResultsTable) -> None:
     pos: dict[str, Any] = field.position
     if pos["player"] == 1:
@@ -149,3 +146,13 @@ def play_phase_pair(field: Battlefield, side: str, lines: Sequence[OrderLine], c
         return
     pos["turn"] = field.turn + 1
     pos["player"] = 1
+
+
+def _dry_move(field: Battlefield, uid: str, path: tuple[str, ...], overruns: tuple[tuple[int, str], ...]) -> None:
+    """A checked move played without rolling (the bots' walk; ``walk_orders`` writes it out)."""
+    start = field.units[uid]["hex"]  # a unit that may move: active, on the map (check_move)
+    for _, cmd in overruns:
+        field.take_off(cmd)
+    field.place(uid, path[-1])
+    field.moved.add(uid)
+    field.paths[uid] = [start or "", *path]

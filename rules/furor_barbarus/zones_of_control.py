@@ -58,5 +58,38 @@ def _zone_of_enemies(field: Battlefield, side: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def zone_and_index(field: Battlefield, side: str) -> tuple[frozenset[str], dict[str, list[str]]]:
+    """``enemy_zoc(field, side)`` and the hex index (``field.occupied()``) in one pass
+    over the units, for a battlefield that has neither yet (its first move's check:
+    two passes over the 44 units of Campus Mauriacus were some 2.8 k opcodes); both
+    are kept as each would keep it."""
+    if side == NEUTRAL:
+        return enemy_zoc(field, side), field.occupied()
+    counters = field.scenario.counters
+    gm = field.game_map
+    reach: dict[str, frozenset[str]] = gm.__dict__.get("_zoc_reach", {})
+    baggage = UnitType.BAGGAGE
+    zone: set[str] = set()
+    where: dict[str, list[str]] = {}
+    for u, s in field.units.items():  # as Battlefield._index, and for each enemy as _zone_of_enemies
+        if s["status"] == ACTIVE:
+            h = s["hex"]
+            if h is not None:
+                found = where.get(h)
+                if found is None:
+                    where[h] = [u]
+                else:
+                    found.append(u)
+                us = s["side"]
+                if us != side and us != NEUTRAL and counters[u].type is not baggage:
+                    near = reach.get(h)
+                    zone.update(near if near is not None else gm.zoc_reach(h))
+    field.index_builds += 1
+    field._rank = {}
+    field._where = where
+    found_zone = field._cache[("zoc", side)] = frozenset(zone)
+    return found_zone, where
+
+
 def in_enemy_zoc(field: Battlefield, h: str, side: str) -> bool:
     return h in enemy_zoc(field, side)

@@ -28,10 +28,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pbem.rules.furor_barbarus.battlefield import ACTIVE
-from pbem.rules.furor_barbarus.counters import Mark
+from pbem.rules.furor_barbarus.counters import Counter, Mark
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.scenario_rules import ScenarioRules
 from pbem.rules.furor_barbarus.special_rules import REGISTRY
@@ -62,6 +63,20 @@ SETUP_COMPANIONS = {
     "attila": "Huns",
     "valamir": "Ostrogoths",
 }  # memo: Alan units at full strength when the current combat began
+
+
+_ALANS: dict[int, tuple[Mapping[str, Counter], tuple[str, ...]]] = {}
+
+
+def alan_units(counters: Mapping[str, Counter]) -> tuple[str, ...]:
+    """The ids of the Alan counters (``ALAN_NAME``) in id order, found once per counter
+    sheet in a process (kept with the sheet itself, so its id is never reused)."""
+    found = _ALANS.get(id(counters))
+    if found is None or found[0] is not counters:
+        if len(_ALANS) >= 16:
+            _ALANS.clear()
+        found = _ALANS[id(counters)] = (counters, tuple(sorted(u for u, c in counters.items() if c.name == ALAN_NAME)))
+    return found[1]
 
 
 class CampusMauriacusRules(ScenarioRules):
@@ -97,18 +112,17 @@ class CampusMauriacusRules(ScenarioRules):
 
     # --- 4. defection of the Alans ------------------------------------------------
     def before_combat(self, field: Battlefield, combat: Combat) -> None:
-        # the Romans' Alans on the map at full strength, read from the units' entries (on_map,
-        # counter and is_reduced were three calls for each Roman unit, at every combat)
-        counters = field.scenario.counters
-        field.memo[FULL_ALANS] = sorted(
-            u
-            for u, s in field.units.items()
-            if s["status"] == ACTIVE
-            and s["hex"] is not None
-            and s["side"] == ROMANS
-            and counters[u].name == ALAN_NAME
-            and not s["reduced"]
-        )
+        # the Romans' Alans on the map at full strength, read from the Alans' entries (on_map,
+        # counter and is_reduced were three calls for each Roman unit, at every combat; then a
+        # generator over every unit of the battle, at every combat)
+        units = field.units
+        full = []
+        for u in alan_units(field.scenario.counters):
+            s = units.get(u)
+            if s is not None and s["status"] == ACTIVE and s["hex"] is not None and s["side"] == ROMANS:
+                if not s["reduced"]:
+                    full.append(u)
+        field.memo[FULL_ALANS] = full
 
     def after_combat(self, field: Battlefield, combat: Combat) -> None:
         field.memo.pop(FULL_ALANS, None)
