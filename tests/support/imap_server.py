@@ -7,7 +7,9 @@ knows a few users from a password file there (``USERS``, each with password
 (IMAPS), with a self-signed certificate for 127.0.0.1 made for it (``ca_file``:
 point ``SSL_CERT_FILE`` at it to trust it).  When the tests run as root, dovecot's own ``dovecot`` and
 ``dovenull`` users run its processes and own the mail (it refuses to keep mail
-as root); otherwise everything runs as the current user.  Without dovecot
+as root); otherwise everything runs as the current user.  A refused login is
+answered at once (``auth_failure_delay = 0``, where a real server waits two
+seconds).  Without dovecot
 installed the tests that need it are skipped and say why; `.ci/run` installs
 Debian's dovecot-imapd.
 """
@@ -134,6 +136,7 @@ log_path = {folder}/dovecot.log
 {ssl}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
+auth_failure_delay = 0
 default_login_user = {login_user}
 default_internal_user = {internal_user}
 first_valid_uid = 1
