@@ -33,6 +33,7 @@ from pbem.rules.farrapos import legal, svg
 from pbem.rules.farrapos import ruleset as farrapos_ruleset
 from pbem.rules.farrapos.counters import SIDES, Counter
 from pbem.rules.farrapos.position import View
+from pbem.rules.kept import PerObject
 from tests.support.calls import counted_calls
 from tests.support.farrapos_games import play_game
 
@@ -139,7 +140,7 @@ def _positions_with_events() -> list[tuple[dict[str, Any], list[dict[str, Any]]]
 def test_a_stacks_heading_is_made_once_per_city_and_holder(monkeypatch: pytest.MonkeyPatch) -> None:
     """A map made again makes none of its stacks' headings again; the map is the same."""
     made = counted_calls(monkeypatch, svg, "_heading")
-    monkeypatch.setattr(svg, "_HEADINGS", {})
+    monkeypatch.setattr(svg, "_HEADINGS", PerObject())
     for position, events in _positions_with_events()[::8]:
         first = svg.render(position, events)
         made.clear()

@@ -37,38 +37,30 @@ from pbem.rules.farrapos.orders import FORMS, parse_order
 from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
+from pbem.rules.kept import PerObject
 from pbem.rules.template_text import fit_comments
 
 if TYPE_CHECKING:
     import random
     from importlib.resources.abc import Traversable
 
-_BY_NAME: dict[int, tuple[Board, tuple[tuple[str, str], ...]]] = {}
-_WORDS: dict[int, tuple[CounterSheet, dict[tuple[str, bool], str]]] = {}
+
+def _sorted_by_name(board: Board) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(((city.name, cid) for cid, city in board.cities.items()), key=lambda c: c[0]))
 
 
-def _by_name(board: Board) -> tuple[tuple[str, str], ...]:
-    """Each city's name and id, sorted by name (board order among equal names), once
-    per board: the board in words lists its held cities in this order."""
-    kept = _BY_NAME.get(id(board))
-    if kept is None or kept[0] is not board:
-        if len(_BY_NAME) >= 8:
-            _BY_NAME.clear()
-        ordered = tuple(sorted(((city.name, cid) for cid, city in board.cities.items()), key=lambda c: c[0]))
-        kept = _BY_NAME[id(board)] = (board, ordered)
-    return kept[1]
+_BY_NAME: PerObject[Board, tuple[tuple[str, str], ...]] = PerObject()
+"""Each city's name and id, sorted by name (board order among equal names), once
+per board: the board in words lists its held cities in this order."""
+
+_WORDS: PerObject[CounterSheet, dict[tuple[str, bool], str]] = PerObject()
+"""Each MU's words in the board in words, by MU and face (reduced or not), per
+counter sheet: filled as met (:func:`_unit_word`), once per process for the
+shipped sheet."""
 
 
-def _unit_words(sheet: CounterSheet) -> dict[tuple[str, bool], str]:
-    """Each MU's words in the board in words, by MU and face (reduced or not), for
-    ``sheet``: filled as met (:func:`_unit_word`), once per process for the shipped
-    sheet; the sheet is kept beside them, so its id is never reused for another."""
-    kept = _WORDS.get(id(sheet))
-    if kept is None or kept[0] is not sheet:
-        if len(_WORDS) >= 8:  # sheets of house tables: keep the last few
-            _WORDS.clear()
-        kept = _WORDS[id(sheet)] = (sheet, {})
-    return kept[1]
+def _new_words(_sheet: CounterSheet) -> dict[tuple[str, bool], str]:
+    return {}
 
 
 def _unit_word(sheet: CounterSheet, unit: str, face: bool, words: dict[tuple[str, bool], str]) -> str:
@@ -260,9 +252,9 @@ class Farrapos(Ruleset):
 
         view = View(position)
         cities, reduced, sheet = view.cities, view.reduced, view.sheet
-        words = _unit_words(sheet)
+        words = _WORDS.get(sheet, _new_words)
         lines = []  # read off the position's dicts: a View's questions per city and MU were most of the cost
-        for name, cid in _by_name(view.board):  # in the order of the names, as sorted before
+        for name, cid in _BY_NAME.get(view.board, _sorted_by_name):  # in the order of the names, as sorted before
             data = cities[cid]
             units, militia = data["units"], int(data["militia"])
             if not (units or militia):

@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from pbem.rules.base import Event
 from pbem.rules.farrapos.board import Board, load_board
@@ -17,6 +18,7 @@ from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES, Co
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.svg_layout import BADGE_SIZE, MAP_H, MAP_W, MAP_X0, MAP_Y0, NAME_SIZE, Placement, _layout
+from pbem.rules.kept import PerObject
 from pbem.rules.mapdraw import (
     Box,
     Mark,
@@ -463,8 +465,8 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     """Every occupied city's MU and Militia, in two columns; appends to ``out``,
     returns the y below the longer column."""
     board = view.board
-    labels, reduced = _unit_labels(view.sheet), view.reduced
-    headings = _headings(board)
+    labels, reduced = _LABELS.get(view.sheet, _new_table), view.reduced
+    headings = _HEADINGS.get(board, _new_table)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
         city = view.cities[cid]
@@ -491,20 +493,10 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     return max(column_y)
 
 
-_HEADINGS: dict[int, tuple[Board, dict[tuple[str, str | None], str]]] = {}
-
-
-def _headings(board: Board) -> dict[tuple[str, str | None], str]:
-    """Each stack's heading in the stacks (its city and holder) after its ``x`` and
-    ``y``, by city and holder, for ``board``: filled as met (:func:`_heading`), once
-    per process for the shipped board; the board is kept beside them, so its id is
-    never reused for another."""
-    kept = _HEADINGS.get(id(board))
-    if kept is None or kept[0] is not board:
-        if len(_HEADINGS) >= 8:
-            _HEADINGS.clear()
-        kept = _HEADINGS[id(board)] = (board, {})
-    return kept[1]
+_HEADINGS: PerObject[Board, dict[tuple[str, str | None], str]] = PerObject()
+"""Each stack's heading in the stacks (its city and holder) after its ``x`` and
+``y``, by city and holder, per board: filled as met (:func:`_heading`), once per
+process for the shipped board."""
 
 
 def _heading(board: Board, cid: str, owner: str | None, headings: dict[tuple[str, str | None], str]) -> str:
@@ -515,19 +507,14 @@ def _heading(board: Board, cid: str, owner: str | None, headings: dict[tuple[str
     return heading
 
 
-_LABELS: dict[int, tuple[CounterSheet, dict[tuple[str, bool], str]]] = {}
+_LABELS: PerObject[CounterSheet, dict[tuple[str, bool], str]] = PerObject()
+"""Each MU's line in the stacks, escaped, by MU and face (reduced or not), per
+counter sheet: filled as met (:func:`_unit_label`), once per process for the
+shipped sheet."""
 
 
-def _unit_labels(sheet: CounterSheet) -> dict[tuple[str, bool], str]:
-    """Each MU's line in the stacks, escaped, by MU and face (reduced or not), for
-    ``sheet``: filled as met (:func:`_unit_label`), once per process for the shipped
-    sheet; the sheet is kept beside them, so its id is never reused for another."""
-    kept = _LABELS.get(id(sheet))
-    if kept is None or kept[0] is not sheet:
-        if len(_LABELS) >= 8:  # sheets of house tables: keep the last few
-            _LABELS.clear()
-        kept = _LABELS[id(sheet)] = (sheet, {})
-    return kept[1]
+def _new_table(_kept_for: object) -> dict[Any, str]:
+    return {}
 
 
 def _unit_label(view: View, unit: str, labels: dict[tuple[str, bool], str]) -> str:
