@@ -36,7 +36,6 @@ from pbem.rules.furor_barbarus import movement, zones_of_control
 from pbem.rules.furor_barbarus.orders import MoveOrder, Order
 from pbem.rules.furor_barbarus.sequence import normalised_path
 from pbem.rules.furor_barbarus.special_rules import campus_mauriacus
-from pbem.rules.furor_barbarus.terrain import ROAD_COST_HALF
 from tests.support.calls import counted_calls, python_calls
 from tests.support.furor_turns import bot_turns
 
@@ -48,17 +47,16 @@ def test_a_step_s_cost_from_the_map_s_facts_is_the_terrain_effects_chart_s(scena
     """Every step between adjacent hexes of the map, off road and (from a road hex)
     on road: the cost read from the facts is ``_cost_half``'s, the one rule."""
     rules = find_ruleset("furor-barbarus")
-    gm = rules.field(rules.setup(scenario, [])).game_map
+    field = rules.field(rules.setup(scenario, []))
+    gm = field.game_map
     neighbours, enter, default, road, crossed = movement.step_facts(gm)
+    assert default
     compared = 0
     for a in gm.all_hexes():
         assert neighbours[a] == frozenset(gm.neighbours(a))
         for b in gm.neighbours(a):
             for on_road in (False, True) if a in road else (False,):
-                if b in crossed.get(a, {}):
-                    found = crossed[a][b][on_road]
-                else:
-                    found = ROAD_COST_HALF if on_road and b in road else enter.get(b, default)
+                found = movement.step_cost_half(field, a, b, on_road)
                 assert found == movement._cost_half(gm, a, b, on_road), (a, b, on_road)
                 compared += 1
     assert compared > 6 * 100
@@ -68,13 +66,12 @@ def test_a_fresh_process_works_out_no_plain_step_s_cost(monkeypatch: pytest.Monk
     """A fresh process (the map's step costs not yet worked out) checking the moves
     of a Campus Mauriacus game worked out the cost of each step it met for the first
     time (``step_cost_half``, then ``_cost_half``: some forty a resolution); it now
-    reads the plain steps' costs from the map's facts and works out none."""
+    reads every step's cost from the map's facts and works out none."""
     rules = find_ruleset("furor-barbarus")
     turns = bot_turns("campus-mauriacus", 6)
     gm = rules.field(turns[0][0]).game_map
-    gm.__dict__.pop("_step_rows", None)  # as a fresh process finds it
-    if hasattr(movement, "step_facts"):
-        movement.step_facts(gm)
+    gm.__dict__.pop("_step_facts", None)  # as a fresh process finds it
+    movement.step_facts(gm)
     worked_out = counted_calls(monkeypatch, movement, "_cost_half")
     plain = 0
     for position, side, orders in turns:

@@ -48,22 +48,16 @@ class MoveCheck(NamedTuple):
 def step_cost_half(field: Battlefield, a: str, b: str, on_road: bool) -> int | None:
     """Half-MPs to move from ``a`` into adjacent ``b`` (None: impassable).
     ``on_road``: the unit began its move on a road hex and has stayed on road.
-    Looked up in the tables the map keeps (worked out once per map, hexes and road):
-    ``_step_rows(gm)[on_road][a][b]``."""
-    row = _step_rows(field.game_map)[on_road].setdefault(a, {})
-    if b in row:
-        return row[b]
-    row[b] = found = _cost_half(field.game_map, a, b, on_road)
-    return found
-
-
-def _step_rows(gm: GameMap) -> tuple[dict[str, dict[str, int | None]], dict[str, dict[str, int | None]]]:
-    """The map's step costs found so far, off road and on road: hex -> next hex -> half-MPs
-    (None: impassable); one row per hex, read without a key tuple per step."""
-    rows = gm.__dict__.get("_step_rows")
-    if rows is None:
-        rows = gm.__dict__["_step_rows"] = ({}, {})
-    return rows
+    Read from the map's :data:`StepFacts` (worked out once per map); on a map whose
+    own terrain is a road (none ships) it is worked out at each step."""
+    gm = field.game_map
+    _neighbours, enter, default, road, crossed = gm.__dict__.get("_step_facts") or step_facts(gm)
+    if not default:  # no facts for this map (``_facts_of``)
+        return _cost_half(gm, a, b, on_road)
+    across = crossed.get(a)
+    if across is not None and b in across:
+        return across[b][on_road]
+    return ROAD_COST_HALF if on_road and b in road else enter.get(b, default)
 
 
 StepFacts = tuple[
@@ -93,7 +87,7 @@ def step_facts(gm: GameMap) -> StepFacts:
 
 
 def _facts_of(gm: GameMap) -> StepFacts:
-    if gm.default_terrain in ROAD_TERRAIN:  # no shipped map: every step is left to ``_step``
+    if gm.default_terrain in ROAD_TERRAIN:  # no shipped map: every step is left to ``_step``, worked out there
         return ({}, {}, 0, frozenset(), {})
     terrain_of = gm.terrain_of
     enter = {h: MOVE_COST_HALF[t] for h, t in terrain_of.items()}
