@@ -160,9 +160,7 @@ class Battlefield:
         per battlefield, then kept up to date by :meth:`_reindex` as units move,
         leave or die (before the speed work, every move threw it away and a
         resolution built it some twenty times)."""
-        self.index_builds += 1
         out: dict[str, list[str]] = {}
-        self._rank = {}  # filled when a unit first joins an occupied hex (see _reindex)
         for u, s in self.units.items():
             if s["status"] == ACTIVE:
                 h = s["hex"]
@@ -172,8 +170,15 @@ class Battlefield:
                         out[h] = [u]
                     else:
                         found.append(u)
-        self._where = out
+        self.adopt_index(out)
         return out
+
+    def adopt_index(self, where: dict[str, list[str]]) -> None:
+        """Keep ``where`` as the hex index: built by :meth:`_index`, or by a caller's own
+        pass over the units in the same way (``zones_of_control.zone_and_index``)."""
+        self.index_builds += 1
+        self._rank = {}  # filled when a unit first joins an occupied hex (see _reindex)
+        self._where = where
 
     def _located(self, uid: str) -> str | None:
         u = self.units[uid]

@@ -84,9 +84,7 @@ def zone_and_index(field: Battlefield, side: str) -> tuple[frozenset[str], dict[
                 if us != side and us != NEUTRAL and counters[u].type is not baggage:
                     near = reach.get(h)
                     zone.update(near if near is not None else gm.zoc_reach(h))
-    field.index_builds += 1
-    field._rank = {}
-    field._where = where
+    field.adopt_index(where)
     found_zone = field._cache[("zoc", side)] = frozenset(zone)
     return found_zone, where
 
