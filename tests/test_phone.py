@@ -3,7 +3,9 @@ headless Chromium: no page scrolls sideways (tables scroll inside their box, lon
 words wrap), and each report's close-up (the cropped map shown first) holds every
 combat, move and label it touches, none cut at its edge.  Real games through the
 CLI: Farrapos and Tolbiac played by the greedy bot (every Furor Barbarus
-scenario in the slow run), then ``pbem site`` and the referee's ``pbem report``."""
+scenario in the slow run), then ``pbem site`` and the referee's ``pbem report``.
+The default run measures Farrapos's pages at its first resolution and its last
+four; the slow run measures every resolution's."""
 
 from __future__ import annotations
 
@@ -18,23 +20,30 @@ from tests.support.phone_pages import Measured, measure, play
 
 pytestmark = pytest.mark.browser
 
-Game = tuple[str, str | None, int]
-"""A ruleset, its scenario, and how many resolutions the greedy bot plays."""
+Game = tuple[str, str | None, int, tuple[int, ...] | None]
+"""A ruleset, its scenario, how many resolutions the greedy bot plays, and the
+resolutions whose pages (each side's report, the referee's) are measured (None: all)."""
 
-FARRAPOS: Game = ("farrapos", None, 16)
+FARRAPOS: Game = ("farrapos", None, 16, None)
 """Farrapos's first battles come late."""
 
-TOLBIAC: Game = ("furor-barbarus", "tolbiac", 6)
+FARRAPOS_FIRST_AND_LATE: Game = ("farrapos", None, 16, (1, 13, 14, 15, 16))
+"""The same game, measured at its first resolution and its last four, where the
+battles are: the pages of the resolutions between differ only in their words."""
+
+TOLBIAC: Game = ("furor-barbarus", "tolbiac", 6, None)
 """Tolbiac makes a resolution of four or more combats within six resolutions."""
 
-EVERY_SCENARIO: list[Game] = [("furor-barbarus", s, 6) for s in ("campus-mauriacus", "soissons", "vouille")] + [TOLBIAC]
+EVERY_SCENARIO: list[Game] = [("furor-barbarus", s, 6, None) for s in ("campus-mauriacus", "soissons", "vouille")] + [
+    TOLBIAC
+]
 """The other three scenarios share Tolbiac's templates and maps; the slow run measures them too."""
 
 
 @pytest.fixture(
     scope="module",
     params=[
-        pytest.param([FARRAPOS, TOLBIAC], id="farrapos-tolbiac"),
+        pytest.param([FARRAPOS_FIRST_AND_LATE, TOLBIAC], id="farrapos-tolbiac"),
         pytest.param([FARRAPOS, *EVERY_SCENARIO], id="every-game", marks=pytest.mark.slow),
     ],
 )
@@ -44,10 +53,11 @@ def games(request: pytest.FixtureRequest) -> list[Game]:
 
 @pytest.fixture(scope="module")
 def pages(games: list[Game], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """Every page of each game's site, and the referee's report of each resolution."""
+    """Every page of each game's site, and the referee's report of each resolution
+    (of the resolutions measured, where a game names them)."""
     tmp = tmp_path_factory.mktemp("phone")
     out: list[Path] = []
-    for rules_id, scenario, resolutions in games:
+    for rules_id, scenario, resolutions, shown in games:
         game = scenario or rules_id
         t = Table(tmp, tmp / f"{game}.db")
         ruleset = find_ruleset(rules_id)
@@ -59,8 +69,9 @@ def pages(games: list[Game], tmp_path_factory: pytest.TempPathFactory) -> list[P
         site = tmp / "site" / game
         r = t.run("site", game, "-o", str(site))
         assert r.exit_code == 0, r.stderr
-        out += sorted(site.glob("*.html"))
-        for k in range(1, resolutions + 1):
+        ks = shown or range(1, resolutions + 1)
+        out += sorted(p for p in site.glob("*.html") if _resolution(p) in (None, 0, *ks))
+        for k in ks:
             page = site / f"referee-k{k}.html"
             r = t.run("report", game, "--turn", str(k), "-o", str(page))
             assert r.exit_code == 0, r.stderr
@@ -74,6 +85,13 @@ def measured(pages: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dic
     return {width: measure(tmp, pages, width) for width in (390, 1280)}
 
 
+def _resolution(page: Path) -> int | None:
+    """The resolution a site page reports (``report-k3-empire.html``: 3); None for the
+    game's own pages (index, audit, dice)."""
+    m = re.search(r"-k(\d+)\b", page.name)
+    return int(m.group(1)) if m else None
+
+
 def _name(m: Measured) -> str:
     return "/".join(Path(m.page).parts[-2:])
 
@@ -83,8 +101,15 @@ def test_no_page_scrolls_sideways(measured, pages, games, width):
     results = measured[width]
     assert len(results) == len(pages)
     names = {_name(m) for m in results}
-    for game in (scenario or rules_id for rules_id, scenario, _ in games):
-        assert {f"{game}/index.html", f"{game}/audit.html", f"{game}/dice.html", f"{game}/referee-k3.html"} <= names
+    for rules_id, scenario, resolutions, shown in games:
+        game = scenario or rules_id
+        ks = shown or range(1, resolutions + 1)
+        expected = {
+            f"{game}/{page}.html"
+            for k in ks
+            for page in (f"referee-k{k}", *(f"report-k{k}-{s}" for s in find_ruleset(rules_id).sides(scenario)))
+        }
+        assert {f"{game}/index.html", f"{game}/audit.html", f"{game}/dice.html", *expected} <= names
     wide = [(_name(m), m.scroll_width, m.wider) for m in results if m.scroll_width > m.width]
     assert all(m.width == width for m in results)
     assert wide == []

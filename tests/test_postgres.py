@@ -47,15 +47,35 @@ def passes(url: str, cwd: Path) -> Callable[..., str]:
 
 
 def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    """A whole game through the CLI, refusals included.  On PostgreSQL the plain-SQL
+    commands (``check``, ``submit``, ``process``, with workers too, ``status``) go
+    through psycopg alone (:mod:`pbem.store.pg`), importing no SQLAlchemy: the first
+    resolution is made through them, and the game's status read."""
+    from tests.support.imports import imports_of, offending
+
     ok = passes(postgres_url, tmp_path)
+
+    def hot(*args: str) -> str:
+        result, modules = imports_of(list(args), tmp_path, postgres_url)  # type: ignore[arg-type]
+        assert result.returncode == 0, (args, result.stderr[-2000:])
+        assert offending(modules, ("sqlalchemy", "sqlmodel", "pydantic", "pbem.store.orm")) == [], args
+        assert "psycopg" in modules, args
+        return result.stdout
+
     ok("keygen", "rep", "--dir", "k")
     ok("keygen", "emp", "--dir", "k")
     ok("new", "g1", "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
     for turn, (side, key) in enumerate([("republic", "k/rep"), ("empire", "k/emp"), ("republic", "k/rep")], start=1):
         ok("orders", "g1", "--side", side, "--bot", "random", "-o", f"t{turn}.txt")
         ok("sign", f"t{turn}.txt", "--key", key)
-        ok("submit", f"t{turn}.txt")
-        ok("process", "--all")
+        if turn == 1:
+            hot("check", "t1.txt")
+            hot("submit", "t1.txt")
+            hot("process", "--all", "--jobs", "2")
+            assert json.loads(hot("status", "g1", "--json"))["turn"] == 2
+        else:
+            ok("submit", f"t{turn}.txt")
+            ok("process", "--all")
     replay = pbem(postgres_url, tmp_path, "submit", "t1.txt")
     assert replay.returncode == 1 and "already resolved in resolution 1" in replay.stderr
     wrong_key = pbem(
@@ -70,6 +90,7 @@ def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path)
     ok("rollback", "g1", "--to", "2")
     after = json.loads(ok("status", "g1", "--json"))
     assert after["turn"] == 4 and after["awaiting"] == ["republic"]  # resolution 3 set aside; its number is not reused
+    assert "all checks hold" in ok("audit", "g1")
     ok("export", "g1", "-o", "g1.json")
     audit = ok("audit", "--archive", "g1.json")
     assert "all checks hold" in audit and "2 active, 1 set aside by 1 rollback(s)" in audit
@@ -149,32 +170,3 @@ def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
     assert "cannot open database postgresql+psycopg://nobody:***@/nowhere" in r.stderr
     assert "hunter2" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
-
-
-def test_the_hot_commands_speak_to_postgresql_through_psycopg_alone(postgres_url: str, tmp_path: Path) -> None:
-    """On PostgreSQL the plain-SQL commands (``check``, ``submit``,
-    ``process``, with workers too, ``status``) go through psycopg alone
-    (:mod:`pbem.store.pg`), importing no SQLAlchemy, and a turn resolves through them."""
-    from tests.support.imports import imports_of, offending
-
-    ok = passes(postgres_url, tmp_path)
-    ok("keygen", "rep", "--dir", "k")
-    ok("keygen", "emp", "--dir", "k")
-    for game in ("g1", "g2"):
-        ok("new", game, "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
-        ok("orders", game, "--side", "republic", "--bot", "random", "-o", f"{game}.txt")
-        ok("sign", f"{game}.txt", "--key", "k/rep")
-    for args in (
-        ["check", "g1.txt"],
-        ["submit", "g1.txt"],
-        ["submit", "g2.txt"],
-        ["process", "--all", "--jobs", "2"],
-        ["status", "g1", "--json"],
-    ):
-        result, modules = imports_of(args, tmp_path, postgres_url)  # type: ignore[arg-type]
-        assert result.returncode == 0, (args, result.stderr[-2000:])
-        assert offending(modules, ("sqlalchemy", "sqlmodel", "pydantic", "pbem.store.orm")) == [], args
-        assert "psycopg" in modules, args
-    assert json.loads(ok("status", "g1", "--json"))["turn"] == 2
-    assert json.loads(ok("status", "g2", "--json"))["turn"] == 2
-    assert "all checks hold" in ok("audit", "g2")
