@@ -9,7 +9,10 @@ point ``SSL_CERT_FILE`` at it to trust it).  When the tests run as root, dovecot
 ``dovenull`` users run its processes and own the mail (it refuses to keep mail
 as root); otherwise everything runs as the current user.  A refused login is
 answered at once (``auth_failure_delay = 0``, where a real server waits two
-seconds).  Without dovecot
+seconds), and the logins after it are not slowed: a real server doubles a delay
+for each failure from the same address, up to 15 seconds, through its
+``anvil-auth-penalty`` socket, which this one closes to its auth process
+(``mode = 0``, as Dovecot's documentation suggests).  Without dovecot
 installed the tests that need it are skipped and say why; `.ci/run` installs
 Debian's dovecot-imapd.
 """
@@ -160,6 +163,9 @@ service imap-login {{
 }}
 service anvil {{
   chroot =
+  unix_listener anvil-auth-penalty {{
+    mode = 0
+  }}
 }}
 service imap-login {{
   chroot =
