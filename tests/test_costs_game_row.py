@@ -98,3 +98,15 @@ def test_each_reveal_is_the_value_kept_below_the_one_before(tmp_path: Path) -> N
     assert len(walked) == 64 * 30  # s_4065 .. s_4094, walked below reveal 1 (s_4095) and kept since
     assert [walked[-64 * n : len(walked) - 64 * (n - 1)] for n in range(1, 6)] == reveals[1:]
     assert all(dice.H(bytes.fromhex(b)) == bytes.fromhex(a) for a, b in zip(reveals, reveals[1:], strict=False))
+
+
+def test_the_values_kept_in_either_form_give_the_next_reveal() -> None:
+    values = [bytes([7]) * 32]
+    for _ in range(5):
+        values.append(dice.H(values[-1]))  # s_0 .. s_5: each value hashes to the one above it
+    walked = b"".join(values[1:5]).hex()  # walked up from s_0 to the reveal s_5: s_1 .. s_4, lowest first
+    assert dice.kept_reveal(walked, values[5].hex()) == (values[4], walked)  # as written: the last value
+    assert dice.kept_reveal(walked, values[4].hex()) == (values[3], walked)  # then the one below the reveal before
+    assert dice.kept_reveal(walked, values[1].hex()) is None  # used up: walked from the checkpoint
+    assert dice.kept_reveal(walked[:-64], values[4].hex()) == (values[3], walked[:-64])  # as a resolution cut them
+    assert dice.kept_reveal(walked, values[0].hex()) is None  # below them all: no value follows it
