@@ -134,15 +134,26 @@ def reveal_and_walk(chain_length: int, k: int, kept_hex: str) -> tuple[bytes, st
 
 def kept_reveal(walked_hex: str, previous_hex: str) -> tuple[bytes, str] | None:
     """The next reveal read from the values a game kept (:func:`reveal_and_walk`),
-    with what is left of them, when the last one follows the reveal before
-    (``previous_hex``, one hash; None: walk from the checkpoint).  The caller gives
-    them only where the resolution before was made on the same chain."""
+    when it follows the reveal before (``previous_hex``, one hash; None: walk from
+    the checkpoint), with the values to keep: the same text.  The next reveal is
+    the value just below the reveal before where the values hold it (each
+    resolution leaves them as they were), else their last (as
+    :func:`reveal_and_walk` wrote them, below its reveal).  Left as they were, the
+    game's row keeps its size, so SQLite overwrites the one page that changes
+    instead of writing the row's overflow pages anew (shortened by one value per
+    resolution, it wrote five pages).  The caller gives them only where the
+    resolution before was made on the same chain."""
     if not walked_hex or not previous_hex:
         return None
-    value = bytes.fromhex(walked_hex[-64:])
+    at = walked_hex.rfind(previous_hex)
+    if at < 0:
+        at = len(walked_hex)
+    if at < 64 or at % 64:
+        return None
+    value = bytes.fromhex(walked_hex[at - 64 : at])
     if not reveal_follows(value, bytes.fromhex(previous_hex)):
         return None
-    return value, walked_hex[:-64]
+    return value, walked_hex
 
 
 def _walk_start(chain_length: int, k: int, count: int) -> tuple[int, int]:

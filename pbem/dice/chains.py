@@ -80,8 +80,9 @@ def reveal(
     """The reveal of link ``j`` of a chain (``1 <= j <= N - 1``), with the values
     kept for the chain's next reveals (hex, see :func:`dicev1.reveal_and_walk`).
     ``walked`` is what the resolution before kept, ``previous`` its reveal (hex):
-    given (and the link not the chain's first), the reveal is the last value kept,
-    checked by one hash against ``previous``, instead of a walk of up to 31
+    given (and the link not the chain's first), the reveal is the value kept just
+    below ``previous`` (:func:`dicev1.kept_reveal`; the values are kept as they
+    were), checked by one hash against it, instead of a walk of up to 31
     hashes up from the checkpoint in a fresh process.  ``secret`` gives the
     chain's seed and checkpoints (hex), asked for only when the reveal is walked."""
     if link > 1 and (kept := dicev1.kept_reveal(walked, previous)) is not None:

@@ -71,8 +71,8 @@ class Game(SQLModel, table=True):
     max_extensions: int | None = None  # deadline extensions in all
     referee_key: str | None = None  # OpenSSH public key line that signs the ledger
     tz: str | None = None  # IANA zone the game's deadlines are shown in (None: UTC)
-    # hex of the dice chain's values walked below the latest reveal (dice.reveal_and_walk): the next
-    # resolutions' reveals, as secret as the seed; never exported (None, empty: walk from a checkpoint)
+    # hex of the dice chain's values walked up from a checkpoint (dice.reveal_and_walk), left as they were:
+    # the next resolutions' reveals, as secret as the seed; never exported (None, empty: walk from a checkpoint)
     dice_walk: str | None = None
 
 

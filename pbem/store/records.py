@@ -39,8 +39,9 @@ class GameState(NamedTuple):
     """How many files are queued for the next resolution (any side): with none,
     a submit has nothing to supersede."""
     dice_walk: str = ""
-    """The dice chain's values walked below the latest reveal (hex, secret): the
-    next reveals, read instead of walked (``dice.chains.reveal``)."""
+    """The dice chain's values walked up from a checkpoint (hex, secret), kept as
+    they were written: the next reveals, each the value below the reveal before
+    (``dice.kept_reveal``), read instead of walked (``dice.chains.reveal``)."""
     reveal: str = ""
     """The current resolution's reveal (hex; empty before the first)."""
     position_text: str = ""
@@ -437,7 +438,7 @@ class NewResolution(NamedTuple):
     reveal: str  # hex
     nmr: str  # JSON list
     result: str | None  # JSON of the outcome when the game ends here
-    dice_walk: str = ""  # hex: the chain's values walked below the reveal, kept in the game's row (secret)
+    dice_walk: str = ""  # hex: the chain's values walked from a checkpoint, kept in the game's row (secret)
 
 
 def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]], resolved_ids: Sequence[int]) -> None:
