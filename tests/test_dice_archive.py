@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from pbem.audit import archive
@@ -46,3 +47,24 @@ def test_a_broken_archive_or_both_sources_are_refused_in_one_line(tmp_path: Path
     assert r.exit_code == 1 and "cannot read archive" in r.stderr
     assert runner.invoke(app, ["dice", "g1", "--archive", str(broken)]).exit_code == 2
     assert runner.invoke(app, ["dice"]).exit_code == 2
+
+
+def test_dice_stats_read_each_roll_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pbem dice --stats`` counts the faces once and fits each die size from those
+    counts (it counted them again for every die size's chi-square)."""
+    from pbem.dice import stats
+    from tests.support.calls import counted_calls
+
+    desk = open_desk(tmp_path)
+    try:
+        [game] = new_games(desk, 1)
+        play_resolutions(desk, game, 6)
+        archive.export(desk.engine, game, tmp_path / "g.json")
+    finally:
+        desk.engine.dispose()
+    read = counted_calls(monkeypatch, stats, "_sides_and_value")
+    r = CliRunner().invoke(app, ["dice", "--archive", str(tmp_path / "g.json"), "--json", "--stats"])
+    assert r.exit_code == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert list(out["stats"]) == ["6"] and len(out["rolls"]) > 0
+    assert len(read) == len(out["rolls"])  # before: once for the counts, and again for each die size's fit

@@ -62,12 +62,11 @@ def dice(
     rows = history
     summary: dict[str, _DieSummary] | None = None
     if stats:
+        counted = dice_stats.face_counts(rows)
+        fits = dice_stats.fit(counted)
         summary = {
-            str(sides): {
-                "faces": {str(f): c for f, c in sorted(counts.items())},
-                "chi_square": dice_stats.chi_square(rows)[sides],
-            }
-            for sides, counts in sorted(dice_stats.face_counts(rows).items())
+            str(sides): {"faces": {str(f): c for f, c in sorted(counts.items())}, "chi_square": fits[sides]}
+            for sides, counts in sorted(counted.items())
         }
     if as_json:
         typer.echo(

@@ -42,7 +42,9 @@ def face_counts(rolls: Iterable[Any]) -> dict[int, dict[int, int]]:
     counts: dict[int, dict[int, int]] = {}
     for roll in rolls:
         sides, value = _sides_and_value(roll)
-        faces = counts.setdefault(sides, dict.fromkeys(range(1, sides + 1), 0))
+        faces = counts.get(sides)
+        if faces is None:  # a die size's table made at its first roll, not at every roll
+            faces = counts[sides] = dict.fromkeys(range(1, sides + 1), 0)
         faces[value] += 1
     return dict(sorted(counts.items()))
 
@@ -53,8 +55,13 @@ def chi_square(rolls: Iterable[Any]) -> dict[int, ChiSquare]:
     A small p-value (say below 0.001) means the faces are further from even than a
     fair die would plausibly give; with few rolls per face (fewer than about 5) the
     chi-square approximation is rough."""
+    return fit(face_counts(rolls))
+
+
+def fit(counts: Mapping[int, Mapping[int, int]]) -> dict[int, ChiSquare]:
+    """:func:`chi_square` of counts :func:`face_counts` made."""
     result: dict[int, ChiSquare] = {}
-    for sides, faces in face_counts(rolls).items():
+    for sides, faces in counts.items():
         total = sum(faces.values())
         expected = total / sides
         statistic = sum((observed - expected) ** 2 for observed in faces.values()) / expected
