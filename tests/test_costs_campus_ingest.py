@@ -5,7 +5,9 @@ counts, never times); a Campus Mauriacus file is some twenty order lines:
   (a file of orders is no request): it split and stripped every line of every file;
 - an order line's ``OrderLine`` sets its three fields in its own dict, without three
   calls to ``setter`` (``object.__setattr__``, which checks the class's bases at each
-  call) for each line of each file.
+  call) for each line of each file;
+- a move line naming a unit named before looks its unit up once (``dict.get``), not
+  with ``in`` and then ``[]``, and slices its path once, not three times.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 from pbem.referee import requests
 from pbem.rules import base, find_ruleset
 from pbem.rules.base import OrderLine
+from pbem.rules.furor_barbarus import orders as furor_orders
 from tests.support.calls import counted_calls
 from tests.support.furor_turns import bot_turns
 
@@ -85,3 +88,36 @@ def test_an_order_line_is_the_frozen_value_it_was() -> None:
     assert vars(line) == {"line": 3, "text": "move huns-1 1505", "order": ("huns-1", ("1505",))}
     with pytest.raises(AttributeError):
         line.line = 4  # type: ignore[misc]
+
+
+class _CountedLookUps(dict[Any, str]):
+    """The parse's table of the units move lines name, counting its look-ups."""
+
+    looked_up = 0
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        _CountedLookUps.looked_up += 1
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        _CountedLookUps.looked_up += 1
+        return super().__contains__(key)
+
+    def __getitem__(self, key: Any) -> str:
+        _CountedLookUps.looked_up += 1
+        return super().__getitem__(key)
+
+
+def test_a_move_line_named_before_looks_its_unit_up_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = find_ruleset("furor-barbarus")
+    rules.prepare_parsing()
+    _position, _side, orders = bot_turns("campus-mauriacus", 3)[-1]
+    text = "\n".join(ol.text for ol in orders)
+    rules.parse_orders(text)  # every unit named once: kept in the table
+    kept = _CountedLookUps(furor_orders._UNIT_OF)
+    monkeypatch.setattr(furor_orders, "_UNIT_OF", kept)
+    _CountedLookUps.looked_up = 0
+    parsed, problems = rules.parse_orders(text)
+    moves = sum(1 for ol in parsed if isinstance(ol.order, furor_orders.MoveOrder))
+    assert not problems and moves >= 10
+    assert _CountedLookUps.looked_up == moves  # two a line before: ``in``, then ``[]``
