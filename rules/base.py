@@ -78,9 +78,12 @@ class OrderLine(Frozen):
     order: Any
 
     def __init__(self, line: int, text: str, order: Any) -> None:
-        setter(self, "line", line)
-        setter(self, "text", text)
-        setter(self, "order", order)
+        # set in the instance's own dict, as ``setter`` would (one per order line of every file:
+        # ``object.__setattr__`` checks the class's bases at each of its three calls)
+        fields = self.__dict__
+        fields["line"] = line
+        fields["text"] = text
+        fields["order"] = order
 
 
 class Orders(Frozen):

@@ -43,11 +43,18 @@ def vacation_days(message: bytes) -> int | None:
     head, sep, body = text.partition("\n\n")
     if not sep or "game:" not in head:
         return None
-    lines = [line.split("#", 1)[0].strip() for line in body.splitlines()]
-    orders = [line for line in lines if line]
-    if len(orders) != 1:
+    # the lines are read until a second order line: a turn file of orders is no request (each of
+    # its lines was split and stripped to find it so, a Campus Mauriacus file's twenty)
+    order = None
+    for line in body.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            if order is not None:
+                return None
+            order = line
+    if order is None:
         return None
-    m = _VACATION.fullmatch(orders[0])
+    m = _VACATION.fullmatch(order)
     return int(m.group(1)) if m else None
 
 

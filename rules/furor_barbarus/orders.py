@@ -232,20 +232,18 @@ def parse_lines(text: str, names: NameTable = _NO_NAMES) -> tuple[Orders, list[P
         if not body:
             continue
         words = body.split()
-        if (
-            len(words) >= 3
-            and words[0].lower() == "move"
-            and (names, words[1]) in _UNIT_OF
-            and set(map(len, words[2:])) == _FOUR  # each a hex: four characters (_parse_move's test of a word)...
-            and "".join(words[2:]).isdecimal()  # ... all decimal digits
-        ):
-            order: AnyOrder = _tuple_new(MoveOrder, (_UNIT_OF[names, words[1]], tuple(words[2:])))
-        else:
-            try:
-                order = Order.parse(body, names)
-            except OrderSyntaxError as exc:
-                problems.append(Problem(number, str(exc)))
+        if len(words) >= 3 and words[0].lower() == "move":
+            unit = _UNIT_OF.get((names, words[1]))  # one key and one look-up, the path sliced once
+            path = words[2:]
+            # each a hex: four characters (_parse_move's test of a word), all decimal digits
+            if unit is not None and set(map(len, path)) == _FOUR and "".join(path).isdecimal():
+                lines.append(OrderLine(number, body, _tuple_new(MoveOrder, (unit, tuple(path)))))
                 continue
+        try:
+            order: AnyOrder = Order.parse(body, names)
+        except OrderSyntaxError as exc:
+            problems.append(Problem(number, str(exc)))
+            continue
         lines.append(OrderLine(number, body, order))
     return Orders(tuple(lines)), problems
 
