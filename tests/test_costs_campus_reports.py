@@ -1,17 +1,25 @@
-"""What the close-up of a map (``mapdraw.take_in_marks``) no longer looks at again,
-counted, never timed: growing the box to take in whole the labels it meets went over
-every label it did not meet once per pass, and again after each pass that grew it (a
-chain of labels across a Campus Mauriacus board took up to eight passes over some two
-hundred labels); a label the box does not meet now waits beside the edge it lies
-beyond and is looked at again only once that edge has moved past it.  The close-up is
-the same box (``tests/test_report_map_costs.py`` compares it with the first version
-on random labels)."""
+"""What a Campus Mauriacus map no longer works out again, counted, never timed:
+
+- the close-up (``mapdraw.take_in_marks``), growing its box to take in whole the
+  labels it meets, went over every label it did not meet once per pass, and again
+  after each pass that grew it (a chain of labels across a Campus Mauriacus board took
+  up to eight passes over some two hundred labels); a label the box does not meet now
+  waits beside the edge it lies beyond and is looked at again only once that edge has
+  moved past it.  The close-up is the same box (``tests/test_report_map_costs.py``
+  compares it with the first version on random labels);
+- each map wrote every unit's factors again; now once per printed counter and face
+  in a process."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
-from pbem.rules import mapdraw
+import pytest
+
+from pbem.rules import find_ruleset, mapdraw
+from pbem.rules.furor_barbarus.counters import Counter
+from tests.support.furor_turns import bot_turns
 
 
 class _Looked(tuple[float, float, float, float]):
@@ -33,3 +41,25 @@ def test_a_chain_of_labels_does_not_look_again_at_the_labels_far_away() -> None:
     found = mapdraw.take_in_marks(box, [*chain, *far], (0.0, -500.0, 2000.0, 2000.0))
     assert found == (100.0, -1.0, 200.0, 301.0)  # up to the chain's last label, the far ones left out
     assert _Looked.looks == len(far)  # each far label looked at once (it was eleven times: a pass per label taken)
+
+
+def test_a_counters_factors_are_written_once_per_face_in_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each map wrote every unit's factors again (its strength on the face showing, its
+    MP and range); now once per printed counter and face in a process: a second map
+    of the same units writes none."""
+    ruleset = find_ruleset("furor-barbarus")
+    position = bot_turns("campus-mauriacus", 1)[0][0]
+    written: list[str] = []
+    real = Counter.value
+
+    def value(self: Counter, reduced: bool) -> int:
+        caller = sys._getframe(1).f_code.co_name
+        if caller in ("factors", "strength") and sys._getframe(2).f_code.co_name in ("factors", "counters"):
+            written.append(self.id)
+        return real(self, reduced)
+
+    first = ruleset.map_svg(position)
+    monkeypatch.setattr(Counter, "value", value)
+    again = ruleset.map_svg(position)
+    assert again == first
+    assert "counter-factors" in again and written == []  # it was one a unit on the map

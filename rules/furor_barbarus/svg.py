@@ -21,6 +21,7 @@ from functools import lru_cache
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.counters import Counter
 from pbem.rules.furor_barbarus.svg_board import board_of
 from pbem.rules.furor_barbarus.svg_legend import legend
 from pbem.rules.furor_barbarus.svg_shapes import (
@@ -48,6 +49,10 @@ from pbem.rules.mapdraw import (
     wrap,
 )
 
+_FACTORS: dict[tuple[int, bool], tuple[Counter, str]] = {}
+"""Each printed counter's factors on each face, by the counter object (kept with its
+text: an id is another object's once this one is gone)."""
+
 
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
@@ -69,10 +74,19 @@ class _Drawing:
         return self.printed[uid].value(bool(self.field.units[uid]["reduced"]))
 
     def factors(self, uid: str) -> str:
+        """The factors a unit's counter prints (strength-MP(-range)) on the face showing:
+        once per map and unit, each written once per printed counter and face in a
+        process (``_FACTORS``), where each map wrote every unit's again."""
         found = self._factors.get(uid)
         if found is None:
-            c = self.printed[uid]
-            found = self._factors[uid] = f"{self.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+            c, reduced = self.printed[uid], bool(self.field.units[uid]["reduced"])
+            kept = _FACTORS.get((id(c), reduced))
+            if kept is None or kept[0] is not c:
+                if len(_FACTORS) > 4096:
+                    _FACTORS.clear()
+                text = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+                kept = _FACTORS[(id(c), reduced)] = (c, text)
+            found = self._factors[uid] = kept[1]
         return found
 
     # --- the board ---------------------------------------------------------------
