@@ -8,16 +8,24 @@
   moved past it.  The close-up is the same box (``tests/test_report_map_costs.py``
   compares it with the first version on random labels);
 - each map wrote every unit's factors again; now once per printed counter and face
-  in a process."""
+  in a process;
+- a counter at a new place looked its type symbol's places up again, beside its
+  column's and its row's own: they are kept together (and the symbol's stroke with the
+  counter's face);
+- each counter alone in its hex and each roster line was a call of the map's own
+  around the piece it puts together."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from pbem.rules import find_ruleset, mapdraw
+from pbem.rules.furor_barbarus import svg as furor_svg
+from pbem.rules.furor_barbarus import svg_counters, svg_shapes
 from pbem.rules.furor_barbarus.counters import Counter
 from tests.support.furor_turns import bot_turns
 
@@ -63,3 +71,41 @@ def test_a_counters_factors_are_written_once_per_face_in_a_process(monkeypatch: 
     again = ruleset.map_svg(position)
     assert again == first
     assert "counter-factors" in again and written == []  # it was one a unit on the map
+
+
+def test_a_counter_finds_its_type_symbols_places_with_its_column_and_row() -> None:
+    """A counter drawn at a new place looked its type symbol's places along x and along
+    y up again (two look-ups a counter, and a call to put the symbol together): they
+    are now kept with its column's and its row's own places, and its stroke with its face."""
+    across = getattr(svg_shapes, "symbol_across", None) or svg_shapes._symbol_across  # type: ignore[attr-defined]
+    down = getattr(svg_shapes, "symbol_down", None) or svg_shapes._symbol_down  # type: ignore[attr-defined]
+    unit = ("franks-infantry-1", "Frankish infantry", "infantry", "4-7", False)
+    svg_counters.counter(*unit, "0101", 311.0, 422.0, "#2f5597", "fra-inf-1", False)  # its column, row and face
+    svg_counters.counter(*unit, "0202", 357.0, 468.0, "#2f5597", "fra-inf-1", False)
+    before = across.cache_info(), down.cache_info()
+    markup, *_marks = svg_counters.counter(*unit, "0102", 311.0, 468.0, "#2f5597", "fra-inf-1", False)
+    after = across.cache_info(), down.cache_info()
+    assert [a.hits + a.misses - b.hits - b.misses for a, b in zip(after, before)] == [0, 0]  # one each before
+    assert svg_shapes.symbol("infantry", 311.0 + 23 - 9, 468.0 + 12.5, 18, 10, "#ffffff") in markup
+
+
+def test_a_maps_single_counters_and_roster_lines_take_no_call_of_their_own() -> None:
+    """Each counter alone in its hex and each roster line was a call of the map's
+    (``_Drawing.counter``, ``_roster_line``) around the piece it puts together."""
+    ruleset = find_ruleset("furor-barbarus")
+    position = bot_turns("campus-mauriacus", 1)[0][0]
+    first = ruleset.map_svg(position)
+    called: list[str] = []
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename == furor_svg.__file__:
+            called.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        again = ruleset.map_svg(position)
+    finally:
+        sys.setprofile(None)
+    assert again == first
+    stacked = sum(1 for units in ruleset.field(position).occupied().values() if len(units) > 1)
+    assert called.count("counter") == stacked < 10 and "_roster_line" not in called  # they were one a unit
