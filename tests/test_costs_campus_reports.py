@@ -13,7 +13,8 @@
   column's and its row's own: they are kept together (and the symbol's stroke with the
   counter's face);
 - each counter alone in its hex and each roster line was a call of the map's own
-  around the piece it puts together."""
+  around the piece it puts together;
+- a move's line wrote each new hex's centre's numbers twice."""
 
 from __future__ import annotations
 
@@ -109,3 +110,20 @@ def test_a_maps_single_counters_and_roster_lines_take_no_call_of_their_own() -> 
     assert again == first
     stacked = sum(1 for units in ruleset.field(position).occupied().values() if len(units) > 1)
     assert called.count("counter") == stacked < 10 and "_roster_line" not in called  # they were one a unit
+
+
+def test_a_hexs_centre_is_written_once_for_a_moves_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move's line wrote each new hex's centre's numbers twice (as x and y, then again
+    as the point ``x,y``)."""
+    written: list[float] = []
+    real = furor_svg.tenths
+
+    def counted(v: float) -> str:
+        written.append(v)
+        return real(v)
+
+    monkeypatch.setattr(furor_svg, "tenths", counted)
+    furor_svg._point.cache_clear()
+    x, y, point = furor_svg._point("2417")
+    assert point == f"{x},{y}" == "{:.1f},{:.1f}".format(*svg_shapes.centre("2417"))
+    assert len(written) == 2  # it was four

@@ -262,7 +262,8 @@ def _point(h: str) -> tuple[str, str, str]:
     """The centre of hex ``h`` as written: x, y and the point ``x,y`` of a move's line
     (once per hex in a process: a move's line wrote each of its hexes' numbers)."""
     x, y = centre(h)
-    return tenths(x), tenths(y), f"{tenths(x)},{tenths(y)}"
+    tx, ty = tenths(x), tenths(y)  # each written once (the point wrote both again)
+    return tx, ty, f"{tx},{ty}"
 
 
 @lru_cache(maxsize=4096)
