@@ -21,6 +21,7 @@ from functools import lru_cache
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
 from pbem.rules.furor_barbarus.battlefield import Battlefield
+from pbem.rules.furor_barbarus.counters import Counter
 from pbem.rules.furor_barbarus.svg_board import board_of
 from pbem.rules.furor_barbarus.svg_legend import legend
 from pbem.rules.furor_barbarus.svg_shapes import (
@@ -48,6 +49,10 @@ from pbem.rules.mapdraw import (
     wrap,
 )
 
+_FACTORS: dict[tuple[int, bool], tuple[Counter, str]] = {}
+"""Each printed counter's factors on each face, by the counter object (kept with its
+text: an id is another object's once this one is gone)."""
+
 
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
@@ -69,10 +74,19 @@ class _Drawing:
         return self.printed[uid].value(bool(self.field.units[uid]["reduced"]))
 
     def factors(self, uid: str) -> str:
+        """The factors a unit's counter prints (strength-MP(-range)) on the face showing:
+        once per map and unit, each written once per printed counter and face in a
+        process (``_FACTORS``), where each map wrote every unit's again."""
         found = self._factors.get(uid)
         if found is None:
-            c = self.printed[uid]
-            found = self._factors[uid] = f"{self.strength(uid)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+            c, reduced = self.printed[uid], bool(self.field.units[uid]["reduced"])
+            kept = _FACTORS.get((id(c), reduced))
+            if kept is None or kept[0] is not c:
+                if len(_FACTORS) > 4096:
+                    _FACTORS.clear()
+                text = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+                kept = _FACTORS[(id(c), reduced)] = (c, text)
+            found = self._factors[uid] = kept[1]
         return found
 
     # --- the board ---------------------------------------------------------------
@@ -206,11 +220,30 @@ class _Drawing:
     def counters(self) -> list[str]:
         out = ['<g class="counters">']
         where, printed = self.field.occupied(), self.printed  # the hex index: the units on the map
+        states, colours, short, attacking = self.field.units, self.colours, self.short, self.attacking
+        marks = self.label_marks  # the counters' labels' marks, in the order they are drawn
         for h in sorted(where):
             units = where[h]  # read, never changed
             cx, cy = centre(h)
-            if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type
-                out.append(self.counter(units[0], cx - COUNTER_W / 2, cy - COUNTER_H / 2 + 1))
+            if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type (self.counter, inline)
+                uid = units[0]
+                c, state = printed[uid], states[uid]
+                markup, id_mark, factors_mark = svg_counters.counter(
+                    uid,
+                    c.name,
+                    c.type._value_,
+                    self.factors(uid),
+                    bool(state["reduced"]),
+                    state["hex"],
+                    cx - COUNTER_W / 2,
+                    cy - COUNTER_H / 2 + 1,
+                    colours.get(str(state["side"]), "#555"),
+                    short[uid],
+                    uid in attacking,
+                )
+                out.append(markup)
+                marks.append(id_mark)
+                marks.append(factors_mark)
                 continue
             main = next((u for u in units if printed[u].is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
@@ -229,7 +262,8 @@ def _point(h: str) -> tuple[str, str, str]:
     """The centre of hex ``h`` as written: x, y and the point ``x,y`` of a move's line
     (once per hex in a process: a move's line wrote each of its hexes' numbers)."""
     x, y = centre(h)
-    return tenths(x), tenths(y), f"{tenths(x)},{tenths(y)}"
+    tx, ty = tenths(x), tenths(y)  # each written once (the point wrote both again)
+    return tx, ty, f"{tx},{ty}"
 
 
 @lru_cache(maxsize=4096)
@@ -414,11 +448,16 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     placed = [
         (h, u) for h in sorted(where) for u in (where[h] if len(where[h]) == 1 else sorted(where[h]))
     ]  # by hex, id
-    rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if field.units[u]["side"] == s]
+    units, printed, short, colours, factors = field.units, d.printed, d.short, d.colours, d.factors
+    rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if units[u]["side"] == s]
     per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
     for i, (s, h, u) in enumerate(rows_by_side):
         col, row = divmod(i, per_col) if per_col else (0, 0)
-        name, reduced, fill = d.printed[u].name, bool(field.units[u]["reduced"]), d.colours.get(s, "#222")
-        out.append(_roster_line(10 + col * col_w, y + row * 16, h, u, d.short[u], d.factors(u), reduced, name, fill))
+        # _roster_line, without a call of its own a line
+        reduced, fill = bool(units[u]["reduced"]), colours.get(s, "#222")
+        before_y, before_hex, after_hex = _roster_words(
+            10 + col * col_w, u, short[u], factors(u), reduced, printed[u].name, fill
+        )
+        out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
     y += per_col * 16
     return y

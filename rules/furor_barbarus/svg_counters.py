@@ -9,25 +9,38 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pbem.rules.furor_barbarus.svg_shapes import COUNTER_H, COUNTER_W, TAB_H, TYPE_WORDS, _t, symbol, tenths
+from pbem.rules.furor_barbarus.svg_shapes import (
+    COUNTER_H,
+    COUNTER_W,
+    TAB_H,
+    TYPE_WORDS,
+    _t,
+    symbol_across,
+    symbol_at,
+    symbol_down,
+    symbol_style,
+    tenths,
+)
 from pbem.rules.mapdraw import LABEL_MARGIN, Mark, mark, text_width
 
 
 @lru_cache(maxsize=1024)
-def _across(x: float) -> tuple[str, str, str, float]:
+def _across(x: float) -> tuple[str, str, str, float, tuple[str, ...]]:
     """A counter's places along x with its left edge at ``x``, as written: the box's
-    edge, the ring's, the middle (and the middle as a number).  Kept by ``x`` alone
-    (a column of hexes), not by the place: a counter drawn at a place new to the
-    process mostly finds both its column's and its row's numbers written already."""
+    edge, the ring's, the middle (and the middle as a number), and its type symbol's
+    (``symbol_across``).  Kept by ``x`` alone (a column of hexes), not by the place: a
+    counter drawn at a place new to the process mostly finds both its column's and its
+    row's numbers written already."""
     mid = tenths(x + COUNTER_W / 2)
-    return tenths(x), tenths(x - 2.5), mid, float(mid)
+    return tenths(x), tenths(x - 2.5), mid, float(mid), symbol_across(x + COUNTER_W / 2 - 9, 18)
 
 
 @lru_cache(maxsize=1024)
-def _down(y: float) -> tuple[str, str, str, str, float, float, float, float]:
+def _down(y: float) -> tuple[str, str, str, str, float, float, float, float, tuple[str, ...]]:
     """A counter's places along y with its top at ``y``, as written: the box's edge,
-    the ring's, its id's and its factors' baselines; and the top and bottom edges of
-    its id's and its factors' marks (:func:`_label_mark`: the same arithmetic)."""
+    the ring's, its id's and its factors' baselines; the top and bottom edges of
+    its id's and its factors' marks (:func:`_label_mark`: the same arithmetic); and its
+    type symbol's places (``symbol_down``)."""
     id_y, factors_y = tenths(y + 10), tenths(y + COUNTER_H - 3)
     id_top, factors_top = float(id_y) - 0.96 * 9.0, float(factors_y) - 0.96 * 10.5
     return (
@@ -39,6 +52,7 @@ def _down(y: float) -> tuple[str, str, str, str, float, float, float, float]:
         id_top + 1.22 * 9.0 + LABEL_MARGIN,
         factors_top - LABEL_MARGIN,
         factors_top + 1.22 * 10.5 + LABEL_MARGIN,
+        symbol_down(y + 12.5, 10),
     )
 
 
@@ -79,9 +93,9 @@ def counter(
     (:func:`_label_mark`, their widths measured once per unit and face, their edges
     along y once per row).  Put together
     in one string from what its state gives and its places along x and y."""
-    box_x, ring_x, mid, mid_at = _across(x)
-    box_y, ring_y, id_y, factors_y, id_y0, id_y1, factors_y0, factors_y1 = _down(y)
-    title, look, ident, value, id_w, factors_w = _faces(uid, name, kind, factors, reduced, colour, short)
+    box_x, ring_x, mid, mid_at, symbol_x = _across(x)
+    box_y, ring_y, id_y, factors_y, id_y0, id_y1, factors_y0, factors_y1, symbol_y = _down(y)
+    title, look, ident, value, id_w, factors_w, style = _faces(uid, name, kind, factors, reduced, colour, short)
     ring = (
         f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} rx="4" fill="none" stroke="#d00000" '
         'stroke-width="3"/>'
@@ -91,7 +105,7 @@ def counter(
     markup = (
         f'{title}{where}</title><rect class="counter-box" x="{box_x}" y="{box_y}" {_SIZE}{look}{ring}'
         f'<text class="counter-id" x="{mid}" y="{id_y}"{ident}'
-        f"{symbol(kind, x + COUNTER_W / 2 - 9, y + 12.5, 18, 10, colour if reduced else '#ffffff')}"
+        f"{symbol_at(kind, symbol_x, symbol_y, style)}"
         f'<text class="counter-factors" x="{mid}" y="{factors_y}"{value}'
     )
     id_x, factors_x = mid_at - id_w / 2, mid_at - factors_w / 2  # the marks' left edges, as mark() works them out
@@ -105,11 +119,12 @@ def counter(
 @lru_cache(maxsize=1024)
 def _faces(
     uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str
-) -> tuple[str, str, str, str, float, float]:
+) -> tuple[str, str, str, str, float, float, tuple[str, str, str]]:
     """What a counter's markup owes to the unit's state alone, put together once per
     unit, face and colour in a process (a unit keeps them from one place to the
     next): its title up to its hex, its box's look, its id's and its factors' texts
-    after their places, and the widths of its id and its factors (bold)."""
+    after their places, the widths of its id and its factors (bold), and its type
+    symbol's stroke and size (``symbol_style``)."""
     face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
     escaped = _t(factors)
     return (
@@ -119,6 +134,7 @@ def _faces(
         f' font-size="10.5" text-anchor="middle" font-weight="bold" fill="{ink}">{escaped}</text></g>',
         text_width(short, 9.0, True),
         text_width(escaped, 10.5, True),
+        symbol_style(18, 10, colour if reduced else "#ffffff"),
     )
 
 

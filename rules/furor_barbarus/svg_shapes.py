@@ -138,9 +138,16 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
     under the box's top, a commander a flag, baggage a wheel.  Its places along x and
     along y are each written once per process: a counter drawn at a place new to the
     process mostly finds its column's and its row's places written already."""
-    x0, x1, x3, xm, x7, x75 = _symbol_across(x, w)
-    y0, y1, y35, y85, y15, y32, y5, ym = _symbol_down(y, h)
-    s, size = _symbol_style(w, h, colour)
+    return symbol_at(kind, symbol_across(x, w), symbol_down(y, h), symbol_style(w, h, colour))
+
+
+def symbol_at(kind: str, across: tuple[str, ...], down: tuple[str, ...], style: tuple[str, str, str]) -> str:
+    """:func:`symbol` of ``kind`` from its places along x (``symbol_across``) and along y
+    (``symbol_down``) and its stroke and size (``symbol_style``), as written: a counter
+    finds them among its column's, its row's and its face's (``svg_counters``)."""
+    x0, x1, x3, xm, x7, x75 = across
+    y0, y1, y35, y85, y15, y32, y5, ym = down
+    s, size, r = style
     out = f'<rect x="{x0}" y="{y0}" {size} {s}/>'
     if kind in ("infantry", "missile_infantry"):
         out += f'<path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>'
@@ -151,18 +158,18 @@ def symbol(kind: str, x: float, y: float, w: float, h: float, colour: str) -> st
     if kind == "commander":
         out += f'<path d="M{x3},{y85} L{x3},{y15} L{x75},{y32} L{x3},{y5}" {s}/>'
     if kind == "baggage":
-        out += f'<circle cx="{xm}" cy="{ym}" r="{tenths(h * 0.32)}" {s}/><path d="M{x0},{ym} L{x1},{ym}" {s}/>'
+        out += f'<circle cx="{xm}" cy="{ym}" r="{r}" {s}/><path d="M{x0},{ym} L{x1},{ym}" {s}/>'
     return out
 
 
 @lru_cache(maxsize=1024)
-def _symbol_across(x: float, w: float) -> tuple[str, ...]:
+def symbol_across(x: float, w: float) -> tuple[str, ...]:
     """The places along x a symbol in the box from ``x``, ``w`` wide, is drawn at, as written."""
     return tenths(x), tenths(x + w), tenths(x + w * 0.3), tenths(x + w / 2), tenths(x + w * 0.7), tenths(x + w * 0.75)
 
 
 @lru_cache(maxsize=1024)
-def _symbol_down(y: float, h: float) -> tuple[str, ...]:
+def symbol_down(y: float, h: float) -> tuple[str, ...]:
     """The places along y a symbol in the box from ``y``, ``h`` high, is drawn at, as written."""
     return (
         tenths(y),
@@ -177,6 +184,10 @@ def _symbol_down(y: float, h: float) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=256)
-def _symbol_style(w: float, h: float, colour: str) -> tuple[str, str]:
-    """A symbol's stroke in ``colour`` and its box's size, as written."""
-    return f'stroke="{colour}" stroke-width="1.3" fill="none"', f'width="{tenths(w)}" height="{tenths(h)}"'
+def symbol_style(w: float, h: float, colour: str) -> tuple[str, str, str]:
+    """A symbol's stroke in ``colour``, its box's size and a baggage wheel's radius, as written."""
+    return (
+        f'stroke="{colour}" stroke-width="1.3" fill="none"',
+        f'width="{tenths(w)}" height="{tenths(h)}"',
+        tenths(h * 0.32),
+    )
