@@ -28,6 +28,7 @@ from pbem.rules import find_ruleset, mapdraw
 from pbem.rules.furor_barbarus import svg as furor_svg
 from pbem.rules.furor_barbarus import svg_counters, svg_shapes
 from pbem.rules.furor_barbarus.counters import Counter
+from tests.support.calls import counted_calls
 from tests.support.furor_turns import bot_turns
 
 
@@ -115,14 +116,7 @@ def test_a_maps_single_counters_and_roster_lines_take_no_call_of_their_own() -> 
 def test_a_hexs_centre_is_written_once_for_a_moves_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """A move's line wrote each new hex's centre's numbers twice (as x and y, then again
     as the point ``x,y``)."""
-    written: list[float] = []
-    real = furor_svg.tenths
-
-    def counted(v: float) -> str:
-        written.append(v)
-        return real(v)
-
-    monkeypatch.setattr(furor_svg, "tenths", counted)
+    written = counted_calls(monkeypatch, furor_svg, "tenths")
     furor_svg._point.cache_clear()
     x, y, point = furor_svg._point("2417")
     assert point == f"{x},{y}" == "{:.1f},{:.1f}".format(*svg_shapes.centre("2417"))
