@@ -70,7 +70,10 @@ def _site_packages(python: Path) -> Path:
     return Path(out.stdout.strip())
 
 
+@pytest.mark.slow
 def test_wheel_installs_only_the_pbem_name(wheel: tuple[Path, str], tmp_path: Path) -> None:
+    """Installed into a fresh venv (slow: the default run reads the wheel's top-level
+    names in ``test_wheel_ships_templates_and_rules_data``)."""
     python = _fresh_venv(tmp_path / "venv", wheel[0], deps=False)
     names = sorted(p.name for p in _site_packages(python).iterdir() if p.name != "__pycache__")
     assert names == ["pbem", "pbem-0.1.0.dist-info"]
@@ -89,6 +92,7 @@ def test_wheel_ships_templates_and_rules_data(wheel: tuple[Path, str]) -> None:
     import zipfile
 
     names = set(zipfile.ZipFile(wheel[0]).namelist())
+    assert {name.split("/")[0] for name in names} == {"pbem", "pbem-0.1.0.dist-info"}  # no other top-level name
     for required in (
         "pbem/templates/report.html.j2",
         "pbem/templates/report.txt.j2",

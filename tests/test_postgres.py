@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 from sqlmodel import select
+from typer.testing import CliRunner
 
 from pbem import store
+from pbem.cli.application import app
 from pbem.referee import resolve
 from pbem.turnfiles import sshsig
 from tests.support.desk import assert_sound, new_games, open_desk, queue_next_turns, queued_count, write_next_turns
@@ -62,12 +64,17 @@ def test_a_game_through_the_cli_on_postgresql(postgres_url: str, tmp_path: Path)
         assert "psycopg" in modules, args
         return result.stdout
 
-    ok("keygen", "rep", "--dir", "k")
-    ok("keygen", "emp", "--dir", "k")
+    def offline(*args: str) -> None:
+        """A command that opens no database (``keygen``, ``sign``), run in this process."""
+        r = CliRunner().invoke(app, list(args), catch_exceptions=False)
+        assert r.exit_code == 0, (args, r.stderr)
+
+    offline("keygen", "rep", "--dir", str(tmp_path / "k"))
+    offline("keygen", "emp", "--dir", str(tmp_path / "k"))
     ok("new", "g1", "--rules", "farrapos", "--player", "republic=k/rep.pub", "--player", "empire=k/emp.pub")
     for turn, (side, key) in enumerate([("republic", "k/rep"), ("empire", "k/emp"), ("republic", "k/rep")], start=1):
         ok("orders", "g1", "--side", side, "--bot", "random", "-o", f"t{turn}.txt")
-        ok("sign", f"t{turn}.txt", "--key", key)
+        offline("sign", str(tmp_path / f"t{turn}.txt"), "--key", str(tmp_path / key))
         if turn == 1:
             hot("check", "t1.txt")
             hot("submit", "t1.txt")
