@@ -12,7 +12,6 @@ counts, never times); a Campus Mauriacus file is some twenty order lines:
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from pbem.referee import requests
 from pbem.rules import base, find_ruleset
 from pbem.rules.base import OrderLine
 from pbem.rules.furor_barbarus import orders as furor_orders
-from tests.support.calls import counted_calls
+from tests.support.calls import c_calls, counted_calls
 from tests.support.furor_turns import bot_turns
 
 HEADER = "game: g1\nrules: furor-barbarus\nside: huns\nturn: 7\nstate: 00\n\n"
@@ -29,19 +28,7 @@ HEADER = "game: g1\nrules: furor-barbarus\nside: huns\nturn: 7\nstate: 00\n\n"
 
 def _splits(work: Any) -> tuple[Any, int]:
     """What ``work()`` returns, and how many ``str.split`` calls it made."""
-    count = 0
-
-    def profile(_frame: Any, event: str, arg: Any) -> None:
-        nonlocal count
-        if event == "c_call" and getattr(arg, "__name__", "") == "split":
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        found = work()
-    finally:
-        sys.setprofile(None)
-    return found, count
+    return c_calls(work, "split")
 
 
 def test_a_file_of_orders_is_found_no_request_at_its_second_order_line() -> None:

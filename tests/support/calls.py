@@ -1,5 +1,6 @@
-"""What a piece of work calls, for the cost tests: the Python functions it runs, and
-how often it calls one function that a test wraps."""
+"""What a piece of work calls, for the cost tests: the Python functions it runs, the
+built-in functions of one name it calls, and how often it calls one function that a
+test wraps."""
 
 from __future__ import annotations
 
@@ -10,6 +11,15 @@ from typing import Any
 import pytest
 
 
+def _profiled(work: Callable[[], Any], profile: Callable[[Any, str, Any], None]) -> Any:
+    """``work()`` with ``profile`` told of each call and return (``sys.setprofile``)."""
+    sys.setprofile(profile)
+    try:
+        return work()
+    finally:
+        sys.setprofile(None)
+
+
 def python_calls(work: Callable[[], Any]) -> tuple[Any, list[str]]:
     """What ``work()`` returns, and the name of each Python function it called."""
     called: list[str] = []
@@ -18,12 +28,19 @@ def python_calls(work: Callable[[], Any]) -> tuple[Any, list[str]]:
         if event == "call":
             called.append(frame.f_code.co_name)
 
-    sys.setprofile(profile)
-    try:
-        found = work()
-    finally:
-        sys.setprofile(None)
-    return found, called
+    return _profiled(work, profile), called
+
+
+def c_calls(work: Callable[[], Any], name: str) -> tuple[Any, int]:
+    """What ``work()`` returns, and how many times it called a built-in function or
+    method named ``name`` (``str.split``: ``"split"``)."""
+    called: list[None] = []
+
+    def profile(_frame: Any, event: str, arg: Any) -> None:
+        if event == "c_call" and getattr(arg, "__name__", "") == name:
+            called.append(None)
+
+    return _profiled(work, profile), len(called)
 
 
 def counted_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tuple[Any, ...]]:
