@@ -1,8 +1,8 @@
-"""What a process works out once per object it meets (a board, a counter sheet),
-kept by the object's identity beside the object itself: an id freed and reused by
-another object never answers for it, and the kept object is never freed while its
-values are kept.  A few objects at most (the shipped ones, a referee's house
-tables): past ``size``, everything kept is let go.
+"""What a process works out once per object it meets (a board, a counter sheet, a
+printed counter), kept by the object's identity beside the object itself: an id
+freed and reused by another object never answers for it, and the kept object is
+never freed while its values are kept.  A bounded number of objects (the shipped
+ones, a referee's house tables): past ``size``, everything kept is let go.
 
 >>> kept: PerObject[list[int], int] = PerObject()
 >>> numbers = [3, 1, 2]

@@ -40,6 +40,7 @@ from pbem.rules.furor_barbarus.svg_shapes import (
     short_ids,
     tenths,
 )
+from pbem.rules.kept import PerObject
 from pbem.rules.mapdraw import (
     Mark,
     focus_attrs,
@@ -49,9 +50,15 @@ from pbem.rules.mapdraw import (
     wrap,
 )
 
-_FACTORS: dict[tuple[int, bool], tuple[Counter, str]] = {}
-"""Each printed counter's factors on each face, by the counter object (kept with its
-text: an id is another object's once this one is gone)."""
+_FACTORS: PerObject[Counter, tuple[str, str]] = PerObject(size=4096)
+"""Each printed counter's factors on its full and its reduced face, once per counter
+in a process."""
+
+
+def _factors_on_each_face(c: Counter) -> tuple[str, str]:
+    """The factors a counter prints (strength-MP(-range)), full face then reduced."""
+    tail = f"-{c.mp}" + (f"-{c.range}" if c.range else "")
+    return f"{c.value(False)}{tail}", f"{c.value(True)}{tail}"
 
 
 class _Drawing:
@@ -79,14 +86,8 @@ class _Drawing:
         process (``_FACTORS``), where each map wrote every unit's again."""
         found = self._factors.get(uid)
         if found is None:
-            c, reduced = self.printed[uid], bool(self.field.units[uid]["reduced"])
-            kept = _FACTORS.get((id(c), reduced))
-            if kept is None or kept[0] is not c:
-                if len(_FACTORS) > 4096:
-                    _FACTORS.clear()
-                text = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
-                kept = _FACTORS[(id(c), reduced)] = (c, text)
-            found = self._factors[uid] = kept[1]
+            faces = _FACTORS.get(self.printed[uid], _factors_on_each_face)
+            found = self._factors[uid] = faces[bool(self.field.units[uid]["reduced"])]
         return found
 
     # --- the board ---------------------------------------------------------------
