@@ -79,8 +79,7 @@ def test_a_counter_finds_its_type_symbols_places_with_its_column_and_row() -> No
     """A counter drawn at a new place looked its type symbol's places along x and along
     y up again (two look-ups a counter, and a call to put the symbol together): they
     are now kept with its column's and its row's own places, and its stroke with its face."""
-    across = getattr(svg_shapes, "symbol_across", None) or svg_shapes._symbol_across  # type: ignore[attr-defined]
-    down = getattr(svg_shapes, "symbol_down", None) or svg_shapes._symbol_down  # type: ignore[attr-defined]
+    across, down = svg_shapes.symbol_across, svg_shapes.symbol_down
     unit = ("franks-infantry-1", "Frankish infantry", "infantry", "4-7", False)
     svg_counters.counter(*unit, "0101", 311.0, 422.0, "#2f5597", "fra-inf-1", False)  # its column, row and face
     svg_counters.counter(*unit, "0202", 357.0, 468.0, "#2f5597", "fra-inf-1", False)
