@@ -110,10 +110,10 @@ def test_a_map_writes_each_float_once_per_process(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(svg, "_COORDS", coords)
     drawn = 0
     for position, events in _positions_with_events()[::4]:
-        svg._badge.cache_clear()
+        svg._BADGES.clear()
         first = svg.render(position, events)
         written = coords.written
-        svg._badge.cache_clear()
+        svg._BADGES.clear()
         assert svg.render(position, events) == first
         assert coords.written == written
         drawn += written > 0

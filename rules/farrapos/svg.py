@@ -111,6 +111,7 @@ class _Drawing:
     mark_labels: dict[str, Mark]  # city -> the label mark of its VP, whoever holds it
     name_labels: dict[str, tuple[Mark, Mark]]  # city -> the label mark of its name, without and with a badge
     badges: dict[str, tuple[float, float]]  # city -> where its MU badge is drawn
+    badge_heads: dict[str, dict[str | None, str]]  # city -> holder -> its MU badge's <text ...> up to its words
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
     vp_track: str
@@ -138,6 +139,13 @@ def _drawing(board: Board) -> _Drawing:
     top += ["</g>", '<g class="cities">']
     marks, mark_labels = _city_marks(board, at)
     names, name_labels, badges = _city_names(board, at, labels)
+    badge_heads = {  # _text(x, y, "", BADGE_SIZE, "middle", "bold", the holder's colour) without its end
+        cid: {
+            owner: _text(_coord(cx), _coord(y), "", BADGE_SIZE, "middle", "bold", fill=colour)[: -len("</text>")]
+            for owner, colour in SIDE_COLOURS.items()
+        }
+        for cid, (cx, y) in badges.items()
+    }
     px = MAP_X0 + 20
     phases, turns, vp_track, y = _track_boxes(px)
     key, stacks_y = _key(board, px, SCORE_Y + 22)
@@ -150,6 +158,7 @@ def _drawing(board: Board) -> _Drawing:
         mark_labels,
         name_labels,
         badges,
+        badge_heads,
         phases,
         turns,
         "\n".join(vp_track),
@@ -406,28 +415,51 @@ def _board_layers(
             )
     out.append("</g>")
     out.append('<g class="city-labels">')
+    kept = _BADGES.get(drawing, _new_badges)
     for cid in drawing.labels:
         city = cities[cid]
         owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
         out.append(drawing.names[cid][owner, bool(mu or militia)])
         labels.append(drawing.name_labels[cid][bool(mu or militia)])
         if mu or militia:  # the MU badge below the name
-            text, badge_mark = _badge(drawing.badges[cid], owner, mu, militia)
+            text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia, kept)
             out.append(text)
             marks.append(badge_mark)
     out.append("</g></g>")
     return out
 
 
-@lru_cache(maxsize=2048)
-def _badge(at: tuple[float, float], owner: str | None, mu: int, militia: int) -> tuple[str, Mark]:
-    """An MU badge's text at ``at`` in ``owner``'s colour and the mark of its label's
-    box, as ``label_boxes`` reads it from the markup (each once per city, owner and
-    count in a process)."""
+_BADGES: PerObject[_Drawing, dict[tuple[str, str | None, int, int], tuple[str, Mark]]] = PerObject()
+"""Each MU badge's text and label mark, by city, holder and counts, per drawing: filled
+as met (:func:`_badge`)."""
+
+
+def _new_badges(_drawing: _Drawing) -> dict[tuple[str, str | None, int, int], tuple[str, Mark]]:
+    return {}
+
+
+def _badge(
+    drawing: _Drawing,
+    cid: str,
+    owner: str | None,
+    mu: int,
+    militia: int,
+    kept: dict[tuple[str, str | None, int, int], tuple[str, Mark]],
+) -> tuple[str, Mark]:
+    """An MU badge's text below city ``cid`` in ``owner``'s colour and the mark of its
+    label's box, as ``label_boxes`` reads it from the markup, kept in ``kept``: its
+    ``<text>`` put together from the city's opening of it for the holder, made once
+    per board (its place written and its colour quoted once, not at each city,
+    holder and count new to the process)."""
     badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
-    cx, y = at
-    text = _text(_coord(cx), _coord(y), badge, BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])
-    return text, _label_mark(cx, y, badge, BADGE_SIZE, True)
+    cx, y = drawing.badges[cid]
+    if len(kept) > 4096:
+        kept.clear()
+    made = kept[cid, owner, mu, militia] = (
+        drawing.badge_heads[cid][owner] + badge + "</text>",
+        _label_mark(cx, y, badge, BADGE_SIZE, True),
+    )
+    return made
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:

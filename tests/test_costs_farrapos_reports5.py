@@ -1,0 +1,72 @@
+"""What a Farrapos resolution's reports no longer work out, a fifth round: each test
+counts, never times, and fails on the code before the change it guards.
+
+- an MU badge on the map at a city, holder and count new to the process was drawn
+  through ``_text`` (its place written, its colour quoted, the whole element put
+  together); its opening ``<text ...>`` is now made once per board, city and holder
+  (``svg._Drawing.badge_heads``), and a badge is that opening, its words and its end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pbem.rules.farrapos import svg
+from tests.support.farrapos_games import play_game
+
+
+def _positions_with_events() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each position of a bot game after a turn, with that turn's events."""
+    seen: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    play_game(
+        11, {"republic": "random", "empire": "greedy"}, after_turn=lambda b, after, s, ev: seen.append((after, ev))
+    )
+    return seen
+
+
+def _counted_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The body of each text the map draws through ``svg._text`` from now on."""
+    real, bodies = svg._text, []
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        bodies.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(svg, "_text", counted)
+    return bodies
+
+
+def test_a_badge_new_to_the_process_is_drawn_without_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no badge kept, a map draws each of its MU badges without a call of ``_text``
+    (it made one per badge new to the process); the map is the same as with them kept."""
+    positions = _positions_with_events()[::3]
+    first = [svg.render(position, events) for position, events in positions]  # the board's drawing made
+    texts = _counted_texts(monkeypatch)
+    badges = 0
+    for (position, events), before in zip(positions, first):
+        svg._BADGES.clear()
+        texts.clear()
+        assert svg.render(position, events) == before
+        assert texts  # the title and the tracks' texts are still drawn through it
+        assert [t for t in texts if t.endswith((" MU", " Mil"))] == []
+        badges += before.count(" MU</text>") + before.count(" Mil</text>")
+    assert badges > 20
+
+
+def test_a_badge_is_the_text_it_was() -> None:
+    """Each badge's markup and label mark are what ``_text`` and ``_label_mark`` give
+    for its words at its city's place, in its holder's colour."""
+    drawing = svg._shipped_drawing()
+    checked = 0
+    for cid, (cx, y) in drawing.badges.items():
+        for owner in svg.SIDE_COLOURS:
+            for mu, militia in ((1, 0), (0, 2), (3, 1), (12, 4)):
+                text, mark = svg._badge(drawing, cid, owner, mu, militia, {})
+                words = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
+                colour = svg.SIDE_COLOURS[owner]
+                assert text == svg._text(svg._coord(cx), svg._coord(y), words, 12, "middle", "bold", colour)
+                assert mark == svg._label_mark(cx, y, words, 12, True)
+                checked += 1
+    assert checked > 300
