@@ -4,16 +4,25 @@ counts, never times, and fails on the code before the change it guards.
 - an MU badge on the map at a city, holder and count new to the process was drawn
   through ``_text`` (its place written, its colour quoted, the whole element put
   together); its opening ``<text ...>`` is now made once per board, city and holder
-  (``svg._Drawing.badge_heads``), and a badge is that opening, its words and its end.
+  (``svg._Drawing.badge_heads``), and a badge is that opening, its words and its end;
+- the text report's wrap looked, at each line break of a long line, for the cuts
+  textwrap may make inside the word after the break's space (``wrap._cuts_in_word``:
+  two searches, a list and a ``max``), though a word is cut only beside a hyphen and
+  most words of the board in words have none within the line's reach; it now looks
+  only where a hyphen lies between that space and the line's end.
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import pytest
 
+from pbem.reports import wrap
+from pbem.rules import find_ruleset
 from pbem.rules.farrapos import svg
+from tests.support.calls import counted_calls
 from tests.support.farrapos_games import play_game
 
 
@@ -70,3 +79,19 @@ def test_a_badge_is_the_text_it_was() -> None:
                 assert mark == svg._label_mark(cx, y, words, 12, True)
                 checked += 1
     assert checked > 300
+
+
+def test_a_board_line_is_wrapped_without_looking_into_its_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board in words of a bot game's positions, wrapped as the text report wraps
+    it: at most one line break in ten looks at the cuts of a word (each did), and the
+    lines are textwrap's."""
+    rules = find_ruleset("farrapos")
+    lines = [line for position, _ in _positions_with_events()[::2] for line in rules.board_lines(position)]
+    looked = counted_calls(monkeypatch, wrap, "_cuts_in_word")
+    breaks = 0
+    for line in lines:
+        wrapped = wrap.fill(line, 70)
+        assert wrapped == textwrap.wrap(line, 70, break_long_words=False)
+        breaks += len(wrapped) - 1
+    assert breaks > 50
+    assert len(looked) * 10 <= breaks

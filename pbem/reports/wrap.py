@@ -81,6 +81,12 @@ def fill(s: str, width: int) -> list[str]:
     while n - p > width:
         limit = p + width
         space = s.rfind(" ", p, limit + 1)  # a line may end before a space (the space is dropped)
+        if space > p and s.find("-", space + 1, limit + 1) < 0:
+            # the word after that space has no hyphen within the line's reach, so no cut there (textwrap
+            # cuts a word only beside a hyphen): the line ends at the space, as below, without the word's cuts
+            lines.append(s[p:space])
+            p = space + 1
+            continue
         # or after a hyphen's chunk, where textwrap splits a word: the word after that space (any cut of
         # an earlier word comes before the space), else the word at the line's start (no space in reach)
         cuts = _cuts_in_word(s, space + 1 if space > p else p)
