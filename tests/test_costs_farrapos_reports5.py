@@ -9,20 +9,30 @@ counts, never times, and fails on the code before the change it guards.
   textwrap may make inside the word after the break's space (``wrap._cuts_in_word``:
   two searches, a list and a ``max``), though a word is cut only beside a hyphen and
   most words of the board in words have none within the line's reach; it now looks
-  only where a hyphen lies between that space and the line's end.
+  only where a hyphen lies between that space and the line's end;
+- each page, the HTML page's list of its files and the file written named the
+  position file through ``position_file.file_name`` (an import and a regular
+  expression, some 15,000 instructions): six times a resolution; it is named once
+  per game and resolution in a process (``render._position_file_name``), as the
+  next turn file is (``render.turn_file_name``).
 """
 
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pbem.reports import assemble as reporting
+from pbem.reports import render as report
 from pbem.reports import wrap
 from pbem.rules import find_ruleset
 from pbem.rules.farrapos import svg
+from pbem.turnfiles import position_file
 from tests.support.calls import counted_calls
+from tests.support.desk import reported_farrapos_game
 from tests.support.farrapos_games import play_game
 
 
@@ -95,3 +105,22 @@ def test_a_board_line_is_wrapped_without_looking_into_its_words(monkeypatch: pyt
         breaks += len(wrapped) - 1
     assert breaks > 50
     assert len(looked) * 10 <= breaks
+
+
+def test_a_resolutions_reports_name_the_position_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Writing both sides' reports of a resolution works out the position file's name
+    once (it did six times: each page, the HTML page's list of its files, the file),
+    and the next turn file's once; each is named as before."""
+    db, game = reported_farrapos_game(tmp_path / "desk")
+    try:
+        report._position_file_name.cache_clear()
+        report.turn_file_name.cache_clear()
+        named = counted_calls(monkeypatch, position_file, "file_name")
+        written = reporting.write_resolution_reports(db, game, 3, tmp_path / "out")
+    finally:
+        db.dispose()
+    assert len(named) == 1
+    assert report.turn_file_name.cache_info().misses == 1
+    names = {path.name for path in written}
+    assert position_file.file_name(game, 3) in names
+    assert any(name.startswith("turn-") for name in names)

@@ -201,9 +201,7 @@ class ReportData:
 
     @property
     def position_file_name(self) -> str:
-        from pbem.turnfiles.position_file import file_name
-
-        return file_name(self.game_id, self.k)
+        return _position_file_name(self.game_id, self.k)
 
     @property
     def your_move(self) -> bool:
@@ -243,9 +241,21 @@ def site_link(data: ReportData, filename: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)
+def _position_file_name(game_id: str, k: int) -> str:
+    """``position_file.file_name``, once per game and resolution in a process (its
+    regular expression and import were some 15,000 instructions, and a resolution's
+    pages and files name the position file six times)."""
+    from pbem.turnfiles.position_file import file_name
+
+    return file_name(game_id, k)
+
+
+@lru_cache(maxsize=1024)
 def turn_file_name(game_id: str, k: int, side: str) -> str:
     """The name of the next turn file attached to a report, for resolution ``k``
-    (the orders written after report ``k`` are for resolution ``k + 1``)."""
+    (the orders written after report ``k`` are for resolution ``k + 1``; once per
+    game, resolution and side in a process: each page and file names it)."""
     return f"turn-{_file_word(game_id)}-{k + 1}-{_file_word(side)}.txt"
 
 
