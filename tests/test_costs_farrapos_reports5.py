@@ -4,7 +4,8 @@ counts, never times, and fails on the code before the change it guards.
 - an MU badge on the map at a city, holder and count new to the process was drawn
   through ``_text`` (its place written, its colour quoted, the whole element put
   together); its opening ``<text ...>`` is now made once per board, city and holder
-  (``svg._Drawing.badge_heads``), and a badge is that opening, its words and its end;
+  (``svg._Drawing.badge_heads``, filled as met), and a badge is that opening, its
+  words and its end;
 - the text report's wrap looked, at each line break of a long line, for the cuts
   textwrap may make inside the word after the break's space (``wrap._cuts_in_word``:
   two searches, a list and a ``max``), though a word is cut only beside a hyphen and

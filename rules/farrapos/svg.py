@@ -111,7 +111,7 @@ class _Drawing:
     mark_labels: dict[str, Mark]  # city -> the label mark of its VP, whoever holds it
     name_labels: dict[str, tuple[Mark, Mark]]  # city -> the label mark of its name, without and with a badge
     badges: dict[str, tuple[float, float]]  # city -> where its MU badge is drawn
-    badge_heads: dict[str, dict[str | None, str]]  # city -> holder -> its MU badge's <text ...> up to its words
+    badge_heads: dict[tuple[str, str | None], str]  # (city, holder) -> its MU badge's <text ...>: filled as met
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
     vp_track: str
@@ -139,13 +139,6 @@ def _drawing(board: Board) -> _Drawing:
     top += ["</g>", '<g class="cities">']
     marks, mark_labels = _city_marks(board, at)
     names, name_labels, badges = _city_names(board, at, labels)
-    badge_heads = {  # _text(x, y, "", BADGE_SIZE, "middle", "bold", the holder's colour) without its end
-        cid: {
-            owner: _text(_coord(cx), _coord(y), "", BADGE_SIZE, "middle", "bold", fill=colour)[: -len("</text>")]
-            for owner, colour in SIDE_COLOURS.items()
-        }
-        for cid, (cx, y) in badges.items()
-    }
     px = MAP_X0 + 20
     phases, turns, vp_track, y = _track_boxes(px)
     key, stacks_y = _key(board, px, SCORE_Y + 22)
@@ -158,7 +151,7 @@ def _drawing(board: Board) -> _Drawing:
         mark_labels,
         name_labels,
         badges,
-        badge_heads,
+        {},  # badge_heads: filled as met
         phases,
         turns,
         "\n".join(vp_track),
@@ -449,14 +442,18 @@ def _badge(
     """An MU badge's text below city ``cid`` in ``owner``'s colour and the mark of its
     label's box, as ``label_boxes`` reads it from the markup, kept in ``kept``: its
     ``<text>`` put together from the city's opening of it for the holder, made once
-    per board (its place written and its colour quoted once, not at each city,
-    holder and count new to the process)."""
+    per board, city and holder (its place written and its colour quoted once, not
+    at each count new to the process)."""
     badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
     cx, y = drawing.badges[cid]
+    head = drawing.badge_heads.get((cid, owner))
+    if head is None:  # _text(x, y, "", BADGE_SIZE, "middle", "bold", the holder's colour) without its end
+        head = _text(_coord(cx), _coord(y), "", BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])[:-7]
+        drawing.badge_heads[cid, owner] = head
     if len(kept) > 4096:
         kept.clear()
     made = kept[cid, owner, mu, militia] = (
-        drawing.badge_heads[cid][owner] + badge + "</text>",
+        head + badge + "</text>",
         _label_mark(cx, y, badge, BADGE_SIZE, True),
     )
     return made
