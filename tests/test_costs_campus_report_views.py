@@ -1,0 +1,93 @@
+"""What a Furor Barbarus resolution's report views no longer work out again, counted,
+never timed:
+
+- each report's view looked its scenario up by listing the data folders' scenario
+  files (a ``glob`` of each folder, some 170 k instructions); a known scenario is now
+  found in a listing made once per process, and an id not in it is looked for in a
+  fresh listing (a file added since is found);
+- the board in words called a function per unit (its words kept once per counter,
+  side and face) and a comprehension per hex; the words are now read from a table kept
+  per scenario's counters, in the loop over the units;
+- the order template worded each of the side's units again (about ten calls a unit:
+  its counter, face, strength, type); each unit's line is now kept per scenario's
+  counters, unit and face."""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbem.rules import find_ruleset
+from pbem.rules.furor_barbarus.battlefield import ACTIVE
+from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
+from pbem.rules.furor_barbarus.scenarios import PACKAGE_DATA
+from pbem.rules.furor_barbarus.svg_shapes import short_ids
+from tests.support.calls import counted_calls, python_calls
+from tests.support.furor_turns import bot_turns
+
+
+def test_a_known_scenario_is_looked_up_without_listing_the_folders_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    ruleset = find_ruleset("furor-barbarus")
+    first = ruleset.scenario("campus-mauriacus")
+    listed = counted_calls(monkeypatch, pathlib.Path, "glob")
+    again = ruleset.scenario("campus-mauriacus")
+    assert again == first and again.title
+    assert listed == []  # it was one glob a lookup
+    with pytest.raises(ValueError, match="unknown scenario 'campus-mauricus'.*campus-mauriacus"):
+        ruleset.scenario("campus-mauricus")
+    assert listed  # an unknown id is looked for in a fresh listing, and the error lists them all
+
+
+def test_a_scenario_file_added_since_the_listing_is_found(tmp_path: Path) -> None:
+    (tmp_path / "scenarios").mkdir()
+    ruleset = FurorBarbarus([tmp_path])
+    assert ruleset.library.knows("vouille") and not ruleset.library.knows("vouille-again")
+    shutil.copy(PACKAGE_DATA / "scenarios" / "vouille.toml", tmp_path / "scenarios" / "vouille-again.toml")
+    assert ruleset.library.knows("vouille-again")
+    assert "vouille-again" in ruleset.library.scenario_ids()
+
+
+def _words_as_before(position: dict[str, Any]) -> list[str]:
+    """The board in words as its first version worded it, unit by unit from the counters."""
+    counters = find_ruleset("furor-barbarus").load(position["scenario"], [], position).counters
+    units = position["units"]
+    short = short_ids(sorted(units))
+    by_hex: dict[str, list[str]] = {}
+    for uid in sorted(units):
+        entry = units[uid]
+        if entry["status"] == ACTIVE and entry["hex"] is not None:
+            c, reduced = counters[uid], bool(entry["reduced"])
+            shown = f"{uid} ({short[uid]})" if short[uid] != uid else uid
+            factors = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+            kind = c.type.value.replace("_", " ")
+            words = f"{shown} {c.name}, {entry['side']} {kind} {factors}{' reduced' if reduced else ''}"
+            by_hex.setdefault(str(entry["hex"]), []).append(words)
+    return [f"{h}: " + "; ".join(words) for h, words in sorted(by_hex.items())]
+
+
+def test_the_board_in_words_takes_no_call_per_unit_or_hex() -> None:
+    ruleset = find_ruleset("furor-barbarus")
+    turns = bot_turns("campus-mauriacus", 3)
+    for position, _side, _orders in turns:
+        ruleset.board_lines(position)  # each unit's words, once per process
+    position = turns[-1][0]
+    lines, called = python_calls(lambda: ruleset.board_lines(position))
+    assert lines == _words_as_before(position) and len(lines) > 20
+    assert "_unit_words" not in called  # it was one a unit
+    assert called.count("<listcomp>") == 1  # the lines in the order of their hexes; it was one more a hex
+
+
+def test_the_order_template_words_each_unit_once_per_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    ruleset = find_ruleset("furor-barbarus")
+    position, side, _orders = bot_turns("campus-mauriacus", 2)[-1]
+    first = ruleset.order_template(position, side)
+    _template, called = python_calls(lambda: ruleset.order_template(position, side))
+    assert _template == first
+    assert called.count("_unit_line") == 0  # it was one a unit of the side's on the map
+    assert called.count("strength") == called.count("is_reduced") == 0
+    on_map = ruleset.field(position).on_map(side)
+    assert len(on_map) > 10 and all(f"#   {uid} at " in first for uid in on_map)
