@@ -10,7 +10,12 @@ never timed:
   per scenario's counters, in the loop over the units;
 - the order template worded each of the side's units again (about ten calls a unit:
   its counter, face, strength, type); each unit's line is now kept per scenario's
-  counters, unit and face."""
+  counters, unit and face;
+- the HTML events part escaped each value it wrote through autoescape (``escape`` and
+  the ``Markup`` it makes: two Python calls and more a value); the values now come
+  escaped as autoescape would write them (``battle_table.html_text``, made once with
+  each event line), written as they are.  The same bytes: checked here on texts holding
+  every character escaping changes, and by ``bench/fingerprint.py``."""
 
 from __future__ import annotations
 
@@ -20,13 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
+from pbem.reports import render
+from pbem.reports.battle_table import battle_blocks
+from pbem.reports.event_lines import event_lines
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus.battlefield import ACTIVE
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.furor_barbarus.scenarios import PACKAGE_DATA
 from pbem.rules.furor_barbarus.svg_shapes import short_ids
-from tests.support.calls import counted_calls, python_calls
+from tests.support.calls import c_calls, counted_calls, python_calls
 from tests.support.furor_turns import bot_turns
 
 
@@ -91,3 +100,47 @@ def test_the_order_template_words_each_unit_once_per_face(monkeypatch: pytest.Mo
     assert called.count("strength") == called.count("is_reduced") == 0
     on_map = ruleset.field(position).on_map(side)
     assert len(on_map) > 10 and all(f"#   {uid} at " in first for uid in on_map)
+
+
+_AWKWARD = 'Huns\' <b>charge</b> & "flank"'  # each character escaping changes
+
+
+def _events_part(events: list[dict[str, Any]]) -> str:
+    parts: Any = render.environment().get_template("report_parts.html.j2").module
+    return str(parts.events(battle_blocks(event_lines(events, [])), 3))
+
+
+def test_the_html_events_part_writes_its_values_escaped_without_a_call_a_value() -> None:
+    events: list[dict[str, Any]] = [
+        {"type": "move", "text": f"Alans (alan-3) move {_AWKWARD}", "path": ["1506", "1505"]},
+        {"type": "morale_check", "text": _AWKWARD, "unit": _AWKWARD, "result": "passed"},
+        *[{"type": "move", "text": f"Visigoths (visigoth-{n}) moves 0902 0903"} for n in range(20)],
+        {
+            "type": "combat",
+            "hex": "1505",
+            "text": f"Combat {_AWKWARD}",
+            "attackers": ["alan-3", _AWKWARD],
+            "defender": "roman-1",
+            "attack": 6,
+            "defence": 3,
+            "odds": "2-1",
+            "column": "2-1",
+            "die": 4,
+            "row": 4,
+            "result": _AWKWARD,
+        },
+    ]
+    _events_part(events)
+    html, escapes = c_calls(lambda: _events_part(events), "_escape_inner")
+    assert escapes == 8  # the eight values holding the awkward text alone (before: one a value written, 107)
+    awkward = str(escape(_AWKWARD))
+    assert awkward == "Huns&#39; &lt;b&gt;charge&lt;/b&gt; &amp; &#34;flank&#34;"
+    assert _AWKWARD not in html and "<b>" not in html
+    assert f"Alans (alan-3) move {awkward}\n" in html
+    assert f'<span class="event-type">morale check</span><br>{awkward}\n' in html
+    assert f"<dt>unit</dt><dd>{awkward}</dd>" in html and "<dt>result</dt><dd>passed</dd>" in html
+    assert '<span class="event-type">Combat at 1505</span>' in html
+    assert f"<td>alan-3, {awkward} (6)</td>" in html and f"<td>{awkward}</td></tr>" in html
+    assert f"<p>Combat {awkward}</p>" in html and f"<dt>attackers</dt><dd>alan-3; {awkward}</dd>" in html
+    assert html.startswith('<section id="events">\n<h2>What happened</h2>\n<ol class="events">\n<li class="event">')
+    assert html.endswith("</details>\n</li>\n</ol>\n</section>")
