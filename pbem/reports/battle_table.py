@@ -50,15 +50,39 @@ def _fb_die(e: Mapping[str, Any]) -> str:
     return f"{e.get('die')}{mod:+d} = {int(e.get('die') or 0) + mod}" if mod else str(e.get("die"))
 
 
+def html_text(text: str) -> str:
+    """``text`` as the HTML events part writes it: escaped as Jinja's autoescape escapes
+    it (markupsafe's ``escape``), as a plain string, most texts (nothing to escape) as
+    they are.  The part writes these without autoescape, where ``escape`` was two Python
+    calls a value and the ``Markup`` it made."""
+    if "&" in text or "<" in text or ">" in text or '"' in text or "'" in text:
+        from markupsafe import escape
+
+        return str(escape(text))
+    return text
+
+
 class EventLine:
     """One event as a report shows it: its type and text, its details (every
     field the ruleset recorded, for fighting events), its dice, and the event as
     stored (``raw``); ``label`` is its type as the reports name it (``battle round``),
-    worked out here once for both pages' parts (each had a ``replace`` filter call).
-    (Plain slotted classes here, not dataclasses: a dataclass compiles its methods
+    worked out here once for both pages' parts (each had a ``replace`` filter call);
+    ``html_label``, ``html_text`` and ``html_details`` as the HTML part writes them
+    (:func:`html_text`).  (Plain slotted classes here, not dataclasses: a dataclass compiles its methods
     from source when its module is imported.)"""
 
-    __slots__ = ("type", "label", "text", "details", "rolls", "battle", "raw")
+    __slots__ = (
+        "type",
+        "label",
+        "text",
+        "details",
+        "rolls",
+        "battle",
+        "raw",
+        "html_label",
+        "html_text",
+        "html_details",
+    )
 
     def __init__(
         self,
@@ -76,22 +100,27 @@ class EventLine:
         self.rolls = rolls
         self.battle = battle
         self.raw = raw
+        # as the HTML events part writes them (html_text), escaped once here
+        self.html_label = html_text(self.label)
+        self.html_text = html_text(text)
+        self.html_details = [(html_text(k), html_text(v)) for k, v in details] if details else details
 
 
 class Row:
     """One round of a battle table: its cells and its event."""
 
-    __slots__ = ("cells", "event")
+    __slots__ = ("cells", "event", "html_cells")
 
     def __init__(self, cells: list[str], event: EventLine) -> None:
         self.cells = cells
         self.event = event
+        self.html_cells = [html_text(c) for c in cells]  # as the HTML events part writes them
 
 
 class Block:
     """One event (``kind`` ``event``) or one battle's rounds as a table (``table``)."""
 
-    __slots__ = ("kind", "event", "title", "columns", "rows")
+    __slots__ = ("kind", "event", "title", "columns", "rows", "html_title", "html_columns")
 
     def __init__(
         self, kind: str, event: EventLine | None = None, title: str = "", columns: list[str] | None = None
@@ -101,6 +130,9 @@ class Block:
         self.title = title
         self.columns: list[str] = columns if columns is not None else []
         self.rows: list[Row] = []
+        # as the HTML events part writes them (html_text)
+        self.html_title = html_text(title) if title else title
+        self.html_columns = [html_text(c) for c in self.columns] if self.columns else self.columns
 
 
 # event type -> (how rounds group, title, columns)

@@ -8,11 +8,13 @@ checker uses, on a working copy that applies the moves chosen so far.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from itertools import combinations
 
 from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.charge import charge_problem
 from pbem.rules.furor_barbarus.combat import COLUMNS, declare
+from pbem.rules.furor_barbarus.counters import Counter
 from pbem.rules.furor_barbarus.hexgrid import hex_distance
 from pbem.rules.furor_barbarus.movement import check_move, reachable
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder
@@ -26,6 +28,7 @@ from pbem.rules.furor_barbarus.setup import (
     special_setup_problems,
 )
 from pbem.rules.furor_barbarus.standing import standing_forms
+from pbem.rules.kept import PerObject
 from pbem.rules.template_text import fit_comments
 
 MAX_ATTACKERS = 4
@@ -186,6 +189,16 @@ def bot_orders(field: Battlefield, side: str, bot: str, rng: random.Random) -> s
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+_LINES: PerObject[Mapping[str, Counter], dict[tuple[str, bool], str]] = PerObject(size=16)
+"""Each unit's line in a template (strength, MP and range on the face showing), once per
+scenario's counters, unit and face in a process (units keep them from one template to
+the next), where each template worded every unit again (about ten calls a unit)."""
+
+
+def _new_lines(_counters: Mapping[str, Counter]) -> dict[tuple[str, bool], str]:
+    return {}
+
+
 def template(field: Battlefield, label: str, side: str) -> str:
     """The commented template of ``side``'s next turn file (``label``: the turn's
     name): every order form the position allows, and every unit that may take
@@ -210,8 +223,14 @@ def template(field: Battlefield, label: str, side: str) -> str:
             *(f"# {form}" for form in field.special.special_order_forms()),
             "# your units (strength, movement points, missile range):",
         ]
+        entries, lines = field.units, _LINES.get(field.scenario.counters, _new_lines)
         for uid in sorted(field.on_map(side)):
-            out.append(f"#   {uid} at {field.hex_of(uid)}: {_unit_line(field, uid, with_id=False)}")
+            entry = entries[uid]  # on the map: active, in its hex
+            key = (uid, bool(entry["reduced"]))
+            line = lines.get(key)
+            if line is None:
+                line = lines[key] = _unit_line(field, uid, with_id=False)
+            out.append(f"#   {uid} at {entry['hex']}: {line}")
     out.append("# standing orders (kept until changed):")
     out.extend(f"#   {form}" for form in standing_forms(field))
     st = field.standing(side)

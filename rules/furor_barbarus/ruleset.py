@@ -50,6 +50,7 @@ from pbem.rules.furor_barbarus.special_rules import rules_for
 from pbem.rules.furor_barbarus.standing import standing_problems
 from pbem.rules.furor_barbarus.svg_shapes import short_ids
 from pbem.rules.furor_barbarus.unit_names import settle_orders
+from pbem.rules.kept import PerObject
 from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
@@ -119,25 +120,23 @@ def _short_ids(ids: tuple[str, ...]) -> dict[str, str]:
     return short_ids(ids)
 
 
-_WORDS: dict[tuple[int, str, str, str, bool], tuple[Counter, str]] = {}
+_WORDS: PerObject[Mapping[str, Counter], dict[tuple[str, str, str, bool], str]] = PerObject(size=16)
+"""Each unit in the board in words, by its id, short id, side and face, once per
+scenario's counters in a process (units keep them from one resolution to the next);
+the counters are kept beside their words, so an id is never worded from other counters."""
 
 
-def _unit_words(c: Counter, uid: str, short: str, entry: Mapping[str, Any]) -> str:
+def _new_words(_counters: Mapping[str, Counter]) -> dict[tuple[str, str, str, bool], str]:
+    return {}
+
+
+def _unit_words(c: Counter, uid: str, short: str, side: str, reduced: bool) -> str:
     """A unit in the board in words: its id (and the short id its counter prints), name,
-    side, type and strength-MP(-range), worded once per counter, side and face in a
-    process (units keep them from one resolution to the next); the counter is kept
-    beside its words, so its id is never reused for another."""
-    reduced = bool(entry["reduced"])
-    key = (id(c), uid, short, entry["side"], reduced)
-    kept = _WORDS.get(key)
-    if kept is None or kept[0] is not c:
-        shown = f"{uid} ({short})" if short != uid else uid
-        factors = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
-        kind = c.type.value.replace("_", " ")
-        if len(_WORDS) >= 4096:
-            _WORDS.clear()
-        kept = _WORDS[key] = (c, f"{shown} {c.name}, {entry['side']} {kind} {factors}{' reduced' if reduced else ''}")
-    return kept[1]
+    side, type and strength-MP(-range)."""
+    shown = f"{uid} ({short})" if short != uid else uid
+    factors = f"{c.value(reduced)}-{c.mp}" + (f"-{c.range}" if c.range else "")
+    kind = c.type.value.replace("_", " ")
+    return f"{shown} {c.name}, {side} {kind} {factors}{' reduced' if reduced else ''}"
 
 
 class FurorBarbarus(Ruleset):
@@ -205,8 +204,8 @@ class FurorBarbarus(Ruleset):
 
     def scenario(self, scenario_id: str | None) -> ScenarioInfo:
         if scenario_id:
-            known = self.library.scenario_ids()
-            if scenario_id not in known and not scenario_id.startswith("test-"):
+            if not scenario_id.startswith("test-") and not self.library.knows(scenario_id):
+                known = self.library.scenario_ids()
                 raise ValueError(
                     f"unknown scenario {scenario_id!r} for {self.id} (scenarios: "
                     f"{', '.join(known)}){did_you_mean(scenario_id, known)}"
@@ -360,15 +359,19 @@ class FurorBarbarus(Ruleset):
         units: dict[str, dict[str, Any]] = position["units"]
         ids = sorted(units)
         short = _short_ids(tuple(ids))
-        by_hex: dict[str, list[str]] = {}
+        worded = _WORDS.get(counters, _new_words)
+        lines: dict[str, str] = {}  # each hex's line, its units in the order of their ids
         for uid in ids:
             entry = units[uid]
             if entry["status"] == ACTIVE and entry["hex"] is not None:
-                by_hex.setdefault(str(entry["hex"]), []).append(uid)
-        return [
-            f"{h}: " + "; ".join([_unit_words(counters[uid], uid, short[uid], units[uid]) for uid in uids])
-            for h, uids in sorted(by_hex.items())
-        ]
+                key = (uid, short[uid], entry["side"], bool(entry["reduced"]))
+                words = worded.get(key)
+                if words is None:
+                    words = worded[key] = _unit_words(counters[uid], *key)
+                h = str(entry["hex"])
+                line = lines.get(h)
+                lines[h] = f"{h}: {words}" if line is None else f"{line}; {words}"
+        return [lines[h] for h in sorted(lines)]
 
     # --- help for players and bots -------------------------------------------------
     def order_template(self, position: Position, side: str) -> str:

@@ -240,6 +240,22 @@ def load_scenario(path: Path | str) -> Scenario:
     return _load_scenario_cached(p)
 
 
+def _scenario_ids(folders: tuple[Path, ...]) -> tuple[str, ...]:
+    """The scenario ids in ``folders`` (each folder's ``scenarios/*.toml``), the first folder's first."""
+    ids: list[str] = []
+    for folder in folders:
+        for p in sorted((folder / "scenarios").glob("*.toml")):
+            if p.stem not in ids:
+                ids.append(p.stem)
+    return tuple(ids)
+
+
+@functools.lru_cache(maxsize=16)
+def _listed(folders: tuple[Path, ...]) -> frozenset[str]:
+    """``_scenario_ids(folders)``, listed once per process (:meth:`DataLibrary.knows`)."""
+    return frozenset(_scenario_ids(folders))
+
+
 @functools.lru_cache(maxsize=256)
 def _located(folders: tuple[Path, ...], kind: str, ident: str) -> Path:
     """The file of a scenario or map (``kind``), found once per process: the data
@@ -268,12 +284,17 @@ class DataLibrary:
         return (PACKAGE_DATA, *self.extra)
 
     def scenario_ids(self) -> tuple[str, ...]:
-        ids: list[str] = []
-        for folder in self.folders:
-            for p in sorted((folder / "scenarios").glob("*.toml")):
-                if p.stem not in ids:
-                    ids.append(p.stem)
-        return tuple(ids)
+        return _scenario_ids(self.folders)
+
+    def knows(self, scenario_id: str) -> bool:
+        """Whether ``scenario_id`` is among :meth:`scenario_ids`, listed once per process
+        (the data folders do not change while it runs, as ``_located`` has it: each
+        report's view listed them again); an id not among them is looked for in a
+        fresh listing, so a file added since is found."""
+        if scenario_id in _listed(self.folders):
+            return True
+        _listed.cache_clear()
+        return scenario_id in _listed(self.folders)
 
     def _find(self, kind: str, ident: str) -> Path:
         try:
