@@ -9,12 +9,17 @@ time, and fails on the engine before this work.
 - a turn makes one View, of the position it began with (and a battle its own):
   the new MU's set-up and the VP count read the cities as the turn left them;
 - a VP count reads the board's scoring facts once for both sides, and makes no
-  generator per side.
+  generator per side;
+- the working copy of a turn shares each city's entry with the position it
+  copies until a step changes the city (it copied all thirty), and the new
+  position's text is written copying each shared entry's text after one identity
+  test, with no comparison of the entries' members.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -144,3 +149,51 @@ def test_a_vp_count_reads_the_scoring_once_and_makes_no_generator(monkeypatch: p
         assert len(scorings) - before == 1  # once for both sides (once per side before)
         assert "<genexpr>" not in called, called  # two per side before: the colours' names and bonus
     assert sum(b.total for want in expected for b in want.values()) > 0
+
+
+def test_a_turn_copies_only_the_cities_it_changes() -> None:
+    from pbem.rules.farrapos.position import working_copy
+
+    copied = changed = 0
+    for n, (position, side, orders) in enumerate(_played(60)):
+        before = RULES.copy_position(position)
+        work = working_copy(position)
+        assert all(work["cities"][c] is entry for c, entry in position["cities"].items())  # every city before
+        after = RULES.resolve_validated(position, {side: orders}, DiceStream(hashlib.sha256(b"c%d" % n).digest()))
+        assert position == before  # the position handed over is left as it was
+        new, old = after.position["cities"], position["cities"]
+        own = {c for c in new if new[c] is not old[c]}
+        assert own >= {c for c in new if new[c] != old[c]}  # a changed city is the copy's own
+        copied += len(own)
+        changed += sum(1 for c in new if new[c] != old[c])
+    assert changed > 0 and copied <= 2 * changed  # a few cities a turn, not all thirty
+
+
+class _CountingEntry(dict):  # type: ignore[type-arg]
+    """A city's entry, counting the comparisons made with it."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _CountingEntry.compared += 1
+        return super().__eq__(other)
+
+    def __ne__(self, other: object) -> bool:
+        _CountingEntry.compared += 1
+        return super().__ne__(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_the_new_position_text_compares_no_city() -> None:
+    from pbem.turnfiles.canonical import canonical_json, canonical_json_after
+
+    for n, (position, side, orders) in enumerate(_played(30)):
+        text = canonical_json(position)
+        before = json.loads(text)  # as the referee reads it: parsed from the stored text (its cities first)
+        before["cities"] = {c: _CountingEntry(e) for c, e in before["cities"].items()}
+        after = RULES.resolve_validated(before, {side: orders}, DiceStream(hashlib.sha256(b"t%d" % n).digest()))
+        _CountingEntry.compared = 0
+        written = canonical_json_after(after.position, before, text)
+        assert _CountingEntry.compared == 0  # one identity test an entry (a comparison of its members before)
+        assert written == canonical_json(after.position)

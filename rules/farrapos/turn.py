@@ -18,7 +18,7 @@ from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.legal import apply_movement, validate_orders
 from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
-from pbem.rules.farrapos.position import Position, View, sort_units, working_copy
+from pbem.rules.farrapos.position import Position, View, own_cities, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
 from pbem.rules.farrapos.victory_points import held_breakdowns
@@ -183,6 +183,7 @@ def _militia(work: Position, side: str, orders: Orders, start: View) -> list[Eve
             city = line.order.city
             why = _no_militia_reason(now, side, city)
             if why is None:
+                own_cities(work, city)
                 work["cities"][city]["militia"] += 1
                 events.append(
                     {
@@ -238,6 +239,7 @@ def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Ev
                     }
                 )
                 continue
+            own_cities(work, city)
             work["cities"][city]["units"] = sort_units([*work["cities"][city]["units"], unit])
             events.append(
                 {
