@@ -13,7 +13,10 @@ time, and fails on the engine before this work.
 - the working copy of a turn shares each city's entry with the position it
   copies until a step changes the city (it copied all thirty), and the new
   position's text is written copying each shared entry's text after one identity
-  test, with no comparison of the entries' members.
+  test, with no comparison of the entries' members;
+- a Farrapos order line's objects set their fields in place (``set_fields``'s call
+  with keywords, before), an attack that fights on until won shares one
+  ``Decision``, and ``rounds``/``stop-after`` are read without the enum's call.
 """
 
 from __future__ import annotations
@@ -197,3 +200,26 @@ def test_the_new_position_text_compares_no_city() -> None:
         written = canonical_json_after(after.position, before, text)
         assert _CountingEntry.compared == 0  # one identity test an entry (a comparison of its members before)
         assert written == canonical_json(after.position)
+
+
+def test_an_order_sets_its_fields_in_place_and_calls_no_enum() -> None:
+    from pbem.rules.farrapos import orders
+
+    lines = [
+        "attack porto-alegre from triunfo with inf-1 inf-2 rounds 2 losses inf-2",
+        "attack rio-grande from pelotas with inf-4 stop-after 1",
+        "attack rio-grande from pelotas with inf-4",
+        "invade cangucu from pelotas with art-2 inf-3",
+        "move cav-3 inf-6 from piratini to encruzilhada",
+        "carry inf-3 from pelotas to jaguarao",
+        "place inf-11 piratini",
+        "militia pelotas",
+        "defend porto-alegre losses inf-13 militia",
+    ]
+    for line in lines:
+        order, called = python_calls(lambda line=line: orders.parse_order(line))
+        assert orders.parse_order(str(order)) == order
+        # each object's fields set in place: no call to set them (``set_fields``), no ``Persistence(word)``
+        assert "set_fields" not in called and "__call__" not in called and "__new__" not in called, called
+        assert called.count("__init__") == 1 + ("rounds" in line or "stop-after" in line), called
+    assert orders.parse_order(lines[2]).decision == orders.Decision()  # until won, as the default
