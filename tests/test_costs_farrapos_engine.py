@@ -16,7 +16,10 @@ time, and fails on the engine before this work.
   test, with no comparison of the entries' members;
 - a Farrapos order line's objects set their fields in place (``set_fields``'s call
   with keywords, before), an attack that fights on until won shares one
-  ``Decision``, and ``rounds``/``stop-after`` are read without the enum's call.
+  ``Decision``, and ``rounds``/``stop-after`` are read without the enum's call;
+- a battle's strength is summed in one loop (a generator step and a ``factors``
+  call per unit before), and its table's column found by bisection of the column
+  tops (one Python step per column before).
 """
 
 from __future__ import annotations
@@ -223,3 +226,46 @@ def test_an_order_sets_its_fields_in_place_and_calls_no_enum() -> None:
         assert "set_fields" not in called and "__call__" not in called and "__new__" not in called, called
         assert called.count("__init__") == 1 + ("rounds" in line or "stop-after" in line), called
     assert orders.parse_order(lines[2]).decision == orders.Decision()  # until won, as the default
+
+
+class _CountingTops:
+    """The battle table's column tops, counting each one read."""
+
+    def __init__(self, tops: tuple[int, ...]) -> None:
+        self.tops, self.reads = tops, 0
+
+    def __len__(self) -> int:
+        return len(self.tops)
+
+    def __getitem__(self, i: int) -> int:
+        self.reads += 1
+        return self.tops[i]
+
+    def __iter__(self) -> Iterator[int]:
+        for top in self.tops:
+            self.reads += 1
+            yield top
+
+
+def test_a_battle_s_strengths_and_columns_are_read_without_a_step_per_unit_or_column(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pbem.rules.farrapos import tables
+
+    table = tables.shipped_battle_table()
+    expected = {(s, die): table.index(s, die) for s in range(0, 40) for die in range(1, 7)}
+    tops = _CountingTops(tables.COLUMN_TOPS)
+    monkeypatch.setattr(tables, "COLUMN_TOPS", tops)
+    for (strength, die), index in expected.items():
+        tops.reads = 0
+        assert table.index(strength, die) == index
+        assert tops.reads <= 4, (strength, tops.reads)  # by bisection: up to all thirteen, one at a time, before
+    monkeypatch.undo()
+    for position, _, _ in _played(30):
+        view = View(position)
+        for units in (list(view.on_board), sorted(view.reduced)):
+            for attack in (True, False):
+                total, called = python_calls(lambda v=view, u=units, a=attack: v.strength(u, a))
+                faces = [view.factors(u) for u in units]
+                assert total == sum(f.af if attack else f.df for f in faces)
+                assert called == ["<lambda>", "strength"], called  # a generator step and ``factors`` per unit before

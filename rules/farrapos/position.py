@@ -289,4 +289,12 @@ class View:
         return list(found)
 
     def strength(self, units: list[str], attack: bool) -> int:
-        return sum(self.factors(u).af if attack else self.factors(u).df for u in units)
+        """The units' AF (``attack``) or DF summed, each on its face: :meth:`factors`
+        of each, read in one loop (a generator and a call per unit before)."""
+        counters, reduced = self.sheet.counters, self.reduced
+        total = 0
+        for unit in units:
+            kind = counters[unit].type
+            face = kind.reduced if unit in reduced else kind.full
+            total += face.af if attack else face.df
+        return total
