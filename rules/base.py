@@ -304,10 +304,10 @@ class Ruleset(ABC):
     reuses_position_text: bool = False
     """Whether the referee may write a resolution's new position copying, from the
     stored text of the position before, the text of each entry of its first
-    member (a dict of flat dicts) equal to the one before
-    (``canonical_json_after``): ``resolve_validated`` leaves the position it is
-    handed as it was, owned or not, and an equal entry holds its numbers as the
-    same types (``1``, ``1.0`` and ``True`` are equal, and are written apart)."""
+    member (a dict of flat dicts) that is the very object of the position before
+    (``canonical_json_after``: a working copy shares the entries it does not
+    change): ``resolve_validated`` leaves the position it is handed as it was,
+    owned or not."""
     map_depends_on_side: bool = True
     """Whether ``map_svg`` draws something only one side may see (hidden units);
     when ``False`` the referee draws one map per resolution for every side."""

@@ -6,7 +6,7 @@ import hashlib
 import json
 from itertools import compress
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from operator import ne
+from operator import is_not
 from typing import Any
 
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, check_circular=False)
@@ -53,18 +53,17 @@ def canonical_json(obj: Any) -> str:
 
 def canonical_json_after(new: dict[str, Any], before: dict[str, Any], before_text: str) -> str:
     """``canonical_json(new)``, copying from ``before_text`` (``canonical_json`` of
-    ``before``) the text of each entry of the first member that is equal in both
-    (a Farrapos position's cities: most are as they were, and writing them was
-    most of writing the position).
+    ``before``) the text of each entry of the first member that is the same object
+    in both (a Farrapos position's cities: most are as they were, shared by the
+    turn's working copy, and writing them was most of writing the position).
 
     The member is ``before``'s first (the parse keeps the text's order), a dict in
     the same order in both; its text is cut into entries at each ``},`` in one
     pass, with no step per entry: a Python step costs about what writing an
     entry does.  What makes the cut right is the caller's to answer for
     (``Ruleset.reuses_position_text``): the entries are flat dicts with no brace
-    in their strings, ``before`` is unchanged since it was parsed from
-    ``before_text``, and an entry equal to the one before holds its numbers as the
-    same types (``1``, ``1.0`` and ``True`` are equal).  A text that shows
+    in their strings, and ``before`` is unchanged since it was parsed from
+    ``before_text``.  A text that shows
     otherwise (an escape, more braces than entries) is written as a whole."""
     member = next(iter(before), None)
     if member is None or min(new) != member:
@@ -80,7 +79,10 @@ def canonical_json_after(new: dict[str, Any], before: dict[str, Any], before_tex
         return canonical_json(new)
     pieces = text[:-1].split("},")  # each entry's text but its closing brace
     values = list(entries.values())
-    for at in compress(range(count), map(ne, values, old.values())):
+    # an entry the turn left as it was is the very object parsed (a working copy
+    # shares every entry it does not change): one identity test, not a comparison
+    # of its members; an entry of another object is written anew, equal or not
+    for at in compress(range(count), map(is_not, values, old.values())):
         piece = pieces[at]  # its name's text ends at its first '":' (a quote in a name is escaped)
         pieces[at] = piece[: piece.index('":') + 2] + canonical_json(values[at])[:-1]
     rest = canonical_json({key: value for key, value in new.items() if key != member})

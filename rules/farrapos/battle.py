@@ -26,7 +26,7 @@ from pbem.rules.base import Dice, Event
 from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
 from pbem.rules.farrapos.orders import MILITIA, Attack, Persistence
-from pbem.rules.farrapos.position import Position, View, enemy, occupied_entry, sort_units
+from pbem.rules.farrapos.position import Position, View, enemy, occupied_entry, own_cities, sort_units
 from pbem.rules.farrapos.tables import BattleTable, battle_table, shipped_battle_table
 
 
@@ -206,6 +206,7 @@ def fight(work: Position, side: str, attack: Attack, dice: Dice, start: View | N
     board = view.board
     defender = enemy(side)
     target, origin = attack.target, attack.origin
+    own_cities(work, target, origin)  # the two cities a battle changes: the working copy's own entries
     name = board.name(target)
     present = work["cities"][origin]["units"]  # not the View's map of every MU: a MU is in one city
     attackers = [u for u in attack.units if u in present]

@@ -94,6 +94,13 @@ class Board(Frozen):
         """The port cities (worked out once per board: every VP count asks)."""
         return tuple(c for c, city in self.cities.items() if city.port)
 
+    @cached_property
+    def by_vp(self) -> tuple[tuple[str, int], ...]:
+        """Every city with its VP, from the highest VP down, in board order among
+        equals (worked out once per board: new MU's default city is the first
+        that fits, read from the top down instead of over the whole board)."""
+        return tuple(sorted(((c, city.vp) for c, city in self.cities.items()), key=lambda pair: -pair[1]))
+
     def neighbours(self, city: str) -> tuple[str, ...]:
         return self.adjacency[city]
 

@@ -400,8 +400,10 @@ def check_carry(view: View, side: str, order: Carry, carried: list[str]) -> None
 
 
 def apply_movement(work: Position, units: Sequence[str], origin: str, destination: str, side: str) -> None:
-    """Move MU on a working position; the destination becomes the side's."""
+    """Move MU on a working position; the destination becomes the side's.  The two cities'
+    entries are replaced by changed copies (a working copy shares the position's)."""
     cities = work["cities"]
+    cities[origin], cities[destination] = cities[origin].copy(), cities[destination].copy()
     cities[origin]["units"] = [u for u in cities[origin]["units"] if u not in units]
     cities[destination]["units"] = sort_units([*cities[destination]["units"], *units])
     cities[destination]["owner"] = side
@@ -423,9 +425,7 @@ class _Draft:
     def move(self, units: Sequence[str], origin: str, destination: str) -> None:
         if self.work is self.position:
             self.work = {**self.position, "cities": dict(self.position["cities"])}
-        cities = self.work["cities"]
-        cities[origin], cities[destination] = cities[origin].copy(), cities[destination].copy()
-        apply_movement(self.work, units, origin, destination, self.side)
+        apply_movement(self.work, units, origin, destination, self.side)  # copies the two entries it changes
         self.now = View(self.work)
 
 

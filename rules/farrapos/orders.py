@@ -34,7 +34,7 @@ from typing import Union
 from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
-from pbem.rules.frozen import Frozen, set_fields
+from pbem.rules.frozen import Frozen
 from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
 
@@ -57,7 +57,9 @@ class Decision(Frozen):
     n: int
 
     def __init__(self, kind: Persistence = Persistence.UNTIL_WON, n: int = 0) -> None:
-        set_fields(self, kind=kind, n=n)
+        fields = self.__dict__  # set in place: ``set_fields``'s call and its keywords cost about as much again
+        fields["kind"] = kind
+        fields["n"] = n
 
     def __str__(self) -> str:
         return self.kind.value if self.kind is Persistence.UNTIL_WON else f"{self.kind.value} {self.n}"
@@ -82,7 +84,13 @@ class Attack(Frozen):
         losses: tuple[str, ...] = (),
         occupy: tuple[str, ...] | None = None,
     ) -> None:
-        set_fields(self, target=target, origin=origin, units=units, decision=decision, losses=losses, occupy=occupy)
+        fields = self.__dict__
+        fields["target"] = target
+        fields["origin"] = origin
+        fields["units"] = units
+        fields["decision"] = decision
+        fields["losses"] = losses
+        fields["occupy"] = occupy
 
     def __str__(self) -> str:
         text = f"attack {self.target} from {self.origin} with {' '.join(self.units)} {self.decision}"
@@ -101,7 +109,10 @@ class Invade(Frozen):
     units: tuple[str, ...]
 
     def __init__(self, target: str, origin: str, units: tuple[str, ...]) -> None:
-        set_fields(self, target=target, origin=origin, units=units)
+        fields = self.__dict__
+        fields["target"] = target
+        fields["origin"] = origin
+        fields["units"] = units
 
     def __str__(self) -> str:
         return f"invade {self.target} from {self.origin} with {' '.join(self.units)}"
@@ -115,7 +126,10 @@ class Move(Frozen):
     destination: str
 
     def __init__(self, units: tuple[str, ...], origin: str, destination: str) -> None:
-        set_fields(self, units=units, origin=origin, destination=destination)
+        fields = self.__dict__
+        fields["units"] = units
+        fields["origin"] = origin
+        fields["destination"] = destination
 
     def __str__(self) -> str:
         return f"move {' '.join(self.units)} from {self.origin} to {self.destination}"
@@ -139,7 +153,10 @@ class Carry(Frozen):
     destination: str
 
     def __init__(self, units: tuple[str, ...], origin: str, destination: str) -> None:
-        set_fields(self, units=units, origin=origin, destination=destination)
+        fields = self.__dict__
+        fields["units"] = units
+        fields["origin"] = origin
+        fields["destination"] = destination
 
     def __str__(self) -> str:
         return f"carry {' '.join(self.units)} from {self.origin} to {self.destination}"
@@ -152,7 +169,9 @@ class Place(Frozen):
     city: str
 
     def __init__(self, units: tuple[str, ...], city: str) -> None:
-        set_fields(self, units=units, city=city)
+        fields = self.__dict__
+        fields["units"] = units
+        fields["city"] = city
 
     def __str__(self) -> str:
         return f"place {' '.join(self.units)} {self.city}"
@@ -164,7 +183,8 @@ class DeployMilitia(Frozen):
     city: str
 
     def __init__(self, city: str) -> None:
-        set_fields(self, city=city)
+        fields = self.__dict__
+        fields["city"] = city
 
     def __str__(self) -> str:
         return f"militia {self.city}"
@@ -178,7 +198,9 @@ class StandingLosses(Frozen):
     city: str | None
 
     def __init__(self, losses: tuple[str, ...], city: str | None = None) -> None:
-        set_fields(self, losses=losses, city=city)
+        fields = self.__dict__
+        fields["losses"] = losses
+        fields["city"] = city
 
     def __str__(self) -> str:
         prefix = f"defend {self.city} " if self.city else ""
@@ -269,6 +291,8 @@ def _number(word: str | None, decision: str) -> int:
 
 
 _ATTACK_KEYWORDS = {"until-won", "rounds", "stop-after", "losses", "occupy"}
+_UNTIL_WON = Decision()  # a frozen value: one for every attack that fights on until won
+_PERSISTENCE = {kind.value: kind for kind in Persistence}  # ``Persistence(word)`` without the enum's call
 
 
 def _parse_attack(words: list[str], line: str) -> Attack:
@@ -281,7 +305,7 @@ def _parse_attack(words: list[str], line: str) -> Attack:
     units: list[str] = []
     while rest and rest[0] not in _ATTACK_KEYWORDS:
         units.append(rest.pop(0))
-    decision = Decision()
+    decision = _UNTIL_WON
     losses: tuple[str, ...] = ()
     occupy: tuple[str, ...] | None = None
     seen: set[str] = set()
@@ -292,9 +316,9 @@ def _parse_attack(words: list[str], line: str) -> Attack:
             raise OrderSyntaxError(f"{line!r} gives {group!r} twice")
         seen.add(group)
         if word == "until-won":
-            decision = Decision()
+            decision = _UNTIL_WON
         elif word in ("rounds", "stop-after"):
-            decision = Decision(Persistence(word), _number(rest.pop(0) if rest else None, word))
+            decision = Decision(_PERSISTENCE[word], _number(rest.pop(0) if rest else None, word))
         elif word in ("losses", "occupy"):
             listed: list[str] = []
             while rest and rest[0] not in _ATTACK_KEYWORDS:

@@ -34,19 +34,29 @@ def clone(value: Any) -> Any:
 
 def working_copy(position: Position) -> Position:
     """A copy of ``position`` for a resolution (or a check) to change.  What the
-    engine changes in place is copied: each city's dict, the standing loss orders,
-    the Militia lost; every other value is shared, because the engine only ever
-    replaces it (``work["reduced"] = ...``, ``city["units"] = [...]``: no list of a
-    position is changed in place), so ``position`` is left as it was.  A deep copy
-    of the whole position was a third of a resolution (before the speed work); a
-    copy of each city's MU list, half of what is left of this copy."""
+    engine changes in place is copied: the map of cities, the standing loss
+    orders, the Militia lost; every other value is shared, because the engine only
+    ever replaces it (``work["reduced"] = ...``), so ``position`` is left as it
+    was.  A city's entry is shared too until a step changes it: each step gives
+    the working copy its own entry first (:func:`own_cities`), a few cities a
+    turn.  A deep copy of the whole position was a third of a resolution (before
+    the speed work); a copy of each city's dict, most of what was left of it."""
     work = dict(position)
-    work["cities"] = {city: data.copy() for city, data in position["cities"].items()}
+    work["cities"] = dict(position["cities"])
     if "standing" in position:
         work["standing"] = {side: dict(orders) for side, orders in position["standing"].items()}
     if "militia_lost" in position:
         work["militia_lost"] = dict(position["militia_lost"])
     return work
+
+
+def own_cities(work: Position, *cities: str) -> None:
+    """Give ``work`` its own entry of each of ``cities`` (a copy: the
+    :func:`working_copy` shares the position's until a step changes one; a city
+    changed twice is copied twice, harmlessly)."""
+    entries = work["cities"]
+    for city in cities:
+        entries[city] = entries[city].copy()
 
 
 def enemy(side: str) -> str:
@@ -279,4 +289,12 @@ class View:
         return list(found)
 
     def strength(self, units: list[str], attack: bool) -> int:
-        return sum(self.factors(u).af if attack else self.factors(u).df for u in units)
+        """The units' AF (``attack``) or DF summed, each on its face: :meth:`factors`
+        of each, read in one loop (a generator and a call per unit before)."""
+        counters, reduced = self.sheet.counters, self.reduced
+        total = 0
+        for unit in units:
+            kind = counters[unit].type
+            face = kind.reduced if unit in reduced else kind.full
+            total += face.af if attack else face.df
+        return total

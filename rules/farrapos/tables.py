@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import marshal
+from bisect import bisect_left
 from collections.abc import Mapping
 from typing import Any
 
@@ -72,11 +73,10 @@ class BattleTable(Frozen):
 
     @staticmethod
     def column(strength: int) -> int:
-        """The column (0-based) holding ``strength``: 1..10, 11-15, 16-20, 21-25, +25."""
-        for i, top in enumerate(COLUMN_TOPS):
-            if strength <= top:
-                return i
-        return len(COLUMN_TOPS)
+        """The column (0-based) holding ``strength``: 1..10, 11-15, 16-20, 21-25, +25
+        (the first column whose top is at least ``strength``, found by bisection:
+        a Python step per column before)."""
+        return bisect_left(COLUMN_TOPS, strength)
 
     def index(self, strength: int, die: int) -> int:
         if die not in DICE:

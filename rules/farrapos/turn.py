@@ -10,34 +10,48 @@ marker advances.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from pbem.rules.base import NO_ORDERS, Dice, Event, IllegalOrderError, Orders, Resolution
 from pbem.rules.farrapos.battle import fight
 from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDE_NAMES
-from pbem.rules.farrapos.legal import apply_movement, placement_cities, validate_orders
+from pbem.rules.farrapos.legal import apply_movement, validate_orders
 from pbem.rules.farrapos.orders import Attack, Carry, DeployMilitia, Invade, Move, Place, StandingLosses
-from pbem.rules.farrapos.position import Position, View, occupied_entry, sort_units, working_copy
+from pbem.rules.farrapos.position import Position, View, own_cities, sort_units, working_copy
 from pbem.rules.farrapos.sequence import label, next_turn
 from pbem.rules.farrapos.victory import check_victory
-from pbem.rules.farrapos.victory_points import breakdowns
+from pbem.rules.farrapos.victory_points import held_breakdowns
 
 
 def default_placement(view: View, side: str) -> str | None:
     """Where new MU with no ``place`` order set up: the side's held city of the
     highest VP (then the one with most MU, then board order); failing that any
     city of its possession; None if it has none."""
-    cities = placement_cities(view, side)
-    if not cities:
-        return None
-    # the cities come in board order and ``min`` keeps the first of equals: the board
-    # order breaks ties without looking each city up in it (``list.index``)
-    board, held = view.board.cities, view.cities
-    # the city's entry read once in the key: ``View.occupied`` per city cost more than the rest of the key
-    return min(
-        cities,
-        key=lambda c: (not occupied_entry(held[c]), -board[c].vp, -len(held[c]["units"])),
-    )
+    return default_city(view.cities, view.board, side)
+
+
+def default_city(cities: Mapping[str, Mapping[str, Any]], board: Board, side: str) -> str | None:
+    """:func:`default_placement` read off the position's cities: the board's cities
+    are read from the highest VP down (``Board.by_vp``, board order among equals),
+    and the walk stops below the VP of the first held city it meets: a few cities,
+    where the side's cities were listed over the whole board, then compared."""
+    best: str | None = None
+    best_vp = best_units = 0
+    empty: str | None = None  # the first city of its possession with no MU or Militia
+    for city, vp in board.by_vp:
+        if best is not None and vp < best_vp:
+            break
+        entry = cities[city]
+        if entry["owner"] != side:
+            continue
+        units = len(entry["units"])
+        if units or int(entry["militia"]) > 0:  # held: a MU or a Militia
+            if best is None or units > best_units:  # the same VP: most MU, then the first in board order
+                best, best_vp, best_units = city, vp, units
+        elif empty is None:
+            empty = city
+    return best if best is not None else empty
 
 
 def _no_militia_reason(view: View, side: str, city: str) -> str | None:
@@ -169,6 +183,7 @@ def _militia(work: Position, side: str, orders: Orders, start: View) -> list[Eve
             city = line.order.city
             why = _no_militia_reason(now, side, city)
             if why is None:
+                own_cities(work, city)
                 work["cities"][city]["militia"] += 1
                 events.append(
                     {
@@ -200,16 +215,17 @@ def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Ev
     arrivals = start.arrivals_now(side)
     if arrivals:
         placed: dict[str, str] = {}
-        now = View(work, board, start.sheet)
+        cities = work["cities"]  # as the action left them: read without a View of them
         not_his: dict[str, str] = {}
         for line in orders:
             if isinstance(line.order, Place):
                 for unit in line.order.units:
-                    if now.owner(line.order.city) == side:
+                    if cities[line.order.city]["owner"] == side:
                         placed[unit] = line.order.city
                     else:  # the battle that could have given the city did not
                         not_his[unit] = line.order.city
-        fallback = default_placement(now, side)
+        # where the MU not placed set up, chosen before any of them sets up (none: none needed)
+        fallback = default_city(cities, board, side) if any(unit not in placed for unit in arrivals) else None
         for unit in arrivals:
             city = placed.get(unit, fallback)
             if city is None:
@@ -223,6 +239,7 @@ def _arrivals(work: Position, side: str, orders: Orders, start: View) -> list[Ev
                     }
                 )
                 continue
+            own_cities(work, city)
             work["cities"][city]["units"] = sort_units([*work["cities"][city]["units"], unit])
             events.append(
                 {
@@ -248,8 +265,8 @@ def _end_of_turn(work: Position, start: View) -> list[Event]:
     """Victory points counted, the Final Objective checked, then the Turn (and Phase) marker advances."""
     events: list[Event] = []
     phase, turn = start.phase, start.turn
-    final = View(work, start.board, start.sheet)
-    vp = breakdowns(final, ("republic", "empire"))  # once per side: the total and the text
+    # once per side (the total and the text), off the cities as the turn left them: no View of them
+    vp = held_breakdowns(work["cities"], start.board, ("republic", "empire"))
     work["vp"] = {s: b.total for s, b in vp.items()}
     events.append(
         {

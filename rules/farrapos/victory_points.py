@@ -13,7 +13,8 @@ city.  The VP track is this recount, made at the end of every turn, so bonuses a
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from pbem.rules.farrapos.board import Board
 from pbem.rules.farrapos.counters import SIDES
@@ -55,6 +56,7 @@ class _Scoring:
         self.vp = {c: city.vp for c, city in board.cities.items()}
         self.colours = [(g.id, frozenset(g.cities), g.bonus) for g in board.colours.values() if g.cities]
         self.ports = frozenset(board.ports)
+        self.port_bonus = board.port_bonus
 
 
 _SCORING: dict[int, _Scoring] = {}
@@ -70,33 +72,42 @@ def _scoring(board: Board) -> _Scoring:
 
 
 def breakdown(view: View, side: str) -> VpBreakdown:
-    return _breakdown(view, side, set(view.held_cities(side)))
+    return _breakdown(_scoring(view.board), side, set(view.held_cities(side)))
 
 
 def breakdowns(view: View, sides: tuple[str, ...] = SIDES) -> dict[str, VpBreakdown]:
     """:func:`breakdown` of each of ``sides``, their held cities found in one walk
     over the position's cities (a walk per side over the View's map of who holds
     each city, and a list copied into a set, before)."""
+    return held_breakdowns(view.cities, view.board, sides)
+
+
+def held_breakdowns(
+    cities: Mapping[str, Mapping[str, Any]], board: Board, sides: tuple[str, ...] = SIDES
+) -> dict[str, VpBreakdown]:
+    """:func:`breakdowns` read off a position's cities, without a :class:`View` of
+    them (the end of a turn makes none)."""
     held: dict[str | None, set[str]] = {side: set() for side in sides}
-    for city, data in view.cities.items():
+    for city, data in cities.items():
         owner = data["owner"]
         if owner in held and (data["units"] or data["militia"] > 0):  # held: owned, with a MU or Militia
             held[owner].add(city)
-    return {side: _breakdown(view, side, held[side]) for side in sides}
+    facts = _scoring(board)  # once for both sides
+    return {side: _breakdown(facts, side, held[side]) for side in sides}
 
 
-def _breakdown(view: View, side: str, held: set[str]) -> VpBreakdown:
-    facts = _scoring(view.board)
-    cities = sum(map(facts.vp.__getitem__, held))
-    won = [(gid, bonus) for gid, group, bonus in facts.colours if held.issuperset(group)]
-    ports = bool(facts.ports) and held.issuperset(facts.ports)
+def _breakdown(facts: _Scoring, side: str, held: set[str]) -> VpBreakdown:
+    # one loop over the colour groups (a list of those won, then a generator each for
+    # their names and their bonus, before); ``<=`` is ``issubset`` without a method call
+    colours: list[str] = []
+    bonus = 0
+    for gid, group, value in facts.colours:
+        if group <= held:
+            colours.append(gid)
+            bonus += value
+    ports = bool(facts.ports) and facts.ports <= held
     return VpBreakdown(
-        side,
-        cities,
-        tuple(gid for gid, _ in won),
-        sum(bonus for _, bonus in won),
-        ports,
-        view.board.port_bonus if ports else 0,
+        side, sum(map(facts.vp.__getitem__, held)), tuple(colours), bonus, ports, facts.port_bonus if ports else 0
     )
 
 
