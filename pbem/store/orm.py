@@ -38,7 +38,7 @@ from pbem.store.database import (
     unknown_game,
     utcnow,
 )
-from pbem.store.sql import READ_ONLY
+from pbem.store.sql import READ_ONLY, opened
 from pbem.store.transaction import sqlite_pragmas
 
 
@@ -438,6 +438,7 @@ def open_engine(db: str | os.PathLike[str] | None = None, create: bool = True, c
         ) from None
     except ArgumentError as exc:
         raise StoreError(f"--db {shown!r} is not a database URL: {exc}") from None
+    opened(engine)  # closed as the command ends (sql.close_opened)
     if is_sqlite:
         _sqlite_pragmas(engine)
     if not check:

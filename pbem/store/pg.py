@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from pbem.store.sql import NAMED, Conflict, Params, Row
+from pbem.store.sql import NAMED, Conflict, Params, Row, opened
 
 if TYPE_CHECKING:
     import psycopg
@@ -66,6 +66,7 @@ class PgDatabase:
         self.url = url
         self._conn: psycopg.Connection[Any] | None = None
         self._pid = 0
+        opened(self)
 
     def connection(self) -> psycopg.Connection[Any]:
         if self._conn is None or self._pid != os.getpid() or self._conn.closed:
@@ -79,6 +80,10 @@ class PgDatabase:
         if self._conn is not None and self._pid == os.getpid():
             self._conn.close()
         self._conn = None
+
+    def __del__(self) -> None:
+        """A handle let go closes its connection (as ``SqliteFile``'s does)."""
+        self.dispose()
 
     def __str__(self) -> str:
         """The URL with its password hidden, for messages."""

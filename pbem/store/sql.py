@@ -1,9 +1,11 @@
 """What a transaction is to the plain-SQL paths: the :class:`Tx` protocol, its
-parameters and rows, and the conflict a concurrent writer raises."""
+parameters and rows, and the conflict a concurrent writer raises; the databases a
+process opened, closed together as a command ends."""
 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
@@ -24,6 +26,27 @@ see ``store._sqlite_pragmas``)."""
 FORCE_GENERIC = "pbem_generic_sql"
 """Engine execution option: run :class:`Tx` through SQLAlchemy even on SQLite
 (the tests use it to run the other databases' path on a real file)."""
+
+
+OPENED: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Every database this process opened (an ``SqliteFile``, a ``PgDatabase``, an
+SQLAlchemy engine), held weakly, so that a command closes those still held as it
+ends (:func:`close_opened`); a handle let go closes its connection itself."""
+
+
+def opened(handle: Any) -> None:
+    """Hold ``handle`` (a database just opened) among :data:`OPENED`."""
+    OPENED.add(handle)
+
+
+def close_opened() -> None:
+    """Close every database the process opened and holds still (``dispose``): its
+    connections are closed now, not left to the collector at exit.  ``pbem`` does
+    this as a command ends, then freezes what is alive (``gc.freeze``), which the
+    collector then never walks again, at exit either: an SQLite connection left
+    open kept its write-ahead log beside the database."""
+    for handle in list(OPENED):
+        handle.dispose()
 
 
 class Conflict(RuntimeError):

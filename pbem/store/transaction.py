@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine, TextClause
 
     from pbem.store.pg import PgDatabase
-from pbem.store.sql import FORCE_GENERIC, NAMED, READ_ONLY, Busy, Conflict, Params, Row, Tx
+from pbem.store.sql import FORCE_GENERIC, NAMED, READ_ONLY, Busy, Conflict, Params, Row, Tx, opened
 
 
 def sqlite_datetime(value: datetime) -> str:
@@ -84,6 +84,7 @@ class SqliteFile:
         self.url = f"sqlite:///{path}"
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
+        opened(self)
 
     def connection(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
@@ -96,6 +97,12 @@ class SqliteFile:
         if self._conn is not None and self._pid == os.getpid():
             self._conn.close()
         self._conn = None
+
+    def __del__(self) -> None:
+        """A handle let go closes its connection: the connection is in a cycle of its
+        own (its statement cache), which only the collector would free, and a
+        command ends with what is alive frozen (``sql.close_opened``)."""
+        self.dispose()
 
     def __repr__(self) -> str:
         return f"SqliteFile({self.path!r})"
