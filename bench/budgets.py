@@ -17,6 +17,13 @@ Farrapos position, and an idle ``pbem tick`` over the 8 Farrapos games.
 
 Usage: ``python bench/budgets.py [--workdir DIR]``; writes ``bench/budgets.json``
 and prints each figure beside its budget.  Exit 1 when a figure is over budget.
+
+``--only growth`` measures that no per-resolution cost grows with a game's length
+or with the games in the database: the Farrapos figures of games about to make
+resolution 13 (as above), of the same games played on to resolution 40, and of
+the resolution-13 games in a database that also holds 40 other games (played to
+resolution 5, waiting for files); it prints each against the first, and writes
+nothing.
 """
 
 from __future__ import annotations
@@ -74,6 +81,31 @@ class Game:
 
 FARRAPOS = Game("farrapos", None, ("empire", "republic"), 8, 13, 1)
 VOUILLE = Game("furor-barbarus", "vouille", ("franks", "visigoths"), 5, 7, 1)
+
+
+FARRAPOS_LATE = Game("farrapos", None, ("empire", "republic"), 8, 40, 1)
+"""The same games played on: a game's length must not raise a resolution's cost."""
+OTHERS, OTHERS_AT = 40, 5
+"""Waiting games beside the measured ones: the games in the database must not either."""
+GROWTH_ALLOWED = 0.02
+"""How far a late or crowded figure may be above the early one (a fraction of it)."""
+
+
+def growth(work: Path) -> int:
+    """``--only growth``: the Farrapos figures early, late and among other games,
+    each against the early one; 1 when one is more than ``GROWTH_ALLOWED`` above."""
+    early, _ = per_resolution(FARRAPOS, work)
+    late, _ = per_resolution(FARRAPOS_LATE, work, tag="-late")
+    crowded, _ = per_resolution(FARRAPOS, work, OTHERS, tag="-crowded")
+    over = 0
+    for key, value in early.items():
+        for label, other in ((f"at resolution {FARRAPOS_LATE.at}", late), (f"among {OTHERS} more games", crowded)):
+            change = other[key] / value - 1
+            over += change > GROWTH_ALLOWED
+            print(
+                f"farrapos.{key:16} {value:>12,} at resolution {FARRAPOS.at}, {other[key]:>12,} {label}: {change:+.1%}"
+            )
+    return 1 if over else 0
 
 
 def scenario_game(scenario: str) -> Game:
@@ -199,9 +231,11 @@ def kept_key(side: str) -> tuple[Path, Path]:
     return private, public
 
 
-def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
+def played_to(game: Game, folder: Path, count: int, others: int = 0) -> tuple[Path, Path]:
     """A database of ``count`` games of ``game`` played by the bots until resolution
-    ``game.at`` is the next, and a folder of every awaited side's signed turn file."""
+    ``game.at`` is the next, and a folder of every awaited side's signed turn file;
+    ``others`` more games (``x0``...), played after them to resolution
+    ``OTHERS_AT``, wait in the database for files no folder holds."""
     folder.mkdir(parents=True)
     signers, public = {}, {}
     for side in game.sides:
@@ -212,10 +246,10 @@ def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
     pbem.dice.new_seed = lambda: hashlib.sha256(b"budgets %d" % next(seeds)).digest()  # type: ignore[assignment]
     db = folder / "referee.db"
     engine = store.create_database(db)
-    for n in range(count):
-        game_id = f"g{n}"
+    # the measured games first, so that their dice are those of every other run
+    for game_id, at in [*((f"g{n}", game.at) for n in range(count)), *((f"x{n}", OTHERS_AT) for n in range(others))]:
         lifecycle.new_game(engine, game_id, game.rules, game.scenario, [], public)
-        for k in range(1, game.at):
+        for k in range(1, at):
             for side in lifecycle.status(engine, game_id).awaiting:
                 message = lifecycle.next_turn_file(engine, game_id, side, bot="random", seed=k).encode("utf-8")
                 intake.submit(engine, message, sshsig.sign(message, signers[side]))
@@ -242,8 +276,9 @@ def played_to(game: Game, folder: Path, count: int) -> tuple[Path, Path]:
     return db, files
 
 
-def measured(game: Game, folder: Path, db: Path, files: Path, count: int) -> dict[str, int]:
-    """The three commands' instructions on ``count`` games of ``folder``."""
+def measured(game: Game, folder: Path, db: Path, files: Path, count: int, others: int = 0) -> dict[str, int]:
+    """The three commands' instructions on ``count`` games of ``folder`` (and
+    ``others`` waiting games, which ``process`` finds waiting)."""
     files_in = count * game.files
 
     def ingest() -> list[str]:
@@ -265,7 +300,7 @@ def measured(game: Game, folder: Path, db: Path, files: Path, count: int) -> dic
         raise CommandFailed(f"ingest before process: {result.stdout[-400:]}{result.stderr[-400:]}")
     checkpointed(copy)
     shutil.copy(copy, ingested)
-    made = said(f"{count} resolution(s) made, 0 game(s) waiting")
+    made = said(f"{count} resolution(s) made, {others} game(s) waiting")
 
     def process() -> list[str]:
         copy, _ = fresh_copy(folder, ingested)
@@ -288,14 +323,17 @@ def measured(game: Game, folder: Path, db: Path, files: Path, count: int) -> dic
     return counts
 
 
-def per_resolution(game: Game, work: Path) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
-    """The three per-resolution figures of one game, and the raw counts they come from."""
-    name = game.scenario or game.rules
+def per_resolution(
+    game: Game, work: Path, others: int = 0, tag: str = ""
+) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
+    """The three per-resolution figures of one game, and the raw counts they come
+    from (``others``: waiting games in both databases; ``tag``: their folders' name)."""
+    name = (game.scenario or game.rules) + tag
     raw: dict[str, dict[str, int]] = {}
     for label, count in (("many", game.games), ("one", 1)):
         folder = work / f"{name}-{label}"
-        db, files = played_to(game, folder, count)
-        raw[label] = measured(game, folder, db, files, count)
+        db, files = played_to(game, folder, count, others)
+        raw[label] = measured(game, folder, db, files, count, others)
         print(f"  {name} {label} ({count} games): {raw[label]}", flush=True)
     n = game.games - 1
     return {key: round((raw["many"][key] - raw["one"][key]) / n) for key in raw["many"]}, raw
@@ -334,7 +372,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=HERE / "work" / "budgets")
     parser.add_argument(
-        "--only", default="", help="farrapos, vouille or start: measure that part alone, print it, write no file"
+        "--only",
+        default="",
+        help="farrapos, vouille, start or growth: measure that part alone, print it, write no file",
     )
     parser.add_argument(
         "--scenario",
@@ -353,6 +393,8 @@ def main() -> int:
         compileall.compile_dir(str(ROOT / package), quiet=2)
     shutil.rmtree(args.workdir, ignore_errors=True)
     args.workdir.mkdir(parents=True)
+    if args.only == "growth":
+        return growth(args.workdir)
     started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     loads = [os.getloadavg()[0]]
     figures: dict[str, float] = {}
