@@ -10,6 +10,7 @@ the commands as a referee does and finds no ``-wal`` or ``-shm`` file after each
 from __future__ import annotations
 
 import gc
+import sqlite3
 import sys
 import weakref
 from collections.abc import Iterator
@@ -87,3 +88,33 @@ def test_no_write_ahead_log_is_left_beside_the_database_after_a_command(tmp_path
         assert not said or said in result.stdout.splitlines(), result.stdout
         assert "Exception ignored" not in result.stderr, result.stderr
         assert _beside(db) == [], command
+
+
+def test_a_handle_opened_in_another_thread_is_let_go_without_an_error(tmp_path: Path) -> None:
+    """A thread of a caller opens the database; the handle is let go, or closed as the
+    command ends, by the main thread: ``sqlite3`` refuses a close from a thread other
+    than the one that opened the connection, so the handle drops it instead (it closes
+    as it is freed), where its ``__del__`` raised an "Exception ignored" each time."""
+    import threading
+
+    from pbem.store.transaction import SqliteFile
+
+    db = tmp_path / "served.db"
+    handle = SqliteFile(str(db))
+    worker = threading.Thread(target=lambda: handle.connection().execute("CREATE TABLE t (x)"))
+    worker.start()
+    worker.join()
+    assert handle._conn is not None
+    unraisable: list[Any] = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        sql.close_opened()  # as the command ends, in the main thread
+        handle.__del__()
+    finally:
+        sys.unraisablehook = hook
+    assert handle._conn is None and unraisable == []
+    own = SqliteFile(str(db))  # the same thread: closed for real
+    conn = own.connection()
+    own.dispose()
+    with pytest.raises(sqlite3.ProgrammingError):
+        conn.execute("SELECT 1")

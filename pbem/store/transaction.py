@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -84,17 +85,23 @@ class SqliteFile:
         self.url = f"sqlite:///{path}"
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
+        self._thread = 0
         opened(self)
 
     def connection(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
             self._conn = sqlite3.connect(self.path, timeout=30)
             self._pid = os.getpid()
+            self._thread = threading.get_ident()
             sqlite_pragmas(self._conn)
         return self._conn
 
     def dispose(self) -> None:
-        if self._conn is not None and self._pid == os.getpid():
+        """Close the connection, where this process and thread opened it: a handle let
+        go in another thread (a caller running pbem in a thread of its own) drops it, and
+        the connection closes itself as it is freed (``sqlite3`` refuses a close from
+        another thread)."""
+        if self._conn is not None and self._pid == os.getpid() and self._thread == threading.get_ident():
             self._conn.close()
         self._conn = None
 
