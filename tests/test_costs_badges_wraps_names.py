@@ -66,7 +66,7 @@ def test_a_badge_new_to_the_process_is_drawn_without_text(monkeypatch: pytest.Mo
     texts = _counted_texts(monkeypatch)
     badges = 0
     for (position, events), before in zip(positions, first):
-        svg._BADGES.clear()
+        svg._shipped_drawing().badge_texts.clear()
         texts.clear()
         assert svg.render(position, events) == before
         assert texts  # the title and the tracks' texts are still drawn through it
@@ -83,7 +83,7 @@ def test_a_badge_is_the_text_it_was() -> None:
     for cid, (cx, y) in drawing.badges.items():
         for owner in svg.SIDE_COLOURS:
             for mu, militia in ((1, 0), (0, 2), (3, 1), (12, 4)):
-                text, mark = svg._badge(drawing, cid, owner, mu, militia, {})
+                text, mark = svg._badge(drawing, cid, owner, mu, militia)
                 words = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
                 colour = svg.SIDE_COLOURS[owner]
                 assert text == svg._text(svg._coord(cx), svg._coord(y), words, 12, "middle", "bold", colour)

@@ -110,10 +110,10 @@ def test_a_map_writes_each_float_once_per_process(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(svg, "_COORDS", coords)
     drawn = 0
     for position, events in _positions_with_events()[::4]:
-        svg._BADGES.clear()
+        svg._shipped_drawing().badge_texts.clear()
         first = svg.render(position, events)
         written = coords.written
-        svg._BADGES.clear()
+        svg._shipped_drawing().badge_texts.clear()
         assert svg.render(position, events) == first
         assert coords.written == written
         drawn += written > 0

@@ -112,6 +112,8 @@ class _Drawing:
     name_labels: dict[str, tuple[Mark, Mark]]  # city -> the label mark of its name, without and with a badge
     badges: dict[str, tuple[float, float]]  # city -> where its MU badge is drawn
     badge_heads: dict[tuple[str, str | None], str]  # (city, holder) -> its MU badge's <text ...>: filled as met
+    badge_texts: dict[tuple[str, str | None, int, int], tuple[str, Mark]]  # (city, holder, MU, Militia) -> its
+    # badge's text and label mark: filled as met (:func:`_badge`)
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
     vp_track: str
@@ -152,6 +154,7 @@ def _drawing(board: Board) -> _Drawing:
         name_labels,
         badges,
         {},  # badge_heads: filled as met
+        {},  # badge_texts: filled as met
         phases,
         turns,
         "\n".join(vp_track),
@@ -408,39 +411,24 @@ def _board_layers(
             )
     out.append("</g>")
     out.append('<g class="city-labels">')
-    kept = _BADGES.get(drawing, _new_badges)
+    kept = drawing.badge_texts
     for cid in drawing.labels:
         city = cities[cid]
         owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
         out.append(drawing.names[cid][owner, bool(mu or militia)])
         labels.append(drawing.name_labels[cid][bool(mu or militia)])
         if mu or militia:  # the MU badge below the name
-            text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia, kept)
+            text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
             out.append(text)
             marks.append(badge_mark)
     out.append("</g></g>")
     return out
 
 
-_BADGES: PerObject[_Drawing, dict[tuple[str, str | None, int, int], tuple[str, Mark]]] = PerObject()
-"""Each MU badge's text and label mark, by city, holder and counts, per drawing: filled
-as met (:func:`_badge`)."""
-
-
-def _new_badges(_drawing: _Drawing) -> dict[tuple[str, str | None, int, int], tuple[str, Mark]]:
-    return {}
-
-
-def _badge(
-    drawing: _Drawing,
-    cid: str,
-    owner: str | None,
-    mu: int,
-    militia: int,
-    kept: dict[tuple[str, str | None, int, int], tuple[str, Mark]],
-) -> tuple[str, Mark]:
+def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int) -> tuple[str, Mark]:
     """An MU badge's text below city ``cid`` in ``owner``'s colour and the mark of its
-    label's box, as ``label_boxes`` reads it from the markup, kept in ``kept``: its
+    label's box, as ``label_boxes`` reads it from the markup, kept in the drawing's
+    ``badge_texts``: its
     ``<text>`` put together from the city's opening of it for the holder, made once
     per board, city and holder (its place written and its colour quoted once, not
     at each count new to the process)."""
@@ -450,6 +438,7 @@ def _badge(
     if head is None:  # _text(x, y, "", BADGE_SIZE, "middle", "bold", the holder's colour) without its end
         head = _text(_coord(cx), _coord(y), "", BADGE_SIZE, "middle", "bold", fill=SIDE_COLOURS[owner])[:-7]
         drawing.badge_heads[cid, owner] = head
+    kept = drawing.badge_texts
     if len(kept) > 4096:
         kept.clear()
     made = kept[cid, owner, mu, militia] = (
