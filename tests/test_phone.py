@@ -4,13 +4,15 @@ words wrap), and each report's close-up (the cropped map shown first) holds ever
 combat, move and label it touches, none cut at its edge.  Real games through the
 CLI: Farrapos and Tolbiac played by the greedy bot (every Furor Barbarus
 scenario in the slow run), then ``pbem site`` and the referee's ``pbem report``.
-The default run measures Farrapos's pages at its first resolution and its last
-four, at a phone's width; the slow run measures every resolution's, at both."""
+The default run measures Farrapos's pages at its first resolution, its last and
+every one with a battle, at a phone's width; the slow run measures every resolution's, at both."""
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,30 +23,49 @@ from tests.support.phone_pages import Measured, measure, play
 
 pytestmark = pytest.mark.browser
 
-Game = tuple[str, str | None, int, tuple[int, ...] | None]
-"""A ruleset, its scenario, how many resolutions the greedy bot plays, and the
-resolutions whose pages (each side's report, the referee's) are measured (None: all)."""
+Shown = Callable[[Table, str, int], Sequence[int]]
+"""Which of a played game's resolutions have their pages (each side's report, the
+referee's) measured: given the game's table, its name and how many were played."""
 
-FARRAPOS: Game = ("farrapos", None, 16, None)
+
+def every_resolution(t: Table, game: str, resolutions: int) -> Sequence[int]:
+    return range(1, resolutions + 1)
+
+
+def first_last_and_battles(t: Table, game: str, resolutions: int) -> Sequence[int]:
+    """The first resolution, the last, and every one that rolled for a battle (read
+    from the game's dice history): the pages between differ only in their words.
+    The dice are the game's own, drawn at ``pbem new``, so where the battles fall
+    moves from run to run."""
+    r = t.run("dice", game, "--json")
+    assert r.exit_code == 0, r.stderr
+    battles = {roll["resolution"] for roll in json.loads(r.stdout)["rolls"] if roll["purpose"].startswith("battle ")}
+    return sorted({1, resolutions, *battles})
+
+
+Game = tuple[str, str | None, int, Shown]
+"""A ruleset, its scenario, how many resolutions the greedy bot plays, and which of
+them have their pages measured."""
+
+FARRAPOS: Game = ("farrapos", None, 16, every_resolution)
 """Farrapos's first battles come late."""
 
-FARRAPOS_FIRST_AND_LATE: Game = ("farrapos", None, 16, (1, 13, 14, 15, 16))
-"""The same game, measured at its first resolution and its last four, where the
-battles are: the pages of the resolutions between differ only in their words."""
+FARRAPOS_FIRST_LAST_AND_BATTLES: Game = ("farrapos", None, 16, first_last_and_battles)
+"""The same game, measured where its battles are (and at its first and last resolution)."""
 
-TOLBIAC: Game = ("furor-barbarus", "tolbiac", 6, None)
+TOLBIAC: Game = ("furor-barbarus", "tolbiac", 6, every_resolution)
 """Tolbiac makes a resolution of four or more combats within six resolutions."""
 
-EVERY_SCENARIO: list[Game] = [("furor-barbarus", s, 6, None) for s in ("campus-mauriacus", "soissons", "vouille")] + [
-    TOLBIAC
-]
+EVERY_SCENARIO: list[Game] = [
+    ("furor-barbarus", s, 6, every_resolution) for s in ("campus-mauriacus", "soissons", "vouille")
+] + [TOLBIAC]
 """The other three scenarios share Tolbiac's templates and maps; the slow run measures them too."""
 
 
 @pytest.fixture(
     scope="module",
     params=[
-        pytest.param([FARRAPOS_FIRST_AND_LATE, TOLBIAC], id="farrapos-tolbiac"),
+        pytest.param([FARRAPOS_FIRST_LAST_AND_BATTLES, TOLBIAC], id="farrapos-tolbiac"),
         pytest.param([FARRAPOS, *EVERY_SCENARIO], id="every-game", marks=pytest.mark.slow),
     ],
 )
@@ -52,12 +73,21 @@ def games(request: pytest.FixtureRequest) -> list[Game]:
     return request.param
 
 
+@dataclass(frozen=True)
+class Played:
+    """The pages measured, and which resolutions they show, per game."""
+
+    pages: list[Path]
+    shown: dict[str, Sequence[int]]
+
+
 @pytest.fixture(scope="module")
-def pages(games: list[Game], tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def played(games: list[Game], tmp_path_factory: pytest.TempPathFactory) -> Played:
     """Every page of each game's site, and the referee's report of each resolution
-    (of the resolutions measured, where a game names them)."""
+    (of the resolutions measured)."""
     tmp = tmp_path_factory.mktemp("phone")
     out: list[Path] = []
+    measured_at: dict[str, Sequence[int]] = {}
     for rules_id, scenario, resolutions, shown in games:
         game = scenario or rules_id
         t = Table(tmp, tmp / f"{game}.db")
@@ -70,14 +100,19 @@ def pages(games: list[Game], tmp_path_factory: pytest.TempPathFactory) -> list[P
         site = tmp / "site" / game
         r = t.run("site", game, "-o", str(site))
         assert r.exit_code == 0, r.stderr
-        ks = shown or range(1, resolutions + 1)
+        ks = measured_at[game] = shown(t, game, resolutions)
         out += sorted(p for p in site.glob("*.html") if _resolution(p) in (None, 0, *ks))
         for k in ks:
             page = site / f"referee-k{k}.html"
             r = t.run("report", game, "--turn", str(k), "-o", str(page))
             assert r.exit_code == 0, r.stderr
             out.append(page)
-    return out
+    return Played(out, measured_at)
+
+
+@pytest.fixture(scope="module")
+def pages(played: Played) -> list[Path]:
+    return played.pages
 
 
 @pytest.fixture(scope="module")
@@ -112,13 +147,13 @@ def _name(m: Measured) -> str:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_scrolls_sideways(measured, pages, games, width):
+def test_no_page_scrolls_sideways(measured, played, games, width):
     results = measured(width)
-    assert len(results) == len(pages)
+    assert len(results) == len(played.pages)
     names = {_name(m) for m in results}
-    for rules_id, scenario, resolutions, shown in games:
+    for rules_id, scenario, _, _ in games:
         game = scenario or rules_id
-        ks = shown or range(1, resolutions + 1)
+        ks = played.shown[game]
         expected = {
             f"{game}/{page}.html"
             for k in ks
