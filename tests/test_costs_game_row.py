@@ -17,39 +17,12 @@ never time, and fails on the referee before this work.
 from __future__ import annotations
 
 import sqlite3
-import struct
 from pathlib import Path
 
 from pbem import dice
 from pbem.referee import resolve
 from tests.support.desk import new_games, open_desk, play_resolutions, queue_next_turns
-
-_WAL_HEADER = 32
-_FRAME_HEADER = 24
-
-
-def _emptied_wal(db: Path) -> None:
-    """The write-ahead log folded into the database and emptied: the frames
-    found in it afterwards are the pages written since."""
-    con = sqlite3.connect(db)
-    try:
-        con.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    finally:
-        con.close()
-
-
-def _pages_written(db: Path) -> list[str]:
-    """The table or index of each page in the write-ahead log (a page number for
-    a page no table holds yet), one entry per frame."""
-    data = Path(f"{db}-wal").read_bytes()
-    con = sqlite3.connect(db)
-    try:
-        owner = {page: name for name, page in con.execute("SELECT name, pageno FROM dbstat")}
-        size = con.execute("PRAGMA page_size").fetchone()[0]
-    finally:
-        con.close()
-    frames = range(_WAL_HEADER, len(data) - _FRAME_HEADER - size + 1, _FRAME_HEADER + size)
-    return [owner.get(page, str(page)) for (page,) in (struct.unpack_from(">I", data, at) for at in frames)]
+from tests.support.wal_pages import emptied_wal, pages_written
 
 
 def _kept(db: Path, game: str) -> tuple[str, int]:
@@ -74,10 +47,10 @@ def test_a_resolution_reading_its_reveal_from_the_values_kept_writes_one_page_of
     play_resolutions(desk, game, 4)  # resolution 1 walked from the checkpoint; 2 to 4 read the values kept
     walked, size = _kept(db, game)
     queue_next_turns(desk, [game], seed=4)
-    _emptied_wal(db)
+    emptied_wal(db)
     assert resolve.process(desk.engine, [game])[0].resolved == 5
     assert _kept(db, game) == (walked, size)  # the row keeps its size
-    pages = _pages_written(db)
+    pages = pages_written(db)
     # before: 13 pages, 6 of them the row's (its leaf, its overflow pages freed and others written anew)
     assert pages.count("game") == 1
     assert [page for page in pages if page.isdigit()] == []  # no page left free by the write

@@ -177,3 +177,31 @@ def test_cli_names_an_unreachable_postgresql(tmp_path: Path) -> None:
     assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr
     assert "cannot open database postgresql+psycopg://nobody:***@/nowhere" in r.stderr
     assert "hunter2" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_version_6_database_on_postgresql_loses_the_repeated_indexes(postgres_url: str) -> None:
+    """Version 7 drops ``ix_resolution_game_id`` and ``ix_roll_game_id`` (each
+    repeated the start of its table's unique index): a version 6 database on
+    PostgreSQL is upgraded in place the first time it is opened, as an SQLite file
+    is (tests/test_schema.py)."""
+    from sqlalchemy import create_engine
+
+    from tests.support.schema_v3 import V6_INDEXES
+
+    store.create_database(postgres_url).dispose()
+    engine = create_engine(postgres_url)
+    indexes = "SELECT indexname FROM pg_indexes WHERE tablename IN ('resolution', 'roll')"
+    try:
+        with engine.begin() as conn:
+            assert not {"ix_resolution_game_id", "ix_roll_game_id"} & set(conn.execute(text(indexes)).scalars())
+            for statement in V6_INDEXES:
+                conn.execute(text(statement))
+            conn.execute(text("UPDATE meta SET value = '6' WHERE key = 'schema_version'"))
+        store.open_database(postgres_url).dispose()
+        with engine.connect() as conn:
+            version = conn.execute(text("SELECT value FROM meta WHERE key = 'schema_version'")).scalar_one()
+            left = set(conn.execute(text(indexes)).scalars())
+    finally:
+        engine.dispose()
+    assert version == "7"
+    assert not {"ix_resolution_game_id", "ix_roll_game_id"} & left and len(left) == 4  # the keys and unique indexes

@@ -15,7 +15,7 @@ from sqlmodel import SQLModel
 
 from pbem import store
 from pbem.store import orm, schema
-from tests.support.schema_v3 import V4_TABLES, downgrade_to_3
+from tests.support.schema_v3 import V4_TABLES, downgrade_to_3, downgrade_to_6
 
 
 def _orm_statements() -> list[str]:
@@ -123,7 +123,7 @@ def test_a_version_3_database_gains_the_version_4_tables_and_keeps_its_games(tmp
     finally:
         con.close()
     assert set(V4_TABLES) <= tables
-    assert version == str(store.SCHEMA_VERSION) == "6"
+    assert version == str(store.SCHEMA_VERSION) == "7"
     con = sqlite3.connect(db)
     try:
         assert "tz" in {r[1] for r in con.execute("PRAGMA table_info(game)")}
@@ -153,7 +153,7 @@ def test_a_version_4_database_gains_the_kept_history_table_and_keeps_its_games(t
         version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
     finally:
         con.close()
-    assert "report_history" in tables and version == "6"
+    assert "report_history" in tables and version == "7"
 
 
 def test_a_version_5_database_gains_the_kept_dice_walk_and_resolves_its_games(tmp_path: Path) -> None:
@@ -189,5 +189,46 @@ def test_a_version_5_database_gains_the_kept_dice_walk_and_resolves_its_games(tm
         (walked,) = con.execute("SELECT dice_walk FROM game").fetchone()
     finally:
         con.close()
-    assert version == "6" and len(reveals) == 3 and walked
+    assert version == "7" and len(reveals) == 3 and walked
     assert dice.H(reveals[2]) == reveals[1] and dice.H(reveals[1]) == reveals[0]
+
+
+def test_a_version_6_database_loses_the_indexes_that_repeat_a_unique_one_and_resolves_its_games(
+    tmp_path: Path,
+) -> None:
+    """Version 7 drops ``ix_resolution_game_id`` and ``ix_roll_game_id``, which
+    repeated the start of their table's unique index (a resolution wrote both): a
+    version 6 file is upgraded in place the first time it is opened, and its games
+    resolve and read as before."""
+    from pbem.referee import resolve
+    from tests.support.desk import new_games, open_desk, play_resolutions, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, 2)
+    desk.engine.dispose()
+    db_file = tmp_path / "referee.db"
+    downgrade_to_6(db_file)
+    db = store.open_database(db_file)
+    desk.engine = db  # type: ignore[assignment]
+    queue_next_turns(desk, [game], seed=2)
+    assert resolve.process(db, [game])[0].resolved == 3
+    db.dispose()
+    con = sqlite3.connect(db_file)
+    try:
+        version = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        indexes = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        ks = [r[0] for r in con.execute("SELECT k FROM resolution WHERE game_id = ? ORDER BY k", (game,))]
+    finally:
+        con.close()
+    assert version == "7" and ks == [1, 2, 3]
+    assert not {"ix_resolution_game_id", "ix_roll_game_id"} & indexes
+    assert {"sqlite_autoindex_resolution_1", "sqlite_autoindex_roll_1"} <= indexes
+    # the file is now the one a new database is, sqlite_master included
+    store.create_database(tmp_path / "new.db").dispose()
+    new = sqlite3.connect(tmp_path / "new.db")
+    try:
+        made = {r[0] for r in new.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    finally:
+        new.close()
+    assert indexes == made

@@ -144,12 +144,12 @@ def _post_resolution(
 ) -> None:
     """The game's webhooks told (``found``: as the caller read them); a game with
     none reads no deadline and words nothing."""
-    from pbem import store
-
     if found is None:
         found = hooks.of_game(tx, game_id)
     if not found:
         return
+    from pbem import store  # here, past the return: an import statement in a function runs at each call
+
     if callable(summary):
         summary = summary()
     deadline = None if over else hooks.next_deadline(tx, game_id, store.utcnow())

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 # allowances and limits (new columns); observer, game_allowance, civil_disorder, bot_turn, hook, ledger (new tables);
 # outbox.claimed_by and claimed_at (a delivery claims a row before sending it); game.tz, player.tz (the zones
 # deadlines are shown in); 5: report_history (new table: the list of earlier resolutions a report shows, kept);
-# 6: game.dice_walk (the dice chain's values walked for the next reveals, secret)
-SCHEMA_VERSION = 6
+# 6: game.dice_walk (the dice chain's values walked for the next reveals, secret); 7: no ix_resolution_game_id
+# nor ix_roll_game_id (each repeated the start of its table's unique index, and a resolution wrote both)
+SCHEMA_VERSION = 7
 
 
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -48,6 +49,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),  # and new tables
     5: (),  # report_history, a new table
     6: ("ALTER TABLE game ADD COLUMN dice_walk VARCHAR",),
+    7: ("DROP INDEX IF EXISTS ix_resolution_game_id", "DROP INDEX IF EXISTS ix_roll_game_id"),
 }
 """What upgrades a database from the version before: new tables are created as
 they are missing, then these statements run, all in one write transaction."""

@@ -89,7 +89,8 @@ class Player(SQLModel, table=True):
 class Resolution(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "k"),)
     id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
+    # no index of its own: the unique (game_id, k) index begins with it (schema version 7)
+    game_id: str = Field(foreign_key="game.id")
     k: int
     label: str
     position: str  # canonical JSON
@@ -132,7 +133,7 @@ class Refusal(SQLModel, table=True):
 class Roll(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("game_id", "k", "idx"),)
     id: int | None = Field(default=None, primary_key=True)
-    game_id: str = Field(foreign_key="game.id", index=True)
+    game_id: str = Field(foreign_key="game.id")  # the unique (game_id, k, idx) index begins with it (version 7)
     k: int
     idx: int
     sides: int

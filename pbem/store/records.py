@@ -201,7 +201,7 @@ def resolution_reads(game_id: str) -> list[tuple[str, dict[str, Any]]]:
     return [
         (_CLAIM, game),
         (_GAME_STATE, game),
-        (_NEXT_QUEUED, {**game, "queued": SubmissionStatus.QUEUED.name}),
+        (_NEXT_QUEUED, {**game, "queued": _QUEUED}),
         (_CHAIN_SECRET, game),
     ]
 
@@ -419,9 +419,13 @@ def queued_files(tx: Tx, game_id: str, turn: int) -> list[QueuedFile]:
 
 def next_queued_files(tx: Tx, game_id: str) -> list[QueuedFile]:
     """The files queued for the game's next resolution (``next_k``), by side."""
-    rows = sorted(tx.all(_NEXT_QUEUED, {"game": game_id, "queued": SubmissionStatus.QUEUED.name}), key=_BY_SIDE)
+    rows = sorted(tx.all(_NEXT_QUEUED, {"game": game_id, "queued": _QUEUED}), key=_BY_SIDE)
     return [QueuedFile(i, side, bytes(message), digest) for i, side, message, digest in rows]
 
+
+_QUEUED, _RESOLVED = SubmissionStatus.QUEUED.name, SubmissionStatus.RESOLVED.name
+"""The statuses' names as stored, read once: an enum member's ``name`` is a Python
+property (a call and a dozen opcodes at each read, three a resolution)."""
 
 _BY_SIDE = itemgetter(1, 0)
 """A queued file's row (id, side, ...) by side, then id."""
@@ -472,7 +476,7 @@ def add_resolution(tx: Tx, new: NewResolution, rolls: Sequence[Mapping[str, Any]
     for submission_id in resolved_ids:
         tx.send(
             "UPDATE submission SET status = :resolved WHERE id = :id",
-            {"resolved": SubmissionStatus.RESOLVED.name, "id": submission_id},
+            {"resolved": _RESOLVED, "id": submission_id},
         )
     tx.send(
         "UPDATE game SET current_k = :k, next_k = :next_k, state_hash = :state_hash, over = :over, result = "

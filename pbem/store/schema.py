@@ -148,7 +148,6 @@ SQLITE: tuple[str, ...] = (
         "UNIQUE (game_id, k)",
         "FOREIGN KEY(game_id) REFERENCES game (id)",
     ),
-    "CREATE INDEX ix_resolution_game_id ON resolution (game_id)",
     _table(
         "submission",
         "id INTEGER NOT NULL",
@@ -180,7 +179,6 @@ SQLITE: tuple[str, ...] = (
         "UNIQUE (game_id, k, idx)",
         "FOREIGN KEY(game_id) REFERENCES game (id)",
     ),
-    "CREATE INDEX ix_roll_game_id ON roll (game_id)",
     _table(
         "dice_chain",
         "id INTEGER NOT NULL",

@@ -135,8 +135,12 @@ def _positional(sql: str, params: Params) -> tuple[str, Params | tuple[object, .
     except KeyError:
         return sql, _sqlite_params(params)
     for value in values:  # a plain loop: a generator per statement cost more than the statement's other Python
-        if isinstance(value, datetime):
-            return text, tuple(sqlite_datetime(v) if isinstance(v, datetime) else v for v in values)
+        if isinstance(value, datetime):  # from here on, each timestamp as its text (no generator step a value)
+            converted = list(values)
+            for later in range(values.index(value), len(converted)):  # the first: no value before was one
+                if isinstance(converted[later], datetime):
+                    converted[later] = sqlite_datetime(converted[later])
+            return text, tuple(converted)
     return text, values
 
 
@@ -148,21 +152,25 @@ def _sqlite_params(params: Params) -> Params:
 
 
 class _SqliteTx:
+    """A transaction's statements, run through one cursor: ``Connection.execute``
+    made a cursor per statement (and a weak reference to it in the connection),
+    about 1 k instructions a statement."""
+
     locking_reads = False
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
 
     def one(self, sql: str, params: Params) -> Row | None:
-        row: Row | None = self._conn.execute(*_positional(sql, params)).fetchone()
+        row: Row | None = self._cursor.execute(*_positional(sql, params)).fetchone()
         return row
 
     def all(self, sql: str, params: Params) -> list[Row]:
-        return self._conn.execute(*_positional(sql, params)).fetchall()
+        return self._cursor.execute(*_positional(sql, params)).fetchall()
 
     def run(self, sql: str, params: Params) -> int:
         try:
-            return self._conn.execute(*_positional(sql, params)).rowcount
+            return self._cursor.execute(*_positional(sql, params)).rowcount
         except sqlite3.IntegrityError as exc:
             raise Conflict(str(exc)) from None
         except sqlite3.OperationalError as exc:
@@ -172,9 +180,9 @@ class _SqliteTx:
         try:
             converted = [_positional(sql, r) for r in rows]
             if len({text for text, _ in converted}) == 1:
-                self._conn.executemany(converted[0][0], [values for _, values in converted])
+                self._cursor.executemany(converted[0][0], [values for _, values in converted])
             else:  # none, or a row missing a value: by name, for the driver to refuse it
-                self._conn.executemany(sql, [_sqlite_params(r) for r in rows])
+                self._cursor.executemany(sql, [_sqlite_params(r) for r in rows])
         except sqlite3.IntegrityError as exc:
             raise Conflict(str(exc)) from None
         except sqlite3.OperationalError as exc:
@@ -280,10 +288,13 @@ def transaction(engine: Database, write: bool = True, deferred: bool = False) ->
 
 @contextmanager
 def _sqlite_transaction(conn: sqlite3.Connection, write: bool) -> Iterator[Tx]:
-    conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+    cursor = conn.cursor()  # the transaction's one cursor, its statements' too
+    cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     try:
-        yield _SqliteTx(conn)
+        yield _SqliteTx(cursor)
     except BaseException:
+        cursor.close()
         conn.rollback()
         raise
+    cursor.close()  # its last statement reset, as a cursor let go after its statement did
     conn.commit()

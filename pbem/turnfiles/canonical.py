@@ -85,7 +85,9 @@ def canonical_json_after(new: dict[str, Any], before: dict[str, Any], before_tex
     for at in compress(range(count), map(is_not, values, old.values())):
         piece = pieces[at]  # its name's text ends at its first '":' (a quote in a name is escaped)
         pieces[at] = piece[: piece.index('":') + 2] + canonical_json(values[at])[:-1]
-    rest = canonical_json({key: value for key, value in new.items() if key != member})
+    others = dict(new)  # the other members: a copy less one key, in C (a comprehension was a step a member)
+    del others[member]
+    rest = canonical_json(others)
     return start + "},".join(pieces) + ("}}," + rest[1:] if len(rest) > 2 else "}}}")
 
 

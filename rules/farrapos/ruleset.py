@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pbem.rules.base import (
@@ -81,6 +81,20 @@ OPTION_INFO = (
 )
 
 
+_TURN: list[Callable[..., Resolution]] = []
+"""The turn's resolution (:func:`pbem.rules.farrapos.turn.resolve_turn`), imported on
+first use (a check resolves nothing) and kept: an import statement in a method runs
+at each call (a package's ``from ... import`` goes through importlib's Python)."""
+
+
+def _resolve_turn() -> Callable[..., Resolution]:
+    if not _TURN:
+        from pbem.rules.farrapos.turn import resolve_turn
+
+        _TURN.append(resolve_turn)
+    return _TURN[0]
+
+
 class Farrapos(Ruleset):
     id = "farrapos"
     title = "Farrapos (Julio Trois, 2011)"
@@ -154,9 +168,7 @@ class Farrapos(Ruleset):
         return validate_orders(position, side, orders)
 
     def resolve(self, position: Position, orders: Mapping[str, Orders], dice: Dice) -> Resolution:
-        from pbem.rules.farrapos.turn import resolve_turn  # on first use: a check resolves nothing
-
-        return resolve_turn(position, orders, dice)
+        return _resolve_turn()(position, orders, dice)
 
     def resolve_validated(
         self, position: Position, orders: Mapping[str, Orders], dice: Dice, owned: bool = False
@@ -164,9 +176,7 @@ class Farrapos(Ruleset):
         """:meth:`resolve` without validating again; the turn reads the position
         as it began while it changes its working copy, so a position handed over
         (``owned``) is copied all the same."""
-        from pbem.rules.farrapos.turn import resolve_turn
-
-        return resolve_turn(position, orders, dice, validated=True)
+        return _resolve_turn()(position, orders, dice, validated=True)
 
     def order_template(self, position: Position, side: str) -> str:
         view = View(position)
