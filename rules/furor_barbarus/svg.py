@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
@@ -446,19 +447,28 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
     where = field.occupied()  # the hex index: each unit on the map, in its hex
-    placed = [
-        (h, u) for h in sorted(where) for u in (where[h] if len(where[h]) == 1 else sorted(where[h]))
-    ]  # by hex, id
     units, printed, short, colours, factors = field.units, d.printed, d.short, d.colours, d.factors
-    rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if units[u]["side"] == s]
-    per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
-    for i, (s, h, u) in enumerate(rows_by_side):
-        col, row = divmod(i, per_col) if per_col else (0, 0)
-        # _roster_line, without a call of its own a line
-        reduced, fill = bool(units[u]["reduced"]), colours.get(s, "#222")
-        before_y, before_hex, after_hex = _roster_words(
-            10 + col * col_w, u, short[u], factors(u), reduced, printed[u].name, fill
-        )
-        out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
+    # each side's units by hex, id: one pass over the hex index (it was a pass per side over every unit)
+    by_side: dict[str, list[tuple[str, str, dict[str, Any]]]] = {s: [] for s in field.scenario.side_info}
+    for h in sorted(where):
+        here = where[h]
+        for u in here if len(here) == 1 else sorted(here):
+            state = units[u]
+            rows = by_side.get(state["side"])
+            if rows is not None:
+                rows.append((h, u, state))
+    count = sum(map(len, by_side.values()))
+    per_col = math.ceil(count / cols) if count else 0
+    i = 0
+    for s, rows in by_side.items():
+        fill = colours.get(s, "#222")
+        for h, u, state in rows:
+            col, row = divmod(i, per_col)
+            i += 1
+            # _roster_line, without a call of its own a line
+            before_y, before_hex, after_hex = _roster_words(
+                10 + col * col_w, u, short[u], factors(u), bool(state["reduced"]), printed[u].name, fill
+            )
+            out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
     y += per_col * 16
     return y

@@ -7,21 +7,34 @@
   Python (``battle_table.text_blocks``), as those filters made them, and the part
   reads three values a block;
 - ``text_table`` worked out each column's width with a generator over the rows and
-  padded each row's cells in another; both now go through ``map`` and ``zip``.
+  padded each row's cells in another; both now go through ``map`` and ``zip``;
+- the close-up (``mapdraw.take_in_marks``, shared with Farrapos) handed every mark
+  outside the box to ``_grown``, whose first pass sorted each beside the edge it lies
+  beyond; the one pass that sorts the marks out now puts those outside the hull of
+  the box and the core there itself (an edge of the box stays within that hull), and
+  ``_grown`` looks only at the rest;
+- the Furor Barbarus roster made a pass per side over every unit on the map; it now
+  sorts the units into their sides in one pass over the hex index.
 
 The same text: the part is compared here with the template it replaced on events that
-wrap, hold dice, fold into a battle's table, or are none at all, besides the
+wrap, hold dice, fold into a battle's table, or are none at all; the close-up with its
+first version on random labels (``tests/test_report_map_costs.py``); besides the
 ``bench/fingerprint.py`` hashes."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from pbem.reports import render
 from pbem.reports.battle_table import battle_blocks, text_blocks, text_table
 from pbem.reports.event_lines import event_lines
 from pbem.reports.render import RollLine
-from tests.support.calls import python_calls
+from pbem.rules import find_ruleset, mapdraw
+from pbem.rules.furor_barbarus import svg as furor_svg
+from tests.support.calls import opcodes, python_calls
+from tests.support.map_positions import every_map
 
 _BEFORE = (
     """{% macro events(blocks, k) %}
@@ -134,3 +147,35 @@ def test_a_text_table_takes_no_generator_a_column_or_a_row() -> None:
     assert table.splitlines()[0].split() == ["attackers", "defender", "odds", "column", "die", "row"]
     assert table.splitlines()[2].startswith("alan-3, hun-1 (6)  roman-1 (3)  2-1   2-1     4-1 = 3  4")
     assert table.splitlines()[3] == f"     result: {_COMBAT['result']}"
+
+
+def test_the_close_up_grows_over_the_marks_within_its_reach_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    handed: list[tuple[int, int]] = []
+    real = mapdraw._grown
+
+    def counted(*args: Any) -> tuple[float, float, float, float]:
+        rest, beyond = args[4], args[5]
+        handed.append((len(rest), sum(map(len, beyond))))
+        return real(*args)
+
+    monkeypatch.setattr(mapdraw, "_grown", counted)
+    for drawn in every_map():  # both games' maps
+        find_ruleset(drawn.rules_id).map_svg(drawn.position, drawn.events, None)
+    looked_at, waiting = sum(r for r, _ in handed), sum(w for _, w in handed)
+    assert len(handed) == 10
+    # before, _grown's first pass looked at every mark outside the box: 1,543 over these maps
+    assert looked_at < 600 and looked_at + waiting > 1500
+
+
+def test_the_roster_sorts_the_units_into_sides_in_one_pass() -> None:
+    runs, lines = 0, 0
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        d = furor_svg._Drawing(find_ruleset(drawn.rules_id).field(drawn.position, copy=False), drawn.events)
+        out: list[str] = []
+        furor_svg._armies_panel(d, 1300, 900.0, out)  # each line's words put together (once per process)
+        lines += len(out) - 1 - len(d.field.scenario.side_info)
+        runs += opcodes(lambda d=d: furor_svg._armies_panel(d, 1300, 900.0, []))
+    assert lines == 190
+    assert runs < 195 * lines, runs / lines  # before: 214 bytecode instructions a line
