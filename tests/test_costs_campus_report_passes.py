@@ -14,7 +14,10 @@
   the box and the core there itself (an edge of the box stays within that hull), and
   ``_grown`` looks only at the rest;
 - the Furor Barbarus roster made a pass per side over every unit on the map; it now
-  sorts the units into their sides in one pass over the hex index.
+  sorts the units into their sides in one pass over the hex index;
+- the Furor Barbarus moves made a copy of every event's path (a comprehension an
+  event, moves or not) and a table of dashes a move; a path is now copied only when it
+  holds an empty hex, and the dashes are one table.
 
 The same text: the part is compared here with the template it replaced on events that
 wrap, hold dice, fold into a battle's table, or are none at all; the close-up with its
@@ -179,3 +182,17 @@ def test_the_roster_sorts_the_units_into_sides_in_one_pass() -> None:
         runs += opcodes(lambda d=d: furor_svg._armies_panel(d, 1300, 900.0, []))
     assert lines == 190
     assert runs < 195 * lines, runs / lines  # before: 214 bytecode instructions a line
+
+
+def test_the_moves_copy_no_path_and_look_at_no_other_event() -> None:
+    comprehensions, moves = 0, 0
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        d = furor_svg._Drawing(find_ruleset(drawn.rules_id).field(drawn.position, copy=False), drawn.events)
+        d.movements()
+        drawn_moves, called = python_calls(d.movements)
+        comprehensions += called.count("<listcomp>")
+        moves += (len(drawn_moves) - 2) // 2  # a circle and a line a move, in one group
+    assert moves == 8
+    assert comprehensions == moves  # each move's points alone (before: 50, a copy of every one of 42 events' path)

@@ -62,6 +62,10 @@ def _factors_on_each_face(c: Counter) -> tuple[str, str]:
     return f"{c.value(False)}{tail}", f"{c.value(True)}{tail}"
 
 
+_DASHES = {"move": "", "retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}
+"""The line of each kind of move the map draws (a move's solid, a retreat's dashed, an advance's dotted)."""
+
+
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
         self.field = field
@@ -100,14 +104,20 @@ class _Drawing:
     # --- this resolution ---------------------------------------------------------
     def movements(self) -> list[str]:
         out = ['<g class="moves">']
+        colours = self.colours
         for e in self.events:
-            path = [h for h in (e.get("path") or []) if h]
-            if e.get("type") not in ("move", "retreat", "advance") or len(path) < 2:
+            kind = e.get("type")
+            dash = _DASHES.get(kind) if isinstance(kind, str) else None  # None: not a move, retreat or advance
+            if dash is None:
                 continue
-            colour = self.colours.get(str(e.get("side") or ""), None) or (
+            path = e.get("path") or []
+            if type(path) is not list or not all(path):  # a path as the engine writes it is used as it is
+                path = [h for h in path if h]
+            if len(path) < 2:
+                continue
+            colour = colours.get(str(e.get("side") or ""), None) or (
                 self.colour(e["unit"]) if e.get("unit") in self.field.units else "#222"
             )
-            dash = {"retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}.get(e["type"], "")
             sx, sy, _ = _point(path[0])
             out.append(f'<circle cx="{sx}" cy="{sy}" r="5" fill="{colour}" opacity="0.7"/>')
             # each hex's centre, then the arrow's end short of the last hex's counter (each written once per process)
@@ -115,7 +125,7 @@ class _Drawing:
             out.append(
                 f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
-                f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>'
+                f'class="{_t(kind)}"><title>{_t(e.get("text", ""))}</title></polyline>'
             )
         out.append("</g>")
         return out
