@@ -187,24 +187,32 @@ def take_in_marks(box: Box, marks: list[Mark], limit: Box, core: Box | None = No
     grown box then meets; kept within ``limit``.  Rounded outwards to 0.1."""
     edges = [box[0], box[1], box[0] + box[2], box[1] + box[3]]
     x0, y0, x1, y1 = edges
+    beyond: _Beyond = ([], [], [], [])
     if core is None:
         rest = [m for m in marks if m[0] < x0 or m[1] < y0 or m[2] > x1 or m[3] > y1]
     else:
         inner = [core[0], core[1], core[0] + core[2], core[1] + core[3]]
-        rest, strips = _sorted_out(edges, marks, inner)
+        rest, strips = _sorted_out(edges, marks, inner, beyond)
         x0, y0, x1, y1 = _step_in(edges, strips, inner)
         # a mark inside the box before its edges moved in and not inside after lies across one of the
-        # strips: ``rest`` holds every mark outside the box, and some inside (passed over below)
+        # strips: ``rest`` and ``beyond`` hold every mark outside the box, and ``rest`` some inside
+        # (passed over below)
         for strip in strips:
             rest += strip
-    x0, y0, x1, y1 = _grown(x0, y0, x1, y1, rest)
+    x0, y0, x1, y1 = _grown(x0, y0, x1, y1, rest, beyond)
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
     x0, y0 = math.floor(x0 * 10) / 10, math.floor(y0 * 10) / 10
     return (x0, y0, round(math.ceil(x1 * 10) / 10 - x0, 1), round(math.ceil(y1 * 10) / 10 - y0, 1))
 
 
-def _grown(x0: float, y0: float, x1: float, y1: float, rest: list[Mark]) -> tuple[float, float, float, float]:
+_Beyond = tuple[list[Mark], list[Mark], list[Mark], list[Mark]]
+"""The marks waiting beyond each edge of the box (x1, x0, y1, y0), as :func:`_grown` keeps them."""
+
+
+def _grown(
+    x0: float, y0: float, x1: float, y1: float, rest: list[Mark], beyond: _Beyond
+) -> tuple[float, float, float, float]:
     """The smallest box holding (x0, y0, x1, y1) that holds whole every mark of ``rest`` it
     meets: the marks it meets and does not hold, taken in, until there is none.  The
     result is the same whatever the order the marks are taken in (a mark the box meets,
@@ -213,8 +221,10 @@ def _grown(x0: float, y0: float, x1: float, y1: float, rest: list[Mark]) -> tupl
     of x0, below y1, above y0), and is looked at again only once that edge has moved
     past it (a pass over every mark the box did not meet, again after each pass that
     grew it, was up to eight passes over some two hundred marks in a close-up of Campus
-    Mauriacus, whose labels chain across the board)."""
-    beyond: tuple[list[Mark], list[Mark], list[Mark], list[Mark]] = ([], [], [], [])
+    Mauriacus, whose labels chain across the board).  ``beyond`` may hold marks already, each
+    beyond its edge of the box (right of x1, left of x0, below y1, above y0): :func:`_sorted_out`
+    puts there the marks outside the box's and the core's hull, which this pass would only have
+    sorted out again."""
     after_x1, before_x0, after_y1, before_y0 = beyond
     while rest:
         at = (x1, x0, y1, y0)
@@ -252,10 +262,15 @@ _FACING = (_A0, itemgetter(2), _B0, itemgetter(3))
 """The side of a mark facing each edge it may wait beyond (x1, x0, y1, y0): a0, a1, b0, b1."""
 
 
-def _sorted_out(edges: list[float], marks: list[Mark], core: list[float]) -> tuple[list[Mark], list[list[Mark]]]:
-    """In one pass over ``marks``: those not inside the box of ``edges``, and for each
-    edge (x0, y0, x1, y1) those across the strip between it and ``core``'s same edge
-    (an edge moves in only within that strip, so only those can ever be cut by it)."""
+def _sorted_out(
+    edges: list[float], marks: list[Mark], core: list[float], beyond: _Beyond
+) -> tuple[list[Mark], list[list[Mark]]]:
+    """In one pass over ``marks``: those not inside the box of ``edges`` (those outside
+    the hull of the box and ``core`` put in ``beyond``, each in the list of the first edge
+    of the hull it lies beyond, in :func:`_grown`'s order: an edge of the box stays within
+    the hull), and for each edge (x0, y0, x1, y1) those across the strip between it and
+    ``core``'s same edge (an edge moves in only within that strip, so only those can ever
+    be cut by it)."""
     x0, y0, x1, y1 = edges
     lo0, hi0 = min(x0, core[0]), max(x0, core[0])
     lo1, hi1 = min(y0, core[1]), max(y0, core[1])
@@ -266,14 +281,25 @@ def _sorted_out(edges: list[float], marks: list[Mark], core: list[float]) -> tup
     s1: list[Mark] = []
     s2: list[Mark] = []
     s3: list[Mark] = []
+    after_x1, before_x0, after_y1, before_y0 = beyond
     # every strip lies within the box and the core's hull: a mark that does not meet it is across none
     u0, u1, u2, u3 = min(x0, core[0]), min(y0, core[1]), max(x1, core[2]), max(y1, core[3])
     for m in marks:
         a0, b0, a1, b1 = m
         if hi0 <= a0 and a1 <= lo2 and hi1 <= b0 and b1 <= lo3:
             continue  # inside the box and across no strip: most marks of a close-up
-        if a1 <= u0 or a0 >= u2 or b1 <= u1 or b0 >= u3:
-            out.append(m)  # outside the hull (so outside the box) and across no strip
+        # outside the hull (so outside the box) and across no strip: waits beyond an edge, as _grown puts it
+        if a0 >= u2:
+            after_x1.append(m)
+            continue
+        if a1 <= u0:
+            before_x0.append(m)
+            continue
+        if b0 >= u3:
+            after_y1.append(m)
+            continue
+        if b1 <= u1:
+            before_y0.append(m)
             continue
         if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
             out.append(m)

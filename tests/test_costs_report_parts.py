@@ -34,6 +34,7 @@ from jinja2.filters import do_indent, do_wordwrap
 
 from pbem.reports import assemble as reporting
 from pbem.reports import render as report
+from pbem.reports.battle_table import text_blocks
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import ruleset as furor_ruleset
 from pbem.rules.furor_barbarus import svg as furor_svg
@@ -193,7 +194,7 @@ def test_an_events_type_is_worded_once_for_both_pages(farrapos_game: tuple[Any, 
         counted.jinja_pass_arg = real.jinja_pass_arg  # type: ignore[attr-defined]
         env.filters["replace"] = counted
         html = env.get_template("report_parts.html.j2").module.events(blocks, data.k)
-        text = env.get_template("report_parts.txt.j2").module.events(blocks, data.k)
+        text = env.get_template("report_parts.txt.j2").module.events(text_blocks(blocks, env), data.k)
     finally:
         report.environment.cache_clear()
     events = [b.event for b in blocks if b.kind != "table"]

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pbem.reports.wrap import indent, wrap_indent
+
 Cell = Callable[[Mapping[str, Any]], str]
 
 
@@ -200,19 +202,53 @@ def battle_blocks(events: Sequence[EventLine]) -> list[Block]:
     return blocks
 
 
+class TextBlock:
+    """One block as the text events part writes it, worked out once per resolution
+    (:func:`text_blocks`): its ``kind``, its ``heading`` (numbered; an event's line
+    wrapped and indented as ``wrap_indent(72, 4)`` does it), a table's rounds as
+    indented text, an event's dice in one line."""
+
+    __slots__ = ("kind", "heading", "table", "dice")
+
+    def __init__(self, kind: str, heading: str, table: str = "", dice: str = "") -> None:
+        self.kind = kind
+        self.heading = heading
+        self.table = table
+        self.dice = dice
+
+
+def text_blocks(blocks: Sequence[Block], environment: Any) -> list[TextBlock]:
+    """``blocks`` as the text events part writes them (``report_parts.txt.j2``): each
+    value put together here as the part's filters made it (``format``, ``wrap_indent``,
+    ``text_table`` then ``indent``, each die as ``die_name``), where the part called a
+    filter or two and read some ten attributes through Jinja's ``getattr`` a block."""
+    out: list[TextBlock] = []
+    die_name = environment.filters["die_name"]
+    for n, b in enumerate(blocks, 1):
+        if b.kind == "table":
+            out.append(TextBlock("table", f"{n}. {b.title}", indent(text_table(b.columns, b.rows), 4, True)))
+            continue
+        e = b.event
+        assert e is not None  # an event block holds its event
+        heading = wrap_indent(environment, f"{n}. [{e.label}] {e.text}", 72, 4)
+        dice = "; ".join([f"{die_name(r.sides)}={r.value} ({r.purpose})" for r in e.rolls]) if e.rolls else ""
+        out.append(TextBlock("event", heading, dice=dice))
+    return out
+
+
 def text_table(columns: Sequence[str], rows: Sequence[Row], width: int = 68) -> str:
     """The rounds as a plain-text table (columns padded to their widest cell); when
     that is wider than ``width``, the last column goes on a line of its own under
     each row."""
     cells = [list(columns)] + [[str(c) for c in r.cells] for r in rows]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    widths = [max(map(len, column)) for column in zip(*cells)]  # each column's widest cell (a row has one a column)
     split = sum(widths) + 2 * (len(widths) - 1) > width and len(columns) > 1
     shown = widths[:-1] if split else widths
     lines = []
     for n, line in enumerate(cells):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(line, shown)).rstrip())
+        lines.append("  ".join(map(str.ljust, line, shown)).rstrip())
         if n == 0:
-            lines.append("  ".join("-" * w for w in shown))
+            lines.append("  ".join(["-" * w for w in shown]))
         elif split and line[-1] not in ("", "-"):
             lines.append(f"     {columns[-1]}: {line[-1]}")
     return "\n".join(lines)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pbem.templates as _templates_package
-from pbem.reports.battle_table import EventLine, battle_blocks, text_table
+from pbem.reports.battle_table import EventLine, battle_blocks, text_blocks, text_table
 from pbem.reports.event_lines import detail_value, event_lines
 from pbem.reports.map_look import MapLook, map_look
 from pbem.reports.parts import HtmlReportParts, TextReportParts
@@ -546,7 +546,7 @@ def _text_pieces(data: ReportData, shared: Shared) -> tuple[list[str], list[str]
     # the board in words, each line wrapped: once for every reader given the same lines (a game hiding nothing)
     alike_board = data.board is shared.data.board
     board = shared.part("text-board", lambda: parts.board(data.board)) if alike_board else parts.board(data.board)
-    events = shared.part("text-events", lambda: parts.events(shared.blocks, data.k))
+    events = shared.part("text-events", lambda: parts.events(text_blocks(shared.blocks, environment()), data.k))
     dice = shared.part("text-dice", lambda: parts.dice(data, shared.verify))
     pieces = _pieces(
         "report.txt.j2",

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from pbem.rules.base import Event
 from pbem.rules.furor_barbarus import svg_counters
@@ -61,6 +62,10 @@ def _factors_on_each_face(c: Counter) -> tuple[str, str]:
     return f"{c.value(False)}{tail}", f"{c.value(True)}{tail}"
 
 
+_DASHES = {"move": "", "retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}
+"""The line of each kind of move the map draws (a move's solid, a retreat's dashed, an advance's dotted)."""
+
+
 class _Drawing:
     def __init__(self, field: Battlefield, events: Sequence[Event]) -> None:
         self.field = field
@@ -99,14 +104,20 @@ class _Drawing:
     # --- this resolution ---------------------------------------------------------
     def movements(self) -> list[str]:
         out = ['<g class="moves">']
+        colours = self.colours
         for e in self.events:
-            path = [h for h in (e.get("path") or []) if h]
-            if e.get("type") not in ("move", "retreat", "advance") or len(path) < 2:
+            kind = e.get("type")
+            dash = _DASHES.get(kind) if isinstance(kind, str) else None  # None: not a move, retreat or advance
+            if dash is None:
                 continue
-            colour = self.colours.get(str(e.get("side") or ""), None) or (
+            path = e.get("path") or []
+            if type(path) is not list or not all(path):  # a path as the engine writes it is used as it is
+                path = [h for h in path if h]
+            if len(path) < 2:
+                continue
+            colour = colours.get(str(e.get("side") or ""), None) or (
                 self.colour(e["unit"]) if e.get("unit") in self.field.units else "#222"
             )
-            dash = {"retreat": ' stroke-dasharray="7,4"', "advance": ' stroke-dasharray="2,3"'}.get(e["type"], "")
             sx, sy, _ = _point(path[0])
             out.append(f'<circle cx="{sx}" cy="{sy}" r="5" fill="{colour}" opacity="0.7"/>')
             # each hex's centre, then the arrow's end short of the last hex's counter (each written once per process)
@@ -114,7 +125,7 @@ class _Drawing:
             out.append(
                 f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
-                f'class="{_t(e["type"])}"><title>{_t(e.get("text", ""))}</title></polyline>'
+                f'class="{_t(kind)}"><title>{_t(e.get("text", ""))}</title></polyline>'
             )
         out.append("</g>")
         return out
@@ -446,19 +457,28 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
     where = field.occupied()  # the hex index: each unit on the map, in its hex
-    placed = [
-        (h, u) for h in sorted(where) for u in (where[h] if len(where[h]) == 1 else sorted(where[h]))
-    ]  # by hex, id
     units, printed, short, colours, factors = field.units, d.printed, d.short, d.colours, d.factors
-    rows_by_side = [(s, h, u) for s in field.scenario.side_info for h, u in placed if units[u]["side"] == s]
-    per_col = math.ceil(len(rows_by_side) / cols) if rows_by_side else 0
-    for i, (s, h, u) in enumerate(rows_by_side):
-        col, row = divmod(i, per_col) if per_col else (0, 0)
-        # _roster_line, without a call of its own a line
-        reduced, fill = bool(units[u]["reduced"]), colours.get(s, "#222")
-        before_y, before_hex, after_hex = _roster_words(
-            10 + col * col_w, u, short[u], factors(u), reduced, printed[u].name, fill
-        )
-        out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
+    # each side's units by hex, id: one pass over the hex index (it was a pass per side over every unit)
+    by_side: dict[str, list[tuple[str, str, dict[str, Any]]]] = {s: [] for s in field.scenario.side_info}
+    for h in sorted(where):
+        here = where[h]
+        for u in here if len(here) == 1 else sorted(here):
+            state = units[u]
+            rows = by_side.get(state["side"])
+            if rows is not None:
+                rows.append((h, u, state))
+    count = sum(map(len, by_side.values()))
+    per_col = math.ceil(count / cols) if count else 0
+    i = 0
+    for s, rows in by_side.items():
+        fill = colours.get(s, "#222")
+        for h, u, state in rows:
+            col, row = divmod(i, per_col)
+            i += 1
+            # _roster_line, without a call of its own a line
+            before_y, before_hex, after_hex = _roster_words(
+                10 + col * col_w, u, short[u], factors(u), bool(state["reduced"]), printed[u].name, fill
+            )
+            out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
     y += per_col * 16
     return y

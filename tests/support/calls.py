@@ -55,3 +55,24 @@ def counted_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> lis
 
     monkeypatch.setattr(owner, name, counted)
     return calls
+
+
+def opcodes(call: Callable[[], Any]) -> int:
+    """The bytecode instructions Python runs in ``call()`` (its own and its callees')."""
+    count = 0
+
+    def local(_frame: Any, event: str, _arg: object) -> Any:
+        nonlocal count
+        count += event == "opcode"
+        return local
+
+    def tracer(frame: Any, _event: str, _arg: object) -> Any:
+        frame.f_trace_opcodes = True
+        return local
+
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
