@@ -312,9 +312,12 @@ def _sort_attackers(
 
 
 def declare(
-    field: Battlefield, side: str, target: str, attackers: Sequence[str], charger: str | None
+    field: Battlefield, side: str, target: str, attackers: Sequence[str], charger: str | None, strengths: bool = True
 ) -> tuple[list[str], Combat | None]:
-    """Check an attack (9.1-9.4) and build its :class:`Combat` (strengths included)."""
+    """Check an attack (9.1-9.4) and build its :class:`Combat` (strengths included).
+    ``strengths=False`` (the check of a turn file, which reads none of them): the
+    strengths and odds are worked out only where they decide whether the attack is
+    legal (a lone missile unit hand to hand, 9.3), and are otherwise left unset."""
     problems: list[str] = []
     th = target_of(field, target)
     if th is None:
@@ -358,12 +361,15 @@ def declare(
     if problems or not units:
         return problems or ["an attack needs at least one combat unit"], None
     combat = Combat(side, th, defender, units, melee, ranged, commanders, charger)
-    compute_strengths(field, combat)
-    if len(units) == 1 and melee and field.counter(units[0]).is_missile and combat.odds <= ONE_TO_ONE:
-        return [
-            f"{units[0]} alone may attack hand to hand only at odds better than 1/1, not "
-            f"{combat.attack_strength}:{combat.defence_strength} = {COLUMNS[combat.odds]} (9.3)"
-        ], None
+    if len(units) == 1 and melee and field.counter(units[0]).is_missile:
+        compute_strengths(field, combat)
+        if combat.odds <= ONE_TO_ONE:
+            return [
+                f"{units[0]} alone may attack hand to hand only at odds better than 1/1, not "
+                f"{combat.attack_strength}:{combat.defence_strength} = {COLUMNS[combat.odds]} (9.3)"
+            ], None
+    elif strengths:
+        compute_strengths(field, combat)
     return [], combat
 
 

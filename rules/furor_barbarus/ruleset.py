@@ -86,18 +86,21 @@ _OVERLAID: dict[tuple[int, int], tuple[GameMap, Mapping[str, Any], GameMap]] = {
 def copied_position(position: Position) -> Position:
     """A deep copy of a Furor Barbarus position (the same keys in the same order):
     each unit's entry is flat (hex, side, reduced, status: battlefield.py), so it is
-    copied as a dict; the rest (losses, standing, the scenario's memo, house
-    tables) goes through ``marshal`` as ``Ruleset.copy_position`` does.  The
-    units are most of a position: a whole ``marshal`` round trip cost about four
-    times as much."""
+    copied as a dict (``dict.copy``, called by ``map`` without a Python step a unit);
+    the rest (losses, standing, the scenario's memo, house tables) goes through
+    ``marshal`` as ``Ruleset.copy_position`` does.  The units are most of a
+    position: a whole ``marshal`` round trip cost about four times as much."""
     units = position.get("units")
     if not isinstance(units, dict):
         return Ruleset.copy_position(position)
     out = dict(position)
     nested = {k: v for k, v in position.items() if k != "units" and isinstance(v, (dict, list))}
     out.update(marshal.loads(marshal.dumps(nested)))
-    out["units"] = {uid: dict(entry) for uid, entry in units.items()}
+    out["units"] = dict(zip(units, map(_dict_copy, units.values())))
     return out
+
+
+_dict_copy = dict.copy
 
 
 def overlaid(game_map: GameMap, overlay: Mapping[str, Any]) -> GameMap:

@@ -97,7 +97,7 @@ def walk_orders(
             continue
         if isinstance(o, AttackOrder):
             attacking = True
-            faults, combat = declare(field, side, o.target, o.all_attackers, o.charge)
+            faults, combat = declare(field, side, o.target, o.all_attackers, o.charge, strengths=not dry)
             extra = [f"{u} in 'losses' is not one of the attackers" for u in o.losses if u not in o.all_attackers]
             if o.advance and o.advance not in o.all_attackers:
                 extra.append(f"{o.advance} in 'advance' is not one of the attackers")

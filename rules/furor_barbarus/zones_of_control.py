@@ -7,6 +7,8 @@ a river hexside unless a bridge (or a road) crosses it.
 
 from __future__ import annotations
 
+from typing import cast
+
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, NEUTRAL, Battlefield
 from pbem.rules.furor_barbarus.counters import UnitType
 
@@ -67,25 +69,26 @@ def zone_and_index(field: Battlefield, side: str) -> tuple[frozenset[str], dict[
         return enemy_zoc(field, side), field.occupied()
     counters = field.scenario.counters
     gm = field.game_map
-    reach: dict[str, frozenset[str]] = gm.__dict__.get("_zoc_reach", {})
     baggage = UnitType.BAGGAGE
-    zone: set[str] = set()
+    enemies: list[str] = []  # the hex of each enemy unit exerting a ZOC (its reach joined below, in one call)
     where: dict[str, list[str]] = {}
     for u, s in field.units.items():  # as Battlefield._index, and for each enemy as _zone_of_enemies
-        if s["status"] == ACTIVE:
-            h = s["hex"]
-            if h is not None:
-                found = where.get(h)
-                if found is None:
-                    where[h] = [u]
-                else:
-                    found.append(u)
-                us = s["side"]
-                if us != side and us != NEUTRAL and counters[u].type is not baggage:
-                    near = reach.get(h)
-                    zone.update(near if near is not None else gm.zoc_reach(h))
+        h = s["hex"]
+        if h is not None and s["status"] == ACTIVE:
+            found = where.get(h)
+            if found is None:
+                where[h] = [u]
+            else:
+                found.append(u)
+            us = s["side"]
+            if us != side and us != NEUTRAL and counters[u].type is not baggage:
+                enemies.append(h)
+    reach: dict[str, frozenset[str]] = gm.__dict__.get("_zoc_reach", {})
+    nears: list[frozenset[str] | None] = list(map(reach.get, enemies))
+    if None in nears:  # a map not ``prepared``: its hexes' reach worked out as met
+        nears = [gm.zoc_reach(h) for h in enemies]
     field.adopt_index(where)
-    found_zone = field._cache[("zoc", side)] = frozenset(zone)
+    found_zone = field._cache[("zoc", side)] = frozenset().union(*cast(list[frozenset[str]], nears))
     return found_zone, where
 
 
