@@ -14,7 +14,6 @@ a battle of 44 units:
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ import pytest
 from pbem.rules import find_ruleset
 from pbem.rules.furor_barbarus import combat, ruleset, zones_of_control
 from pbem.rules.furor_barbarus.orders import AttackOrder
-from tests.support.calls import c_calls, counted_calls
+from tests.support.calls import c_calls, counted_calls, opcodes
 from tests.support.furor_turns import bot_turns
 
 
@@ -81,19 +80,9 @@ def test_the_check_s_copy_of_the_units_takes_no_python_step_a_unit() -> None:
     assert len(position["units"]) == 44
 
     def steps(pos: dict[str, Any]) -> int:
-        count = 0
-
-        def trace(frame: Any, event: str, _arg: Any) -> Any:
-            nonlocal count
-            frame.f_trace_opcodes = True
-            count += event == "opcode"
-            return trace
-
-        sys.settrace(trace)
-        try:
-            copy = ruleset.copied_position(pos)
-        finally:
-            sys.settrace(None)
+        copies: list[dict[str, Any]] = []
+        count = opcodes(lambda: copies.append(ruleset.copied_position(pos)))
+        [copy] = copies
         assert copy == pos and all(copy["units"][u] is not pos["units"][u] for u in pos["units"])
         return count
 

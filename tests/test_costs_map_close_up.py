@@ -27,8 +27,6 @@ first version on random labels):
 from __future__ import annotations
 
 import random
-import sys
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -37,6 +35,7 @@ from pbem.rules import find_ruleset, mapdraw
 from pbem.rules.farrapos import svg as farrapos_svg
 from pbem.rules.furor_barbarus import svg as furor_svg
 from pbem.rules.furor_barbarus import svg_board, svg_counters, svg_shapes
+from tests.support.calls import opcodes
 from tests.support.map_positions import every_map
 
 
@@ -60,27 +59,6 @@ def test_a_second_map_makes_no_mark(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.undo()
 
 
-def _opcodes(call: Any) -> int:
-    """The bytecode instructions Python runs in ``call()`` (its own and its callees')."""
-    count = 0
-
-    def local(frame: FrameType, event: str, arg: object) -> Any:
-        nonlocal count
-        count += event == "opcode"
-        return local
-
-    def tracer(frame: FrameType, event: str, arg: object) -> Any:
-        frame.f_trace_opcodes = True
-        return local
-
-    sys.settrace(tracer)
-    try:
-        call()
-    finally:
-        sys.settrace(None)
-    return count
-
-
 def test_the_close_up_looks_at_each_mark_a_few_times(monkeypatch: pytest.MonkeyPatch) -> None:
     """Over the Furor Barbarus maps' close-ups (some 200 to 400 labels each, most
     within the close-up): about 150 bytecode instructions a label before, under 100 now."""
@@ -97,7 +75,7 @@ def test_the_close_up_looks_at_each_mark_a_few_times(monkeypatch: pytest.MonkeyP
             find_ruleset(drawn.rules_id).map_svg(drawn.position, drawn.events, None)
     assert len(calls) == 8
     marks = sum(len(args[4]) for args, _ in calls)
-    run = sum(_opcodes(lambda a=args, k=kwargs: real(*a, **k)) for args, kwargs in calls)
+    run = sum(opcodes(lambda a=args, k=kwargs: real(*a, **k)) for args, kwargs in calls)
     assert marks > 1500
     assert run < 100 * marks, run / marks
 

@@ -34,15 +34,21 @@ from tests.support.desk import new_games, open_desk, play_resolutions, queue_nex
 _IMPORT_NAME = dis.opmap["IMPORT_NAME"]
 
 
-def _traced_resolution(tmp_path: Path) -> tuple[list[str], list[str]]:
-    """The import statements a Farrapos resolution runs (its fourth, on a database
-    opened as ``pbem`` opens it) and the enum properties it reads."""
+def _fourth_resolution_due(tmp_path: Path) -> tuple[store.Database, str]:
+    """A Farrapos game played to its third resolution, its fourth's files queued, on a
+    database opened as ``pbem`` opens it."""
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
     play_resolutions(desk, game, 3)
     queue_next_turns(desk, [game], seed=3)
     desk.engine.dispose()
-    db = store.open_database(desk.db)
+    return store.open_database(desk.db), game
+
+
+def _traced_resolution(tmp_path: Path) -> tuple[list[str], list[str]]:
+    """The import statements a Farrapos resolution runs (its fourth, on a database
+    opened as ``pbem`` opens it) and the enum properties it reads."""
+    db, game = _fourth_resolution_due(tmp_path)
     imports: list[str] = []
     enum_reads: list[str] = []
 
@@ -75,12 +81,7 @@ def test_a_farrapos_resolution_runs_no_import_statement_and_reads_no_enum_proper
 def _profiled_resolution(tmp_path: Path) -> tuple[list[str], int, int]:
     """The Python functions a Farrapos resolution calls (``file:name``), its calls of
     ``sqlite3.Connection.execute`` and the cursors it makes."""
-    desk = open_desk(tmp_path)
-    [game] = new_games(desk, 1)
-    play_resolutions(desk, game, 3)
-    queue_next_turns(desk, [game], seed=3)
-    desk.engine.dispose()
-    db = store.open_database(desk.db)
+    db, game = _fourth_resolution_due(tmp_path)
     called: list[str] = []
     connection_executes: list[None] = []
     cursors: list[None] = []
