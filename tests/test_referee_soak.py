@@ -96,7 +96,7 @@ class Player(threading.Thread):
                         continue
                     self.seen.add(uid)
                     msg = email.message_from_bytes(raw, policy=email.policy.default)
-                    if not str(msg["Subject"] or "").endswith("your move"):
+                    if ": your move" not in str(msg["Subject"] or ""):  # "...: your move, due <time>" with a deadline
                         continue
                     template = next(
                         p for p in msg.iter_attachments() if (p.get_filename() or "").endswith(".txt")
