@@ -52,23 +52,23 @@ def _statements_of_a_resolution(desk: Desk, game: str) -> list[str]:
 
 
 @pytest.mark.parametrize("played", [1, 6])
-def test_a_resolution_is_one_transaction_of_eight_statements(tmp_path: Path, played: int) -> None:
+def test_a_resolution_is_one_transaction_of_seven_statements(tmp_path: Path, played: int) -> None:
     """A resolution was a reader's look (BEGIN, the game, its queued sides,
     COMMIT) and then a writer that read it all again, the game's allowance and
     its deadline whether needed or not: 18 statements and two commits.  Then one
     deferred transaction of eleven: BEGIN, the game, its queued files, its sides in
     civil disorder, the resolution, the files resolved, the game moved on, its
     hooks, players and observers, COMMIT.  Now the four small reads (civil
-    disorder, hooks, players, observers) are one statement: eight, the same early
-    and late in a game."""
+    disorder, hooks, players, observers) and the queued files are one statement:
+    seven, the same early and late in a game (before: eight, the queued files read
+    by a statement of their own)."""
     desk, game = _played(tmp_path, played)
     statements = _statements_of_a_resolution(desk, game)
     heads = [" ".join(s.split()[:3]) for s in statements]
     assert heads == [
         "BEGIN",
         "SELECT g.id, g.rules,",
-        "SELECT id, side,",
-        "SELECT 'd', NULL,",
+        "SELECT 'q', id,",
         "INSERT INTO resolution",
         "UPDATE submission SET",
         "UPDATE game SET",

@@ -96,12 +96,14 @@ def test_a_resolution_hashes_no_queued_file_for_its_dice_key(tmp_path: Any, monk
 def test_the_game_s_small_rows_are_read_unsorted_and_come_in_their_order(tmp_path: Any) -> None:
     import sqlite3
 
+    from pbem import store
     from pbem.referee import notices
     from pbem.store.transaction import transaction
-    from tests.support.desk import new_games, open_desk
+    from tests.support.desk import new_games, open_desk, queue_next_turns
 
     desk = open_desk(tmp_path)
     [game] = new_games(desk, 1)
+    queue_next_turns(desk, [game], seed=1)
     con = sqlite3.connect(tmp_path / "referee.db")
     try:
         at = "2026-01-01 00:00:00.000000"
@@ -120,13 +122,15 @@ def test_the_game_s_small_rows_are_read_unsorted_and_come_in_their_order(tmp_pat
     assert not [step for step in plan if "TEMP B-TREE" in step], plan
     with transaction(desk.engine, write=False) as tx:
         rows = notices.game_rows(tx, game)
-    assert list(rows.disorder.items()) == [(key, from_k) for kind, _, key, _, _, from_k in ordered if kind == "d"]
+    assert list(rows.disorder.items()) == [(key, from_k) for kind, _, key, _, _, from_k, _ in ordered if kind == "d"]
     assert [(h.id, h.url) for h in rows.hooks] == [
-        (number, first) for kind, number, _, first, _, _ in ordered if kind == "h"
+        (number, first) for kind, number, _, first, _, _, _ in ordered if kind == "h"
     ]
-    assert list(rows.players.items()) == [(key, first) for kind, _, key, first, _, _ in ordered if kind == "p"]
-    assert rows.observers == [(number, key) for kind, number, key, _, _, _ in ordered if kind == "o"]
+    assert list(rows.players.items()) == [(key, first) for kind, _, key, first, _, _, _ in ordered if kind == "p"]
+    assert rows.observers == [(number, key) for kind, number, key, _, _, _, _ in ordered if kind == "o"]
     assert len(rows.hooks) == len(rows.observers) == len(rows.disorder) == len(rows.players) == 2
+    with transaction(desk.engine, write=False) as tx:
+        assert rows.queued == store.next_queued_files(tx, game) and len(rows.queued) == 1
 
 
 def test_the_files_queued_are_read_unsorted_and_come_by_side(tmp_path: Any) -> None:

@@ -16,7 +16,9 @@ fails on the referee before this work.
 - the resolution's row, which has a timestamp, had its values converted by a
   generator (a step a value), and the new position's members but the cities were
   gathered by a comprehension (a step a member): both in C now, or in a plain loop
-  from the timestamp on.
+  from the timestamp on;
+- a transaction on an SQLite file ran in a context manager within
+  ``transaction``'s own: now in ``transaction``'s generator alone.
 """
 
 from __future__ import annotations
@@ -113,3 +115,9 @@ def test_a_resolution_runs_its_statements_through_one_cursor_and_converts_its_va
     assert cursors == 2  # one a transaction: the look at the game named, and the resolution
     assert called.count("transaction.py:<genexpr>") == 0  # before: a step per value of the resolution's row
     assert called.count("canonical.py:<dictcomp>") == 0  # before: a step per member of the new position
+
+
+def test_a_transaction_on_an_sqlite_file_is_one_context_manager(tmp_path: Path) -> None:
+    called, _, _ = _profiled_resolution(tmp_path)
+    assert called.count("transaction.py:_sqlite_transaction") == 0  # before: four, two a transaction
+    assert called.count("contextlib.py:__enter__") == called.count("contextlib.py:__exit__") == 2  # before: four

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pbem.mail import outbox
 from pbem.referee import hooks
 from pbem.store.clock import zones
+from pbem.store.records import QueuedFile
 from pbem.store.sql import Tx
 from pbem.turnfiles.deadline import iso, moment_text
 from pbem.turnfiles.position_file import file_name as position_file_name
@@ -38,44 +40,60 @@ def player_addresses(tx: Tx, game_id: str) -> dict[str, str]:
     return {side: addr for side, addr in tx.all(PLAYERS, {"game": game_id}) if addr}
 
 
-GAME_ROWS = """SELECT 'd', NULL, side, NULL, NULL, from_k FROM civil_disorder WHERE game_id = :game AND until_k IS NULL
-UNION ALL SELECT 'h', id, game_id, url, format, NULL FROM hook WHERE game_id = :game
-UNION ALL SELECT 'p', NULL, side, email, NULL, NULL FROM player WHERE game_id = :game
-UNION ALL SELECT 'o', id, email, NULL, NULL, NULL FROM observer WHERE game_id = :game AND removed IS NULL"""
-"""A resolution's four small reads in one statement (``:game``): the sides in civil
-disorder now (:data:`pbem.referee.disorder.CURRENT`), the game's webhooks
-(:data:`pbem.referee.hooks.OF_GAME`), its players' and its observers' addresses
-(:data:`PLAYERS`, :data:`OBSERVERS`): four statements cost a resolution three
-statements' Python and SQLite work more.  :func:`game_rows` puts the rows in each
-statement's order (by kind, then id or side: the order ``ORDER BY 1, 2, 3`` gave),
-in Python: SQLite sorted each of the four parts in a table of its own, about a
-quarter of the statement for a handful of rows."""
+GAME_ROWS = """SELECT 'q', id, side, digest, NULL, NULL, message FROM submission WHERE game_id = :game
+AND turn = (SELECT next_k FROM game WHERE id = :game) AND status = 'QUEUED'
+UNION ALL SELECT 'd', NULL, side, NULL, NULL, from_k, NULL FROM civil_disorder WHERE game_id = :game AND until_k IS NULL
+UNION ALL SELECT 'h', id, game_id, url, format, NULL, NULL FROM hook WHERE game_id = :game
+UNION ALL SELECT 'p', NULL, side, email, NULL, NULL, NULL FROM player WHERE game_id = :game
+UNION ALL SELECT 'o', id, email, NULL, NULL, NULL, NULL FROM observer WHERE game_id = :game AND removed IS NULL"""
+"""A resolution's five small reads in one statement (``:game``): the files queued
+for the game's next resolution (as :func:`pbem.store.next_queued_files` reads them),
+the sides in civil disorder now (:data:`pbem.referee.disorder.CURRENT`), the game's
+webhooks (:data:`pbem.referee.hooks.OF_GAME`), its players' and its observers'
+addresses (:data:`PLAYERS`, :data:`OBSERVERS`): each statement more costs a
+resolution some 10 k instructions of Python and SQLite work, however small.  The
+queued files come first: a file's text (a blob) has a column of its own, which on
+PostgreSQL takes its type from the first part of the union (``NULL`` in the parts
+after it).  :func:`game_rows` puts the rows in each statement's order (by kind, then
+id or side: the order ``ORDER BY 1, 2, 3`` gave; the files by side, then id), in
+Python: SQLite sorted each part in a table of its own, about a quarter of the
+statement for a handful of rows."""
 
 
 class GameRows(NamedTuple):
-    """What :data:`GAME_ROWS` read, as :func:`pbem.referee.disorder.current`,
-    :func:`pbem.referee.hooks.of_game`, :func:`player_addresses` and the observers' rows give it."""
+    """What :data:`GAME_ROWS` read, as :func:`pbem.store.next_queued_files`,
+    :func:`pbem.referee.disorder.current`, :func:`pbem.referee.hooks.of_game`,
+    :func:`player_addresses` and the observers' rows give it."""
 
     disorder: dict[str, int]
     hooks: list[hooks.Hook]
     players: dict[str, str]
     observers: list[tuple[int, str]]
+    queued: list[QueuedFile]
 
 
 def game_rows(tx: Tx, game_id: str) -> GameRows:
-    rows = GameRows({}, [], {}, [])
+    rows = GameRows({}, [], {}, [], [])
     # within a kind the number (None, or a row's id) is None in every row or unique, so no None meets a number
-    for kind, number, key, first, second, from_k in sorted(tx.all(GAME_ROWS, {"game": game_id}), key=tuple):
-        if kind == "d":
+    for kind, number, key, first, second, from_k, message in sorted(tx.all(GAME_ROWS, {"game": game_id}), key=tuple):
+        if kind == "p":
+            if first:
+                rows.players[key] = first
+        elif kind == "q":
+            rows.queued.append(QueuedFile(number, key, bytes(message), first))
+        elif kind == "d":
             rows.disorder[key] = from_k
         elif kind == "h":
             rows.hooks.append(hooks.Hook(number, key, first, second))
-        elif kind == "p":
-            if first:
-                rows.players[key] = first
         else:
             rows.observers.append((number, key))
+    if len(rows.queued) > 1:
+        rows.queued.sort(key=_BY_SIDE)
     return rows
+
+
+_BY_SIDE = itemgetter(1, 0)
+"""A queued file (id, side, ...) by side, then id."""
 
 
 def _when(moment: datetime) -> str:

@@ -165,15 +165,16 @@ def _waiting(tx: Tx, game_id: str, force_nmr: bool) -> ProcessOutcome | None:
 
 
 def _look(
-    tx: Tx, game: store.GameState, force_nmr: bool
+    tx: Tx, game: store.GameState, force_nmr: bool, files: list[store.QueuedFile] | None = None
 ) -> tuple[ProcessOutcome | None, dict[str, store.QueuedFile], tuple[str, ...]]:
     """Whether ``game`` is ready: the outcome that says why not (over, or sides
-    awaited; ``None`` when ready), its queued files by side, the sides missing."""
+    awaited; ``None`` when ready), its queued files by side, the sides missing
+    (``files``: its files queued, as the caller read them; else read here)."""
     ruleset = find_ruleset(game.rules)
     if game.over:
         return ProcessOutcome(game.id, None, ruleset.turn_label(game.position), over=True, note="game over"), {}, ()
     due = ruleset.due(game.position)
-    queued = {f.side: f for f in store.next_queued_files(tx, game.id)}
+    queued = {f.side: f for f in (store.next_queued_files(tx, game.id) if files is None else files)}
     missing = tuple(side for side in due if side not in queued)
     if missing and not force_nmr:
         return ProcessOutcome(game.id, None, ruleset.turn_label(game.position), awaiting=missing), queued, missing
@@ -184,9 +185,12 @@ def _resolve_claimed(
     tx: Tx, game_id: str, force_nmr: bool, within: Callable[[Tx, ProcessOutcome], None] | None = None
 ) -> ProcessOutcome:
     game = store.known_game(tx, game_id, claimed=True, keep=False)  # the game moves on: its position is not read again
-    waiting, queued, missing = _look(tx, game, force_nmr)
+    # its files queued, civil disorder, webhooks, players and observers: one statement (none for a game over)
+    rows = None if game.over else notices.game_rows(tx, game_id)
+    waiting, queued, missing = _look(tx, game, force_nmr, None if rows is None else rows.queued)
     if waiting is not None:
         return waiting
+    assert rows is not None  # a game over is never ready
     ruleset = ruleset_of(game)
     position = game.position
     label = ruleset.turn_label(position)
@@ -203,7 +207,6 @@ def _resolve_claimed(
     orders: dict[str, Orders] = {side: NO_ORDERS for side in due}
     for f in files:
         orders[f.side] = queued_orders(ruleset, f)
-    rows = notices.game_rows(tx, game_id)  # civil disorder, webhooks, players and observers: one statement
     bots = disorder.bot_turns(tx, game_id, k, ruleset, position, missing, [f.side for f in files], rows.disorder)
     for turn in bots:
         orders[turn.side] = turn.orders

@@ -192,18 +192,14 @@ gives that order, and SQLite sorted the rows in a table of its own."""
 
 def resolution_reads(game_id: str) -> list[tuple[str, dict[str, Any]]]:
     """What a resolution reads first, in order, to ask ahead (``Tx.prefetch``): the
-    claim of the game (:func:`claim_game`), the game (:func:`game_state`, claimed),
-    its files queued for its next resolution (:func:`next_queued_files`), and its
-    chain's seed and checkpoints (:func:`chain_secret`), which a reveal walked
-    from a checkpoint asks for (where a read costs a round trip, asking ahead
-    costs none; elsewhere nothing is read ahead)."""
+    claim of the game (:func:`claim_game`), the game (:func:`game_state`, claimed)
+    and its chain's seed and checkpoints (:func:`chain_secret`), which a reveal
+    walked from a checkpoint asks for (where a read costs a round trip, asking
+    ahead costs none; elsewhere nothing is read ahead).  Its files queued for its
+    next resolution are read with the game's other small rows (the referee's
+    ``notices.GAME_ROWS``, which it asks ahead too)."""
     game = {"game": game_id}
-    return [
-        (_CLAIM, game),
-        (_GAME_STATE, game),
-        (_NEXT_QUEUED, {**game, "queued": _QUEUED}),
-        (_CHAIN_SECRET, game),
-    ]
+    return [(_CLAIM, game), (_GAME_STATE, game), (_CHAIN_SECRET, game)]
 
 
 def queued_sides(tx: Tx, game_id: str, turn: int) -> list[str]:

@@ -263,10 +263,23 @@ def transaction(engine: Database, write: bool = True, deferred: bool = False) ->
     (nothing is written; run it again as an ordinary writer).  On PostgreSQL a
     deferred writer is an ordinary writer in psycopg's pipeline mode, so that
     its prefetched reads and its sent writes (``Tx.prefetch``, ``Tx.send``) go to
-    the server together; on any other database it is an ordinary writer."""
+    the server together; on any other database it is an ordinary writer.
+
+    On an :class:`SqliteFile` the transaction is this generator's own (as
+    :func:`_sqlite_transaction` runs it for a pooled connection): a context manager
+    within this one cost a transaction a generator and its two resumptions more."""
     if isinstance(engine, SqliteFile):
-        with _sqlite_transaction(engine.connection(), write and not deferred) as tx:
-            yield tx
+        sqlite = engine.connection()
+        cursor = sqlite.cursor()  # the transaction's one cursor, its statements' too
+        cursor.execute("BEGIN IMMEDIATE" if write and not deferred else "BEGIN")
+        try:
+            yield _SqliteTx(cursor)
+        except BaseException:
+            cursor.close()
+            sqlite.rollback()
+            raise
+        cursor.close()  # its last statement reset, as a cursor let go after its statement did
+        sqlite.commit()
         return
     from pbem.store import pg  # imported here: it builds on this module
 
