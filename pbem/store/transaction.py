@@ -265,21 +265,11 @@ def transaction(engine: Database, write: bool = True, deferred: bool = False) ->
     its prefetched reads and its sent writes (``Tx.prefetch``, ``Tx.send``) go to
     the server together; on any other database it is an ordinary writer.
 
-    On an :class:`SqliteFile` the transaction is this generator's own (as
-    :func:`_sqlite_transaction` runs it for a pooled connection): a context manager
-    within this one cost a transaction a generator and its two resumptions more."""
+    On SQLite the transaction's steps are :func:`_sqlite_steps`, delegated to with
+    ``yield from`` (in C): a context manager within this one cost a transaction a
+    generator and its two resumptions more."""
     if isinstance(engine, SqliteFile):
-        sqlite = engine.connection()
-        cursor = sqlite.cursor()  # the transaction's one cursor, its statements' too
-        cursor.execute("BEGIN IMMEDIATE" if write and not deferred else "BEGIN")
-        try:
-            yield _SqliteTx(cursor)
-        except BaseException:
-            cursor.close()
-            sqlite.rollback()
-            raise
-        cursor.close()  # its last statement reset, as a cursor let go after its statement did
-        sqlite.commit()
+        yield from _sqlite_steps(engine.connection(), write and not deferred)
         return
     from pbem.store import pg  # imported here: it builds on this module
 
@@ -293,14 +283,14 @@ def transaction(engine: Database, write: bool = True, deferred: bool = False) ->
         return
     pooled = engine.raw_connection()
     try:
-        with _sqlite_transaction(pooled.driver_connection, write and not deferred) as tx:  # type: ignore[arg-type]
-            yield tx
+        yield from _sqlite_steps(pooled.driver_connection, write and not deferred)  # type: ignore[arg-type]
     finally:
         pooled.close()  # back to the pool
 
 
-@contextmanager
-def _sqlite_transaction(conn: sqlite3.Connection, write: bool) -> Iterator[Tx]:
+def _sqlite_steps(conn: sqlite3.Connection, write: bool) -> Iterator[Tx]:
+    """A transaction on an SQLite connection, as :func:`transaction` yields it: begun,
+    the one ``Tx`` yielded, then committed, or rolled back on any error thrown in."""
     cursor = conn.cursor()  # the transaction's one cursor, its statements' too
     cursor.execute("BEGIN IMMEDIATE" if write else "BEGIN")
     try:
