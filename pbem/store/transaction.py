@@ -135,11 +135,11 @@ def _positional(sql: str, params: Params) -> tuple[str, Params | tuple[object, .
     except KeyError:
         return sql, _sqlite_params(params)
     for value in values:  # a plain loop: a generator per statement cost more than the statement's other Python
-        if isinstance(value, datetime):  # from here on, each timestamp as its text (no generator step a value)
+        if isinstance(value, datetime):  # each timestamp as its text, in a plain loop (no generator step a value)
             converted = list(values)
-            for later in range(values.index(value), len(converted)):  # the first: no value before was one
-                if isinstance(converted[later], datetime):
-                    converted[later] = sqlite_datetime(converted[later])
+            for at, each in enumerate(converted):
+                if isinstance(each, datetime):
+                    converted[at] = sqlite_datetime(each)
             return text, tuple(converted)
     return text, values
 
