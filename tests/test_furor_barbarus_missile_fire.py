@@ -47,6 +47,17 @@ def test_9_3_alone_hand_to_hand_only_at_odds_better_than_1_to_1() -> None:
     assert not problems
 
 
+def test_9_3_alone_hand_to_hand_is_refused_by_a_turn_file_s_check_too() -> None:
+    # the check of a turn file declares its attacks without their strengths (strengths=False), but
+    # works them out where they decide legality: a lone missile unit hand to hand
+    field = battlefield({"provence": "0404", "horse-archers": "0403"}, game_map=blank_map())
+    problems, _ = declare(field, "lothaire", "provence", ["horse-archers"], None, strengths=False)  # 2:2
+    assert problems and "better than 1/1" in problems[0]
+    field = battlefield({"provence": "0404r", "horse-archers": "0403"}, game_map=blank_map())
+    problems, combat = declare(field, "lothaire", "provence", ["horse-archers"], None, strengths=False)  # 2:1
+    assert not problems and combat is not None and combat.attack_strength == 2
+
+
 def test_9_3_fire_at_range_only_when_not_adjacent_to_an_enemy() -> None:
     field = battlefield({"provence": "0404", "neustrie": "0201", "bowmen": "0402"}, game_map=blank_map())
     assert not declare(field, "lothaire", "provence", ["bowmen"], None)[0]
