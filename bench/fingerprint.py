@@ -46,6 +46,7 @@ def main() -> int:
     counter = iter(range(10**9))
     pbem.dice.new_seed = lambda: hashlib.sha256(b"fingerprint %d" % next(counter)).digest()  # type: ignore[assignment]
     args.keys.mkdir(parents=True, exist_ok=True)
+    (HERE / "work").mkdir(exist_ok=True)  # a fresh clone has no bench/work yet
     with tempfile.TemporaryDirectory(dir=HERE / "work") as tmp:
         work = Path(tmp)
         db = work / "referee.db"
