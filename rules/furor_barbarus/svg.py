@@ -73,10 +73,13 @@ class _Drawing:
         self.gm = field.game_map
         self.short = short_ids(sorted(field.units))
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
+        self._combats: list[tuple[int, Event]] | None = None
         self.attacking = self.attackers()
         self.printed = field.scenario.counters  # each unit's printed values (``field.counter``)
         self._factors: dict[str, str] = {}
         self.label_marks: list[Mark] = []  # the counters' labels, measured as they are drawn
+        # each side's roster rows (hex, unit, its state, its factors), gathered by the counters' pass
+        self.rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] | None = None
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
@@ -131,6 +134,13 @@ class _Drawing:
         return out
 
     def combats(self) -> list[tuple[int, Event]]:
+        """This resolution's combats, numbered: found once per map (the board, its badges,
+        the attackers and the panel below each read them)."""
+        if self._combats is None:
+            self._combats = self._numbered_combats()
+        return self._combats
+
+    def _numbered_combats(self) -> list[tuple[int, Event]]:
         return [
             (i, e)
             for i, e in enumerate(
@@ -230,32 +240,41 @@ class _Drawing:
         return self.short[uid]
 
     def counters(self) -> list[str]:
+        """Each hex's counter (and its tabs), in the order of the hexes; the same pass
+        gathers each side's rows of the roster below the board (``rows``), in that
+        order, a hex's units by id, with the factors it printed."""
         out = ['<g class="counters">']
         where, printed = self.field.occupied(), self.printed  # the hex index: the units on the map
         states, colours, short, attacking = self.field.units, self.colours, self.short, self.attacking
         marks = self.label_marks  # the counters' labels' marks, in the order they are drawn
+        rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {s: [] for s in self.colours}
         for h in sorted(where):
             units = where[h]  # read, never changed
             cx, cy = centre(h)
             if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type (self.counter, inline)
                 uid = units[0]
                 c, state = printed[uid], states[uid]
+                factors = self.factors(uid)
+                side = state["side"]
                 markup, id_mark, factors_mark = svg_counters.counter(
                     uid,
                     c.name,
                     c.type._value_,
-                    self.factors(uid),
+                    factors,
                     bool(state["reduced"]),
                     state["hex"],
                     cx - COUNTER_W / 2,
                     cy - COUNTER_H / 2 + 1,
-                    colours.get(str(state["side"]), "#555"),
+                    colours.get(str(side), "#555"),
                     short[uid],
                     uid in attacking,
                 )
                 out.append(markup)
                 marks.append(id_mark)
                 marks.append(factors_mark)
+                side_rows = rows.get(side)
+                if side_rows is not None:
+                    side_rows.append((h, uid, state, factors))
                 continue
             main = next((u for u in units if printed[u].is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
@@ -265,8 +284,28 @@ class _Drawing:
             out.append(self.counter(main, cx - COUNTER_W / 2, y))
             for i, u in enumerate(extras[:2]):
                 out.append(self.tab(u, cx - COUNTER_W / 2, y - TAB_H * (i + 1) - 0.5))
+            for u in sorted(units):
+                state = states[u]
+                side_rows = rows.get(state["side"])
+                if side_rows is not None:
+                    side_rows.append((h, u, state, self.factors(u)))
         out.append("</g>")
+        self.rows = rows
         return out
+
+    def roster_rows(self) -> dict[str, list[tuple[str, str, dict[str, Any], str]]]:
+        """Each side's roster rows as :meth:`counters` gathers them, for a roster drawn
+        without the counters."""
+        where, states = self.field.occupied(), self.field.units
+        rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {s: [] for s in self.colours}
+        for h in sorted(where):
+            here = where[h]
+            for u in here if len(here) == 1 else sorted(here):
+                state = states[u]
+                side_rows = rows.get(state["side"])
+                if side_rows is not None:
+                    side_rows.append((h, u, state, self.factors(u)))
+        return rows
 
 
 @lru_cache(maxsize=4096)
@@ -456,28 +495,19 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     y += 6
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
-    where = field.occupied()  # the hex index: each unit on the map, in its hex
-    units, printed, short, colours, factors = field.units, d.printed, d.short, d.colours, d.factors
-    # each side's units by hex, id: one pass over the hex index (it was a pass per side over every unit)
-    by_side: dict[str, list[tuple[str, str, dict[str, Any]]]] = {s: [] for s in field.scenario.side_info}
-    for h in sorted(where):
-        here = where[h]
-        for u in here if len(here) == 1 else sorted(here):
-            state = units[u]
-            rows = by_side.get(state["side"])
-            if rows is not None:
-                rows.append((h, u, state))
+    printed, short, colours = d.printed, d.short, d.colours
+    by_side = d.rows if d.rows is not None else d.roster_rows()
     count = sum(map(len, by_side.values()))
     per_col = math.ceil(count / cols) if count else 0
     i = 0
     for s, rows in by_side.items():
         fill = colours.get(s, "#222")
-        for h, u, state in rows:
+        for h, u, state, factors in rows:
             col, row = divmod(i, per_col)
             i += 1
             # _roster_line, without a call of its own a line
             before_y, before_hex, after_hex = _roster_words(
-                10 + col * col_w, u, short[u], factors(u), bool(state["reduced"]), printed[u].name, fill
+                10 + col * col_w, u, short[u], factors, bool(state["reduced"]), printed[u].name, fill
             )
             out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
     y += per_col * 16
