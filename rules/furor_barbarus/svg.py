@@ -80,6 +80,7 @@ class _Drawing:
         self.label_marks: list[Mark] = []  # the counters' labels, measured as they are drawn
         # each side's roster rows (hex, unit, its state, its factors), gathered by the counters' pass
         self.rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] | None = None
+        self.moved: set[str] = set()  # the hexes of every move's, retreat's and advance's path (``movements``)
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
@@ -116,6 +117,7 @@ class _Drawing:
             path = e.get("path") or []
             if type(path) is not list or not all(path):  # a path as the engine writes it is used as it is
                 path = [h for h in path if h]
+            self.moved.update(path)
             if len(path) < 2:
                 continue
             colour = colours.get(str(e.get("side") or ""), None) or (
@@ -362,7 +364,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)
-    action, why = _action(field, events, occupied)
+    action, why = _action(d, occupied)
     whole = (0.0, TOP - 2, float(width), board_h - TOP + 2)
     # the core kept whole: a combat's hex and its badge (SIZE + 5 from the hex's centre)
     focus = focus_box(
@@ -385,18 +387,18 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     return "\n".join([head, *body, "</svg>"])
 
 
-def _action(field: Battlefield, events: Sequence[Event], occupied: set[str]) -> tuple[list[tuple[float, float]], str]:
+def _action(d: _Drawing, occupied: set[str]) -> tuple[list[tuple[float, float]], str]:
     """The area of this resolution's action (every combat's hexes, every move's,
-    retreat's and advance's path) and why; in a quiet resolution (or the set-up)
-    the front, where the armies touch, else every unit."""
-    action: list[tuple[float, float]] = []
-    for e in events:
-        if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
-            action += [centre(h) for h in [e["hex"], *(e.get("from_hexes") or [])]]
-        elif e.get("type") in ("move", "retreat", "advance"):
-            action += [centre(h) for h in e.get("path") or [] if h]
-    if action:
-        return action, "this resolution's action"
+    retreat's and advance's path: each hex once, as the drawing met them) and why; in
+    a quiet resolution (or the set-up) the front, where the armies touch, else every
+    unit.  Drawn after :meth:`_Drawing.movements`, which gathers the moves' hexes."""
+    hexes = set(d.moved)
+    for _n, e in d.combats():
+        hexes.add(e["hex"])
+        hexes.update(e.get("from_hexes") or ())
+    if hexes:  # only the area's edges matter: each hex's centre once, in any order
+        return [centre(h) for h in hexes], "this resolution's action"
+    field = d.field
     gm = field.game_map
     front = [
         centre(h)
