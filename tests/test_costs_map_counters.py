@@ -7,6 +7,9 @@ combat, counted (Python calls and reads), never timed:
   a counter is now kept by its face (``svg_counters._faces``), then by its place in
   its face's own table, and its symbol is written by its kind's own drawer, picked
   once per face (``svg_shapes.symbol_drawer``);
+- each map looked up each unit's factors through a call, and the first time in the
+  map through the table kept per printed counter (``kept.PerObject``, a call more); the
+  counters' pass reads them from a table kept per counter sheet, unit by unit;
 - the roster below the board sorted the hex index again and looked each unit's
   factors up again; its rows (hex, unit, state, factors) are gathered, by side, by
   the counters' pass over the same hexes in the same order;
@@ -91,6 +94,25 @@ def test_the_roster_reads_the_rows_the_counters_gathered() -> None:
         furor_svg._armies_panel(fresh, 1300, 900.0, again)
         assert again == out, drawn.name
     assert lines > 100
+
+
+def test_the_counters_pass_reads_the_factors_without_a_call() -> None:
+    maps, singles, stacks = 0, 0, 0
+    for drawn in every_map():
+        if drawn.rules_id == "farrapos":
+            continue
+        field = find_ruleset(drawn.rules_id).field(drawn.position, copy=False)
+        furor_svg._Drawing(field, drawn.events).counters()  # every unit's factors written once
+        d = furor_svg._Drawing(field, drawn.events)
+        _out, called = python_calls(d.counters)
+        stacked = sum(len(units) for units in field.occupied().values() if len(units) > 1)
+        # before: ``factors`` for each counter, and ``PerObject.get`` the first time in each map; now
+        # only a stack's counter and tabs call it (its main counter, each tab's factors and words)
+        assert "get" not in called and called.count("factors") <= 3 * stacked, drawn.name
+        singles += sum(len(units) == 1 for units in field.occupied().values())
+        stacks += stacked
+        maps += 1
+    assert maps >= 8 and singles > 3 * stacks  # before: a call for each single counter too
 
 
 class _Read(dict):  # type: ignore[type-arg]

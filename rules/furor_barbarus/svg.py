@@ -15,7 +15,7 @@ this resolution's action (``rules.mapdraw``), which reports show enlarged first.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -51,9 +51,14 @@ from pbem.rules.mapdraw import (
     wrap,
 )
 
-_FACTORS: PerObject[Counter, tuple[str, str]] = PerObject(size=4096)
-"""Each printed counter's factors on its full and its reduced face, once per counter
-in a process."""
+_SHEETS: PerObject[Mapping[str, Counter], dict[str, tuple[str, str]]] = PerObject(size=16)
+"""Each printed counter's factors on its full and its reduced face, by unit, once per
+counter sheet (a scenario's printed counters, loaded once per process) and unit."""
+
+
+def _new_sheet(_counters: Mapping[str, Counter]) -> dict[str, tuple[str, str]]:
+    """A counter sheet's table of factors, filled unit by unit as they are drawn."""
+    return {}
 
 
 def _factors_on_each_face(c: Counter) -> tuple[str, str]:
@@ -76,7 +81,7 @@ class _Drawing:
         self._combats: list[tuple[int, Event]] | None = None
         self.attacking = self.attackers()
         self.printed = field.scenario.counters  # each unit's printed values (``field.counter``)
-        self._factors: dict[str, str] = {}
+        self.sheet = _SHEETS.get(self.printed, _new_sheet)  # each unit's factors on both faces (``faces``)
         self.label_marks: list[Mark] = []  # the counters' labels, measured as they are drawn
         # each side's roster rows (hex, unit, its state, its factors), gathered by the counters' pass
         self.rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] | None = None
@@ -90,13 +95,16 @@ class _Drawing:
         return self.printed[uid].value(bool(self.field.units[uid]["reduced"]))
 
     def factors(self, uid: str) -> str:
-        """The factors a unit's counter prints (strength-MP(-range)) on the face showing:
-        once per map and unit, each written once per printed counter and face in a
-        process (``_FACTORS``), where each map wrote every unit's again."""
-        found = self._factors.get(uid)
+        """The factors a unit's counter prints (strength-MP(-range)) on the face showing."""
+        return self.faces(uid)[bool(self.field.units[uid]["reduced"])]
+
+    def faces(self, uid: str) -> tuple[str, str]:
+        """The factors a unit's counter prints on its full and its reduced face, written
+        once per counter sheet and unit in a process (``_SHEETS``), where each map wrote
+        every unit's again; the counters' pass reads the sheet itself."""
+        found = self.sheet.get(uid)
         if found is None:
-            faces = _FACTORS.get(self.printed[uid], _factors_on_each_face)
-            found = self._factors[uid] = faces[bool(self.field.units[uid]["reduced"])]
+            found = self.sheet[uid] = _factors_on_each_face(self.printed[uid])
         return found
 
     # --- the board ---------------------------------------------------------------
@@ -111,7 +119,8 @@ class _Drawing:
         colours = self.colours
         for e in self.events:
             kind = e.get("type")
-            dash = _DASHES.get(kind) if isinstance(kind, str) else None  # None: not a move, retreat or advance
+            # None: not a move, retreat or advance (a kind of the table, written as it is)
+            dash = _DASHES.get(kind) if isinstance(kind, str) else None
             if dash is None:
                 continue
             path = e.get("path") or []
@@ -130,7 +139,7 @@ class _Drawing:
             out.append(
                 f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
-                f'class="{_t(kind)}"><title>{_t(e.get("text", ""))}</title></polyline>'
+                f'class="{kind}"><title>{_t(e.get("text", ""))}</title></polyline>'
             )
         out.append("</g>")
         return out
@@ -248,7 +257,7 @@ class _Drawing:
         out = ['<g class="counters">']
         where, printed = self.field.occupied(), self.printed  # the hex index: the units on the map
         states, colours, short, attacking = self.field.units, self.colours, self.short, self.attacking
-        marks = self.label_marks  # the counters' labels' marks, in the order they are drawn
+        marks, sheet = self.label_marks, self.sheet  # the counters' labels' marks, in the order they are drawn
         rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {s: [] for s in self.colours}
         for h in sorted(where):
             units = where[h]  # read, never changed
@@ -256,14 +265,15 @@ class _Drawing:
             if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type (self.counter, inline)
                 uid = units[0]
                 c, state = printed[uid], states[uid]
-                factors = self.factors(uid)
+                reduced = bool(state["reduced"])
+                factors = (sheet.get(uid) or self.faces(uid))[reduced]  # self.factors, inline
                 side = state["side"]
                 markup, id_mark, factors_mark = svg_counters.counter(
                     uid,
                     c.name,
                     c.type._value_,
                     factors,
-                    bool(state["reduced"]),
+                    reduced,
                     state["hex"],
                     cx - COUNTER_W / 2,
                     cy - COUNTER_H / 2 + 1,
@@ -298,15 +308,15 @@ class _Drawing:
     def roster_rows(self) -> dict[str, list[tuple[str, str, dict[str, Any], str]]]:
         """Each side's roster rows as :meth:`counters` gathers them, for a roster drawn
         without the counters."""
-        where, states = self.field.occupied(), self.field.units
+        where, states, sheet = self.field.occupied(), self.field.units, self.sheet
         rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {s: [] for s in self.colours}
         for h in sorted(where):
             here = where[h]
             for u in here if len(here) == 1 else sorted(here):
                 state = states[u]
                 side_rows = rows.get(state["side"])
-                if side_rows is not None:
-                    side_rows.append((h, u, state, self.factors(u)))
+                if side_rows is not None:  # self.factors, inline
+                    side_rows.append((h, u, state, (sheet.get(u) or self.faces(u))[bool(state["reduced"])]))
         return rows
 
 

@@ -95,25 +95,25 @@ def counter(
     along y once per row).  Kept by its face (``_faces``), then by its place: a place
     new to the process costs a look-up in its face's table, where a cache of all the
     arguments hashed eleven (two floats) and linked each new counter in its list."""
-    face = _faces(uid, name, kind, factors, reduced, colour, short, attacker)
-    placed = face[9]
-    found = placed.get((where, x, y))
+    face = _faces(uid, name, kind, factors, reduced, colour, short)
+    placed = face[8]
+    found = placed.get((where, x, y, attacker))
     if found is None:
-        found = placed[(where, x, y)] = _put_together(face, where, x, y)
+        found = placed[(where, x, y, attacker)] = _put_together(face, where, x, y, attacker)
     return found
 
 
-Face = tuple[str, str, str, str, float, float, tuple[str, str, str], SymbolDrawer, str, dict[Any, Any]]
+Face = tuple[str, str, str, str, float, float, tuple[str, str, str], SymbolDrawer, dict[Any, Any]]
 """What a counter's markup owes to the unit's state alone (``_faces``), with the table
 of its counters already put together, by place."""
 
 
-def _put_together(face: Face, where: str, x: float, y: float) -> tuple[str, Mark, Mark]:
+def _put_together(face: Face, where: str, x: float, y: float, attacker: bool) -> tuple[str, Mark, Mark]:
     """A counter's markup and marks, in one string from its face and its places along x and y."""
     box_x, ring_x, mid, mid_at, symbol_x = _across(x)
     box_y, ring_y, id_y, factors_y, id_y0, id_y1, factors_y0, factors_y1, symbol_y = _down(y)
-    title, look, ident, value, id_w, factors_w, style, symbol, ring_end, _placed = face
-    ring = f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {ring_end}' if ring_end else ""
+    title, look, ident, value, id_w, factors_w, style, symbol, _placed = face
+    ring = f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_END}' if attacker else ""
     markup = (
         f'{title}{where}</title><rect class="counter-box" x="{box_x}" y="{box_y}" {_SIZE}{look}{ring}'
         f'<text class="counter-id" x="{mid}" y="{id_y}"{ident}'
@@ -133,15 +133,13 @@ _RING_END = f'{_RING_SIZE} rx="4" fill="none" stroke="#d00000" stroke-width="3"/
 
 
 @lru_cache(maxsize=1024)
-def _faces(
-    uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str, attacker: bool = False
-) -> Face:
+def _faces(uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str) -> Face:
     """What a counter's markup owes to the unit's state alone, put together once per
-    unit, face, colour and ring in a process (a unit keeps them from one place to the
+    unit, face and colour in a process (a unit keeps them from one place to the
     next): its title up to its hex, its box's look, its id's and its factors' texts
     after their places, the widths of its id and its factors (bold), its type
-    symbol's stroke and size (``symbol_style``) and drawer (``symbol_drawer``), the
-    end of its red ring if it attacks, and the table of its counters, by place."""
+    symbol's stroke and size (``symbol_style``) and drawer (``symbol_drawer``), and
+    the table of its counters, by place and ring."""
     face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
     escaped = _t(factors)
     return (
@@ -153,7 +151,6 @@ def _faces(
         text_width(escaped, 10.5, True),
         symbol_style(18, 10, colour if reduced else "#ffffff"),
         symbol_drawer(kind),
-        _RING_END if attacker else "",
         {},
     )
 
