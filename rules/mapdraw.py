@@ -131,7 +131,7 @@ def bounding(points: Iterable[tuple[float, float]]) -> Box | None:
     pts = list(points)
     if not pts:
         return None
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    xs, ys = zip(*pts)  # in C, where two comprehensions were a Python step a point each
     return (min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
 
 

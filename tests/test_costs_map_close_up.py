@@ -97,12 +97,14 @@ def test_a_second_map_puts_no_counter_roster_line_or_legend_together(monkeypatch
         ruleset = find_ruleset(drawn.rules_id)
         svg = ruleset.map_svg(drawn.position, drawn.events, None)
         assert 'class="roster"' in svg and 'class="counter"' in svg
-        for name in ("_faces", "_head", "_label_mark"):
+        faces = svg_counters._faces.cache_info().misses  # a counter's face is looked up, never made again
+        for name in ("_put_together", "_head", "_label_mark"):
             monkeypatch.setattr(svg_counters, name, counted(name, getattr(svg_counters, name)))
         monkeypatch.setattr(furor_svg, "_text", counted("_text", furor_svg._text))
         made.clear()
         assert ruleset.map_svg(drawn.position, drawn.events, None) == svg
         assert made == [], drawn.name
+        assert svg_counters._faces.cache_info().misses == faces, drawn.name
         monkeypatch.undo()
 
 

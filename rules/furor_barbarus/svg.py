@@ -15,7 +15,7 @@ this resolution's action (``rules.mapdraw``), which reports show enlarged first.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -51,9 +51,14 @@ from pbem.rules.mapdraw import (
     wrap,
 )
 
-_FACTORS: PerObject[Counter, tuple[str, str]] = PerObject(size=4096)
-"""Each printed counter's factors on its full and its reduced face, once per counter
-in a process."""
+_SHEETS: PerObject[Mapping[str, Counter], dict[str, tuple[str, str]]] = PerObject(size=16)
+"""Each printed counter's factors on its full and its reduced face, by unit, once per
+counter sheet (a scenario's printed counters, loaded once per process) and unit."""
+
+
+def _new_sheet(_counters: Mapping[str, Counter]) -> dict[str, tuple[str, str]]:
+    """A counter sheet's table of factors, filled unit by unit as they are drawn."""
+    return {}
 
 
 def _factors_on_each_face(c: Counter) -> tuple[str, str]:
@@ -73,10 +78,14 @@ class _Drawing:
         self.gm = field.game_map
         self.short = short_ids(sorted(field.units))
         self.colours = {s: SIDE_COLOURS.get(info.colour, "#555") for s, info in field.scenario.side_info.items()}
+        self._combats: list[tuple[int, Event]] | None = None
         self.attacking = self.attackers()
         self.printed = field.scenario.counters  # each unit's printed values (``field.counter``)
-        self._factors: dict[str, str] = {}
+        self.sheet = _SHEETS.get(self.printed, _new_sheet)  # each unit's factors on both faces (``faces``)
         self.label_marks: list[Mark] = []  # the counters' labels, measured as they are drawn
+        # each side's roster rows (hex, unit, its state, its factors), gathered by the counters' pass
+        self.rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] | None = None
+        self.moved: set[str] = set()  # the hexes of every move's, retreat's and advance's path (``movements``)
 
     def colour(self, uid: str) -> str:
         return self.colours.get(self.field.side_of(uid), "#555")
@@ -86,13 +95,16 @@ class _Drawing:
         return self.printed[uid].value(bool(self.field.units[uid]["reduced"]))
 
     def factors(self, uid: str) -> str:
-        """The factors a unit's counter prints (strength-MP(-range)) on the face showing:
-        once per map and unit, each written once per printed counter and face in a
-        process (``_FACTORS``), where each map wrote every unit's again."""
-        found = self._factors.get(uid)
+        """The factors a unit's counter prints (strength-MP(-range)) on the face showing."""
+        return self.faces(uid)[bool(self.field.units[uid]["reduced"])]
+
+    def faces(self, uid: str) -> tuple[str, str]:
+        """The factors a unit's counter prints on its full and its reduced face, written
+        once per counter sheet and unit in a process (``_SHEETS``), where each map wrote
+        every unit's again; the counters' pass reads the sheet itself."""
+        found = self.sheet.get(uid)
         if found is None:
-            faces = _FACTORS.get(self.printed[uid], _factors_on_each_face)
-            found = self._factors[uid] = faces[bool(self.field.units[uid]["reduced"])]
+            found = self.sheet[uid] = _factors_on_each_face(self.printed[uid])
         return found
 
     # --- the board ---------------------------------------------------------------
@@ -107,12 +119,14 @@ class _Drawing:
         colours = self.colours
         for e in self.events:
             kind = e.get("type")
-            dash = _DASHES.get(kind) if isinstance(kind, str) else None  # None: not a move, retreat or advance
+            # None: not a move, retreat or advance (a kind of the table, written as it is)
+            dash = _DASHES.get(kind) if isinstance(kind, str) else None
             if dash is None:
                 continue
             path = e.get("path") or []
             if type(path) is not list or not all(path):  # a path as the engine writes it is used as it is
                 path = [h for h in path if h]
+            self.moved.update(path)
             if len(path) < 2:
                 continue
             colour = colours.get(str(e.get("side") or ""), None) or (
@@ -125,12 +139,19 @@ class _Drawing:
             out.append(
                 f'<polyline points="{points}" fill="none" stroke="{colour}" '
                 f'stroke-width="3" stroke-linejoin="round"{dash} marker-end="url(#{_marker(colour)})" opacity="0.75" '
-                f'class="{_t(kind)}"><title>{_t(e.get("text", ""))}</title></polyline>'
+                f'class="{kind}"><title>{_t(e.get("text", ""))}</title></polyline>'
             )
         out.append("</g>")
         return out
 
     def combats(self) -> list[tuple[int, Event]]:
+        """This resolution's combats, numbered: found once per map (the board, its badges,
+        the attackers and the panel below each read them)."""
+        if self._combats is None:
+            self._combats = self._numbered_combats()
+        return self._combats
+
+    def _numbered_combats(self) -> list[tuple[int, Event]]:
         return [
             (i, e)
             for i, e in enumerate(
@@ -230,32 +251,42 @@ class _Drawing:
         return self.short[uid]
 
     def counters(self) -> list[str]:
+        """Each hex's counter (and its tabs), in the order of the hexes; the same pass
+        gathers each side's rows of the roster below the board (``rows``), in that
+        order, a hex's units by id, with the factors it printed."""
         out = ['<g class="counters">']
         where, printed = self.field.occupied(), self.printed  # the hex index: the units on the map
         states, colours, short, attacking = self.field.units, self.colours, self.short, self.attacking
-        marks = self.label_marks  # the counters' labels' marks, in the order they are drawn
+        marks, sheet = self.label_marks, self.sheet  # the counters' labels' marks, in the order they are drawn
+        rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {s: [] for s in self.colours}
         for h in sorted(where):
             units = where[h]  # read, never changed
             cx, cy = centre(h)
             if len(units) == 1:  # most hexes: its one unit is the counter, whatever its type (self.counter, inline)
                 uid = units[0]
                 c, state = printed[uid], states[uid]
+                reduced = bool(state["reduced"])
+                factors = (sheet.get(uid) or self.faces(uid))[reduced]  # self.factors, inline
+                side = state["side"]
                 markup, id_mark, factors_mark = svg_counters.counter(
                     uid,
                     c.name,
                     c.type._value_,
-                    self.factors(uid),
-                    bool(state["reduced"]),
+                    factors,
+                    reduced,
                     state["hex"],
                     cx - COUNTER_W / 2,
                     cy - COUNTER_H / 2 + 1,
-                    colours.get(str(state["side"]), "#555"),
+                    colours.get(str(side), "#555"),
                     short[uid],
                     uid in attacking,
                 )
                 out.append(markup)
                 marks.append(id_mark)
                 marks.append(factors_mark)
+                side_rows = rows.get(side)
+                if side_rows is not None:
+                    side_rows.append((h, uid, state, factors))
                 continue
             main = next((u for u in units if printed[u].is_combat_unit), None)
             extras = sorted(u for u in units if u != main)
@@ -265,8 +296,28 @@ class _Drawing:
             out.append(self.counter(main, cx - COUNTER_W / 2, y))
             for i, u in enumerate(extras[:2]):
                 out.append(self.tab(u, cx - COUNTER_W / 2, y - TAB_H * (i + 1) - 0.5))
+            for u in sorted(units):
+                state = states[u]
+                side_rows = rows.get(state["side"])
+                if side_rows is not None:
+                    side_rows.append((h, u, state, self.factors(u)))
         out.append("</g>")
+        self.rows = rows
         return out
+
+    def roster_rows(self) -> dict[str, list[tuple[str, str, dict[str, Any], str]]]:
+        """Each side's roster rows as :meth:`counters` gathers them, for a roster drawn
+        without the counters."""
+        where, states, sheet = self.field.occupied(), self.field.units, self.sheet
+        rows: dict[str, list[tuple[str, str, dict[str, Any], str]]] = {s: [] for s in self.colours}
+        for h in sorted(where):
+            here = where[h]
+            for u in here if len(here) == 1 else sorted(here):
+                state = states[u]
+                side_rows = rows.get(state["side"])
+                if side_rows is not None:  # self.factors, inline
+                    side_rows.append((h, u, state, (sheet.get(u) or self.faces(u))[bool(state["reduced"])]))
+        return rows
 
 
 @lru_cache(maxsize=4096)
@@ -323,7 +374,7 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     y, panel = _panels(d, width, board_h + 14)
     body += panel
     height = round(y + 10)
-    action, why = _action(field, events, occupied)
+    action, why = _action(d, occupied)
     whole = (0.0, TOP - 2, float(width), board_h - TOP + 2)
     # the core kept whole: a combat's hex and its badge (SIZE + 5 from the hex's centre)
     focus = focus_box(
@@ -346,18 +397,18 @@ def render(field: Battlefield, events: Sequence[Event] = ()) -> str:
     return "\n".join([head, *body, "</svg>"])
 
 
-def _action(field: Battlefield, events: Sequence[Event], occupied: set[str]) -> tuple[list[tuple[float, float]], str]:
+def _action(d: _Drawing, occupied: set[str]) -> tuple[list[tuple[float, float]], str]:
     """The area of this resolution's action (every combat's hexes, every move's,
-    retreat's and advance's path) and why; in a quiet resolution (or the set-up)
-    the front, where the armies touch, else every unit."""
-    action: list[tuple[float, float]] = []
-    for e in events:
-        if e.get("type") == "combat" and e.get("hex") and not e.get("cancelled"):
-            action += [centre(h) for h in [e["hex"], *(e.get("from_hexes") or [])]]
-        elif e.get("type") in ("move", "retreat", "advance"):
-            action += [centre(h) for h in e.get("path") or [] if h]
-    if action:
-        return action, "this resolution's action"
+    retreat's and advance's path: each hex once, as the drawing met them) and why; in
+    a quiet resolution (or the set-up) the front, where the armies touch, else every
+    unit.  Drawn after :meth:`_Drawing.movements`, which gathers the moves' hexes."""
+    hexes = set(d.moved)
+    for _n, e in d.combats():
+        hexes.add(e["hex"])
+        hexes.update(e.get("from_hexes") or ())
+    if hexes:  # only the area's edges matter: each hex's centre once, in any order
+        return [centre(h) for h in hexes], "this resolution's action"
+    field = d.field
     gm = field.game_map
     front = [
         centre(h)
@@ -456,28 +507,19 @@ def _armies_panel(d: _Drawing, width: int, y: float, out: list[str]) -> float:
     y += 6
     col_w = 400.0
     cols = max(1, int((width - 10) // col_w))
-    where = field.occupied()  # the hex index: each unit on the map, in its hex
-    units, printed, short, colours, factors = field.units, d.printed, d.short, d.colours, d.factors
-    # each side's units by hex, id: one pass over the hex index (it was a pass per side over every unit)
-    by_side: dict[str, list[tuple[str, str, dict[str, Any]]]] = {s: [] for s in field.scenario.side_info}
-    for h in sorted(where):
-        here = where[h]
-        for u in here if len(here) == 1 else sorted(here):
-            state = units[u]
-            rows = by_side.get(state["side"])
-            if rows is not None:
-                rows.append((h, u, state))
+    printed, short, colours = d.printed, d.short, d.colours
+    by_side = d.rows if d.rows is not None else d.roster_rows()
     count = sum(map(len, by_side.values()))
     per_col = math.ceil(count / cols) if count else 0
     i = 0
     for s, rows in by_side.items():
         fill = colours.get(s, "#222")
-        for h, u, state in rows:
+        for h, u, state, factors in rows:
             col, row = divmod(i, per_col)
             i += 1
             # _roster_line, without a call of its own a line
             before_y, before_hex, after_hex = _roster_words(
-                10 + col * col_w, u, short[u], factors(u), bool(state["reduced"]), printed[u].name, fill
+                10 + col * col_w, u, short[u], factors, bool(state["reduced"]), printed[u].name, fill
             )
             out.append(f"{before_y}{tenths(y + row * 16)}{before_hex}{_t(h)}{after_hex}")
     y += per_col * 16

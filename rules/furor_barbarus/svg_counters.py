@@ -8,16 +8,18 @@ drawn before."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from pbem.rules.furor_barbarus.svg_shapes import (
     COUNTER_H,
     COUNTER_W,
     TAB_H,
     TYPE_WORDS,
+    SymbolDrawer,
     _t,
     symbol_across,
-    symbol_at,
     symbol_down,
+    symbol_drawer,
     symbol_style,
     tenths,
 )
@@ -73,7 +75,6 @@ def _head(uid: str, name: str, kind: str) -> str:
     return f'<g class="counter" id="unit-{_t(uid)}"><title>{_t(name)} ({_t(uid)}), {TYPE_WORDS.get(kind, kind)}, '
 
 
-@lru_cache(maxsize=4096)
 def counter(
     uid: str,
     name: str,
@@ -91,21 +92,32 @@ def counter(
     in hex ``where``, its top left corner at (x, y), in its side's ``colour``; ringed
     in red if it is an ``attacker``; and the marks of its id's and its factors' labels
     (:func:`_label_mark`, their widths measured once per unit and face, their edges
-    along y once per row).  Put together
-    in one string from what its state gives and its places along x and y."""
+    along y once per row).  Kept by its face (``_faces``), then by its place: a place
+    new to the process costs a look-up in its face's table, where a cache of all the
+    arguments hashed eleven (two floats) and linked each new counter in its list."""
+    face = _faces(uid, name, kind, factors, reduced, colour, short)
+    placed = face[8]
+    found = placed.get((where, x, y, attacker))
+    if found is None:
+        found = placed[(where, x, y, attacker)] = _put_together(face, where, x, y, attacker)
+    return found
+
+
+Face = tuple[str, str, str, str, float, float, tuple[str, str, str], SymbolDrawer, dict[Any, Any]]
+"""What a counter's markup owes to the unit's state alone (``_faces``), with the table
+of its counters already put together, by place."""
+
+
+def _put_together(face: Face, where: str, x: float, y: float, attacker: bool) -> tuple[str, Mark, Mark]:
+    """A counter's markup and marks, in one string from its face and its places along x and y."""
     box_x, ring_x, mid, mid_at, symbol_x = _across(x)
     box_y, ring_y, id_y, factors_y, id_y0, id_y1, factors_y0, factors_y1, symbol_y = _down(y)
-    title, look, ident, value, id_w, factors_w, style = _faces(uid, name, kind, factors, reduced, colour, short)
-    ring = (
-        f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_SIZE} rx="4" fill="none" stroke="#d00000" '
-        'stroke-width="3"/>'
-        if attacker
-        else ""
-    )
+    title, look, ident, value, id_w, factors_w, style, symbol, _placed = face
+    ring = f'<rect class="attacker" x="{ring_x}" y="{ring_y}" {_RING_END}' if attacker else ""
     markup = (
         f'{title}{where}</title><rect class="counter-box" x="{box_x}" y="{box_y}" {_SIZE}{look}{ring}'
         f'<text class="counter-id" x="{mid}" y="{id_y}"{ident}'
-        f"{symbol_at(kind, symbol_x, symbol_y, style)}"
+        f"{symbol(symbol_x, symbol_y, style)}"
         f'<text class="counter-factors" x="{mid}" y="{factors_y}"{value}'
     )
     id_x, factors_x = mid_at - id_w / 2, mid_at - factors_w / 2  # the marks' left edges, as mark() works them out
@@ -116,15 +128,18 @@ def counter(
     )
 
 
+_RING_END = f'{_RING_SIZE} rx="4" fill="none" stroke="#d00000" stroke-width="3"/>'
+"""The red ring of an attacker's counter, after its place."""
+
+
 @lru_cache(maxsize=1024)
-def _faces(
-    uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str
-) -> tuple[str, str, str, str, float, float, tuple[str, str, str]]:
+def _faces(uid: str, name: str, kind: str, factors: str, reduced: bool, colour: str, short: str) -> Face:
     """What a counter's markup owes to the unit's state alone, put together once per
     unit, face and colour in a process (a unit keeps them from one place to the
     next): its title up to its hex, its box's look, its id's and its factors' texts
-    after their places, the widths of its id and its factors (bold), and its type
-    symbol's stroke and size (``symbol_style``)."""
+    after their places, the widths of its id and its factors (bold), its type
+    symbol's stroke and size (``symbol_style``) and drawer (``symbol_drawer``), and
+    the table of its counters, by place and ring."""
     face, ink = ("#ffffff", colour) if reduced else (colour, "#ffffff")
     escaped = _t(factors)
     return (
@@ -135,6 +150,8 @@ def _faces(
         text_width(short, 9.0, True),
         text_width(escaped, 10.5, True),
         symbol_style(18, 10, colour if reduced else "#ffffff"),
+        symbol_drawer(kind),
+        {},
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import collections
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from pbem.rules.furor_barbarus.hexgrid import Hex
@@ -145,21 +145,75 @@ def symbol_at(kind: str, across: tuple[str, ...], down: tuple[str, ...], style: 
     """:func:`symbol` of ``kind`` from its places along x (``symbol_across``) and along y
     (``symbol_down``) and its stroke and size (``symbol_style``), as written: a counter
     finds them among its column's, its row's and its face's (``svg_counters``)."""
-    x0, x1, x3, xm, x7, x75 = across
-    y0, y1, y35, y85, y15, y32, y5, ym = down
-    s, size, r = style
-    out = f'<rect x="{x0}" y="{y0}" {size} {s}/>'
-    if kind in ("infantry", "missile_infantry"):
-        out += f'<path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>'
-    if kind in ("cavalry", "missile_cavalry"):
-        out += f'<path d="M{x0},{y1} L{x1},{y0}" {s}/>'
-    if kind in ("missile_infantry", "missile_cavalry"):
-        out += f'<path d="M{x3},{y1} Q{xm},{y35} {x7},{y1}" {s}/>'
-    if kind == "commander":
-        out += f'<path d="M{x3},{y85} L{x3},{y15} L{x75},{y32} L{x3},{y5}" {s}/>'
-    if kind == "baggage":
-        out += f'<circle cx="{xm}" cy="{ym}" r="{r}" {s}/><path d="M{x0},{ym} L{x1},{ym}" {s}/>'
-    return out
+    return symbol_drawer(kind)(across, down, style)
+
+
+def symbol_drawer(kind: str) -> SymbolDrawer:
+    """The function that writes the symbol of ``kind`` in one string (a counter's face
+    keeps it: its kind is looked at once per face, not at each place)."""
+    return _SYMBOLS.get(kind, _box)
+
+
+SymbolDrawer = Callable[[tuple[str, ...], tuple[str, ...], tuple[str, str, str]], str]
+"""A symbol of one kind written from its places along x and y and its stroke and size."""
+
+
+def _box(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    return f'<rect x="{a[0]}" y="{d[0]}" {st[1]} {st[0]}/>'
+
+
+def _infantry(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    x0, x1, s, y0, y1 = a[0], a[1], st[0], d[0], d[1]
+    return f'<rect x="{x0}" y="{y0}" {st[1]} {s}/><path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>'
+
+
+def _cavalry(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    x0, s, y0, y1 = a[0], st[0], d[0], d[1]
+    return f'<rect x="{x0}" y="{y0}" {st[1]} {s}/><path d="M{x0},{y1} L{a[1]},{y0}" {s}/>'
+
+
+def _missile_infantry(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    x0, x1, s, y0, y1 = a[0], a[1], st[0], d[0], d[1]
+    return (
+        f'<rect x="{x0}" y="{y0}" {st[1]} {s}/><path d="M{x0},{y0} L{x1},{y1} M{x1},{y0} L{x0},{y1}" {s}/>'
+        f'<path d="M{a[2]},{y1} Q{a[3]},{d[2]} {a[4]},{y1}" {s}/>'
+    )
+
+
+def _missile_cavalry(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    x0, s, y0, y1 = a[0], st[0], d[0], d[1]
+    return (
+        f'<rect x="{x0}" y="{y0}" {st[1]} {s}/><path d="M{x0},{y1} L{a[1]},{y0}" {s}/>'
+        f'<path d="M{a[2]},{y1} Q{a[3]},{d[2]} {a[4]},{y1}" {s}/>'
+    )
+
+
+def _commander(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    x3, s = a[2], st[0]
+    return (
+        f'<rect x="{a[0]}" y="{d[0]}" {st[1]} {s}/>'
+        f'<path d="M{x3},{d[3]} L{x3},{d[4]} L{a[5]},{d[5]} L{x3},{d[6]}" {s}/>'
+    )
+
+
+def _baggage(a: tuple[str, ...], d: tuple[str, ...], st: tuple[str, str, str]) -> str:
+    x0, s, ym = a[0], st[0], d[7]
+    return (
+        f'<rect x="{x0}" y="{d[0]}" {st[1]} {s}/>'
+        f'<circle cx="{a[3]}" cy="{ym}" r="{st[2]}" {s}/><path d="M{x0},{ym} L{a[1]},{ym}" {s}/>'
+    )
+
+
+_SYMBOLS: dict[str, SymbolDrawer] = {
+    "infantry": _infantry,
+    "missile_infantry": _missile_infantry,
+    "cavalry": _cavalry,
+    "missile_cavalry": _missile_cavalry,
+    "commander": _commander,
+    "baggage": _baggage,
+}
+"""Each kind's symbol, written in one string: infantry a cross, cavalry one diagonal, a
+missile unit adds a bow, a commander a flag, baggage a wheel (any other kind its box)."""
 
 
 @lru_cache(maxsize=1024)
