@@ -75,6 +75,16 @@ def test_a_counter_at_a_new_place_is_put_together_by_its_kind_s_drawer() -> None
     assert called == ["<lambda>", "counter"] and again[0] is markup  # the same place again: found in its face's table
 
 
+def test_a_face_keeps_a_bounded_number_of_places() -> None:
+    unit = ("frank-infantry-9", "Frank infantry", "infantry", "3-4", True)
+    places = [(f"{9 + i // 40:02d}{i % 40:02d}", 10.0 + i, 20.0 + i) for i in range(svg_counters.PLACES_KEPT + 5)]
+    drawn = [svg_counters.counter(*unit, h, x, y, "#2f5597", "frk-inf-9", False) for h, x, y in places]
+    face = svg_counters._faces(*unit, "#2f5597", "frk-inf-9")
+    assert 0 < len(face[8]) <= svg_counters.PLACES_KEPT  # a serving process meets a unit in ever more hexes
+    again = [svg_counters.counter(*unit, h, x, y, "#2f5597", "frk-inf-9", False) for h, x, y in places]
+    assert again == drawn  # a place dropped from the table is put together the same again
+
+
 def test_the_roster_reads_the_rows_the_counters_gathered() -> None:
     lines = 0
     for drawn in every_map():

@@ -99,8 +99,15 @@ def counter(
     placed = face[8]
     found = placed.get((where, x, y, attacker))
     if found is None:
+        if len(placed) >= PLACES_KEPT:  # a long-running process meets a unit in many hexes over many games
+            placed.clear()
         found = placed[(where, x, y, attacker)] = _put_together(face, where, x, y, attacker)
     return found
+
+
+PLACES_KEPT = 64
+"""The counters kept per face, by place: a bound on what a process that draws many games'
+maps keeps (1,024 faces at most, ``_faces``), well above the places a unit takes in a game."""
 
 
 Face = tuple[str, str, str, str, float, float, tuple[str, str, str], SymbolDrawer, dict[Any, Any]]
