@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
 from pbem.reports import history as history_list
+from pbem.reports import position_text
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
 from pbem.reports.history import Listed
-from pbem.reports.reads import ReportGame
+from pbem.reports.reads import ReportGame, Resolved
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
 from pbem.store import absences, house_tables
@@ -59,12 +60,19 @@ def _views(
     sides: Sequence[str | None] | None,
     links: str | None,
     made: Listed | None = None,
+    resolved: Resolved | None = None,
 ) -> list[report.ReportData]:
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
     links = _link_mode(game, links)
-    row, before = _resolution_read(tx, game_id, k)
+    # the resolution handed over by the process that stored it, while it is the game's latest: not read back
+    handed = resolved if resolved is not None and resolved.row.game_id == game_id and resolved.row.k == k else None
+    if handed is not None and k != game.current_k:
+        handed = None
+    row, before = (
+        _resolution_read(tx, game_id, k) if handed is None else (report_reads.handed_row(handed), handed.before)
+    )
     _check_sides(scenario.sides, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
     chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
@@ -98,7 +106,7 @@ def _views(
         result=outcome.to_json() if outcome else None,
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
-        rolls=_rolls(tx, game_id, k) if row else (),
+        rolls=(_rolls(tx, game_id, k) if handed is None else _handed_rolls(handed)) if row else (),
         reveal=row.reveal if row else None,
         anchor=chain.anchor,
         chain_length=chain.chain_length,
@@ -109,7 +117,7 @@ def _views(
         problems=(),
         next_turn_file=None,
         **_history(tx, game_id, k, links, made),
-        position_file=kept.to_text(),
+        position_file=position_text.file_text(kept, row.position if row else game.initial_position),
         site_url=game.site_url,
         next_k=next_turn,
         links=links,
@@ -216,6 +224,11 @@ def _link_mode(game: ReportGame, links: str | None) -> str:
 
 def _rolls(tx: Tx, game_id: str, k: int) -> tuple[report.RollLine, ...]:
     return tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
+
+
+def _handed_rolls(made: Resolved) -> tuple[report.RollLine, ...]:
+    """The dice's rows as the resolution inserted them, as :func:`_rolls` reads them back."""
+    return tuple(report.RollLine(r["idx"], r["sides"], r["value"], r["purpose"]) for r in made.rolls)
 
 
 def _history(tx: Tx, game_id: str, k: int, links: str, listed: Listed | None) -> dict[str, Any]:
@@ -414,31 +427,37 @@ def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str
 
 
 def views_keeping_history(
-    db: Database, game_id: str, k: int | None, sides: Sequence[str | None] | None
+    db: Database, game_id: str, k: int | None, sides: Sequence[str | None] | None, resolved: Resolved | None = None
 ) -> list[report.ReportData]:
     """:func:`report_views` of resolution ``k`` (default the latest) for ``sides``
     (default every side), in a transaction of its own, as a report is written or
     mailed at the time of a resolution: when the report, without links, is of the
     latest resolution and its list of earlier resolutions is new to the store,
     the store keeps the list (pbem/reports/history.py), so that the next
-    resolution's reports render only their own line."""
+    resolution's reports render only their own line.  ``resolved``: the resolution
+    as the process that made it stored it (:class:`pbem.reports.reads.Resolved`)."""
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         k = game.current_k if k is None else k
         made = history_list.listed(tx, game_id, k) if _link_mode(game, None) == "none" else None  # the kept list
-        views = _views(tx, game, k, sides, None, made)
+        views = _views(tx, game, k, sides, None, made, resolved)
     if made is not None and made.fresh and k == game.current_k:
         with transaction(db) as tx:
             history_list.keep(tx, game_id, k, made)
     return views
 
 
-def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
+def write_resolution_reports(
+    db: Database, game_id: str, k: int, folder: Path, resolved: Resolved | None = None
+) -> list[Path]:
     """Each side's HTML and text report of resolution ``k``, its next turn file and
-    the position file, written to ``folder``."""
+    the position file, written to ``folder``.  ``resolved``: the resolution as the
+    process that made it has just stored it (``pbem process --reports``), which the
+    reports take instead of reading it back; the files are those ``pbem report``
+    writes from the store alone."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    views = views_keeping_history(db, game_id, k, None)
+    views = views_keeping_history(db, game_id, k, None, resolved)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(

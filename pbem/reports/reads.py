@@ -12,9 +12,9 @@ is a fixed number of small statements however long the game
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pbem import store
 from pbem.store.sql import Tx
@@ -119,6 +119,29 @@ def resolution_and_reveal_before(tx: Tx, game_id: str, k: int) -> tuple[Resoluti
     number, label, position, state_hash, previous_state_hash, events, reveal, active = row
     resolution = ResolutionRow(number, label, position, state_hash, previous_state_hash, events, reveal, bool(active))
     return resolution, (before[6] if before else None)
+
+
+class Resolved(NamedTuple):
+    """A resolution as the process that made it has just stored it, handed to its
+    reports (``pbem process --reports``) so that they do not read back what it
+    wrote: the row it inserted (the very values the statement was given), its dice's
+    rows as inserted, and the reveal of the resolution before it (``before``: the
+    game's reveal, handed over only when that resolution was the game's latest).
+    A report takes the row only while it is still the game's latest resolution,
+    and reads everything else as ``pbem report`` does.  An outcome sent from a
+    worker process leaves it behind (``ProcessOutcome.__getstate__``)."""
+
+    row: store.NewResolution
+    rolls: Sequence[Mapping[str, Any]]  # idx, sides, value, purpose: in order
+    before: str | None
+
+
+def handed_row(made: Resolved) -> ResolutionRow:
+    """The row the report would read of ``made``'s resolution (active: the latest)."""
+    new = made.row
+    return ResolutionRow(
+        new.k, new.label, new.position, new.state_hash, new.previous_state_hash, new.events, new.reveal, True
+    )
 
 
 class KeptHistory(NamedTuple):
