@@ -9,6 +9,9 @@ statements or encoder calls, never time, and fails on the referee before this wo
   alone give, in a Farrapos game and a Furor Barbarus one.  A resolution no longer
   the game's latest is read from the store (so refused as before), and an
   outcome sent from a worker process leaves the hand-off behind;
+- the reports read a game's dice chains, refused files, players, rollbacks, sides
+  in civil disorder and observers in one statement (``reads.view_rows``), where
+  each was a statement of its own (some 15 k instructions each, however small);
 - the position file attached to every report was written by the JSON encoder
   from the parsed position (a third of a million instructions a Farrapos report);
   its position is now the stored text with a space after each comma and colon
@@ -83,6 +86,8 @@ def test_the_reports_handed_a_resolution_read_none_of_it_back_and_are_the_same_b
     ran = _statements(db, lambda: assemble.write_resolution_reports(db, game, k, tmp_path / "handed", outcome.made))
     assert not [s for s in ran if "FROM resolution WHERE game_id" in s and " k IN " in s]  # before: the row read back
     assert not [s for s in ran if "FROM roll " in s]  # before: its dice
+    # the game, its list of earlier resolutions, its small rows in one statement, the pauses: before, ten
+    assert len([s for s in ran if s.startswith(("SELECT", "WITH"))]) == 4, ran
     # the same files from the store alone (its list of earlier resolutions now kept), and as ``pbem report`` gives them
     stored = _statements(db, lambda: assemble.write_resolution_reports(db, game, k, tmp_path / "stored"))
     assert [s for s in stored if "FROM roll " in s]
@@ -212,3 +217,77 @@ def test_a_resolution_s_reports_encode_no_position(tmp_path: Path, monkeypatch: 
         assert json.loads(kept.read_text(encoding="utf-8"))["position"]["cities"]
         assert [value["position"] for value in encoded] == [None]  # before: the whole file, its position in it
     db.dispose()
+
+
+@pytest.mark.postgres
+def test_the_reports_of_process_on_postgresql_with_workers_and_without_are_pbem_report_s(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """``process --reports`` on PostgreSQL, by two workers (their outcomes come back
+    without the hand-off: the reports read the store) and by one (handed over):
+    each report file is what ``pbem report`` gives of the store."""
+    from tests.support.desk import new_games, open_desk, play_resolutions, queue_next_turns
+
+    desk = open_desk(tmp_path, postgres_url)
+    games = new_games(desk, 2)
+    for game in games:
+        play_resolutions(desk, game, 1)
+    for k, jobs in ((2, "2"), (3, "1")):
+        queue_next_turns(desk, games, seed=k)
+        ran = desk.pbem("process", "--all", "-q", "--jobs", jobs, "--reports", str(tmp_path / f"out{k}"))
+        assert ran.returncode == 0, ran.stderr
+        for game in games:
+            written = _files(tmp_path / f"out{k}" / game)
+            for side in ("empire", "republic"):
+                page = assemble.render(desk.engine, game, k, side, "html")
+                assert isinstance(page, str) and page.encode("utf-8") == written[report.report_filename(k, side)]
+    desk.engine.dispose()
+
+
+def _small_rows_alike(desk: Any) -> None:
+    """A Farrapos game with an extension chain, a refused file, a rollback, a side in
+    civil disorder once and one now, and an observer: its small rows read in one
+    statement are those each read gave, in its order (``view_rows``)."""
+    from pbem.referee import disorder, observers
+    from pbem.reports import reads
+    from pbem.store.transaction import transaction
+    from tests.support.desk import new_games, play_resolutions, queue_next_turns, signed_next_turns
+
+    [game] = new_games(desk, 1)
+    play_resolutions(desk, game, 2)
+    lifecycle.rollback(desk.engine, game, 1)
+    queue_next_turns(desk, [game], seed=5)
+    assert resolve.process(desk.engine, [game])[0].resolved == 3  # numbers are never reused
+    lifecycle.extend_dice(desk.engine, game, 16)
+    observers.add(desk.engine, game, "watch@example.org")
+    [(_g, message, signature)] = signed_next_turns(desk, [game], seed=9)
+    intake.record_refusal(desk.engine, message, signature, ["refused for the test"], source="test")
+    with transaction(desk.engine) as tx:
+        disorder.mark(tx, game, "empire", "start", 1)
+        disorder.mark(tx, game, "empire", "end", 2, "file")
+        disorder.mark(tx, game, "republic", "start", 3)
+    with transaction(desk.engine, write=False) as tx:
+        k = store.known_game(tx, game).current_k
+        rows = reads.view_rows(tx, game, k, k + 1)
+        assert rows.chains == store.chain_anchors(tx, game) and len(rows.chains) == 1
+        assert rows.refusals == reads.refusals(tx, game, (k, k + 1)) and len(rows.refusals) == 1
+        assert rows.players == reads.players(tx, game) and len(rows.players) == 2
+        assert rows.rollbacks == reads.rollbacks(tx, game) and len(rows.rollbacks) == 1
+        assert sorted(rows.disorder) == [("empire", 1, 2), ("republic", 3, None)] and rows.observers == 1
+
+
+def test_a_report_s_small_rows_are_read_as_each_read_gave_them(tmp_path: Path) -> None:
+    from tests.support.desk import open_desk
+
+    desk = open_desk(tmp_path)
+    _small_rows_alike(desk)
+    desk.engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_report_s_small_rows_are_read_as_each_read_gave_them_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
+    from tests.support.desk import open_desk
+
+    desk = open_desk(tmp_path, postgres_url)
+    _small_rows_alike(desk)
+    desk.engine.dispose()

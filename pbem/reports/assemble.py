@@ -66,25 +66,16 @@ def _views(
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
     links = _link_mode(game, links)
-    # the resolution handed over by the process that stored it, while it is the game's latest: not read back
-    handed = resolved if resolved is not None and resolved.row.game_id == game_id and resolved.row.k == k else None
-    if handed is not None and k != game.current_k:
-        handed = None
-    row, before = (
-        _resolution_read(tx, game_id, k) if handed is None else (report_reads.handed_row(handed), handed.before)
-    )
+    row, before, handed = _resolution(tx, game, k, resolved)
     _check_sides(scenario.sides, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
-    chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
-    chain = dice_chains.chain_for(chains, k) or chains[0]
+    next_turn = game.next_k if k == game.current_k else k + 1
+    rows = report_reads.view_rows(tx, game_id, k, next_turn)
+    chain, players = _chain(game, rows.chains, k), rows.players
     before = before if row and k > chain.first_k else None  # its chain's reveal before (set aside or not)
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
-    next_turn = game.next_k if k == game.current_k else k + 1
-    state_hash = row.state_hash if row else game.initial_state_hash
-    events = tuple(json.loads(row.events)) if row else ()
-    refusals = report_reads.refusals(tx, game_id, (k, next_turn))
-    players = report_reads.players(tx, game_id)
+    state_hash, events = (row.state_hash, tuple(json.loads(row.events))) if row else (game.initial_state_hash, ())
     turn_label = ruleset.turn_label(position)
     due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
@@ -121,7 +112,7 @@ def _views(
         site_url=game.site_url,
         next_k=next_turn,
         links=links,
-        rollbacks=_rollback_notes(tx, game, k),
+        rollbacks=_rollback_notes(rows.rollbacks, game, k),
         absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
@@ -129,22 +120,30 @@ def _views(
         grace=due_at[1] if due_at else 0,
         zone=game_zone,
         zones=tuple(sorted(side_zones.items())),
+        civil_disorder=tuple(sorted((side, at) for side, at, until in rows.disorder if until is None or until > k)),
+        observers=rows.observers,
     )
-    shared = _with_people(tx, shared)
     # a game that hides nothing from any side (map_depends_on_side False) has one map and one board in words
     # for every reader: drawn and worded once, the same objects in each side's report
     alike = not ruleset.map_depends_on_side
     shared_map = ruleset.map_svg(position, list(events), None) if alike else None
     shared_board = tuple(ruleset.board_lines(position, None)) if alike else None
     return [
-        _side_view(shared, ruleset, game, position, due, side, refusals, (shared_map, shared_board), turn_label)
+        _side_view(shared, ruleset, game, position, due, side, rows.refusals, (shared_map, shared_board), turn_label)
         for side in sides
     ]
 
 
-def _rollback_notes(tx: Tx, game: ReportGame, k: int) -> tuple[report.RollbackNote, ...]:
+def _chain(game: ReportGame, extensions: Sequence[store.ChainAnchor], k: int) -> dice_chains.PublicChain:
+    """The dice chain that serves resolution ``k`` (the first, for the set-up)."""
+    chains = dice_chains.public_chains(game, extensions)
+    return dice_chains.chain_for(chains, k) or chains[0]
+
+
+def _rollback_notes(
+    rollbacks: Sequence[report_reads.RollbackLine], game: ReportGame, k: int
+) -> tuple[report.RollbackNote, ...]:
     """The rollbacks back to resolution ``k`` (the latest one announces the resolution awaited)."""
-    rollbacks = report_reads.rollbacks(tx, game.id)
     return tuple(
         report.RollbackNote(
             f"{rb.at:%Y-%m-%d %H:%M} UTC",
@@ -157,23 +156,16 @@ def _rollback_notes(tx: Tx, game: ReportGame, k: int) -> tuple[report.RollbackNo
     )
 
 
-def _with_people(tx: Tx, shared: report.ReportData) -> report.ReportData:
-    """The sides in civil disorder at the report's resolution, and how many
-    observers the game has (one statement: the count is the row with no side)."""
-    rows = tx.all(
-        "SELECT side, from_k, until_k FROM civil_disorder WHERE game_id = :game AND from_k <= :k"
-        " UNION ALL SELECT NULL, COUNT(*), NULL FROM observer WHERE game_id = :game AND removed IS NULL",
-        {"game": shared.game_id, "k": shared.k},
-    )
-    disorder = tuple(
-        sorted(
-            (side, from_k)
-            for side, from_k, until_k in rows
-            if side is not None and (until_k is None or until_k > shared.k)
-        )
-    )
-    watching = next((int(n) for side, n, _u in rows if side is None), 0)
-    return _with(shared, civil_disorder=disorder, observers=watching)
+def _resolution(
+    tx: Tx, game: ReportGame, k: int, resolved: Resolved | None
+) -> tuple[report_reads.ResolutionRow | None, str | None, Resolved | None]:
+    """Resolution ``k``'s row (``None``: the set-up), the reveal before it, and the
+    resolution as handed over by the process that stored it (``resolved``), taken
+    instead of read back while it is the game's latest (else ``None``: read)."""
+    if resolved is not None and resolved.row.game_id == game.id and resolved.row.k == k == game.current_k:
+        return report_reads.handed_row(resolved), resolved.before, resolved
+    row, before = _resolution_read(tx, game.id, k)
+    return row, before, None
 
 
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
