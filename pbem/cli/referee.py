@@ -98,7 +98,9 @@ def process(
 
             for o in outcomes:
                 if o.resolved is not None:
-                    reporting.write_resolution_reports(db, o.game_id, o.resolved, paths.inside(reports, o.game_id))
+                    reporting.write_resolution_reports(
+                        db, o.game_id, o.resolved, paths.inside(reports, o.game_id), o.made
+                    )
     _print_outcomes(outcomes, quiet)
     failed = [p for o in outcomes for p in o.problems]
     if failed:

@@ -13,6 +13,7 @@ from pbem import dice as dicev1
 from pbem import store
 from pbem.dice import chains as dice_chains
 from pbem.referee import disorder, notices
+from pbem.reports.reads import Resolved
 from pbem.rules import find_ruleset
 from pbem.rules.base import NO_ORDERS, OrderError, Orders, Ruleset
 from pbem.rules.frozen import Frozen
@@ -47,6 +48,12 @@ class ProcessOutcome(Frozen):
     note: str
     problems: tuple[str, ...]  # why this game could not be resolved (the batch went on)
     bot: tuple[str, ...]  # missing sides in civil disorder, whose orders the greedy bot wrote
+    made: Resolved | None
+    """The resolution as stored, handed to its reports in this process (``None``: none
+    made, or the resolution before it was not the game's latest).  Not part of the
+    outcome's value: left out of its comparison, hash and repr, and of its pickle."""
+
+    __match_args__ = ("game_id", "resolved", "label", "awaiting", "nmr", "over", "note", "problems", "bot")
 
     def __init__(
         self,
@@ -59,11 +66,21 @@ class ProcessOutcome(Frozen):
         note: str = "",
         problems: tuple[str, ...] = (),
         bot: tuple[str, ...] = (),
+        made: Resolved | None = None,
     ) -> None:
         fields = self.__dict__  # set in place: a call with nine keywords cost half of it
         fields["game_id"], fields["resolved"], fields["label"] = game_id, resolved, label
         fields["awaiting"], fields["nmr"], fields["over"] = awaiting, nmr, over
         fields["note"], fields["problems"], fields["bot"] = note, problems, bot
+        fields["made"] = made
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a worker's outcome sent to the process that started it) without the
+        hand-off: it never leaves the process that stored it, whose transaction it
+        describes; that process's reports read the store instead."""
+        state = dict(self.__dict__)
+        state["made"] = None
+        return state
 
 
 def pending_games(engine: Engine) -> list[str]:
@@ -221,25 +238,26 @@ def _resolve_claimed(
         if ruleset.reuses_position_text and game.position_text
         else canonical_json(result.position)
     )
-    store.add_resolution(
-        tx,
-        store.NewResolution(
-            game_id=game_id,
-            k=k,
-            label=label,
-            position=written,
-            state_hash=text_hash(written),
-            previous_state_hash=game.state_hash,
-            events=canonical_json(result.events),
-            reveal=reveal.hex(),
-            nmr=json.dumps(list(missing)) if missing else "[]",  # no side missing: the text json.dumps writes, unmade
-            result=json.dumps(outcome.to_json()) if outcome else None,
-            dice_walk=walked,
-        ),
-        [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls],
-        [f.id for f in files],
+    row = store.NewResolution(
+        game_id=game_id,
+        k=k,
+        label=label,
+        position=written,
+        state_hash=text_hash(written),
+        previous_state_hash=game.state_hash,
+        events=canonical_json(result.events),
+        reveal=reveal.hex(),
+        nmr=json.dumps(list(missing)) if missing else "[]",  # no side missing: the text json.dumps writes, unmade
+        result=json.dumps(outcome.to_json()) if outcome else None,
+        dice_walk=walked,
     )
-    made = ProcessOutcome(game_id, k, label, nmr=missing, over=outcome is not None, bot=tuple(t.side for t in bots))
+    rolls = [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls]
+    store.add_resolution(tx, row, rolls, [f.id for f in files])
+    # the reveal before is the game's when its latest resolution was the one before (else the reports read it)
+    handed = Resolved(row, rolls, game.reveal or None) if game.current_k == k - 1 else None
+    made = ProcessOutcome(
+        game_id, k, label, nmr=missing, over=outcome is not None, bot=tuple(t.side for t in bots), made=handed
+    )
     notices.queue_reports(
         tx,
         game_id,

@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
 from pbem.reports import history as history_list
+from pbem.reports import position_text
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
 from pbem.reports.history import Listed
-from pbem.reports.reads import ReportGame
+from pbem.reports.reads import ReportGame, Resolved
 from pbem.rules import find_ruleset
 from pbem.rules.base import Outcome, Position, Ruleset
 from pbem.store import absences, house_tables
@@ -59,24 +60,22 @@ def _views(
     sides: Sequence[str | None] | None,
     links: str | None,
     made: Listed | None = None,
+    resolved: Resolved | None = None,
 ) -> list[report.ReportData]:
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
     links = _link_mode(game, links)
-    row, before = _resolution_read(tx, game_id, k)
+    row, before, handed = _resolution(tx, game, k, resolved)
     _check_sides(scenario.sides, game, sides)
     position = json.loads(row.position) if row else json.loads(game.initial_position)
-    chains = dice_chains.public_chains(game, store.chain_anchors(tx, game_id))
-    chain = dice_chains.chain_for(chains, k) or chains[0]
+    next_turn = game.next_k if k == game.current_k else k + 1
+    rows = report_reads.view_rows(tx, game_id, k, next_turn)
+    chain, players = _chain(game, rows.chains, k), rows.players
     before = before if row and k > chain.first_k else None  # its chain's reveal before (set aside or not)
     outcome = ruleset.outcome(position)
     due = () if outcome else ruleset.due(position)
-    next_turn = game.next_k if k == game.current_k else k + 1
-    state_hash = row.state_hash if row else game.initial_state_hash
-    events = tuple(json.loads(row.events)) if row else ()
-    refusals = report_reads.refusals(tx, game_id, (k, next_turn))
-    players = report_reads.players(tx, game_id)
+    state_hash, events = (row.state_hash, tuple(json.loads(row.events))) if row else (game.initial_state_hash, ())
     turn_label = ruleset.turn_label(position)
     due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
@@ -98,7 +97,7 @@ def _views(
         result=outcome.to_json() if outcome else None,
         result_text=ruleset.outcome_text(outcome) if outcome else "",
         events=events,
-        rolls=_rolls(tx, game_id, k) if row else (),
+        rolls=(_rolls(tx, game_id, k) if handed is None else _handed_rolls(handed)) if row else (),
         reveal=row.reveal if row else None,
         anchor=chain.anchor,
         chain_length=chain.chain_length,
@@ -109,11 +108,11 @@ def _views(
         problems=(),
         next_turn_file=None,
         **_history(tx, game_id, k, links, made),
-        position_file=kept.to_text(),
+        position_file=position_text.file_text(kept, row.position if row else game.initial_position),
         site_url=game.site_url,
         next_k=next_turn,
         links=links,
-        rollbacks=_rollback_notes(tx, game, k),
+        rollbacks=_rollback_notes(rows.rollbacks, game, k),
         absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
@@ -121,22 +120,30 @@ def _views(
         grace=due_at[1] if due_at else 0,
         zone=game_zone,
         zones=tuple(sorted(side_zones.items())),
+        civil_disorder=tuple(sorted((side, at) for side, at, until in rows.disorder if until is None or until > k)),
+        observers=rows.observers,
     )
-    shared = _with_people(tx, shared)
     # a game that hides nothing from any side (map_depends_on_side False) has one map and one board in words
     # for every reader: drawn and worded once, the same objects in each side's report
     alike = not ruleset.map_depends_on_side
     shared_map = ruleset.map_svg(position, list(events), None) if alike else None
     shared_board = tuple(ruleset.board_lines(position, None)) if alike else None
     return [
-        _side_view(shared, ruleset, game, position, due, side, refusals, (shared_map, shared_board), turn_label)
+        _side_view(shared, ruleset, game, position, due, side, rows.refusals, (shared_map, shared_board), turn_label)
         for side in sides
     ]
 
 
-def _rollback_notes(tx: Tx, game: ReportGame, k: int) -> tuple[report.RollbackNote, ...]:
+def _chain(game: ReportGame, extensions: Sequence[store.ChainAnchor], k: int) -> dice_chains.PublicChain:
+    """The dice chain that serves resolution ``k`` (the first, for the set-up)."""
+    chains = dice_chains.public_chains(game, extensions)
+    return dice_chains.chain_for(chains, k) or chains[0]
+
+
+def _rollback_notes(
+    rollbacks: Sequence[report_reads.RollbackLine], game: ReportGame, k: int
+) -> tuple[report.RollbackNote, ...]:
     """The rollbacks back to resolution ``k`` (the latest one announces the resolution awaited)."""
-    rollbacks = report_reads.rollbacks(tx, game.id)
     return tuple(
         report.RollbackNote(
             f"{rb.at:%Y-%m-%d %H:%M} UTC",
@@ -149,23 +156,16 @@ def _rollback_notes(tx: Tx, game: ReportGame, k: int) -> tuple[report.RollbackNo
     )
 
 
-def _with_people(tx: Tx, shared: report.ReportData) -> report.ReportData:
-    """The sides in civil disorder at the report's resolution, and how many
-    observers the game has (one statement: the count is the row with no side)."""
-    rows = tx.all(
-        "SELECT side, from_k, until_k FROM civil_disorder WHERE game_id = :game AND from_k <= :k"
-        " UNION ALL SELECT NULL, COUNT(*), NULL FROM observer WHERE game_id = :game AND removed IS NULL",
-        {"game": shared.game_id, "k": shared.k},
-    )
-    disorder = tuple(
-        sorted(
-            (side, from_k)
-            for side, from_k, until_k in rows
-            if side is not None and (until_k is None or until_k > shared.k)
-        )
-    )
-    watching = next((int(n) for side, n, _u in rows if side is None), 0)
-    return _with(shared, civil_disorder=disorder, observers=watching)
+def _resolution(
+    tx: Tx, game: ReportGame, k: int, resolved: Resolved | None
+) -> tuple[report_reads.ResolutionRow | None, str | None, Resolved | None]:
+    """Resolution ``k``'s row (``None``: the set-up), the reveal before it, and the
+    resolution as handed over by the process that stored it (``resolved``), taken
+    instead of read back while it is the game's latest (else ``None``: read)."""
+    if resolved is not None and resolved.row.game_id == game.id and resolved.row.k == k == game.current_k:
+        return report_reads.handed_row(resolved), resolved.before, resolved
+    row, before = _resolution_read(tx, game.id, k)
+    return row, before, None
 
 
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
@@ -216,6 +216,11 @@ def _link_mode(game: ReportGame, links: str | None) -> str:
 
 def _rolls(tx: Tx, game_id: str, k: int) -> tuple[report.RollLine, ...]:
     return tuple(report.RollLine(r.idx, r.sides, r.value, r.purpose) for r in report_reads.rolls(tx, game_id, k))
+
+
+def _handed_rolls(made: Resolved) -> tuple[report.RollLine, ...]:
+    """The dice's rows as the resolution inserted them, as :func:`_rolls` reads them back."""
+    return tuple(report.RollLine(r["idx"], r["sides"], r["value"], r["purpose"]) for r in made.rolls)
 
 
 def _history(tx: Tx, game_id: str, k: int, links: str, listed: Listed | None) -> dict[str, Any]:
@@ -414,31 +419,37 @@ def render(db: Database, game_id: str, k: int | None, side: str | None, fmt: str
 
 
 def views_keeping_history(
-    db: Database, game_id: str, k: int | None, sides: Sequence[str | None] | None
+    db: Database, game_id: str, k: int | None, sides: Sequence[str | None] | None, resolved: Resolved | None = None
 ) -> list[report.ReportData]:
     """:func:`report_views` of resolution ``k`` (default the latest) for ``sides``
     (default every side), in a transaction of its own, as a report is written or
     mailed at the time of a resolution: when the report, without links, is of the
     latest resolution and its list of earlier resolutions is new to the store,
     the store keeps the list (pbem/reports/history.py), so that the next
-    resolution's reports render only their own line."""
+    resolution's reports render only their own line.  ``resolved``: the resolution
+    as the process that made it stored it (:class:`pbem.reports.reads.Resolved`)."""
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         k = game.current_k if k is None else k
         made = history_list.listed(tx, game_id, k) if _link_mode(game, None) == "none" else None  # the kept list
-        views = _views(tx, game, k, sides, None, made)
+        views = _views(tx, game, k, sides, None, made, resolved)
     if made is not None and made.fresh and k == game.current_k:
         with transaction(db) as tx:
             history_list.keep(tx, game_id, k, made)
     return views
 
 
-def write_resolution_reports(db: Database, game_id: str, k: int, folder: Path) -> list[Path]:
+def write_resolution_reports(
+    db: Database, game_id: str, k: int, folder: Path, resolved: Resolved | None = None
+) -> list[Path]:
     """Each side's HTML and text report of resolution ``k``, its next turn file and
-    the position file, written to ``folder``."""
+    the position file, written to ``folder``.  ``resolved``: the resolution as the
+    process that made it has just stored it (``pbem process --reports``), which the
+    reports take instead of reading it back; the files are those ``pbem report``
+    writes from the store alone."""
     folder.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    views = views_keeping_history(db, game_id, k, None)
+    views = views_keeping_history(db, game_id, k, None, resolved)
     shared = report.Shared(views[0]) if views else None  # what both sides' reports show alike, written once
     for data in views:
         written.append(

@@ -12,9 +12,10 @@ is a fixed number of small statements however long the game
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import NamedTuple
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 from pbem import store
 from pbem.store.sql import Tx
@@ -121,6 +122,29 @@ def resolution_and_reveal_before(tx: Tx, game_id: str, k: int) -> tuple[Resoluti
     return resolution, (before[6] if before else None)
 
 
+class Resolved(NamedTuple):
+    """A resolution as the process that made it has just stored it, handed to its
+    reports (``pbem process --reports``) so that they do not read back what it
+    wrote: the row it inserted (the very values the statement was given), its dice's
+    rows as inserted, and the reveal of the resolution before it (``before``: the
+    game's reveal, handed over only when that resolution was the game's latest).
+    A report takes the row only while it is still the game's latest resolution,
+    and reads everything else as ``pbem report`` does.  An outcome sent from a
+    worker process leaves it behind (``ProcessOutcome.__getstate__``)."""
+
+    row: store.NewResolution
+    rolls: Sequence[Mapping[str, Any]]  # idx, sides, value, purpose: in order
+    before: str | None
+
+
+def handed_row(made: Resolved) -> ResolutionRow:
+    """The row the report would read of ``made``'s resolution (active: the latest)."""
+    new = made.row
+    return ResolutionRow(
+        new.k, new.label, new.position, new.state_hash, new.previous_state_hash, new.events, new.reveal, True
+    )
+
+
 class KeptHistory(NamedTuple):
     """The list of earlier resolutions a report of ``k`` shows: the lines the
     store keeps (of the latest ``kept_k`` they serve, rendered with the template of
@@ -202,6 +226,59 @@ def rollbacks(tx: Tx, game_id: str) -> list[RollbackLine]:
     """The game's rollbacks, oldest first."""
     rows = tx.all("SELECT at, to_k, discarded FROM rollback WHERE game_id = :game ORDER BY id", {"game": game_id})
     return [RollbackLine(store.as_datetime(at), to_k, list(json.loads(discarded))) for at, to_k, discarded in rows]
+
+
+class ViewRows(NamedTuple):
+    """What a resolution's reports read of a game's small tables (:func:`view_rows`)."""
+
+    chains: list[store.ChainAnchor]  # the extension chains, by first resolution served
+    refusals: list[RefusalLine]  # for the resolution and the next, in the order they came
+    players: list[PlayerLine]  # by side
+    rollbacks: list[RollbackLine]  # oldest first
+    disorder: list[tuple[str, int, int | None]]  # side, from_k, until_k: begun by the resolution
+    observers: int  # how many observe the game
+
+
+_VIEW_ROWS = """SELECT 'c', first_k, chain_length, anchor, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR),
+CAST(NULL AS VARCHAR), CAST(NULL AS TIMESTAMP) FROM dice_chain WHERE game_id = :game
+UNION ALL SELECT 'f', id, NULL, side, source, reason, NULL, received FROM refusal
+WHERE game_id = :game AND turn IN (:k, :next)
+UNION ALL SELECT 'p', NULL, NULL, side, public_key, email, tz, NULL FROM player WHERE game_id = :game
+UNION ALL SELECT 'r', id, to_k, discarded, NULL, NULL, NULL, at FROM rollback WHERE game_id = :game
+UNION ALL SELECT 'd', from_k, until_k, side, NULL, NULL, NULL, NULL FROM civil_disorder
+WHERE game_id = :game AND from_k <= :k
+UNION ALL SELECT 'o', COUNT(*), NULL, NULL, NULL, NULL, NULL, NULL FROM observer
+WHERE game_id = :game AND removed IS NULL"""
+"""Five small reads of a report in one statement: each statement more cost a report
+some 15 k instructions of Python and SQLite work, however small.  The first part
+gives each column its type (PostgreSQL types a union's columns part by part, and a
+column of ``NULL`` alone would be text); the rows are put in each read's order in
+Python (by kind, then id, first resolution or side)."""
+
+_VIEW_ORDER = itemgetter(0, 1, 3)
+
+
+def view_rows(tx: Tx, game_id: str, k: int, next_turn: int) -> ViewRows:
+    """The game's dice chains (``store.chain_anchors``), the refused files for
+    resolutions ``k`` and ``next_turn`` (:func:`refusals`), its players
+    (:func:`players`), rollbacks (:func:`rollbacks`), the sides in civil disorder
+    from ``k`` or before and how many observe it, in one statement."""
+    found = ViewRows([], [], [], [], [], 0)
+    rows = tx.all(_VIEW_ROWS, {"game": game_id, "k": k, "next": next_turn})
+    for kind, number, other, key, first, second, third, when in sorted(rows, key=_VIEW_ORDER):
+        if kind == "p":
+            found.players.append(PlayerLine(key, first, second, third))
+        elif kind == "c":
+            found.chains.append(store.ChainAnchor(number, other, key))
+        elif kind == "f":
+            found.refusals.append(RefusalLine(key, first, store.as_datetime(when), second))
+        elif kind == "r":
+            found.rollbacks.append(RollbackLine(store.as_datetime(when), other, list(json.loads(key))))
+        elif kind == "d":
+            found.disorder.append((key, number, other))
+        else:
+            found = found._replace(observers=int(number))
+    return found
 
 
 class RollRow(NamedTuple):
