@@ -116,6 +116,8 @@ class _Drawing:
     # badge's text and label mark: filled as met (:func:`_badge`)
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
+    track_texts: dict[tuple[float, int, int], str]  # (x, phase, turn) -> the tracks to the VP boxes: filled as met
+    vp_texts: dict[tuple[float, int, int], str]  # (x, Empire VP, Republic VP) -> the VP markers and score: as met
     vp_track: str
     vp_track_y: float
     key: str  # colour groups, ports, this resolution's symbols, and the Stacks heading
@@ -157,6 +159,8 @@ def _drawing(board: Board) -> _Drawing:
         {},  # badge_texts: filled as met
         phases,
         turns,
+        {},  # track_texts: filled as met
+        {},  # vp_texts: filled as met
         "\n".join(vp_track),
         y,
         key,
@@ -449,18 +453,43 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
-    """The Phase, Turn and VP tracks ("Components"), with both sides' VP."""
+    """The Phase, Turn and VP tracks ("Components"), with both sides' VP: the
+    tracks with the current phase and turn lit, and the VP markers with the score,
+    each put together once per drawing and what it shows (the maps of a batch of
+    games show the same few phases, turns and scores)."""
     position = view.position
+    phase, turn = view.phase, view.turn
+    tracks = drawing.track_texts.get((px, phase, turn)) or _track_text(drawing, px, phase, turn)
+    vp = position["vp"]
+    empire, republic = vp["empire"], vp["republic"]
+    if type(empire) is not int or type(republic) is not int:  # a score read from elsewhere: as it is written
+        return [tracks, _vp_text(drawing, px, empire, republic)]
+    return [tracks, drawing.vp_texts.get((px, empire, republic)) or _vp_text(drawing, px, empire, republic)]
+
+
+def _track_text(drawing: _Drawing, px: float, phase: int, turn: int) -> str:
+    """The Phase and Turn tracks, ``phase`` and ``turn`` lit, and the VP track's boxes,
+    kept in the drawing's ``track_texts``."""
     out: list[str] = []
     out.append(_text(px, PHASE_TRACK_Y, "Phase track", 13, weight="bold"))
-    out += [cell[phase == view.phase] for phase, cell in drawing.phases.items()]
+    out += [cell[p == phase] for p, cell in drawing.phases.items()]
     out.append(_text(px, TURN_TRACK_Y, "Turn track", 13, weight="bold"))
-    out += [cell[turn == view.turn] for turn, cell in drawing.turns.items()]
+    out += [cell[t == turn] for t, cell in drawing.turns.items()]
     out.append(_text(px, VP_TRACK_Y, "VP track", 13, weight="bold"))
     out.append(drawing.vp_track)
+    if len(drawing.track_texts) > 1024:
+        drawing.track_texts.clear()
+    text = drawing.track_texts[px, phase, turn] = "\n".join(out)
+    return text
+
+
+def _vp_text(drawing: _Drawing, px: float, empire: Any, republic: Any) -> str:
+    """Both sides' markers on the VP track and the score line below it, kept in the
+    drawing's ``vp_texts`` for a score of two ints."""
     y = drawing.vp_track_y
-    for n, s in enumerate(("empire", "republic")):
-        value = int(position["vp"][s])
+    out: list[str] = []
+    for n, (s, vp) in enumerate((("empire", empire), ("republic", republic))):
+        value = int(vp)
         slot = min(value, 30)
         cx, cy = px + (slot % 16) * 29, y + (slot // 16) * 24
         out.append(
@@ -468,15 +497,14 @@ def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
             f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
         )
     out.append(
-        _text(
-            px,
-            SCORE_Y,
-            f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)",
-            12,
-            weight="bold",
-        )
+        _text(px, SCORE_Y, f"Republic {republic} VP   Empire {empire} VP   (24 wins before 1845)", 12, weight="bold")
     )
-    return out
+    text = "\n".join(out)
+    if type(empire) is int and type(republic) is int:
+        if len(drawing.vp_texts) > 1024:
+            drawing.vp_texts.clear()
+        drawing.vp_texts[px, empire, republic] = text
+    return text
 
 
 def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
