@@ -21,9 +21,9 @@ import pytest
 
 from pbem.rules import find_ruleset, template_text
 from pbem.rules.farrapos import legal
-from pbem.rules.farrapos import ruleset as farrapos_ruleset
+from pbem.rules.farrapos import template as farrapos_template
 from pbem.rules.farrapos.board_bits import board_bits
-from pbem.rules.farrapos.counters import SIDES
+from pbem.rules.farrapos.counters import SIDES, Counter
 from pbem.rules.farrapos.position import View, enemy
 from tests.support.calls import counted_calls
 from tests.support.farrapos_games import play_game
@@ -51,6 +51,7 @@ def test_the_bits_give_what_legal_gives() -> None:
             bits = board_bits(view.board)
             foe = bits.held_by(view.cities, enemy(side))
             assert bits.cities(foe) == sorted(c for c in view.board.cities if view.controller(c) == enemy(side))
+            assert farrapos_template._stack_lines(view, side, []) == legal.placement_cities(view, side)
             for city in view.board.cities:
                 if not legal.mu_in(view, side, city):
                     continue
@@ -93,4 +94,15 @@ def test_a_frontier_is_spread_once_per_process(monkeypatch: pytest.MonkeyPatch) 
     spread = counted_calls(monkeypatch, type(board_bits(View(positions[0]).board)), "_spread_of")
     assert [RULES.order_template(p, RULES.due(p)[0]) for p in positions] == first
     assert spread == []
-    assert farrapos_ruleset._HEAD
+    assert farrapos_template._HEAD
+
+
+def test_each_mu_is_worded_once_per_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Templates made again read no MU's factors off its counter: each MU's MF and
+    words (``inf-3 2/2/3``) are kept per counter sheet and face; the templates are
+    the same."""
+    positions = [p for p in _positions()[::3] if RULES.due(p)]
+    first = [RULES.order_template(p, RULES.due(p)[0]) for p in positions]
+    factors = counted_calls(monkeypatch, Counter, "factors")
+    assert [RULES.order_template(p, RULES.due(p)[0]) for p in positions] == first
+    assert factors == [] and len(positions) > 20

@@ -23,21 +23,14 @@ from pbem.rules.base import (
 )
 from pbem.rules.farrapos import tables as house
 from pbem.rules.farrapos.board import Board
-from pbem.rules.farrapos.board_bits import board_bits
-from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES, CounterSheet
-from pbem.rules.farrapos.legal import (
-    carry_allowed,
-    held_ports,
-    militia_cities,
-    placement_cities,
-    validate_orders,
-)
-from pbem.rules.farrapos.orders import FORMS, parse_order
-from pbem.rules.farrapos.position import View, due_side, enemy
+from pbem.rules.farrapos.counters import SIDES, CounterSheet
+from pbem.rules.farrapos.legal import validate_orders
+from pbem.rules.farrapos.orders import parse_order
+from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
+from pbem.rules.farrapos.template import order_template
 from pbem.rules.kept import PerObject
-from pbem.rules.template_text import fit_comments
 
 if TYPE_CHECKING:
     import random
@@ -178,39 +171,7 @@ class Farrapos(Ruleset):
         return _resolve_turn()(position, orders, dice, validated=True)
 
     def order_template(self, position: Position, side: str) -> str:
-        view = View(position)
-        title = f"# Farrapos - {label(view.phase, view.turn)} - orders of the {SIDE_NAMES.get(side, side)}"
-        if view.due_side() != side:
-            return title + "\n# It is not your turn: nothing to order.\n"
-        out = [title, _template_head()]  # the order forms and their notes, the same in every template, fitted once
-        cities, counters, reduced = view.cities, view.sheet.counters, view.reduced
-        bits = board_bits(view.board)
-        foe = bits.held_by(cities, enemy(side))  # the cities the enemy holds, one mask for every stack's question
-        for city in view.board.cities:
-            # the side's MU (``mu_in``), read off the city's entry: most cities have none of them
-            mu = [u for u in cities[city]["units"] if counters[u].side == side]
-            if not mu:
-                continue
-            faces = {u: counters[u].factors(u in reduced) for u in mu}  # each MU's factors (``View.factors``), once
-            factors = ", ".join(f"{u} {f.mf}/{f.af}/{f.df}" for u, f in faces.items())
-            militia = int(cities[city]["militia"])
-            out.append(f"#   {city}: {factors}" + (f" + {militia} militia" if militia else ""))
-            attacks, invasions = bits.linked(city, foe)  # ``legal.linked_targets``
-            if attacks:
-                out.append(f"#     attack: {' '.join(attacks)}")
-            if invasions:
-                out.append(f"#     invade: {' '.join(invasions)}")
-            # a group moves within its lowest MF: one line per MF, for the MU that have at least it
-            shown = 0
-            for mf in sorted({f.mf for f in faces.values()}):
-                reach = bits.moves(city, mf, foe)  # ``legal.destinations_within``, sorted, as a mask
-                if reach and reach != shown:
-                    group = [u for u in mu if faces[u].mf >= mf]
-                    together = "all together, " if len(group) == len(mu) else ""
-                    out.append(f"#     move {' '.join(group)} ({together}MF {mf}): {' '.join(bits.names(reach))}")
-                shown = reach
-        out += _template_tail(view, position, side)
-        return fit_comments("\n".join(out) + "\n")
+        return order_template(position, side)
 
     def bots(self) -> tuple[str, ...]:
         from pbem.rules.farrapos import bots as farrapos_bots  # on first use: status, check and process need no bot
@@ -261,49 +222,3 @@ class Farrapos(Ruleset):
         from pbem.rules.farrapos import case_form
 
         return case_form.position_to_case(position)
-
-
-_HEAD: list[str] = []
-
-
-def _template_head() -> str:
-    """The lines of an order template between its title and the side's MU, fitted
-    to the template's width once per process: they name no city, MU or turn."""
-    if not _HEAD:
-        lines = [
-            "# ONE action: one attack, one invade, any number of move lines, or pass (no lines = pass).",
-            "# attack/invade: a city directly linked to the origin; move: a city with NO direct link to its origin,",
-            "# along path lines within the lowest MF of the MU moving, not through or into a city the enemy holds.",
-            "# Order forms:",
-            *(f"#   {form}" for form in FORMS),
-            "# Your MU (MF/AF/DF), and what they can do:",
-        ]
-        _HEAD.append(fit_comments("\n".join(lines)))
-    return _HEAD[0]
-
-
-def _template_tail(view: View, position: Position, side: str) -> list[str]:
-    """An order template's lines after the side's stacks: new MU, Militia, port
-    transport, standing loss orders."""
-    out = []
-    arrivals = view.arrivals_now(side)
-    if arrivals:
-        out.append(
-            f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: "
-            f"{' '.join(placement_cities(view, side))}"
-            " (or a city this turn's action takes)"
-        )
-    militia_left = view.militia_available(side)
-    if militia_left:
-        spots = militia_cities(view, side)
-        out.append(
-            f"# Militia left: {militia_left}; cities with no MU and no Militia now: "
-            f"{' '.join(spots) or 'none'}"
-            " (or a city this turn's action empties)"
-        )
-    if carry_allowed(view, side):
-        out.append(f"# Port transport: carry up to 2 MU between {' '.join(held_ports(view, side))}")
-    standing = position.get("standing", {}).get(side, {})
-    if standing:
-        out.append("# Your standing loss orders: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in standing.items()))
-    return out
