@@ -391,10 +391,10 @@ def _board_layers(
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
-    for cid in view.board.cities:
+    labels += drawing.mark_labels.values()  # each city's VP label, in board order, as the marks below
+    for cid, looks in drawing.marks.items():  # board order
         city = cities[cid]
-        out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
-        labels.append(drawing.mark_labels[cid])
+        out.append(looks[city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -415,13 +415,14 @@ def _board_layers(
             )
     out.append("</g>")
     out.append('<g class="city-labels">')
-    kept = drawing.badge_texts
+    kept, names, name_labels = drawing.badge_texts, drawing.names, drawing.name_labels
     for cid in drawing.labels:
         city = cities[cid]
         owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
-        out.append(drawing.names[cid][owner, bool(mu or militia)])
-        labels.append(drawing.name_labels[cid][bool(mu or militia)])
-        if mu or militia:  # the MU badge below the name
+        held = bool(mu or militia)
+        out.append(names[cid][owner, held])
+        labels.append(name_labels[cid][held])
+        if held:  # the MU badge below the name
             text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
             out.append(text)
             marks.append(badge_mark)
@@ -510,12 +511,12 @@ def _vp_text(drawing: _Drawing, px: float, empire: Any, republic: Any) -> str:
 def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     """Every occupied city's MU and Militia, in two columns; appends to ``out``,
     returns the y below the longer column."""
-    board = view.board
+    board, cities = view.board, view.cities
     labels, reduced = _LABELS.get(view.sheet, _new_table), view.reduced
     headings = _HEADINGS.get(board, _new_table)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
-        city = view.cities[cid]
+        city = cities[cid]
         mu, militia = city["units"], int(city["militia"])
         if not (mu or militia):
             continue
@@ -525,19 +526,20 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         heading = headings.get((cid, owner)) or _heading(board, cid, owner, headings)
         out.append(f'<text x="{cx}" y="{cy}"{heading}')  # _text(cx, cy, name (side), 13, bold, the side's colour)
         cy += 16
-        lines = [labels.get((u, u in reduced)) or _unit_label(view, u, labels) for u in mu]
+        opening = f'<text x="{cx + 10}" y="'  # each line: _text(x, cy, line, 12), put together here
+        for u in mu:
+            line = labels.get((u, u in reduced)) or _unit_label(view, u, labels)
+            out.append(f"{opening}{cy}{_LINE_REST}{line}</text>")
+            cy += 15
         if militia:
-            lines.append(escape(f"{militia} Militia DF{view.sheet.militia_df}"))
-        x = cx + 10
-        for line in lines:  # _text(x, cy, line, 12), put together here
-            out.append(
-                f'<text x="{x}" y="{cy}" font-size="12" text-anchor="start" font-weight="normal" fill="#222" '
-                f'font-family="sans-serif">{line}</text>'
-            )
+            out.append(f"{opening}{cy}{_LINE_REST}{escape(f'{militia} Militia DF{view.sheet.militia_df}')}</text>")
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)
 
+
+_LINE_REST = '" font-size="12" text-anchor="start" font-weight="normal" fill="#222" font-family="sans-serif">'
+"""What follows the ``y`` of a stack's line (``_text(x, y, line, 12)``) up to its words."""
 
 _HEADINGS: PerObject[Board, dict[tuple[str, str | None], str]] = PerObject()
 """Each stack's heading in the stacks (its city and holder) after its ``x`` and

@@ -1,11 +1,17 @@
-"""What a Farrapos map no longer draws again: its tracks.  The test counts, never
-times, and fails on the code before the change it guards.
+"""What a Farrapos map no longer works out: each test counts, never times, and
+fails on the code before the change it guards.
 
 - the Phase, Turn and VP tracks were put together in every map (three headings
   through ``svg._text``, each cell picked, both VP markers and the score line
   written); they are now put together once per drawing and phase and turn, and
   once per drawing and score (the maps of a batch of games show the same few),
-  the same markup as before.
+  the same markup as before;
+- each stack's lines were listed first (a list comprehension a stack) and each
+  line wrote its ``x``; a line is now written as its MU is met, from its stack's
+  opening (``<text x="..." y="``) written once;
+- the board's layers looked each city's marks and labels up in the drawing's
+  tables city by city; the VP labels are added in one step (they are the same in
+  every position) and the marks read in the drawing's order.
 """
 
 from __future__ import annotations
@@ -17,12 +23,18 @@ import pytest
 from pbem.rules.farrapos import svg
 from pbem.rules.farrapos.counters import SIDES
 from pbem.rules.farrapos.position import View
+from tests.support.calls import opcodes
 from tests.support.farrapos_games import play_game
 
 
 def _positions() -> list[dict[str, Any]]:
-    seen: list[dict[str, Any]] = []
-    play_game(7, dict(zip(SIDES, ("random", "greedy"))), after_turn=lambda before, *_: seen.append(before))
+    return [position for position, _ in _positions_with_events()]
+
+
+def _positions_with_events() -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Each position of a bot game after a turn, with that turn's events."""
+    seen: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    play_game(7, dict(zip(SIDES, ("random", "greedy"))), after_turn=lambda b, after, s, ev: seen.append((after, ev)))
     return seen
 
 
@@ -69,3 +81,37 @@ def test_the_tracks_are_drawn_once_per_phase_turn_and_score(monkeypatch: pytest.
     assert [svg.render(position) for position in positions] == first
     assert not [b for b in bodies if b.endswith(" track") or b.startswith("Republic ")]
     assert len(positions) > 20
+
+
+def test_a_stack_line_is_written_in_fewer_steps() -> None:
+    """The stacks of every map of a bot game (over a thousand lines) run fewer than 65
+    bytecode instructions a line, the drawing's tables filled (68.6 before)."""
+    drawing = svg._shipped_drawing()
+    runs, lines = 0, 0
+    for position, events in _positions_with_events():
+        svg.render(position, events)
+        view = View(position)
+        out: list[str] = []
+        svg._stacks(view, drawing, 30, out)
+        lines += len(out)
+        runs += opcodes(lambda v=view: svg._stacks(v, drawing, 30, []))
+    assert lines > 1000
+    assert runs < 65 * lines, runs / lines
+
+
+def test_the_board_layers_look_up_less() -> None:
+    """The board's layers of every map of a bot game run fewer than 3,600 bytecode
+    instructions a map, the drawing's tables filled (3,843 before), and give the
+    same VP labels, in board order, as the drawing's tables city by city."""
+    drawing = svg._shipped_drawing()
+    runs, maps = 0, 0
+    for position, events in _positions_with_events():
+        svg.render(position, events)
+        view = View(position)
+        labels: list[Any] = []
+        svg._board_layers(view, drawing, events, labels, [])
+        assert labels[: len(view.board.cities)] == [drawing.mark_labels[c] for c in view.board.cities]
+        runs += opcodes(lambda v=view, e=events: svg._board_layers(v, drawing, e, [], []))
+        maps += 1
+    assert maps > 20
+    assert runs < 3600 * maps, runs / maps
