@@ -29,7 +29,6 @@ from pbem.rules.farrapos.orders import parse_order
 from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
-from pbem.rules.farrapos.template import order_template
 from pbem.rules.kept import PerObject
 
 if TYPE_CHECKING:
@@ -85,6 +84,19 @@ def _resolve_turn() -> Callable[..., Resolution]:
 
         _TURN.append(resolve_turn)
     return _TURN[0]
+
+
+_TEMPLATE: list[Callable[[Position, str], str]] = []
+"""The order template (:func:`pbem.rules.farrapos.template.order_template`),
+imported on first use (a check or a resolution makes none) and kept."""
+
+
+def _order_template() -> Callable[[Position, str], str]:
+    if not _TEMPLATE:
+        from pbem.rules.farrapos.template import order_template
+
+        _TEMPLATE.append(order_template)
+    return _TEMPLATE[0]
 
 
 class Farrapos(Ruleset):
@@ -171,7 +183,7 @@ class Farrapos(Ruleset):
         return _resolve_turn()(position, orders, dice, validated=True)
 
     def order_template(self, position: Position, side: str) -> str:
-        return order_template(position, side)
+        return _order_template()(position, side)
 
     def bots(self) -> tuple[str, ...]:
         from pbem.rules.farrapos import bots as farrapos_bots  # on first use: status, check and process need no bot
