@@ -107,7 +107,9 @@ class BoardBits:
         if found is None:
             if len(self._linked) > 4096:
                 self._linked.clear()
-            bit, attacks, invasions = self.bit, [], []
+            bit = self.bit
+            attacks: list[str] = []
+            invasions: list[str] = []
             for n in self.board.adjacency[origin]:
                 (attacks if bit[n] & foe else invasions).append(n)
             found = self._linked[key] = (attacks, invasions)
