@@ -9,6 +9,9 @@ fails on the code before the change it guards.
 - each stack's lines were listed first (a list comprehension a stack) and each
   line wrote its ``x``; a line is now written as its MU is met, from its stack's
   opening (``<text x="..." y="``) written once;
+- a quiet resolution's close-up (the front, where MU of both sides face each
+  other) asked the View for each city's MU and owner, a method call each (and a
+  copy of the city's MU list); it reads them off the city's entry;
 - the board's layers looked each city's marks and labels up in the drawing's
   tables city by city; the VP labels are added in one step (they are the same in
   every position) and the marks read in the drawing's order.
@@ -23,7 +26,7 @@ import pytest
 from pbem.rules.farrapos import svg
 from pbem.rules.farrapos.counters import SIDES
 from pbem.rules.farrapos.position import View
-from tests.support.calls import opcodes
+from tests.support.calls import counted_calls, opcodes
 from tests.support.farrapos_games import play_game
 
 
@@ -115,3 +118,17 @@ def test_the_board_layers_look_up_less() -> None:
         maps += 1
     assert maps > 20
     assert runs < 3600 * maps, runs / maps
+
+
+def test_a_quiet_close_up_asks_the_view_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The maps of a bot game's positions drawn without events (quiet resolutions:
+    the close-up is the front) ask the View for no city's MU or owner (the front was
+    found with both, for each held city and its neighbours), and are the maps they
+    were."""
+    positions = _positions()
+    first = [svg.render(position) for position in positions]
+    fronts = [svg._focus(View(p), svg._shipped_drawing(), (), [], 1500)[1] for p in positions].count("the front")
+    units = counted_calls(monkeypatch, View, "units_in")
+    owners = counted_calls(monkeypatch, View, "owner")
+    assert [svg.render(position) for position in positions] == first
+    assert units == [] and owners == [] and fronts > 10

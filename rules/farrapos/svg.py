@@ -117,7 +117,7 @@ class _Drawing:
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
     track_texts: dict[tuple[float, int, int], str]  # (x, phase, turn) -> the tracks to the VP boxes: filled as met
-    vp_texts: dict[tuple[float, int, int], str]  # (x, Empire VP, Republic VP) -> the VP markers and score: as met
+    vp_texts: dict[tuple[Any, ...], str]  # (x, Empire VP, Republic VP, their types) -> the VP markers and score
     vp_track: str
     vp_track_y: float
     key: str  # colour groups, ports, this resolution's symbols, and the Stacks heading
@@ -458,14 +458,11 @@ def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
     tracks with the current phase and turn lit, and the VP markers with the score,
     each put together once per drawing and what it shows (the maps of a batch of
     games show the same few phases, turns and scores)."""
-    position = view.position
     phase, turn = view.phase, view.turn
     tracks = drawing.track_texts.get((px, phase, turn)) or _track_text(drawing, px, phase, turn)
-    vp = position["vp"]
-    empire, republic = vp["empire"], vp["republic"]
-    if type(empire) is not int or type(republic) is not int:  # a score read from elsewhere: as it is written
-        return [tracks, _vp_text(drawing, px, empire, republic)]
-    return [tracks, drawing.vp_texts.get((px, empire, republic)) or _vp_text(drawing, px, empire, republic)]
+    empire, republic = view.position["vp"]["empire"], view.position["vp"]["republic"]
+    score = (px, empire, republic, type(empire), type(republic))  # a score as it is written: 1, 1.0 and True apart
+    return [tracks, drawing.vp_texts.get(score) or _vp_text(drawing, score)]
 
 
 def _track_text(drawing: _Drawing, px: float, phase: int, turn: int) -> str:
@@ -484,15 +481,15 @@ def _track_text(drawing: _Drawing, px: float, phase: int, turn: int) -> str:
     return text
 
 
-def _vp_text(drawing: _Drawing, px: float, empire: Any, republic: Any) -> str:
+def _vp_text(drawing: _Drawing, score: tuple[Any, ...]) -> str:
     """Both sides' markers on the VP track and the score line below it, kept in the
-    drawing's ``vp_texts`` for a score of two ints."""
-    y = drawing.vp_track_y
+    drawing's ``vp_texts`` by ``score`` (x, each side's VP and their types)."""
+    px, empire, republic = score[:3]
     out: list[str] = []
     for n, (s, vp) in enumerate((("empire", empire), ("republic", republic))):
         value = int(vp)
         slot = min(value, 30)
-        cx, cy = px + (slot % 16) * 29, y + (slot // 16) * 24
+        cx, cy = px + (slot % 16) * 29, drawing.vp_track_y + (slot // 16) * 24
         out.append(
             f'<circle cx="{cx + 7 + n * 13}" cy="{cy + 16}" r="5" fill="{SIDE_COLOURS[s]}">'
             f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
@@ -500,11 +497,9 @@ def _vp_text(drawing: _Drawing, px: float, empire: Any, republic: Any) -> str:
     out.append(
         _text(px, SCORE_Y, f"Republic {republic} VP   Empire {empire} VP   (24 wins before 1845)", 12, weight="bold")
     )
-    text = "\n".join(out)
-    if type(empire) is int and type(republic) is int:
-        if len(drawing.vp_texts) > 1024:
-            drawing.vp_texts.clear()
-        drawing.vp_texts[px, empire, republic] = text
+    if len(drawing.vp_texts) > 1024:
+        drawing.vp_texts.clear()
+    text = drawing.vp_texts[score] = "\n".join(out)
     return text
 
 
@@ -587,10 +582,13 @@ def _focus(
     ]
     why = "this resolution's action"
     if not action:  # a quiet resolution: the front, where MU of both sides face each other
-        held = [c for c in board.cities if view.units_in(c)]
+        cities = view.cities  # each city's MU and owner read off its entry (``View.units_in``, ``View.owner``)
+        held = [c for c in board.cities if cities[c]["units"]]
         action = [at[c] for c in held]
         front = [
-            at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))
+            at[c]
+            for c in held
+            if any(cities[n]["units"] and cities[n]["owner"] != cities[c]["owner"] for n in board.adjacency[c])
         ]
         action = front or action
         why = "the front" if front else "the armies"
