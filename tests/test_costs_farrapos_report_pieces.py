@@ -30,7 +30,7 @@ import pytest
 
 from pbem.rules import find_ruleset, template_text
 from pbem.rules.farrapos import legal, svg
-from pbem.rules.farrapos import ruleset as farrapos_ruleset
+from pbem.rules.farrapos.board_bits import BoardBits
 from pbem.rules.farrapos.counters import SIDES, Counter
 from pbem.rules.farrapos.position import View
 from pbem.rules.kept import PerObject
@@ -69,7 +69,7 @@ def test_an_order_template_reads_each_stack_once(monkeypatch: pytest.MonkeyPatch
     attacks and invasions in one call; the template is the same as before: its
     stacks' lines list what ``attack_targets`` and ``invasion_targets`` give."""
     mu_of = counted_calls(monkeypatch, View, "mu_of")
-    linked = counted_calls(monkeypatch, farrapos_ruleset, "linked_targets")
+    linked = counted_calls(monkeypatch, BoardBits, "linked")  # ``linked_targets`` read off the board's bits
     templates = 0
     for position in _positions()[::4]:
         due = RULES.due(position)
@@ -82,7 +82,7 @@ def test_an_order_template_reads_each_stack_once(monkeypatch: pytest.MonkeyPatch
         linked.clear()
         text = RULES.order_template(position, side)
         assert mu_of == []
-        assert [args[2] for args in linked] == stacks
+        assert [args[1] for args in linked] == stacks
         for city in stacks:
             attacks = legal.attack_targets(view, side, city)
             if attacks:

@@ -187,5 +187,7 @@ def test_an_order_template_asks_no_city_its_holder_one_at_a_time(monkeypatch: py
         militia, factors = asked["militia_available"], asked["factors"]
         assert "# Your MU" in RULES.order_template(position, RULES.due(position)[0])
         assert asked["militia_available"] - militia == 1
-        assert asked["factors"] - factors == count  # each MU's once, not again for each group's lowest MF
+        # each MU's at most once, not again for each group's lowest MF (and once per process and face since
+        # the MU's words are kept: tests/test_costs_farrapos_template_bits.py)
+        assert asked["factors"] - factors <= count
     assert asked["controller"] == 0 and len(positions) > 20

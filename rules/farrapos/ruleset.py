@@ -23,22 +23,13 @@ from pbem.rules.base import (
 )
 from pbem.rules.farrapos import tables as house
 from pbem.rules.farrapos.board import Board
-from pbem.rules.farrapos.counters import SIDE_NAMES, SIDES, CounterSheet
-from pbem.rules.farrapos.legal import (
-    carry_allowed,
-    destinations_within,
-    held_ports,
-    linked_targets,
-    militia_cities,
-    placement_cities,
-    validate_orders,
-)
-from pbem.rules.farrapos.orders import FORMS, parse_order
+from pbem.rules.farrapos.counters import SIDES, CounterSheet
+from pbem.rules.farrapos.legal import validate_orders
+from pbem.rules.farrapos.orders import parse_order
 from pbem.rules.farrapos.position import View, due_side
 from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.setup import SCENARIO, opening_position
 from pbem.rules.kept import PerObject
-from pbem.rules.template_text import fit_comments
 
 if TYPE_CHECKING:
     import random
@@ -93,6 +84,19 @@ def _resolve_turn() -> Callable[..., Resolution]:
 
         _TURN.append(resolve_turn)
     return _TURN[0]
+
+
+_TEMPLATE: list[Callable[[Position, str], str]] = []
+"""The order template (:func:`pbem.rules.farrapos.template.order_template`),
+imported on first use (a check or a resolution makes none) and kept."""
+
+
+def _order_template() -> Callable[[Position, str], str]:
+    if not _TEMPLATE:
+        from pbem.rules.farrapos.template import order_template
+
+        _TEMPLATE.append(order_template)
+    return _TEMPLATE[0]
 
 
 class Farrapos(Ruleset):
@@ -179,66 +183,7 @@ class Farrapos(Ruleset):
         return _resolve_turn()(position, orders, dice, validated=True)
 
     def order_template(self, position: Position, side: str) -> str:
-        view = View(position)
-        out = [f"# Farrapos - {label(view.phase, view.turn)} - orders of the {SIDE_NAMES.get(side, side)}"]
-        if view.due_side() != side:
-            out.append("# It is not your turn: nothing to order.")
-            return "\n".join(out) + "\n"
-        out.append("# ONE action: one attack, one invade, any number of move lines, or pass (no lines = pass).")
-        out.append(
-            "# attack/invade: a city directly linked to the origin; move: a city with NO direct link to its origin,"
-        )
-        out.append(
-            "# along path lines within the lowest MF of the MU moving, not through or into a city the enemy holds."
-        )
-        out.append("# Order forms:")
-        out.extend(f"#   {form}" for form in FORMS)
-        out.append("# Your MU (MF/AF/DF), and what they can do:")
-        cities, counters, reduced = view.cities, view.sheet.counters, view.reduced
-        for city in view.board.cities:
-            # the side's MU (``mu_in``), read off the city's entry: most cities have none of them
-            mu = [u for u in cities[city]["units"] if counters[u].side == side]
-            if not mu:
-                continue
-            faces = {u: counters[u].factors(u in reduced) for u in mu}  # each MU's factors (``View.factors``), once
-            factors = ", ".join(f"{u} {f.mf}/{f.af}/{f.df}" for u, f in faces.items())
-            militia = int(cities[city]["militia"])
-            out.append(f"#   {city}: {factors}" + (f" + {militia} militia" if militia else ""))
-            attacks, invasions = linked_targets(view, side, city)
-            if attacks:
-                out.append(f"#     attack: {' '.join(attacks)}")
-            if invasions:
-                out.append(f"#     invade: {' '.join(invasions)}")
-            # a group moves within its lowest MF: one line per MF, for the MU that have at least it
-            shown: list[str] = []
-            for mf in sorted({f.mf for f in faces.values()}):
-                reach = sorted(destinations_within(view, side, city, mf))  # the lowest MF of the group below
-                if reach and reach != shown:
-                    group = [u for u in mu if faces[u].mf >= mf]
-                    together = "all together, " if len(group) == len(mu) else ""
-                    out.append(f"#     move {' '.join(group)} ({together}MF {mf}): {' '.join(reach)}")
-                shown = reach
-        arrivals = view.arrivals_now(side)
-        if arrivals:
-            out.append(
-                f"# New MU arriving this turn: {' '.join(arrivals)}; place them in: "
-                f"{' '.join(placement_cities(view, side))}"
-                " (or a city this turn's action takes)"
-            )
-        militia_left = view.militia_available(side)
-        if militia_left:
-            spots = militia_cities(view, side)
-            out.append(
-                f"# Militia left: {militia_left}; cities with no MU and no Militia now: "
-                f"{' '.join(spots) or 'none'}"
-                " (or a city this turn's action empties)"
-            )
-        if carry_allowed(view, side):
-            out.append(f"# Port transport: carry up to 2 MU between {' '.join(held_ports(view, side))}")
-        standing = position.get("standing", {}).get(side, {})
-        if standing:
-            out.append("# Your standing loss orders: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in standing.items()))
-        return fit_comments("\n".join(out) + "\n")
+        return _order_template()(position, side)
 
     def bots(self) -> tuple[str, ...]:
         from pbem.rules.farrapos import bots as farrapos_bots  # on first use: status, check and process need no bot

@@ -116,6 +116,8 @@ class _Drawing:
     # badge's text and label mark: filled as met (:func:`_badge`)
     phases: dict[int, tuple[str, str]]  # phase -> its cell of the track, (not current, current)
     turns: dict[int, tuple[str, str]]
+    track_texts: dict[tuple[float, int, int], str]  # (x, phase, turn) -> the tracks to the VP boxes: filled as met
+    vp_texts: dict[tuple[Any, ...], str]  # (x, Empire VP, Republic VP, their types) -> the VP markers and score
     vp_track: str
     vp_track_y: float
     key: str  # colour groups, ports, this resolution's symbols, and the Stacks heading
@@ -157,6 +159,8 @@ def _drawing(board: Board) -> _Drawing:
         {},  # badge_texts: filled as met
         phases,
         turns,
+        {},  # track_texts: filled as met
+        {},  # vp_texts: filled as met
         "\n".join(vp_track),
         y,
         key,
@@ -387,10 +391,10 @@ def _board_layers(
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
-    for cid in view.board.cities:
+    labels += drawing.mark_labels.values()  # each city's VP label, in board order, as the marks below
+    for cid, looks in drawing.marks.items():  # board order
         city = cities[cid]
-        out.append(drawing.marks[cid][city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
-        labels.append(drawing.mark_labels[cid])
+        out.append(looks[city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -411,13 +415,14 @@ def _board_layers(
             )
     out.append("</g>")
     out.append('<g class="city-labels">')
-    kept = drawing.badge_texts
+    kept, names, name_labels = drawing.badge_texts, drawing.names, drawing.name_labels
     for cid in drawing.labels:
         city = cities[cid]
         owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
-        out.append(drawing.names[cid][owner, bool(mu or militia)])
-        labels.append(drawing.name_labels[cid][bool(mu or militia)])
-        if mu or militia:  # the MU badge below the name
+        held = bool(mu or militia)
+        out.append(names[cid][owner, held])
+        labels.append(name_labels[cid][held])
+        if held:  # the MU badge below the name
             text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
             out.append(text)
             marks.append(badge_mark)
@@ -449,45 +454,64 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
 
 
 def _tracks(view: View, drawing: _Drawing, px: float) -> list[str]:
-    """The Phase, Turn and VP tracks ("Components"), with both sides' VP."""
-    position = view.position
+    """The Phase, Turn and VP tracks ("Components"), with both sides' VP: the
+    tracks with the current phase and turn lit, and the VP markers with the score,
+    each put together once per drawing and what it shows (the maps of a batch of
+    games show the same few phases, turns and scores)."""
+    phase, turn = view.phase, view.turn
+    tracks = drawing.track_texts.get((px, phase, turn)) or _track_text(drawing, px, phase, turn)
+    empire, republic = view.position["vp"]["empire"], view.position["vp"]["republic"]
+    score = (px, empire, republic, type(empire), type(republic))  # a score as it is written: 1, 1.0 and True apart
+    return [tracks, drawing.vp_texts.get(score) or _vp_text(drawing, score)]
+
+
+def _track_text(drawing: _Drawing, px: float, phase: int, turn: int) -> str:
+    """The Phase and Turn tracks, ``phase`` and ``turn`` lit, and the VP track's boxes,
+    kept in the drawing's ``track_texts``."""
     out: list[str] = []
     out.append(_text(px, PHASE_TRACK_Y, "Phase track", 13, weight="bold"))
-    out += [cell[phase == view.phase] for phase, cell in drawing.phases.items()]
+    out += [cell[p == phase] for p, cell in drawing.phases.items()]
     out.append(_text(px, TURN_TRACK_Y, "Turn track", 13, weight="bold"))
-    out += [cell[turn == view.turn] for turn, cell in drawing.turns.items()]
+    out += [cell[t == turn] for t, cell in drawing.turns.items()]
     out.append(_text(px, VP_TRACK_Y, "VP track", 13, weight="bold"))
     out.append(drawing.vp_track)
-    y = drawing.vp_track_y
-    for n, s in enumerate(("empire", "republic")):
-        value = int(position["vp"][s])
+    if len(drawing.track_texts) > 1024:
+        drawing.track_texts.clear()
+    text = drawing.track_texts[px, phase, turn] = "\n".join(out)
+    return text
+
+
+def _vp_text(drawing: _Drawing, score: tuple[Any, ...]) -> str:
+    """Both sides' markers on the VP track and the score line below it, kept in the
+    drawing's ``vp_texts`` by ``score`` (x, each side's VP and their types)."""
+    px, empire, republic = score[:3]
+    out: list[str] = []
+    for n, (s, vp) in enumerate((("empire", empire), ("republic", republic))):
+        value = int(vp)
         slot = min(value, 30)
-        cx, cy = px + (slot % 16) * 29, y + (slot // 16) * 24
+        cx, cy = px + (slot % 16) * 29, drawing.vp_track_y + (slot // 16) * 24
         out.append(
             f'<circle cx="{cx + 7 + n * 13}" cy="{cy + 16}" r="5" fill="{SIDE_COLOURS[s]}">'
             f"<title>{escape(SIDE_NAMES[s])} {value} VP</title></circle>"
         )
     out.append(
-        _text(
-            px,
-            SCORE_Y,
-            f"Republic {position['vp']['republic']} VP   Empire {position['vp']['empire']} VP   (24 wins before 1845)",
-            12,
-            weight="bold",
-        )
+        _text(px, SCORE_Y, f"Republic {republic} VP   Empire {empire} VP   (24 wins before 1845)", 12, weight="bold")
     )
-    return out
+    if len(drawing.vp_texts) > 1024:
+        drawing.vp_texts.clear()
+    text = drawing.vp_texts[score] = "\n".join(out)
+    return text
 
 
 def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
     """Every occupied city's MU and Militia, in two columns; appends to ``out``,
     returns the y below the longer column."""
-    board = view.board
+    board, cities = view.board, view.cities
     labels, reduced = _LABELS.get(view.sheet, _new_table), view.reduced
     headings = _HEADINGS.get(board, _new_table)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
     for cid in board.cities:
-        city = view.cities[cid]
+        city = cities[cid]
         mu, militia = city["units"], int(city["militia"])
         if not (mu or militia):
             continue
@@ -497,19 +521,20 @@ def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
         heading = headings.get((cid, owner)) or _heading(board, cid, owner, headings)
         out.append(f'<text x="{cx}" y="{cy}"{heading}')  # _text(cx, cy, name (side), 13, bold, the side's colour)
         cy += 16
-        lines = [labels.get((u, u in reduced)) or _unit_label(view, u, labels) for u in mu]
+        opening = f'<text x="{cx + 10}" y="'  # each line: _text(x, cy, line, 12), put together here
+        for u in mu:
+            line = labels.get((u, u in reduced)) or _unit_label(view, u, labels)
+            out.append(f"{opening}{cy}{_LINE_REST}{line}</text>")
+            cy += 15
         if militia:
-            lines.append(escape(f"{militia} Militia DF{view.sheet.militia_df}"))
-        x = cx + 10
-        for line in lines:  # _text(x, cy, line, 12), put together here
-            out.append(
-                f'<text x="{x}" y="{cy}" font-size="12" text-anchor="start" font-weight="normal" fill="#222" '
-                f'font-family="sans-serif">{line}</text>'
-            )
+            out.append(f"{opening}{cy}{_LINE_REST}{escape(f'{militia} Militia DF{view.sheet.militia_df}')}</text>")
             cy += 15
         column_y[col] = cy + 6
     return max(column_y)
 
+
+_LINE_REST = '" font-size="12" text-anchor="start" font-weight="normal" fill="#222" font-family="sans-serif">'
+"""What follows the ``y`` of a stack's line (``_text(x, y, line, 12)``) up to its words."""
 
 _HEADINGS: PerObject[Board, dict[tuple[str, str | None], str]] = PerObject()
 """Each stack's heading in the stacks (its city and holder) after its ``x`` and
@@ -557,10 +582,13 @@ def _focus(
     ]
     why = "this resolution's action"
     if not action:  # a quiet resolution: the front, where MU of both sides face each other
-        held = [c for c in board.cities if view.units_in(c)]
+        cities = view.cities  # each city's MU and owner read off its entry (``View.units_in``, ``View.owner``)
+        held = [c for c in board.cities if cities[c]["units"]]
         action = [at[c] for c in held]
         front = [
-            at[c] for c in held if any(view.units_in(n) and view.owner(n) != view.owner(c) for n in board.neighbours(c))
+            at[c]
+            for c in held
+            if any(cities[n]["units"] and cities[n]["owner"] != cities[c]["owner"] for n in board.adjacency[c])
         ]
         action = front or action
         why = "the front" if front else "the armies"
