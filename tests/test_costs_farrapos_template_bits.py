@@ -94,7 +94,6 @@ def test_a_frontier_is_spread_once_per_process(monkeypatch: pytest.MonkeyPatch) 
     spread = counted_calls(monkeypatch, type(board_bits(View(positions[0]).board)), "_spread_of")
     assert [RULES.order_template(p, RULES.due(p)[0]) for p in positions] == first
     assert spread == []
-    assert farrapos_template._HEAD
 
 
 def test_each_mu_is_worded_once_per_face(monkeypatch: pytest.MonkeyPatch) -> None:
