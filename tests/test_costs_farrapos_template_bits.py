@@ -15,6 +15,7 @@ counts, never times, and fails on the code before the change it guards.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import pytest
@@ -31,8 +32,9 @@ from tests.support.farrapos_games import play_game
 RULES = find_ruleset("farrapos")
 
 
+@cache
 def _positions() -> list[dict[str, Any]]:
-    """Every position of three bot games."""
+    """Every position of three bot games, played once per test process (read, never changed)."""
     seen: list[dict[str, Any]] = []
     for seed, bots in enumerate((("greedy", "random"), ("random", "random"), ("random", "greedy"))):
         play_game(40 + seed, dict(zip(SIDES, bots)), after_turn=lambda before, *_: seen.append(before))
