@@ -22,7 +22,7 @@ demo: $(STAMP)
 # tests start pbem in a few hundred subprocesses: with bytecode written (even where
 # the environment sets PYTHONDONTWRITEBYTECODE), each module is compiled once per
 # run, not once per process.  __pycache__/ is in .gitignore.
-PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 2 --dist loadfile
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n 3 --dist loadfile
 
 test: $(STAMP)
 	$(PYTEST)
