@@ -1,0 +1,139 @@
+"""What the report pages no longer spend on the values they write (the instruction
+budget of ``process --all --reports``, ``bench/budgets.py``): each test counts what
+is done, never time, and fails on the pages before this work.
+
+- an HTML template wrote each value through markupsafe's ``escape``, which made a
+  ``Markup`` through its Python ``__new__`` for every value, some 5,000 instructions
+  each and some two hundred values a resolution: a plain string with nothing to
+  escape and a whole number are now written as they are (``html_escape.escape``), the
+  same text, checked here against markupsafe on values holding every character
+  escaping changes;
+- the board in words of the text report called the ``wrap_indent`` filter once a
+  line (the filter, its check and a loop step each, some forty lines a Campus
+  Mauriacus board): the lines go to ``wrap_lines`` in one call, which gives lines that
+  all fit back joined at once, the same text as the filter line by line.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+from markupsafe import Markup
+from markupsafe import escape as markup_escape
+
+from pbem.reports import assemble as reporting
+from pbem.reports import html_escape
+from pbem.reports import render as report
+from pbem.store.transaction import transaction
+from tests.support.desk import reported_farrapos_game
+
+
+@pytest.fixture(scope="module")
+def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """A Farrapos game played to resolution 3, and its database."""
+    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
+    yield db, game
+    db.dispose()
+
+
+def python_codes(work: Callable[[], Any]) -> tuple[Any, list[Any]]:
+    """What ``work()`` returns, and the code object of each Python function it called."""
+    called: list[Any] = []
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if event == "call":
+            called.append(frame.f_code)
+
+    sys.setprofile(profile)
+    try:
+        return work(), called
+    finally:
+        sys.setprofile(None)
+
+
+class _Html:
+    def __html__(self) -> str:
+        return "<b>made</b>"
+
+
+def _values() -> list[Any]:
+    rng = random.Random(7)
+    alphabet = "ab &<>'\"éã-_:;0"
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 12))) for _ in range(3000)]
+    return [
+        *texts,
+        *[Markup(t) for t in texts[:200]],
+        0,
+        -7,
+        12345678901234567890,
+        True,
+        False,
+        None,
+        1.5,
+        -0.0,
+        ("a", "<b>"),
+        _Html(),
+    ]
+
+
+def test_the_pages_escape_writes_what_markupsafe_writes() -> None:
+    for value in _values():
+        mine, theirs = html_escape.escape(value), markup_escape(value)
+        assert str(mine) == str(theirs), value
+        if str(theirs) != str(value) or isinstance(value, Markup):
+            assert isinstance(mine, Markup)  # anything escaped, or already markup, stays markup
+
+
+SOURCE = (
+    "{{ a }}|{{ b }}|{{ c }}|{{ d }}|{{ e }}{% set x %}{{ a }}{% endset %}|{{ x }}"
+    "{% macro m(v) %}[{{ v }}]{% endmacro %}{{ m(a) }}{% filter upper %}{{ a }}{{ b }}{% endfilter %}"
+)
+
+
+def test_a_template_of_the_environment_writes_through_it() -> None:
+    env = report.environment()
+    template = env.from_string(SOURCE)
+    assert template.root_render_func.__globals__["escape"] is html_escape.escape
+    values = {"a": "x<y", "b": 3, "c": Markup("<i>"), "d": "plain", "e": None}
+    assert template.render(**values) == jinja2.Environment(autoescape=True).from_string(SOURCE).render(**values)
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ missing }}").render()
+
+
+def test_a_page_makes_a_markup_only_for_a_value_with_something_to_escape(
+    farrapos_game: tuple[Any, str],
+) -> None:
+    """Both sides' HTML pages of a resolution, rendered with what they share made
+    first: the values written are some hundred a page, each a ``Markup`` made through
+    its ``__new__`` before; now only the few that hold one of ``&<>'"`` or are markup."""
+    db, game = farrapos_game
+    with transaction(db, write=False) as tx:
+        views = reporting.report_views(tx, game, 3, ("empire", "republic"))
+    shared = report.Shared(views[0])
+    report.render_html(views[0], shared=shared)  # the parts every reader sees, made once
+    page, codes = python_codes(lambda: report.render_html(views[1], shared=shared))
+    assert "republic" in page or "empire" in page
+    assert codes.count(markup_escape.__code__) < 5  # each was markupsafe's escape
+    assert codes.count(Markup.__new__.__code__) < 5  # and a Markup
+    assert codes.count(html_escape.escape.__code__) > 20  # the values the page writes
+
+
+def test_the_pages_are_the_same_text_with_markupsafes_escape(farrapos_game: tuple[Any, str], tmp_path: Path) -> None:
+    db, game = farrapos_game
+    with transaction(db, write=False) as tx:
+        views = reporting.report_views(tx, game, 3, ("empire", "republic"))
+    pages = [report.render_html(view) for view in views]
+    report.environment.cache_clear()
+    try:
+        env = report.environment()
+        env.template_class = jinja2.Template  # markupsafe's escape, as the templates' code imports it
+        env.cache.clear()  # type: ignore[union-attr]
+        assert [report.render_html(view) for view in views] == pages
+    finally:
+        report.environment.cache_clear()
