@@ -20,7 +20,7 @@ import random
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jinja2
 import pytest
@@ -28,8 +28,9 @@ from markupsafe import Markup
 from markupsafe import escape as markup_escape
 
 from pbem.reports import assemble as reporting
-from pbem.reports import html_escape
+from pbem.reports import html_escape, wrap
 from pbem.reports import render as report
+from pbem.reports.parts import TextReportParts
 from pbem.store.transaction import transaction
 from tests.support.desk import reported_farrapos_game
 
@@ -137,3 +138,60 @@ def test_the_pages_are_the_same_text_with_markupsafes_escape(farrapos_game: tupl
         assert [report.render_html(view) for view in views] == pages
     finally:
         report.environment.cache_clear()
+
+
+def _board_lines(rng: random.Random) -> list[str]:
+    words = ["inf-22", "cruz-alta", "Romans", "(roman-3)", "4-6", "Theodoric", "São", "x", "--", "a-b-c"]
+    odd = [" ", "  ", "\t", "\xa0", ""]
+    lines = []
+    for _ in range(rng.randrange(0, 6)):
+        line = " ".join(rng.choice(words) for _ in range(rng.randrange(0, 16)))
+        if rng.random() < 0.15:
+            at = rng.randrange(0, len(line) + 1)
+            line = line[:at] + rng.choice(odd) + line[at:]
+        lines.append(line)
+    return lines
+
+
+def test_the_board_lines_are_wrapped_as_each_line_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same text as each line through ``wrap_indent`` and through Jinja's own
+    ``wordwrap`` then ``indent``, on boards that fit, that wrap, and that hold odd spaces."""
+    env = report.environment()
+    rng = random.Random(11)
+    one_by_one = wrap.wrap_indent
+    lines_wrapped: list[str] = []
+
+    def counted(environment: Any, s: Any, width: int, by: int = 4) -> Any:
+        lines_wrapped.append(s)
+        return one_by_one(environment, s, width, by)
+
+    monkeypatch.setattr(wrap, "wrap_indent", counted)
+    joined_whole = 0
+    for _ in range(4000):
+        lines = _board_lines(rng)
+        width = rng.choice((20, 40, 70))
+        before = len(lines_wrapped)
+        mine = wrap.wrap_lines(env, lines, width, 4)
+        joined_whole += bool(lines) and len(lines_wrapped) == before
+        assert mine == "\n".join(one_by_one(env, line, width, 4) for line in lines), (lines, width)
+        assert mine == "\n".join(
+            jinja2.filters.do_indent(jinja2.filters.do_wordwrap(env, line, width, False), 4) for line in lines
+        )
+    assert 300 < joined_whole < 3000  # boards joined whole, and boards line by line
+
+
+def test_the_board_in_words_is_one_filter_call() -> None:
+    """The text report's board in words: one ``wrap_lines`` call and no Python step a
+    line, where each line was a loop step and a ``wrap_indent`` call (some forty lines a
+    Campus Mauriacus board, most of which fit)."""
+    board = tuple(
+        f"{hex:04d}: Visigoths (visigoth-{n}) 5-4 full, Alans (alan-{n}) 4-3 reduced"
+        for n, hex in enumerate(range(101, 2500, 60))
+    )
+    assert len(board) == 40 and max(map(len, board)) <= 70
+    env = report.environment()
+    parts = cast(TextReportParts, env.get_template("report_parts.txt.j2").module)
+    text, codes = python_codes(lambda: parts.board(board))
+    assert text.endswith(":\n" + "".join(wrap.wrap_indent(env, line, 70, 4) + "\n" for line in board))
+    assert codes.count(wrap.wrap_lines.__code__) == 1
+    assert len(codes) < 20  # a wrap_indent call and its check a line (80 and more)

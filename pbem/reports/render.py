@@ -318,6 +318,7 @@ def environment() -> jinja2.Environment:
     env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
     env.filters["indent"] = wrap.indent  # Jinja's, with the same text, a one-line text given back
     env.filters["wrap_indent"] = jinja2.pass_environment(wrap.wrap_indent)  # wordwrap then indent, in one call
+    env.filters["wrap_lines"] = jinja2.pass_environment(wrap.wrap_lines)  # wrap_indent of each line, joined
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env
