@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, cast
 
@@ -30,6 +31,8 @@ from markupsafe import escape as markup_escape
 from pbem.reports import assemble as reporting
 from pbem.reports import html_escape, wrap
 from pbem.reports import render as report
+from pbem.reports.battle_table import battle_blocks
+from pbem.reports.event_lines import _event_details, detail_value, event_lines
 from pbem.reports.parts import TextReportParts
 from pbem.store.transaction import transaction
 from tests.support.desk import reported_farrapos_game
@@ -195,3 +198,100 @@ def test_the_board_in_words_is_one_filter_call() -> None:
     assert text.endswith(":\n" + "".join(wrap.wrap_indent(env, line, 70, 4) + "\n" for line in board))
     assert codes.count(wrap.wrap_lines.__code__) == 1
     assert len(codes) < 20  # a wrap_indent call and its check a line (80 and more)
+
+
+def _old_detail_value(value: Any) -> str:
+    """``detail_value`` as it was: the checks in this order, each value."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}: {_old_detail_value(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "; ".join(_old_detail_value(v) for v in value)
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    kind = rng.randrange(10 if depth < 2 else 6)
+    if kind == 0:
+        return rng.choice(["", "D2", "alan-2", "a&b", "<x>", "4/1", "São"])
+    if kind == 1:
+        return rng.randrange(-5, 30)
+    if kind == 2:
+        return rng.choice([True, False, None, 1.5, -0.0])
+    if kind == 3:
+        return Markup("<b>m</b>")
+    if kind == 4:
+        return IntEnum("Side", "romans huns").huns
+    if kind == 5:
+        return ("x", 3)
+    if kind in (6, 7):
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(0, 4))]
+    if kind == 8:
+        return {f"k{n}": _random_value(rng, depth + 1) for n in range(rng.randrange(0, 3))}
+    return tuple(_random_value(rng, depth + 1) for _ in range(rng.randrange(0, 3)))
+
+
+def test_an_event_detail_reads_as_it_did() -> None:
+    rng = random.Random(5)
+    for _ in range(5000):
+        value = _random_value(rng)
+        assert detail_value(value) == _old_detail_value(value), value
+        event = {"type": "combat", "text": "t", "roll_indices": [], "a_b": value, "c": rng.choice(["", [], {}, 0])}
+        assert _event_details(event) == [
+            (str(key).replace("_", " "), _old_detail_value(v))
+            for key, v in event.items()
+            if key not in ("type", "text", "roll_indices") and v not in (None, "", [], {})
+        ]
+
+
+def _combat(text: str) -> dict[str, Any]:
+    return {
+        "attack": 8,
+        "attackers": ["alan-2", "visigoth-1", "visigoth-8"],
+        "charge": None,
+        "column": "4/1",
+        "defence": 1,
+        "defender": "hun-7",
+        "die": 1,
+        "from_hexes": ["0403", "0503", "0402"],
+        "hex": "0603",
+        "modifier": 0,
+        "odds": "4/1",
+        "result": "D2",
+        "row": 1,
+        "side": "romans",
+        "text": text,
+        "type": "combat",
+    }
+
+
+def test_a_combats_details_are_read_and_escaped_without_a_call_a_field() -> None:
+    """A Campus Mauriacus combat has some fourteen fields: each was an ABC
+    ``isinstance`` (a Python ``__instancecheck__``) and two ``html_text`` calls; the
+    fields that need no escaping (all of them here) are now checked at once."""
+    events = (_combat("alan-2, visigoth-1 (8) attack hun-7 in 0603 (1): odds 4/1, die 1: D2."),)
+    lines, codes = python_codes(lambda: event_lines(events, ()))
+    names = [code.co_name for code in codes]
+    assert names.count("__instancecheck__") == 0  # one a field
+    assert names.count("html_text") == 0  # two a field, and one each for the type and the text
+    assert lines[0].html_details == lines[0].details and len(lines[0].details) == 13
+    blocks, codes = python_codes(lambda: battle_blocks(lines))
+    assert [code.co_name for code in codes].count("html_text") == 0  # one a cell
+    assert blocks[0].rows[0].html_cells == blocks[0].rows[0].cells
+
+
+def test_an_event_with_something_to_escape_is_escaped_as_before() -> None:
+    escaped = _combat("a & b <c> \"d\" 'e'")
+    escaped["odds"] = "<4/1>"
+    escaped["side"] = "a&b"
+    for event in (escaped, {**escaped, "type": "a_<b>_combat", "text": "plain"}):
+        [line] = event_lines((event,), ())
+        assert line.html_text == str(markup_escape(line.text))
+        assert line.html_label == str(markup_escape(line.label))
+        assert line.html_details == [(str(markup_escape(k)), str(markup_escape(v))) for k, v in line.details]
+    [block] = battle_blocks(event_lines((escaped,), ()))
+    assert block.rows[0].html_cells == [str(markup_escape(cell)) for cell in block.rows[0].cells]
+    assert "&lt;4/1&gt;" in block.rows[0].html_cells
