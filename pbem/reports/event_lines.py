@@ -71,7 +71,7 @@ def detail_value(value: Any) -> str:
     return str(value)
 
 
-_EMPTY = (None, "", [], {})
+_EMPTY: tuple[Any, ...] = (None, "", [], {})
 """A detail left out (never changed: ``in`` compares with each, as the literal did)."""
 
 
