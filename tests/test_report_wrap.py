@@ -85,6 +85,15 @@ def test_a_text_report_wraps_its_lines_without_textwrap(tmp_path: Path, monkeypa
             lambda e, s, width, by: jinja2.filters.do_indent(jinja2.filters.do_wordwrap(e, s, width, False), by)
         ),
     )
+    monkeypatch.setitem(  # wrap_lines: each line through that wrap_indent
+        env.filters,
+        "wrap_lines",
+        jinja2.pass_environment(
+            lambda e, lines, width, by: "\n".join(
+                jinja2.filters.do_indent(jinja2.filters.do_wordwrap(e, s, width, False), by) for s in lines
+            )
+        ),
+    )
     # the parts' macros (the board in words among them) took the filter when their module was made: made again
     monkeypatch.setattr(env.get_template("report_parts.txt.j2"), "_module", None)
     assert report.render_text(data) == text and fills > 5

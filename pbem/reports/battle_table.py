@@ -64,6 +64,14 @@ def html_text(text: str) -> str:
     return text
 
 
+def _escapes_nothing(text: str) -> bool:
+    """Whether :func:`html_text` gives ``text`` back as it is (nothing in it to escape):
+    asked once of an event's or a row's texts joined (a character to escape is one
+    character, so the joined text holds one exactly when one of the texts does), where
+    each text was a call of its own."""
+    return not ("&" in text or "<" in text or ">" in text or '"' in text or "'" in text)
+
+
 class EventLine:
     """One event as a report shows it: its type and text, its details (every
     field the ruleset recorded, for fighting events), its dice, and the event as
@@ -103,9 +111,15 @@ class EventLine:
         self.battle = battle
         self.raw = raw
         # as the HTML events part writes them (html_text), escaped once here
-        self.html_label = html_text(self.label)
-        self.html_text = html_text(text)
-        self.html_details = [(html_text(k), html_text(v)) for k, v in details] if details else details
+        if _escapes_nothing(self.label + text):  # most events: one check for both
+            self.html_label, self.html_text = self.label, text
+        else:
+            self.html_label, self.html_text = html_text(self.label), html_text(text)
+        self.html_details = (
+            details
+            if not details or _escapes_nothing("".join(map("".join, details)))
+            else [(html_text(k), html_text(v)) for k, v in details]
+        )
 
 
 class Row:
@@ -116,7 +130,8 @@ class Row:
     def __init__(self, cells: list[str], event: EventLine) -> None:
         self.cells = cells
         self.event = event
-        self.html_cells = [html_text(c) for c in cells]  # as the HTML events part writes them
+        # as the HTML events part writes them
+        self.html_cells = cells if _escapes_nothing("".join(cells)) else [html_text(c) for c in cells]
 
 
 class Block:
@@ -133,8 +148,11 @@ class Block:
         self.columns: list[str] = columns if columns is not None else []
         self.rows: list[Row] = []
         # as the HTML events part writes them (html_text)
-        self.html_title = html_text(title) if title else title
-        self.html_columns = [html_text(c) for c in self.columns] if self.columns else self.columns
+        if not (title or self.columns) or _escapes_nothing(title + "".join(self.columns)):  # an event's: neither
+            self.html_title, self.html_columns = title, self.columns
+        else:
+            self.html_title = html_text(title) if title else title
+            self.html_columns = [html_text(c) for c in self.columns] if self.columns else self.columns
 
 
 # event type -> (how rounds group, title, columns)

@@ -286,9 +286,11 @@ def environment() -> jinja2.Environment:
     first use: commands that write no page do not load it."""
     import jinja2
 
-    from pbem.reports import template_cache, wrap
+    from pbem.reports import html_escape, template_cache, wrap
 
     class PlainGlobals(jinja2.Environment):
+        template_class = html_escape.Template  # autoescape's escape without a Markup a plain value
+
         def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
             """A template's globals as a plain dict, not Jinja's ``ChainMap`` over the
             environment's (each page's context copied it twice, key by key through
@@ -316,6 +318,7 @@ def environment() -> jinja2.Environment:
     env.filters["wordwrap"] = jinja2.pass_environment(wrap.wordwrap)  # Jinja's, with the same lines, faster
     env.filters["indent"] = wrap.indent  # Jinja's, with the same text, a one-line text given back
     env.filters["wrap_indent"] = jinja2.pass_environment(wrap.wrap_indent)  # wordwrap then indent, in one call
+    env.filters["wrap_lines"] = jinja2.pass_environment(wrap.wrap_lines)  # wrap_indent of each line, joined
     env.globals["report_filename"] = report_filename
     env.globals["map_filename"] = map_filename
     return env

@@ -161,6 +161,32 @@ def wrap_indent(environment: Any, s: Any, width: int, by: int = 4) -> Any:
     return indent(wordwrap(environment, s, width, False), by)
 
 
+_PLAIN = {str}
+
+
+def wrap_lines(environment: Any, lines: Any, width: int, by: int = 4) -> Any:
+    """``line|wrap_indent(width, by)`` for each of ``lines``, joined by line breaks, in
+    one filter call (the board in words, some forty lines a Campus Mauriacus board:
+    a loop step, the filter and its check a line).  When every line is a plain string
+    that fits and :func:`wrap_indent` would give back as it is (printable, no space at
+    either end nor two in a row), which most boards are, the lines are checked and
+    joined by a few calls for them all; else each goes through :func:`wrap_indent`."""
+    if environment.newline_sequence == "\n" and lines and set(map(type, lines)) == _PLAIN:
+        joined = "\n".join(lines)
+        if (
+            max(map(len, lines)) <= width
+            and all(map(str.isprintable, lines))  # no line break inside a line: each is one of joined's
+            and "  " not in joined
+            and " \n" not in joined
+            and "\n " not in joined
+            and joined[:1] != " "
+            and joined[-1:] != " "
+        ):
+            calls["fast"] += len(lines)
+            return joined
+    return "\n".join([wrap_indent(environment, line, width, by) for line in lines])
+
+
 def indent(s: Any, width: int | str = 4, first: bool = False, blank: bool = False) -> Any:
     """Jinja's ``indent`` (same arguments, same result): a plain one-line text, with
     its first line left as it is, is itself (Jinja splits it into lines and joins
