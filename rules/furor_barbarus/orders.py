@@ -107,6 +107,18 @@ class AttackOrder:
     losses: tuple[str, ...] = ()
     advance: str | None = None
 
+    def __init__(
+        self,
+        target: str,
+        attackers: tuple[str, ...],
+        charge: str | None = None,
+        losses: tuple[str, ...] = (),
+        advance: str | None = None,
+    ) -> None:
+        """The dataclass's own ``__init__``, with the five fields set at once in the
+        instance's ``__dict__`` (a frozen dataclass sets each through ``object.__setattr__``)."""
+        self.__dict__.update(target=target, attackers=attackers, charge=charge, losses=losses, advance=advance)
+
     def __str__(self) -> str:
         out = " ".join(["attack", self.target, "with", *self.attackers])
         if self.charge:
