@@ -219,9 +219,10 @@ def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
         if first_hex != 2 and unit == typed:
             raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
     path = words[first_hex:]
-    for w in path:
-        if len(w) != 4 or not w.isdecimal():
-            _hex(w, line)  # raises, with the message of every hex
+    if set(map(len, path)) != _FOUR or not "".join(path).isdecimal():  # (parse_lines' test: every word a hex)
+        for w in path:
+            if len(w) != 4 or not w.isdecimal():
+                _hex(w, line)  # raises, with the message of every hex
     if found is None:
         found = _unit(unit, line, names)
         if len(_UNIT_OF) >= FOUND_KEPT:
