@@ -4,6 +4,8 @@ counts, never times):
 - the Furor Barbarus unit-name table knows every id written as it folds from the
   start (``NameTable``'s own memory); a subclass of its own had emptied that memory,
   so each unit a process met first was looked up and folded again;
+- a move of a unit a process meets first, named by its id, is read by the line loop
+  alone (``orders.know_ids``), not through ``Order.parse`` and ``_parse_move``;
 - the play phase's check shares the position's unit entries it does not change: the
   dry walk copies the entry of a unit it moves or takes off first, where the check
   copied all 44 entries of a Campus Mauriacus position;
@@ -28,6 +30,7 @@ from pbem.mail.intake import Candidate
 from pbem.mail.readers import MessageOutcome, SubmitOutcome, Verdict
 from pbem.referee import judging
 from pbem.rules import find_ruleset, names
+from pbem.rules.furor_barbarus import orders as furor_orders
 from pbem.rules.furor_barbarus import ruleset
 from pbem.rules.furor_barbarus.orders import AttackOrder
 from pbem.turnfiles import envelope
@@ -43,6 +46,18 @@ def test_the_unit_name_table_knows_every_id_from_the_start(monkeypatch: pytest.M
     folds = counted_calls(monkeypatch, names, "folded")
     assert [table.find(uid) for uid in ids] == [(uid,) for uid in ids]
     assert folds == []  # one an id before, at each id's first look-up in a process
+
+
+def test_a_move_of_a_unit_met_first_is_read_by_the_line_loop_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = find_ruleset("furor-barbarus")
+    table = rules._unit_names()  # a table of its own: none of its units named in a move yet
+    ids = table.own_ids
+    assert len(ids) >= 90
+    text = "".join(f"move {uid} 0606 0706\n" for uid in ids)
+    slow = counted_calls(monkeypatch, furor_orders, "_parse_move")
+    parsed, problems = furor_orders.parse_lines(text, table)
+    assert problems == [] and [ol.order.unit for ol in parsed] == list(ids)  # type: ignore[union-attr]
+    assert slow == []  # one a unit before: its name settled twice and its id matched
 
 
 @pytest.mark.parametrize("scenario", ["campus-mauriacus", "vouille", "tolbiac", "soissons"])

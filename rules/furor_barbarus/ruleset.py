@@ -34,7 +34,7 @@ from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
 from pbem.rules.furor_barbarus.combat import CombatResultsTable, standard_crt
 from pbem.rules.furor_barbarus.counters import Counter
 from pbem.rules.furor_barbarus.maps import GameMap
-from pbem.rules.furor_barbarus.orders import PlaceOrder, StandingOrder, parse_lines
+from pbem.rules.furor_barbarus.orders import PlaceOrder, StandingOrder, know_ids, parse_lines
 from pbem.rules.furor_barbarus.scenarios import DataLibrary, Scenario
 from pbem.rules.furor_barbarus.sequence import apply_standing, play_phase_pair, walk_orders
 from pbem.rules.furor_barbarus.setup import (
@@ -301,7 +301,9 @@ class FurorBarbarus(Ruleset):
         # a NameTable remembers what each name typed found, and knows every id written as it folds from the
         # start: a subclass of its own that remembered the names anew had emptied that memory, so each unit
         # a process met first was looked up and folded again
-        return NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
+        table = NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
+        know_ids(table)
+        return table
 
     def validate(self, position: Position, side: str, orders: Orders) -> list[Problem]:
         if side not in self.due(position):
