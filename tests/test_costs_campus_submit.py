@@ -13,6 +13,8 @@ counts, never times):
   line, and a body with no comment and no trailing blank is kept as it is, without a
   split, a strip and a join of each line;
 - a file's orders are split into lines only when a problem is to be quoted;
+- a folder's file is hashed once for the folder and the submit (its SHA-256 is
+  remembered with the very bytes object it is of), not twice;
 - the outcome values made for each file (``MessageOutcome``, ``SubmitOutcome``,
   ``Candidate``) and an attack order set their fields in one ``__dict__`` update,
   not each through ``object.__setattr__`` as a frozen dataclass's own ``__init__``.
@@ -22,13 +24,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 from typing import Any
 
 import pytest
 
+from pbem.mail import folder
 from pbem.mail.intake import Candidate
 from pbem.mail.readers import MessageOutcome, SubmitOutcome, Verdict
-from pbem.referee import judging
+from pbem.referee import intake, judging
 from pbem.rules import find_ruleset, names
 from pbem.rules.furor_barbarus import orders as furor_orders
 from pbem.rules.furor_barbarus import ruleset
@@ -184,3 +188,17 @@ def test_a_file_s_values_set_their_fields_at_once(cls: Any, args: tuple[Any, ...
     assert dataclasses.replace(value) == value
     with pytest.raises(dataclasses.FrozenInstanceError):
         value.x = 1
+
+
+def test_a_folder_s_file_is_hashed_once_for_the_folder_and_the_submit() -> None:
+    data, _body = _written()
+    assert folder.sha256_hex is envelope.sha256_hex is intake.sha256_hex
+    first, hashed = c_calls(lambda: folder.sha256_hex(data), "openssl_sha256")
+    again, rehashed = c_calls(lambda: intake.sha256_hex(data), "openssl_sha256")
+    assert first == again == hashlib.sha256(data).hexdigest()
+    assert (hashed, rehashed) == (1, 0)  # the submit hashed the file's bytes again before
+    same_bytes = bytes(bytearray(data))
+    assert same_bytes is not data
+    assert c_calls(lambda: envelope.sha256_hex(same_bytes), "openssl_sha256") == (first, 1)  # another object: hashed
+    other = data + b"\n"
+    assert envelope.sha256_hex(other) == hashlib.sha256(other).hexdigest()
