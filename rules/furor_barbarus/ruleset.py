@@ -95,9 +95,9 @@ def checked_position(position: Position) -> Position:
     units = position.get("units")
     if not isinstance(units, dict):
         return Ruleset.copy_position(position)
-    out = dict(position)
-    nested = {k: v for k, v in position.items() if k != "units" and isinstance(v, (dict, list))}
-    out.update(marshal.loads(marshal.dumps(nested)))
+    rest = dict(position)
+    rest["units"] = None  # the rest through ``marshal`` whole (in the same order): no Python step a key
+    out: Position = marshal.loads(marshal.dumps(rest))
     out["units"] = dict(units)
     return out
 
