@@ -55,7 +55,7 @@ def test_the_unit_name_table_knows_every_id_from_the_start(monkeypatch: pytest.M
 def test_a_move_of_a_unit_met_first_is_read_by_the_line_loop_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     rules = find_ruleset("furor-barbarus")
     table = rules._unit_names()  # a table of its own: none of its units named in a move yet
-    ids = table.own_ids
+    ids = table.own_ids()
     assert len(ids) >= 90
     text = "".join(f"move {uid} 0606 0706\n" for uid in ids)
     slow = counted_calls(monkeypatch, furor_orders, "_parse_move")

@@ -273,13 +273,14 @@ and matched the id, for each line of each file; a name it refuses is not kept.""
 
 def know_ids(names: NameTable) -> None:
     """Tell the move lines' memory (``_UNIT_OF``) every id of ``names`` that names
-    itself (``NameTable.own_ids``: ``settle`` answers it with itself, and being
+    itself (``NameTable.own_ids()``: ``settle`` answers it with itself, and being
     folded it is lower-case and an ``_ID``), as ``_parse_move`` would find it: a
     move of a unit is then read by ``parse_lines`` alone the first time a process
     meets that unit too (the ids of a turn file's units, mostly met first in it)."""
-    if len(_UNIT_OF) + len(names.own_ids) >= FOUND_KEPT:
+    own = names.own_ids()
+    if len(_UNIT_OF) + len(own) >= FOUND_KEPT:
         _UNIT_OF.clear()
-    _UNIT_OF.update(((names, uid), uid) for uid in names.own_ids)
+    _UNIT_OF.update(((names, uid), uid) for uid in own)
 
 
 def _parse_standing(words: list[str], line: str, names: NameTable) -> StandingOrder:
