@@ -90,6 +90,14 @@ class NameTable:
         # a turn file writes mostly are, instead of a fold and a look-up at each
         # name's first use in the process
         self._found: dict[str, tuple[str, ...]] = {ident: (ids[ident],) for ident in plain}
+        self._plain = plain
+
+    def own_ids(self) -> tuple[str, ...]:
+        """The ids that name themselves, written as they are: :meth:`find`, :meth:`settle`
+        and :meth:`lookup` answer each with itself (an id written as it folds, the
+        first id of that fold).  Worked out when asked: most tables are never asked."""
+        ids = self._ids
+        return tuple(ident for ident in self._plain if ids[ident] is ident)
 
     def find(self, typed: str) -> tuple[str, ...]:
         """The ids ``typed`` may name: its own id; else every thing of that name;

@@ -27,8 +27,16 @@ def fold(name: str) -> str:
     >>> fold("  São_Gabriel ")
     'sao-gabriel'
     """
-    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    return re.sub(r"[\s_-]+", "-", plain.strip().lower()).strip("-")
+    # an ASCII name has no accent to take off (NFKD leaves it as it is, and no ASCII character combines)
+    plain = (
+        name
+        if name.isascii()
+        else "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    )
+    return _SEPARATORS.sub("-", plain.strip().lower()).strip("-")
+
+
+_SEPARATORS = re.compile(r"[\s_-]+")
 
 
 def closest(name: str, legal: Iterable[str], n: int = 3) -> list[str]:

@@ -24,6 +24,7 @@ from pbem.mail.readers import (
     Verdict,
     _judge,
 )
+from pbem.turnfiles.envelope import sha256_hex
 
 
 def ingest_dir(
@@ -66,7 +67,7 @@ def ingest_dir(
         else:
             message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
             signature = inline if inline is not None else _detached_signature(file, name)
-            raw_sha256 = hashlib.sha256(raw).hexdigest()
+            raw_sha256 = sha256_hex(raw)  # remembered: the submit hashes the same bytes as its message
             seen_key = (
                 raw_sha256
                 if inline is not None or signature is None

@@ -70,6 +70,10 @@ class Candidate:
     signature: str | None
     where: str
 
+    def __init__(self, message: bytes, signature: str | None, where: str) -> None:
+        # the fields at once, not each through ``object.__setattr__`` (readers.MessageOutcome.__init__)
+        self.__dict__.update(message=message, signature=signature, where=where)
+
 
 @dataclass(frozen=True)
 class Intake:

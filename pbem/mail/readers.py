@@ -83,6 +83,9 @@ class SubmitOutcome:
     accepted: bool
     lines: tuple[str, ...]
 
+    def __init__(self, accepted: bool, lines: tuple[str, ...]) -> None:
+        self.__dict__.update(accepted=accepted, lines=lines)  # the fields at once: see MessageOutcome.__init__
+
 
 Submit = Callable[[bytes, "str | None", str], SubmitOutcome]
 """(turn file bytes, armored signature or None, source description) -> outcome."""
@@ -114,6 +117,35 @@ class MessageOutcome:
     """The message's bytes (of an oversized message, only its first 256 KiB; the
     message itself stays in the mailbox); ``raw_sha256`` is of the whole message."""
     reply: EmailMessage | None = field(default=None, repr=False, compare=False)
+
+    def __init__(
+        self,
+        source: str,
+        verdict: Verdict,
+        lines: tuple[str, ...],
+        message_id: str | None = None,
+        sender: str | None = None,
+        sent: datetime | None = None,
+        raw_sha256: str = "",
+        valid: bool = False,
+        raw: bytes = b"",
+        reply: EmailMessage | None = None,
+    ) -> None:
+        """The dataclass's own ``__init__``, with the fields set at once in the
+        instance's ``__dict__``: a frozen dataclass sets each through
+        ``object.__setattr__``, some 1.5 k instructions a field, ten a message or file."""
+        self.__dict__.update(
+            source=source,
+            verdict=verdict,
+            lines=lines,
+            message_id=message_id,
+            sender=sender,
+            sent=sent,
+            raw_sha256=raw_sha256,
+            valid=valid,
+            raw=raw,
+            reply=reply,
+        )
 
 
 @dataclass(frozen=True)

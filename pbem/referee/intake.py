@@ -3,7 +3,6 @@ refused file is recorded with its reason, so nothing a player sent is lost."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +11,7 @@ from pbem.rules.frozen import Frozen, set_fields
 from pbem.store.sql import Tx
 from pbem.store.transaction import transaction
 from pbem.turnfiles import sshsig
-from pbem.turnfiles.envelope import MAX_TURN_FILE_BYTES, TurnFileError, normalise, parse_turn_file
+from pbem.turnfiles.envelope import MAX_TURN_FILE_BYTES, TurnFileError, normalise, parse_turn_file, sha256_hex
 
 if TYPE_CHECKING:
     from pbem.store.database import Database as Engine
@@ -65,7 +64,7 @@ def submit(
                 if within is not None:
                     within(tx, checked, ())
                 return Submitted(checked, 0, entry)
-            digest = hashlib.sha256(message).hexdigest()  # once: the earlier copies' query and the queued row
+            digest = sha256_hex(message)  # once: the earlier copies' query and the queued row
             checked = inspect_turn_file(tx, message, armored, digest=digest)
             superseded = store.queue_submission(
                 tx,

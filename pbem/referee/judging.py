@@ -377,6 +377,8 @@ def orders_of(ruleset: Ruleset, position: dict, tf: TurnFile) -> tuple[Orders, l
     orders, problems = ruleset.parse_orders(tf.body)
     if not problems:
         problems = ruleset.validate(position, tf.side, orders)
+        if not problems:  # most files: no line to quote
+            return orders, problems
     body = tf.body.split("\n")
     return orders, [_on_file_line(p, body, tf.body_offset) for p in problems]
 

@@ -12,6 +12,7 @@ blank line, one order per line; ``#`` starts a comment; at most 64 KiB.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from pbem.rules.base import Problem
@@ -49,14 +50,44 @@ class TurnFile(Frozen):
         set_fields(self, game=game, rules=rules, side=side, turn=turn, state=state, body=body, body_offset=body_offset)
 
 
+_last_digest: tuple[bytes, str] = (b"", hashlib.sha256(b"").hexdigest())
+
+
+def sha256_hex(data: bytes) -> str:
+    """The hex SHA-256 of a turn file's bytes.  The last one is remembered with the
+    very bytes object it is of (held here, so no other object can have its identity
+    while it is remembered): a folder's ingest hashes each file, and the submit then
+    hashes the same object again as its message (the bytes of a file without CR LF
+    and an inline signature), some 27 k instructions a file."""
+    global _last_digest
+    last, digest = _last_digest
+    if data is not last:
+        digest = hashlib.sha256(data).hexdigest()
+        _last_digest = (data, digest)
+    return digest
+
+
 def normalise(data: bytes) -> bytes:
     """CRLF -> LF: the bytes that are signed and hashed."""
     return data.replace(b"\r\n", b"\n")
 
 
 def strip_comments(body: str) -> str:
-    """Blank out ``#`` comments, keeping every line (so line numbers hold)."""
+    """Blank out ``#`` comments, keeping every line (so line numbers hold).  A body
+    with nothing to blank (ASCII, no ``#``, no line ending in a character
+    ``str.rstrip`` strips: a space, a tab or another ASCII control that is
+    whitespace) is itself, found by a few searches instead of a split, a strip and
+    a join of each line."""
+    if body.isascii() and not body.endswith(_TRAILING) and not any(map(body.__contains__, _TO_BLANK)):
+        return body
     return "\n".join(line.split("#", 1)[0].rstrip() for line in body.split("\n"))
+
+
+_TRAILING = (" ", "\t", "\x0b", "\x0c", "\r", "\x1c", "\x1d", "\x1e", "\x1f")
+"""The ASCII characters ``str.rstrip()`` strips, but the line feed."""
+_TO_BLANK = ("#", *(c + "\n" for c in _TRAILING))
+"""What a body holds where :func:`strip_comments` changes a line: a comment, or
+an ASCII whitespace character before a line's end (its last line: ``_TRAILING``)."""
 
 
 def decode(data: bytes) -> str:
@@ -85,6 +116,11 @@ def parse_turn_file(data: bytes) -> TurnFile:
     text = decode(data)
     if text.startswith(_BOM):
         text = text[1:]
+    head, blank, body = text.partition("\n\n")
+    written = _WRITTEN_HEADER.fullmatch(head) if blank else None
+    if written is not None:  # a header as pbem writes one: the loop below, without a step a line
+        game, rules, side, turn, state = written.groups()
+        return TurnFile(game.strip(), rules.strip(), side.strip(), int(turn), state, strip_comments(body), 6)
     lines = text.split("\n")
     header: dict[str, str] = {}
     problems: list[Problem] = []
@@ -147,9 +183,12 @@ def parse_turn_file(data: bytes) -> TurnFile:
     )
 
 
-_WRITTEN_HEADER = re.compile(r"game:[^\n]*\nrules:[^\n]*\nside:[^\n]*\nturn: ?[0-9]{1,9}\nstate: ?[0-9a-f]{64}")
+_WRITTEN_HEADER = re.compile(
+    r"game:([^\n]*)\nrules:([^\n]*)\nside:([^\n]*)\nturn: ?([0-9]{1,9})\nstate: ?([0-9a-f]{64})"
+)
 """A header as pbem writes one (``pbem orders``, the reports' turn files): the five
-keys in order, each once, a whole-number turn and a hash for state."""
+keys in order, each once, a whole-number turn and a hash for state; its groups are
+the five values as :func:`parse_turn_file` reads them (the first three stripped)."""
 
 
 def queued_body(data: bytes) -> tuple[str, int]:

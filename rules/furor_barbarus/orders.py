@@ -107,6 +107,18 @@ class AttackOrder:
     losses: tuple[str, ...] = ()
     advance: str | None = None
 
+    def __init__(
+        self,
+        target: str,
+        attackers: tuple[str, ...],
+        charge: str | None = None,
+        losses: tuple[str, ...] = (),
+        advance: str | None = None,
+    ) -> None:
+        """The dataclass's own ``__init__``, with the five fields set at once in the
+        instance's ``__dict__`` (a frozen dataclass sets each through ``object.__setattr__``)."""
+        self.__dict__.update(target=target, attackers=attackers, charge=charge, losses=losses, advance=advance)
+
     def __str__(self) -> str:
         out = " ".join(["attack", self.target, "with", *self.attackers])
         if self.charge:
@@ -207,9 +219,10 @@ def _parse_move(words: list[str], line: str, names: NameTable) -> MoveOrder:
         if first_hex != 2 and unit == typed:
             raise OrderSyntaxError(f"expected 'move UNIT HEX HEX ...', got {line!r}")
     path = words[first_hex:]
-    for w in path:
-        if len(w) != 4 or not w.isdecimal():
-            _hex(w, line)  # raises, with the message of every hex
+    if set(map(len, path)) != _FOUR or not "".join(path).isdecimal():  # (parse_lines' test: every word a hex)
+        for w in path:
+            if len(w) != 4 or not w.isdecimal():
+                _hex(w, line)  # raises, with the message of every hex
     if found is None:
         found = _unit(unit, line, names)
         if len(_UNIT_OF) >= FOUND_KEPT:
@@ -256,6 +269,18 @@ _UNIT_OF: dict[tuple[NameTable, str], str] = {}
 """The unit a move names, by name table and the words typed (a name table never
 changes once made): ``_unit(names.settle(typed))``, which settled the name twice
 and matched the id, for each line of each file; a name it refuses is not kept."""
+
+
+def know_ids(names: NameTable) -> None:
+    """Tell the move lines' memory (``_UNIT_OF``) every id of ``names`` that names
+    itself (``NameTable.own_ids()``: ``settle`` answers it with itself, and being
+    folded it is lower-case and an ``_ID``), as ``_parse_move`` would find it: a
+    move of a unit is then read by ``parse_lines`` alone the first time a process
+    meets that unit too (the ids of a turn file's units, mostly met first in it)."""
+    own = names.own_ids()
+    if len(_UNIT_OF) + len(own) >= FOUND_KEPT:
+        _UNIT_OF.clear()
+    _UNIT_OF.update(((names, uid), uid) for uid in own)
 
 
 def _parse_standing(words: list[str], line: str, names: NameTable) -> StandingOrder:

@@ -74,8 +74,13 @@ def walk_orders(
             elif not dry:
                 apply_move(field, uid, path, check)
             else:  # the move, without rolling (a unit that may move: active, on the map, check_move)
+                # each entry changed is copied first: the check's position shares the entries of the position
+                # it checks (ruleset.checked_position), which it must leave as they were
                 for _, cmd in check.overruns:
+                    units[cmd] = units[cmd].copy()
                     field.take_off(cmd)
+                if entry is not None:  # (always: a unit that may move has an entry)
+                    units[uid] = entry.copy()
                 field.place(uid, path[-1])
                 field.moved.add(uid)
                 field.paths[uid] = [start or "", *path]

@@ -1,0 +1,204 @@
+"""Costs of a submitted Campus Mauriacus file that must not come back (each test
+counts, never times):
+
+- the Furor Barbarus unit-name table knows every id written as it folds from the
+  start (``NameTable``'s own memory); a subclass of its own had emptied that memory,
+  so each unit a process met first was looked up and folded again;
+- a move of a unit a process meets first, named by its id, is read by the line loop
+  alone (``orders.know_ids``), not through ``Order.parse`` and ``_parse_move``;
+- the play phase's check shares the position's unit entries it does not change: the
+  dry walk copies the entry of a unit it moves or takes off first, where the check
+  copied all 44 entries of a Campus Mauriacus position;
+- a header as pbem writes one is read by one regular expression, without a step a
+  line, and a body with no comment and no trailing blank is kept as it is, without a
+  split, a strip and a join of each line;
+- a file's orders are split into lines only when a problem is to be quoted;
+- a folder's file is hashed once for the folder and the submit (its SHA-256 is
+  remembered with the very bytes object it is of), not twice;
+- the outcome values made for each file (``MessageOutcome``, ``SubmitOutcome``,
+  ``Candidate``) and an attack order set their fields in one ``__dict__`` update,
+  not each through ``object.__setattr__`` as a frozen dataclass's own ``__init__``.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+from typing import Any
+
+import pytest
+
+from pbem.mail import folder
+from pbem.mail.intake import Candidate
+from pbem.mail.readers import MessageOutcome, SubmitOutcome, Verdict
+from pbem.referee import intake, judging
+from pbem.rules import find_ruleset, names
+from pbem.rules.furor_barbarus import orders as furor_orders
+from pbem.rules.furor_barbarus import ruleset
+from pbem.rules.furor_barbarus.orders import AttackOrder
+from pbem.turnfiles import envelope
+from tests.support.calls import c_calls, counted_calls, opcodes
+from tests.support.furor_turns import bot_turns
+
+
+def test_the_unit_name_table_knows_every_id_from_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = find_ruleset("furor-barbarus")
+    table = rules._unit_names()  # a table of its own, no name looked up in it yet
+    ids = sorted({uid for sid in rules.library.scenario_ids() for uid in rules.library.scenario(sid).counters})
+    assert len(ids) >= 100
+    folds = counted_calls(monkeypatch, names, "folded")
+    assert [table.find(uid) for uid in ids] == [(uid,) for uid in ids]
+    assert folds == []  # one an id before, at each id's first look-up in a process
+
+
+def test_a_move_of_a_unit_met_first_is_read_by_the_line_loop_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = find_ruleset("furor-barbarus")
+    table = rules._unit_names()  # a table of its own: none of its units named in a move yet
+    ids = table.own_ids()
+    assert len(ids) >= 90
+    text = "".join(f"move {uid} 0606 0706\n" for uid in ids)
+    slow = counted_calls(monkeypatch, furor_orders, "_parse_move")
+    parsed, problems = furor_orders.parse_lines(text, table)
+    assert problems == [] and [ol.order.unit for ol in parsed] == list(ids)  # type: ignore[union-attr]
+    assert slow == []  # one a unit before: its name settled twice and its id matched
+
+
+@pytest.mark.parametrize("scenario", ["campus-mauriacus", "vouille", "tolbiac", "soissons"])
+def test_the_check_shares_the_unit_entries_it_does_not_change(monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
+    rules = find_ruleset("furor-barbarus")
+    walked: list[Any] = []
+    real = ruleset.walk_orders
+
+    def walk(field: Any, *args: Any, **kwargs: Any) -> Any:
+        walked.append(field)
+        return real(field, *args, **kwargs)
+
+    monkeypatch.setattr(ruleset, "walk_orders", walk)
+    for position, side, orders in bot_turns(scenario, 6):
+        before = copy.deepcopy(position)
+        problems = rules.validate(position, side, orders)
+        assert position == before  # the checked position is left as it was
+        assert problems == rules.validate(copy.deepcopy(position), side, orders)
+        field = walked[0]  # the first check's, on ``position`` itself
+        walked.clear()
+        units = position["units"]
+        shared = [u for u in units if field.units[u] is units[u]]
+        changed = [u for u in units if field.units[u] != units[u]]
+        assert len(shared) >= len(units) - len(field.moved) - len(changed) > 0  # none shared before
+        assert not set(shared) & field.moved
+
+
+def _written() -> tuple[bytes, str]:
+    """A Campus Mauriacus turn file of the huns as pbem writes one, and its body."""
+    _position, _side, orders = bot_turns("campus-mauriacus", 1)[0]
+    body = "\n".join(ol.text for ol in orders) + "\n"
+    assert len(orders) >= 10
+    return envelope.render_turn_file("g1", "furor-barbarus", "huns", 7, "ab" * 32, body).encode(), body
+
+
+def test_a_header_as_pbem_writes_it_is_read_without_a_step_a_line() -> None:
+    data, body = _written()
+    steps = opcodes(lambda: envelope.parse_turn_file(data))
+    assert steps < 200  # some 890 Python steps before (a loop over the header lines, a blanking step a line)
+    tf = envelope.parse_turn_file(data)
+    assert (tf.game, tf.rules, tf.side, tf.turn, tf.state, tf.body, tf.body_offset) == (
+        "g1",
+        "furor-barbarus",
+        "huns",
+        7,
+        "ab" * 32,
+        body,
+        6,
+    )
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "game: g1\nrules: furor-barbarus\nside: huns\nturn: 7\nstate: {h}\n",
+        "game:g1  \nrules:  furor-barbarus\t\nside: huns \nturn:7\nstate:{h}\n",
+        "game: g1\nrules: furor-barbarus\nside: huns\nturn: 007\nstate: {h}\n",
+        "game: \nrules: furor-barbarus\nside: huns\nturn: 7\nstate: {h}\n",
+    ],
+)
+@pytest.mark.parametrize(
+    "body",
+    [
+        "move attila 0606 0706\nattack 0901 with hun-8\n",
+        "move attila 0606 0706   # a comment\n\n# more\n",
+        "move attila 0606 0706 \nattack 0901 with hun-8",
+        "move attila 0606 0706\t\n",
+        "move attila 0606\x1c\nx\x0b\n",
+        "move attila 0606\x0c",
+        "move Ætius 0606\u2003\n",
+        "move attila 0606\x85\n",
+        "",
+    ],
+)
+def test_a_written_header_and_its_body_read_as_the_line_by_line_parse_reads_them(header: str, body: str) -> None:
+    head = header.format(h="0123456789abcdef" * 4)
+    tf = envelope.parse_turn_file((head + "\n" + body).encode())
+    # the same file with a comment line in its header: read line by line, one line further down
+    other = envelope.parse_turn_file(("# a comment\n" + head + "\n" + body).encode())
+    assert (tf.game, tf.rules, tf.side, tf.turn, tf.state, tf.body, tf.body_offset + 1) == (
+        other.game,
+        other.rules,
+        other.side,
+        other.turn,
+        other.state,
+        other.body,
+        other.body_offset,
+    )
+    assert tf.body == "\n".join(line.split("#", 1)[0].rstrip() for line in body.split("\n"))
+
+
+def test_a_body_with_nothing_to_blank_is_not_split() -> None:
+    _data, body = _written()
+    kept, splits = c_calls(lambda: envelope.strip_comments(body), "split")
+    assert kept is body
+    assert splits == 0  # one for the body and one a line before
+
+
+def test_a_file_s_orders_are_split_into_lines_only_for_a_problem() -> None:
+    rules = find_ruleset("furor-barbarus")
+    position, side, orders = bot_turns("campus-mauriacus", 1)[0]
+    body = "\n".join(ol.text for ol in orders) + "\n"
+    tf = envelope.parse_turn_file(envelope.render_turn_file("g1", "furor-barbarus", side, 7, "ab" * 32, body).encode())
+    (_, problems), with_check = c_calls(lambda: judging.orders_of(rules, position, tf), "split")
+    _, parse = c_calls(lambda: rules.parse_orders(tf.body), "split")
+    assert problems == []
+    assert with_check == parse  # one more before: the body's lines, for quoting no problem
+
+
+@pytest.mark.parametrize(
+    ("cls", "args"),
+    [
+        (MessageOutcome, ("file x", Verdict.ACCEPTED, ("a",))),
+        (SubmitOutcome, (True, ("a",))),
+        (Candidate, (b"x", None, "file x")),
+        (AttackOrder, ("0901", ("hun-8",))),
+    ],
+)
+def test_a_file_s_values_set_their_fields_at_once(cls: Any, args: tuple[Any, ...]) -> None:
+    value = cls(*args)
+    assert cls.__init__.__code__.co_filename != "<string>"  # the dataclass's own: a setattr a field
+    assert list(value.__dict__) == [f.name for f in dataclasses.fields(cls)]
+    assert value == cls(*args) and hash(value) == hash(cls(*args))
+    assert dataclasses.replace(value) == value
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        value.x = 1
+
+
+def test_a_folder_s_file_is_hashed_once_for_the_folder_and_the_submit() -> None:
+    data, _body = _written()
+    assert folder.sha256_hex is envelope.sha256_hex is intake.sha256_hex
+    first, hashed = c_calls(lambda: folder.sha256_hex(data), "openssl_sha256")
+    again, rehashed = c_calls(lambda: intake.sha256_hex(data), "openssl_sha256")
+    assert first == again == hashlib.sha256(data).hexdigest()
+    assert (hashed, rehashed) == (1, 0)  # the submit hashed the file's bytes again before
+    same_bytes = bytes(bytearray(data))
+    assert same_bytes is not data
+    assert c_calls(lambda: envelope.sha256_hex(same_bytes), "openssl_sha256") == (first, 1)  # another object: hashed
+    other = data + b"\n"
+    assert envelope.sha256_hex(other) == hashlib.sha256(other).hexdigest()
