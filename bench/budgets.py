@@ -10,7 +10,8 @@ divided by N - 1, so that start-up and one-off imports cancel:
 - ``process --all --reports DIR``;
 
 for 8 Farrapos games about to make resolution 13 and 5 Vouille games about to
-make resolution 7, each played there by the bots.  Start-up figures are one
+make resolution 7, each played there by the bots; then 5 games of each other Furor
+Barbarus scenario at resolution 7, the same way, against Vouille's budgets.  Start-up figures are one
 command against ``python -c pass`` of a plain interpreter (a venv with nothing
 installed): ``pbem --help``, ``pbem check FILE --position POS`` on a mid-game
 Farrapos position, and an idle ``pbem tick`` over the 8 Farrapos games.
@@ -106,6 +107,13 @@ def growth(work: Path) -> int:
                 f"farrapos.{key:16} {value:>12,} at resolution {FARRAPOS.at}, {other[key]:>12,} {label}: {change:+.1%}"
             )
     return 1 if over else 0
+
+
+def other_scenarios() -> list[str]:
+    """Every Furor Barbarus scenario but Vouille, each held to Vouille's budgets."""
+    from pbem.rules import find_ruleset
+
+    return [info.id for info in find_ruleset(VOUILLE.rules).scenarios() if info.id != VOUILLE.scenario]
 
 
 def scenario_game(scenario: str) -> Game:
@@ -410,6 +418,13 @@ def main() -> int:
     if args.only in ("farrapos", "vouille"):
         print(json.dumps(figures, indent=1))
         return 0
+    scenarios: dict[str, dict[str, int]] = {}
+    if not args.only:  # every other scenario, on Vouille's measure and against its budgets
+        for scenario in other_scenarios():
+            per, counts = per_resolution(scenario_game(scenario), args.workdir)
+            scenarios[scenario] = per
+            raw[scenario] = {"games": VOUILLE.games, "at": VOUILLE.at, **counts}
+            loads.append(os.getloadavg()[0])
     start = start_up(args.workdir)
     raw["start"] = {"floor": start["floor"], **start["raw"]}
     figures.update({f"start.{key}": start[key] for key in start["raw"]})
@@ -423,6 +438,7 @@ def main() -> int:
         "load_average": [round(x, 1) for x in loads],
         "budgets": BUDGETS,
         "figures": figures,
+        "scenarios": scenarios,
         "raw": raw,
     }
     (HERE / "budgets.json").write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
@@ -434,6 +450,13 @@ def main() -> int:
         over += value > budget
         shown = f"{value:,.2f}" if key.startswith("start.") else f"{value:,}"
         print(f"{key:28} {shown:>14}{unit}  budget {budget:,.6g}  {verdict}")
+    for scenario, per in scenarios.items():
+        for key, value in per.items():
+            budget = BUDGETS[f"vouille.{key}"]
+            over += value > budget
+            verdict = "within" if value <= budget else "OVER"
+            name = f"{scenario}.{key}"
+            print(f"{name:28} {value:>14,} instructions per resolution  budget {budget:,.6g}  {verdict}")
     return 1 if over else 0
 
 

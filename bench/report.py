@@ -276,9 +276,10 @@ def budget_tables(b: dict[str, Any]) -> str:
         value, budget = b["figures"][key], b["budgets"][key]
         rows.append([name, _figure(key, before.get(key)), _figure(key, value), _figure(key, budget), value <= budget])
     out += table(["instructions", "before", "now", "budget", ""], rows)
+    out += _scenario_table(b)
     raw = b["raw"]
     rows = []
-    for name in ("farrapos", "vouille"):
+    for name in ("farrapos", "vouille", *b.get("scenarios", {})):
         r = raw[name]
         for label, games in (("many", r["games"]), ("one", 1)):
             rows.append(
@@ -296,6 +297,27 @@ def budget_tables(b: dict[str, Any]) -> str:
         BUDGETS_END,
     ]
     return "\n".join(out)
+
+
+_PER_RESOLUTION = ("ingest", "process", "process_reports")
+
+
+def _scenario_table(b: dict[str, Any]) -> list[str]:
+    """Every other Furor Barbarus scenario's figures against Vouille's budgets (a run
+    before they were measured holds none)."""
+    scenarios = b.get("scenarios", {})
+    if not scenarios:
+        return []
+    rows = []
+    for scenario, per in scenarios.items():
+        row: list[Any] = [scenario]
+        for key in _PER_RESOLUTION:
+            budget = b["budgets"][f"vouille.{key}"]
+            row.append(f"{per[key] / 1e6:.2f} M" + ("" if per[key] <= budget else " **over**"))
+        rows.append(row)
+    limits = ", ".join(_figure(f"vouille.{key}", b["budgets"][f"vouille.{key}"]) for key in _PER_RESOLUTION)
+    out = [f"Every other Furor Barbarus scenario, measured as Vouille is and held to its budgets ({limits}):", ""]
+    return out + table(["scenario", "`ingest --dir`", "`process --all`", "`process --all --reports`"], rows)
 
 
 def _between(doc: str, begin: str, end: str, generated: str) -> str:
