@@ -17,7 +17,12 @@ counts, never times):
   remembered with the very bytes object it is of), not twice;
 - the outcome values made for each file (``MessageOutcome``, ``SubmitOutcome``,
   ``Candidate``) and an attack order set their fields in one ``__dict__`` update,
-  not each through ``object.__setattr__`` as a frozen dataclass's own ``__init__``.
+  not each through ``object.__setattr__`` as a frozen dataclass's own ``__init__``;
+- the dry walk moves a unit without calling ``Battlefield.place`` (written out);
+- the scenario, its map and the unit-name table a file's check asks for are kept
+  by the library's extra folders, without hashing a ``Path`` (a Python call each);
+- the verdict's own imports (``split_signature``, ``check_signature``, ``submit``,
+  the seen-file's ``add``) call no ``_handle_fromlist`` (``from package import x``).
 """
 
 from __future__ import annotations
@@ -25,20 +30,24 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pbem import store
 from pbem.mail import folder
 from pbem.mail.intake import Candidate
-from pbem.mail.readers import MessageOutcome, SubmitOutcome, Verdict
+from pbem.mail.readers import MessageOutcome, SeenStore, SubmitOutcome, Verdict
 from pbem.referee import intake, judging
 from pbem.rules import find_ruleset, names
 from pbem.rules.furor_barbarus import orders as furor_orders
-from pbem.rules.furor_barbarus import ruleset
+from pbem.rules.furor_barbarus import ruleset, scenarios
+from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.orders import AttackOrder
 from pbem.turnfiles import envelope
-from tests.support.calls import c_calls, counted_calls, opcodes
+from tests.support.calls import c_calls, counted_calls, opcodes, python_calls
 from tests.support.furor_turns import bot_turns
 
 
@@ -202,3 +211,92 @@ def test_a_folder_s_file_is_hashed_once_for_the_folder_and_the_submit() -> None:
     assert c_calls(lambda: envelope.sha256_hex(same_bytes), "openssl_sha256") == (first, 1)  # another object: hashed
     other = data + b"\n"
     assert envelope.sha256_hex(other) == hashlib.sha256(other).hexdigest()
+
+
+@pytest.mark.parametrize("scenario", ["campus-mauriacus", "vouille", "tolbiac", "soissons"])
+def test_the_dry_walk_moves_a_unit_without_a_call(monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
+    rules = find_ruleset("furor-barbarus")
+    walked: list[Any] = []
+    real = ruleset.walk_orders
+
+    def walk(field: Any, *args: Any, **kwargs: Any) -> Any:
+        walked.append(field)
+        return real(field, *args, **kwargs)
+
+    monkeypatch.setattr(ruleset, "walk_orders", walk)
+    turns = bot_turns(scenario, 6)
+    placed = counted_calls(monkeypatch, Battlefield, "place")
+    moves = 0
+    for position, side, orders in turns:
+        before = copy.deepcopy(position)
+        rules.validate(position, side, orders)
+        assert position == before
+        field = walked.pop()
+        moves += len(field.moved)
+        for uid in field.moved:  # each unit moved stands where its path ends, in the hex index too
+            assert field.units[uid]["hex"] == field.paths[uid][-1]
+        kept = field._where
+        if kept is not None:
+            field._where = None
+            assert {h: sorted(us) for h, us in kept.items()} == {h: sorted(us) for h, us in field._index().items()}
+    assert moves > 20
+    assert placed == []  # one a move before
+
+
+def test_a_check_finds_its_scenario_map_and_names_without_hashing_a_path() -> None:
+    rules = find_ruleset("furor-barbarus")
+    position, side, orders = bot_turns("campus-mauriacus", 1)[0]
+    rules.validate(position, side, orders)  # everything loaded once in this process
+    library = scenarios.DataLibrary()
+    scenario = library.scenario("campus-mauriacus")
+    _, called = python_calls(
+        lambda: (
+            rules.unit_names,
+            library.scenario("campus-mauriacus"),
+            library.game_map(scenario.map_id),
+            rules.field(position, copy=False),
+        )
+    )
+    assert "__hash__" not in called  # Path.__hash__ some nine times a file before
+    assert library.scenario("campus-mauriacus") is scenarios._load_scenario_cached(
+        scenarios._located(library.folders, "scenarios", "campus-mauriacus"), *scenario.map_size
+    )
+    assert library.game_map(scenario.map_id) is scenarios._load_map_cached(
+        scenarios._located(library.folders, "maps", scenario.map_id)
+    )
+
+
+def _imports_from(work: Any) -> list[str]:
+    """The files whose code called ``_handle_fromlist`` (a ``from package import x``
+    run inside a function) while ``work()`` ran."""
+    callers: list[str] = []
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "_handle_fromlist":
+            callers.append(Path(frame.f_back.f_code.co_filename).name)
+
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return callers
+
+
+def test_the_verdict_s_own_imports_call_no_handle_fromlist(tmp_path: Path) -> None:
+    data, _body = _written()
+    tf = envelope.parse_turn_file(data)
+    engine = store.create_database(tmp_path / "referee.db")
+    seen = SeenStore(tmp_path / "seen")
+
+    def work() -> None:
+        judging.split_signature(data, None)
+        judging.check_signature(tf, data, None, {}, False)
+        seen.add("ab" * 32, None)
+        with pytest.raises(judging.Refused):
+            intake.submit(engine, data, "not a signature")
+
+    work()  # everything imported once
+    callers = _imports_from(work)
+    engine.dispose()
+    assert not {"judging.py", "intake.py", "readers.py"} & set(callers), callers  # four before

@@ -285,10 +285,10 @@ class FurorBarbarus(Ruleset):
         and its name (a name two units share is refused with both); one table per
         process and data folders (the referee makes a ruleset per game: a table
         per ruleset folded every name of every scenario again for each game)."""
-        folders = self.library.folders
-        table = _UNIT_NAMES.get(folders)
+        extra = self.library.extra  # the folders but the package's own: no ``Path`` hashed for the shipped data
+        table = _UNIT_NAMES.get(extra)
         if table is None:
-            table = _UNIT_NAMES[folders] = self._unit_names()
+            table = _UNIT_NAMES[extra] = self._unit_names()
         return table
 
     def _unit_names(self) -> NameTable:
