@@ -21,6 +21,9 @@ counts, never times):
 - the dry walk moves a unit without calling ``Battlefield.place`` (written out);
 - the scenario, its map and the unit-name table a file's check asks for are kept
   by the library's extra folders, without hashing a ``Path`` (a Python call each);
+- a file's order lines and its orders are made without their Python ``__init__``;
+- the ruleset made for each game shares the shipped data's library (a frozen
+  value), without a generator and a dataclass ``__init__`` each;
 - the verdict's own imports (``split_signature``, ``check_signature``, ``submit``,
   the seen-file's ``add``) call no ``_handle_fromlist`` (``from package import x``).
 """
@@ -42,6 +45,7 @@ from pbem.mail.intake import Candidate
 from pbem.mail.readers import MessageOutcome, SeenStore, SubmitOutcome, Verdict
 from pbem.referee import intake, judging
 from pbem.rules import find_ruleset, names
+from pbem.rules.base import OrderLine, Orders
 from pbem.rules.furor_barbarus import orders as furor_orders
 from pbem.rules.furor_barbarus import ruleset, scenarios
 from pbem.rules.furor_barbarus.battlefield import Battlefield
@@ -300,3 +304,27 @@ def test_the_verdict_s_own_imports_call_no_handle_fromlist(tmp_path: Path) -> No
     callers = _imports_from(work)
     engine.dispose()
     assert not {"judging.py", "intake.py", "readers.py"} & set(callers), callers  # four before
+
+
+def test_a_file_s_order_lines_are_made_without_a_python_init(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = find_ruleset("furor-barbarus")
+    _data, body = _written()
+    text = body + "attack 0901 with hun-8\nstanding advance yes\n"
+    table = rules.unit_names
+    lines = counted_calls(monkeypatch, OrderLine, "__init__")
+    made_orders = counted_calls(monkeypatch, Orders, "__init__")
+    orders, problems = furor_orders.parse_lines(text, table)
+    assert problems == [] and len(orders) >= 12
+    assert lines == made_orders == []  # one an order line and one for the orders before
+    monkeypatch.undo()
+    made = Orders(tuple(OrderLine(ol.line, ol.text, ol.order) for ol in orders))
+    assert orders == made and hash(orders) == hash(made) and repr(orders) == repr(made)
+    assert [ol.__dict__ for ol in orders] == [ol.__dict__ for ol in made] and orders.__dict__ == made.__dict__
+
+
+def test_a_ruleset_made_for_a_game_shares_the_shipped_library(tmp_path: Path) -> None:
+    ruleset.FurorBarbarus()
+    made, called = python_calls(ruleset.FurorBarbarus)
+    assert called == ["__init__"]  # and a generator and the library's dataclass ``__init__`` before
+    assert made.library is ruleset.FurorBarbarus().library == scenarios.DataLibrary()
+    assert ruleset.FurorBarbarus([tmp_path]).library == scenarios.DataLibrary((tmp_path,))

@@ -61,6 +61,7 @@ CORE_OPTIONS = (
 
 
 _UNIT_NAMES: dict[tuple[Path, ...], NameTable] = {}
+_SHIPPED = DataLibrary()
 _WITH_OPTIONS: dict[tuple[int, tuple[str, ...]], tuple[Scenario, Scenario]] = {}  # (scenario, options): both kept
 _OVERLAID: dict[tuple[int, int], tuple[GameMap, Mapping[str, Any], GameMap]] = {}
 
@@ -152,7 +153,8 @@ class FurorBarbarus(Ruleset):
         return resources.files("pbem.rules.furor_barbarus") / "cases"
 
     def __init__(self, data_dirs: Sequence[Path | str] = (), crt: CombatResultsTable | None = None) -> None:
-        self.library = DataLibrary(tuple(Path(d) for d in data_dirs))
+        # the shipped data's library, shared (a frozen value): the referee makes a ruleset per game
+        self.library = DataLibrary(tuple(map(Path, data_dirs))) if data_dirs else _SHIPPED
         self.crt = crt or standard_crt()
 
     # --- data -------------------------------------------------------------------
