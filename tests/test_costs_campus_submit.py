@@ -24,6 +24,8 @@ counts, never times):
 - a file's order lines and its orders are made without their Python ``__init__``;
 - the ruleset made for each game shares the shipped data's library (a frozen
   value), without a generator and a dataclass ``__init__`` each;
+- the lines a file's accepted orders are quoted in are made by a list, each
+  order's ``str`` called as such, without a generator and ``format`` an order;
 - the verdict's own imports (``split_signature``, ``check_signature``, ``submit``,
   the seen-file's ``add``) call no ``_handle_fromlist`` (``from package import x``).
 """
@@ -34,6 +36,7 @@ import copy
 import dataclasses
 import hashlib
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +46,7 @@ from pbem import store
 from pbem.mail import folder
 from pbem.mail.intake import Candidate
 from pbem.mail.readers import MessageOutcome, SeenStore, SubmitOutcome, Verdict
-from pbem.referee import intake, judging
+from pbem.referee import intake, judging, mail_room
 from pbem.rules import find_ruleset, names
 from pbem.rules.base import OrderLine, Orders
 from pbem.rules.furor_barbarus import orders as furor_orders
@@ -328,3 +331,29 @@ def test_a_ruleset_made_for_a_game_shares_the_shipped_library(tmp_path: Path) ->
     assert called == ["__init__"]  # and a generator and the library's dataclass ``__init__`` before
     assert made.library is ruleset.FurorBarbarus().library == scenarios.DataLibrary()
     assert ruleset.FurorBarbarus([tmp_path]).library == scenarios.DataLibrary((tmp_path,))
+
+
+class _Shown:
+    """An order that counts the ``format`` calls made of it."""
+
+    formats: list[str] = []
+
+    def __str__(self) -> str:
+        return "move hun-8 0606 0706"
+
+    def __format__(self, spec: str) -> str:
+        self.formats.append(spec)
+        return format(str(self), spec)
+
+
+def test_a_file_s_accepted_orders_are_quoted_without_a_generator_or_format() -> None:
+    _position, side, orders = bot_turns("campus-mauriacus", 1)[0]
+    shown = [OrderLine(ol.line, ol.text, _Shown()) for ol in orders]
+    tf = types.SimpleNamespace(body_offset=6)
+    checked: Any = types.SimpleNamespace(game_id="g1", side=side, turn=7, label="turn 3", turn_file=tf, orders=orders)
+    lines, called = python_calls(lambda: mail_room._understood(checked))
+    assert lines[1:] == tuple(f"line {ol.line + 6}: {ol.order!s}" for ol in orders)
+    assert "<genexpr>" not in called  # one a line before
+    checked.orders = Orders(tuple(shown))
+    assert mail_room._understood(checked)[1:] == tuple(f"line {ol.line + 6}: move hun-8 0606 0706" for ol in shown)
+    assert _Shown.formats == []  # one an order before
