@@ -26,6 +26,8 @@ counts, never times):
   value), without a generator and a dataclass ``__init__`` each;
 - the lines a file's accepted orders are quoted in are made by a list, each
   order's ``str`` called as such, without a generator and ``format`` an order;
+- a folder's files are named by strings, without a ``Path`` made, printed and
+  asked its name for each file;
 - the verdict's own imports (``split_signature``, ``check_signature``, ``submit``,
   the seen-file's ``add``) call no ``_handle_fromlist`` (``from package import x``).
 """
@@ -357,3 +359,25 @@ def test_a_file_s_accepted_orders_are_quoted_without_a_generator_or_format() -> 
     checked.orders = Orders(tuple(shown))
     assert mail_room._understood(checked)[1:] == tuple(f"line {ol.line + 6}: move hun-8 0606 0706" for ol in shown)
     assert _Shown.formats == []  # one an order before
+
+
+@pytest.mark.parametrize("where", [".", "/", "//", "turns", "turns/", "./turns", "a//b/./c", "/tmp/x"])
+def test_a_folder_s_file_names_are_spelt_as_its_paths(where: str) -> None:
+    for base in ("g0-huns.txt", "a b.txt", "..txt", "é.txt"):
+        assert folder._prefix(Path(where)) + base == str(Path(where) / base)
+
+
+def test_a_folder_s_files_are_named_without_a_path_each(tmp_path: Path) -> None:
+    for n in range(4):
+        (tmp_path / f"g{n}.txt").write_bytes(b"not a turn file %d\n" % n)
+        (tmp_path / f"g{n}.txt.sig").write_bytes(b"not a signature\n")  # signed as ``pbem sign`` writes it
+
+    def refuse(data: bytes, signature: str | None, source: str) -> SubmitOutcome:
+        return SubmitOutcome(False, (source,))
+
+    summary, called = python_calls(lambda: folder.ingest_dir(tmp_path, refuse, refuse))
+    assert [o.source for o in summary.outcomes] == [f"file {tmp_path / f'g{n}.txt'}" for n in range(4)]
+    assert [o.lines for o in summary.outcomes] == [
+        (f"file {tmp_path / f'g{n}.txt'} (file g{n}.txt)",) for n in range(4)
+    ]
+    assert called.count("_make_child") <= 1, called  # the seen-file's; and a file's each before
