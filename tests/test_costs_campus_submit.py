@@ -17,7 +17,19 @@ counts, never times):
   remembered with the very bytes object it is of), not twice;
 - the outcome values made for each file (``MessageOutcome``, ``SubmitOutcome``,
   ``Candidate``) and an attack order set their fields in one ``__dict__`` update,
-  not each through ``object.__setattr__`` as a frozen dataclass's own ``__init__``.
+  not each through ``object.__setattr__`` as a frozen dataclass's own ``__init__``;
+- the dry walk moves a unit without calling ``Battlefield.place`` (written out);
+- the scenario, its map and the unit-name table a file's check asks for are kept
+  by the library's extra folders, without hashing a ``Path`` (a Python call each);
+- a file's order lines and its orders are made without their Python ``__init__``;
+- the ruleset made for each game shares the shipped data's library (a frozen
+  value), without a generator and a dataclass ``__init__`` each;
+- the lines a file's accepted orders are quoted in are made by a list, each
+  order's ``str`` called as such, without a generator and ``format`` an order;
+- a folder's files are named by strings, without a ``Path`` made, printed and
+  asked its name for each file;
+- the verdict's own imports (``split_signature``, ``check_signature``, ``submit``,
+  the seen-file's ``add``) call no ``_handle_fromlist`` (``from package import x``).
 """
 
 from __future__ import annotations
@@ -25,20 +37,26 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import sys
+import types
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pbem import store
 from pbem.mail import folder
 from pbem.mail.intake import Candidate
-from pbem.mail.readers import MessageOutcome, SubmitOutcome, Verdict
-from pbem.referee import intake, judging
+from pbem.mail.readers import MessageOutcome, SeenStore, SubmitOutcome, Verdict
+from pbem.referee import intake, judging, mail_room
 from pbem.rules import find_ruleset, names
+from pbem.rules.base import OrderLine, Orders
 from pbem.rules.furor_barbarus import orders as furor_orders
-from pbem.rules.furor_barbarus import ruleset
+from pbem.rules.furor_barbarus import ruleset, scenarios
+from pbem.rules.furor_barbarus.battlefield import Battlefield
 from pbem.rules.furor_barbarus.orders import AttackOrder
 from pbem.turnfiles import envelope
-from tests.support.calls import c_calls, counted_calls, opcodes
+from tests.support.calls import c_calls, counted_calls, opcodes, python_calls
 from tests.support.furor_turns import bot_turns
 
 
@@ -202,3 +220,164 @@ def test_a_folder_s_file_is_hashed_once_for_the_folder_and_the_submit() -> None:
     assert c_calls(lambda: envelope.sha256_hex(same_bytes), "openssl_sha256") == (first, 1)  # another object: hashed
     other = data + b"\n"
     assert envelope.sha256_hex(other) == hashlib.sha256(other).hexdigest()
+
+
+@pytest.mark.parametrize("scenario", ["campus-mauriacus", "vouille", "tolbiac", "soissons"])
+def test_the_dry_walk_moves_a_unit_without_a_call(monkeypatch: pytest.MonkeyPatch, scenario: str) -> None:
+    rules = find_ruleset("furor-barbarus")
+    walked: list[Any] = []
+    real = ruleset.walk_orders
+
+    def walk(field: Any, *args: Any, **kwargs: Any) -> Any:
+        walked.append(field)
+        return real(field, *args, **kwargs)
+
+    monkeypatch.setattr(ruleset, "walk_orders", walk)
+    turns = bot_turns(scenario, 6)
+    placed = counted_calls(monkeypatch, Battlefield, "place")
+    moves = 0
+    for position, side, orders in turns:
+        before = copy.deepcopy(position)
+        rules.validate(position, side, orders)
+        assert position == before
+        field = walked.pop()
+        moves += len(field.moved)
+        for uid in field.moved:  # each unit moved stands where its path ends, in the hex index too
+            assert field.units[uid]["hex"] == field.paths[uid][-1]
+        kept = field._where
+        if kept is not None:
+            field._where = None
+            assert {h: sorted(us) for h, us in kept.items()} == {h: sorted(us) for h, us in field._index().items()}
+    assert moves > 20
+    assert placed == []  # one a move before
+
+
+def test_a_check_finds_its_scenario_map_and_names_without_hashing_a_path() -> None:
+    rules = find_ruleset("furor-barbarus")
+    position, side, orders = bot_turns("campus-mauriacus", 1)[0]
+    rules.validate(position, side, orders)  # everything loaded once in this process
+    library = scenarios.DataLibrary()
+    scenario = library.scenario("campus-mauriacus")
+    _, called = python_calls(
+        lambda: (
+            rules.unit_names,
+            library.scenario("campus-mauriacus"),
+            library.game_map(scenario.map_id),
+            rules.field(position, copy=False),
+        )
+    )
+    assert "__hash__" not in called  # Path.__hash__ some nine times a file before
+    assert library.scenario("campus-mauriacus") is scenarios._load_scenario_cached(
+        scenarios._located(library.folders, "scenarios", "campus-mauriacus"), *scenario.map_size
+    )
+    assert library.game_map(scenario.map_id) is scenarios._load_map_cached(
+        scenarios._located(library.folders, "maps", scenario.map_id)
+    )
+
+
+def _imports_from(work: Any) -> list[str]:
+    """The files whose code called ``_handle_fromlist`` (a ``from package import x``
+    run inside a function) while ``work()`` ran."""
+    callers: list[str] = []
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if event == "call" and frame.f_code.co_name == "_handle_fromlist":
+            callers.append(Path(frame.f_back.f_code.co_filename).name)
+
+    sys.setprofile(profile)
+    try:
+        work()
+    finally:
+        sys.setprofile(None)
+    return callers
+
+
+def test_the_verdict_s_own_imports_call_no_handle_fromlist(tmp_path: Path) -> None:
+    data, _body = _written()
+    tf = envelope.parse_turn_file(data)
+    engine = store.create_database(tmp_path / "referee.db")
+    seen = SeenStore(tmp_path / "seen")
+
+    def work() -> None:
+        judging.split_signature(data, None)
+        judging.check_signature(tf, data, None, {}, False)
+        seen.add("ab" * 32, None)
+        with pytest.raises(judging.Refused):
+            intake.submit(engine, data, "not a signature")
+
+    work()  # everything imported once
+    callers = _imports_from(work)
+    engine.dispose()
+    assert not {"judging.py", "intake.py", "readers.py"} & set(callers), callers  # four before
+
+
+def test_a_file_s_order_lines_are_made_without_a_python_init(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = find_ruleset("furor-barbarus")
+    _data, body = _written()
+    text = body + "attack 0901 with hun-8\nstanding advance yes\n"
+    table = rules.unit_names
+    lines = counted_calls(monkeypatch, OrderLine, "__init__")
+    made_orders = counted_calls(monkeypatch, Orders, "__init__")
+    orders, problems = furor_orders.parse_lines(text, table)
+    assert problems == [] and len(orders) >= 12
+    assert lines == made_orders == []  # one an order line and one for the orders before
+    monkeypatch.undo()
+    made = Orders(tuple(OrderLine(ol.line, ol.text, ol.order) for ol in orders))
+    assert orders == made and hash(orders) == hash(made) and repr(orders) == repr(made)
+    assert [ol.__dict__ for ol in orders] == [ol.__dict__ for ol in made] and orders.__dict__ == made.__dict__
+
+
+def test_a_ruleset_made_for_a_game_shares_the_shipped_library(tmp_path: Path) -> None:
+    ruleset.FurorBarbarus()
+    made, called = python_calls(ruleset.FurorBarbarus)
+    assert called == ["__init__"]  # and a generator and the library's dataclass ``__init__`` before
+    assert made.library is ruleset.FurorBarbarus().library == scenarios.DataLibrary()
+    assert ruleset.FurorBarbarus([tmp_path]).library == scenarios.DataLibrary((tmp_path,))
+
+
+class _Shown:
+    """An order that counts the ``format`` calls made of it."""
+
+    formats: list[str] = []
+
+    def __str__(self) -> str:
+        return "move hun-8 0606 0706"
+
+    def __format__(self, spec: str) -> str:
+        self.formats.append(spec)
+        return format(str(self), spec)
+
+
+def test_a_file_s_accepted_orders_are_quoted_without_a_generator_or_format() -> None:
+    _position, side, orders = bot_turns("campus-mauriacus", 1)[0]
+    shown = [OrderLine(ol.line, ol.text, _Shown()) for ol in orders]
+    tf = types.SimpleNamespace(body_offset=6)
+    checked: Any = types.SimpleNamespace(game_id="g1", side=side, turn=7, label="turn 3", turn_file=tf, orders=orders)
+    lines, called = python_calls(lambda: mail_room._understood(checked))
+    assert lines[1:] == tuple(f"line {ol.line + 6}: {ol.order!s}" for ol in orders)
+    assert "<genexpr>" not in called  # one a line before
+    checked.orders = Orders(tuple(shown))
+    assert mail_room._understood(checked)[1:] == tuple(f"line {ol.line + 6}: move hun-8 0606 0706" for ol in shown)
+    assert _Shown.formats == []  # one an order before
+
+
+@pytest.mark.parametrize("where", [".", "/", "//", "turns", "turns/", "./turns", "a//b/./c", "/tmp/x"])
+def test_a_folder_s_file_names_are_spelt_as_its_paths(where: str) -> None:
+    for base in ("g0-huns.txt", "a b.txt", "..txt", "é.txt"):
+        assert folder._prefix(Path(where)) + base == str(Path(where) / base)
+
+
+def test_a_folder_s_files_are_named_without_a_path_each(tmp_path: Path) -> None:
+    for n in range(4):
+        (tmp_path / f"g{n}.txt").write_bytes(b"not a turn file %d\n" % n)
+        (tmp_path / f"g{n}.txt.sig").write_bytes(b"not a signature\n")  # signed as ``pbem sign`` writes it
+
+    def refuse(data: bytes, signature: str | None, source: str) -> SubmitOutcome:
+        return SubmitOutcome(False, (source,))
+
+    summary, called = python_calls(lambda: folder.ingest_dir(tmp_path, refuse, refuse))
+    assert [o.source for o in summary.outcomes] == [f"file {tmp_path / f'g{n}.txt'}" for n in range(4)]
+    assert [o.lines for o in summary.outcomes] == [
+        (f"file {tmp_path / f'g{n}.txt'} (file g{n}.txt)",) for n in range(4)
+    ]
+    assert called.count("_make_child") <= 1, called  # the seen-file's; and a file's each before

@@ -78,10 +78,10 @@ def test_a_large_file_is_refused_by_its_size_unread(tmp_path: Path, monkeypatch:
 
 def test_a_sig_that_is_no_file_is_no_signature(tmp_path: Path) -> None:
     (tmp_path / "a.txt.sig").mkdir()
-    assert folder._detached_signature(tmp_path / "a.txt", str(tmp_path / "a.txt")) is None
+    assert folder._detached_signature(str(tmp_path / "a.txt")) is None
     (tmp_path / "a.sig").write_bytes(b"-----BEGIN SSH SIGNATURE-----\n")
-    assert folder._detached_signature(tmp_path / "a.txt", str(tmp_path / "a.txt")) == "-----BEGIN SSH SIGNATURE-----\n"
-    assert folder._detached_signature(tmp_path / "b" / "c.txt", str(tmp_path / "b" / "c.txt")) is None
+    assert folder._detached_signature(str(tmp_path / "a.txt")) == "-----BEGIN SSH SIGNATURE-----\n"
+    assert folder._detached_signature(str(tmp_path / "b" / "c.txt")) is None
 
 
 def test_an_ed25519_blob_is_read_at_once_and_refused_as_before(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -116,8 +116,8 @@ def test_a_detached_signature_is_read_as_bytes_with_text_mode_s_line_ends(
     monkeypatch.setattr(folder, "open", recording, raising=False)
     expected = (tmp_path / "a.txt.sig").read_text(encoding="ascii", errors="replace").replace("\r\n", "\n")
     for name in ("a.txt", "b.txt"):
-        assert folder._detached_signature(tmp_path / name, str(tmp_path / name)) == expected
-    assert folder._detached_signature(tmp_path / "c.txt", str(tmp_path / "c.txt")) is None
+        assert folder._detached_signature(str(tmp_path / name)) == expected
+    assert folder._detached_signature(str(tmp_path / "c.txt")) is None
     assert modes == []  # read from a descriptor: no file object at all
 
 

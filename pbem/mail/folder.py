@@ -47,16 +47,16 @@ def ingest_dir(
     path = Path(path)
     if not path.is_dir():
         raise IngestError(f"no directory at {str(path)!r}")
-    # one scan of the folder, names compared as strings: the files and order of ``sorted(path.glob("*.txt"))``
-    files = [
-        path / name for name in sorted(e.name for e in os.scandir(path) if e.name.endswith(".txt") and e.is_file())
-    ]
+    # one scan of the folder, names compared as strings: the files and order of ``sorted(path.glob("*.txt"))``;
+    # each file's name as ``str(path / base)`` spells it, without a ``Path`` made and printed a file
+    files = sorted(e.name for e in os.scandir(path) if e.name.endswith(".txt") and e.is_file())
+    prefix = _prefix(path)
     seen = None if check_only else SeenStore(seen_file or path / SEEN_FILE_NAME)
     if progress:
         progress.start(len(files))
     outcomes: list[MessageOutcome] = []
-    for file in files:
-        name = str(file)
+    for base in files:
+        name = prefix + base
         source = f"file {name}"
         try:
             raw = limits.read_at_most(name, MAX_FILE_BYTES)
@@ -66,7 +66,7 @@ def ingest_dir(
             )
         else:
             message, inline = _split_signature(raw.replace(b"\r\n", b"\n"))
-            signature = inline if inline is not None else _detached_signature(file, name)
+            signature = inline if inline is not None else _detached_signature(name)
             raw_sha256 = sha256_hex(raw)  # remembered: the submit hashes the same bytes as its message
             seen_key = (
                 raw_sha256
@@ -78,7 +78,7 @@ def ingest_dir(
                     source, Verdict.SKIPPED, ("already processed (seen before)",), raw_sha256=raw_sha256
                 )
             else:
-                candidate = Candidate(message, signature, f"file {file.name}")
+                candidate = Candidate(message, signature, f"file {base}")
                 verdict, lines, valid, failed = _judge([candidate], (), check_only, submit, check, source)
                 outcome = MessageOutcome(source, verdict, lines, raw_sha256=raw_sha256, valid=valid, raw=raw)
                 if seen is not None and not failed:
@@ -89,13 +89,21 @@ def ingest_dir(
     return IngestSummary(tuple(outcomes))
 
 
-def _detached_signature(file: Path, name: str) -> str | None:
-    """The text of ``FILE.sig`` beside ``file`` (named ``name``), else of
+def _prefix(path: Path) -> str:
+    """What ``str(path / base)`` puts before a plain file name ``base`` (one with no
+    ``/``, as a folder scan gives it): nothing in ``.``, the root itself, else the
+    folder and a ``/``."""
+    text = str(path)
+    return "" if text == "." else text if text.endswith("/") else text + "/"
+
+
+def _detached_signature(name: str) -> str | None:
+    """The text of ``FILE.sig`` beside the file ``name``, else of
     ``FILE-without-.txt.sig``, else None; the second name is made only when the
     first is no file."""
     data = _read_file(name + ".sig")
     if data is None:
-        data = _read_file(str(file.with_suffix(".sig")))
+        data = _read_file(str(Path(name).with_suffix(".sig")))
         if data is None:
             return None
     text = data.decode("ascii", errors="replace")

@@ -257,7 +257,7 @@ class SeenStore:
         new = [key for key in self._keys(raw_sha256, message_id) if key not in self.entries]
         if not new:
             return
-        from pbem import paths
+        import pbem.paths as paths  # (not ``from``: no Python call, ``_handle_fromlist``, a file)
 
         paths.append_file(self.path, "".join(key + "\n" for key in new))
         self.entries.update(new)

@@ -55,7 +55,7 @@ def submit(
         record_refusal(engine, data, None, refusal.problems, source, within)
         raise refusal
     message, armored = split_signature(data, signature)
-    from pbem.referee import requests
+    import pbem.referee.requests as requests  # (not ``from``: no Python call, ``_handle_fromlist``, a file)
 
     try:
         with transaction(engine) as tx:

@@ -107,7 +107,7 @@ class Checked(Frozen):
 
 def split_signature(data: bytes, signature: str | bytes | None) -> tuple[bytes, str | None]:
     """The signed message and its armored signature: detached if given, else inline."""
-    from pbem.turnfiles import sshsig
+    import pbem.turnfiles.sshsig as sshsig  # (not ``from``: no Python call, ``_handle_fromlist``, a file)
 
     if signature is not None:
         return normalise(data), signature.decode("utf-8", "replace") if isinstance(signature, bytes) else signature
@@ -285,7 +285,7 @@ def check_signature(
 ) -> None:
     """The file is signed (where ``required``), the signature verifies, and it is by
     the key of the side the file names."""
-    from pbem.turnfiles import sshsig
+    import pbem.turnfiles.sshsig as sshsig  # (as in split_signature)
 
     if signature is None:
         if required:

@@ -250,20 +250,28 @@ def parse_lines(text: str, names: NameTable = _NO_NAMES) -> tuple[Orders, list[P
             path = words[2:]
             # each a hex: four characters (_parse_move's test of a word), all decimal digits
             if unit is not None and set(map(len, path)) == _FOUR and "".join(path).isdecimal():
-                lines.append(OrderLine(number, body, _tuple_new(MoveOrder, (unit, tuple(path)))))
+                ol = _new(OrderLine)  # ``OrderLine(number, body, order)``, its fields set as its __init__ sets them
+                ol.__dict__.update(line=number, text=body, order=_tuple_new(MoveOrder, (unit, tuple(path))))
+                lines.append(ol)
                 continue
         try:
             order: AnyOrder = Order.parse(body, names)
         except OrderSyntaxError as exc:
             problems.append(Problem(number, str(exc)))
             continue
-        lines.append(OrderLine(number, body, order))
-    return Orders(tuple(lines)), problems
+        ol = _new(OrderLine)
+        ol.__dict__.update(line=number, text=body, order=order)
+        lines.append(ol)
+    orders = _new(Orders)  # ``Orders(tuple(lines))``, as above
+    orders.__dict__["lines"] = tuple(lines)
+    return orders, problems
 
 
 _FOUR = frozenset((4,))  # the lengths of a path's words that are all hexes (a regular expression costs
 # some 0.4 M instructions to compile, in every process)
 _tuple_new = tuple.__new__  # a named tuple's ``__new__`` with all its fields given, without its Python frame
+_new = object.__new__  # an order line and the orders without their Python ``__init__`` (a frame and, for the
+# orders, an ``object.__setattr__``, for each line of each file at submit and again at resolve)
 
 _UNIT_OF: dict[tuple[NameTable, str], str] = {}
 """The unit a move names, by name table and the words typed (a name table never

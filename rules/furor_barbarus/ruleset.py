@@ -61,6 +61,7 @@ CORE_OPTIONS = (
 
 
 _UNIT_NAMES: dict[tuple[Path, ...], NameTable] = {}
+_SHIPPED = DataLibrary()
 _WITH_OPTIONS: dict[tuple[int, tuple[str, ...]], tuple[Scenario, Scenario]] = {}  # (scenario, options): both kept
 _OVERLAID: dict[tuple[int, int], tuple[GameMap, Mapping[str, Any], GameMap]] = {}
 
@@ -152,7 +153,8 @@ class FurorBarbarus(Ruleset):
         return resources.files("pbem.rules.furor_barbarus") / "cases"
 
     def __init__(self, data_dirs: Sequence[Path | str] = (), crt: CombatResultsTable | None = None) -> None:
-        self.library = DataLibrary(tuple(Path(d) for d in data_dirs))
+        # the shipped data's library, shared (a frozen value): the referee makes a ruleset per game
+        self.library = DataLibrary(tuple(map(Path, data_dirs))) if data_dirs else _SHIPPED
         self.crt = crt or standard_crt()
 
     # --- data -------------------------------------------------------------------
@@ -285,10 +287,10 @@ class FurorBarbarus(Ruleset):
         and its name (a name two units share is refused with both); one table per
         process and data folders (the referee makes a ruleset per game: a table
         per ruleset folded every name of every scenario again for each game)."""
-        folders = self.library.folders
-        table = _UNIT_NAMES.get(folders)
+        extra = self.library.extra  # the folders but the package's own: no ``Path`` hashed for the shipped data
+        table = _UNIT_NAMES.get(extra)
         if table is None:
-            table = _UNIT_NAMES[folders] = self._unit_names()
+            table = _UNIT_NAMES[extra] = self._unit_names()
         return table
 
     def _unit_names(self) -> NameTable:

@@ -304,6 +304,17 @@ class DataLibrary:
         raise ScenarioError(f"unknown {kind[:-1]} {ident!r} (looked in {', '.join(str(f) for f in self.folders)})")
 
     def scenario(self, scenario_id: str) -> Scenario:
+        """The scenario, kept by ``(extra, id)`` once found: its file, its TOML and the
+        scenario are each cached already (``_located``, ``_load_toml``,
+        ``_load_scenario_cached``), but each keyed by the folders' ``Path`` objects,
+        whose hashing is a Python call each (some nine a submitted file)."""
+        key = (self.extra, scenario_id)
+        found = _SCENARIOS.get(key)
+        if found is None:
+            found = _kept(_SCENARIOS, key, self._scenario(scenario_id))
+        return found
+
+    def _scenario(self, scenario_id: str) -> Scenario:
         path = self._find("scenarios", scenario_id)
         map_id = _load_toml(path).get("map")
         if map_id is None:
@@ -312,4 +323,22 @@ class DataLibrary:
         return _load_scenario_cached(path, gm.columns, gm.rows)
 
     def game_map(self, map_id: str) -> GameMap:
-        return _load_map_cached(self._find("maps", map_id))
+        """The map, kept by ``(extra, id)`` once found (as :meth:`scenario`)."""
+        key = (self.extra, map_id)
+        found = _MAPS.get(key)
+        if found is None:
+            found = _kept(_MAPS, key, _load_map_cached(self._find("maps", map_id)))
+        return found
+
+
+_SCENARIOS: dict[tuple[tuple[Path, ...], str], Scenario] = {}
+_MAPS: dict[tuple[tuple[Path, ...], str], GameMap] = {}
+
+
+def _kept(memory: dict[Any, Any], key: Any, value: Any) -> Any:
+    """``value`` kept in ``memory`` under ``key`` (the oldest 256 forgotten at once: a
+    test process makes libraries of many folders)."""
+    if len(memory) >= 256:
+        memory.clear()
+    memory[key] = value
+    return value

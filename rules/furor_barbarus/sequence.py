@@ -17,7 +17,7 @@ from typing import Any
 
 from pbem.rules.base import OrderLine, Outcome, OutcomeKind
 from pbem.rules.furor_barbarus.battlefield import ACTIVE, Battlefield
-from pbem.rules.furor_barbarus.combat import CombatResultsTable, declare, resolve_attack
+from pbem.rules.furor_barbarus.combat import Combat, CombatResultsTable, declare, resolve_attack
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.orders import AttackOrder, MoveOrder, PlaceOrder, SpecialOrder, StandingOrder
 from pbem.rules.furor_barbarus.victory import check_victory
@@ -79,9 +79,21 @@ def walk_orders(
                 for _, cmd in check.overruns:
                     units[cmd] = units[cmd].copy()
                     field.take_off(cmd)
-                if entry is not None:  # (always: a unit that may move has an entry)
-                    units[uid] = entry.copy()
-                field.place(uid, path[-1])
+                # ``field.place(uid, path[-1])`` written out, for a unit of ``side`` active on the map at ``start``
+                moved = units[uid] = entry.copy()  # type: ignore[union-attr]  # (a unit that may move has one)
+                moved["hex"] = to = path[-1]
+                where = field._where
+                if where is not None and start != to:
+                    if to not in where:  # ``_reindex``'s commonest case without its call: into an empty hex
+                        here = where[start]  # type: ignore[index]  # (on the map: not None)
+                        here.remove(uid)
+                        if not here:
+                            del where[start]  # type: ignore[arg-type]
+                        where[to] = [uid]
+                    else:
+                        field._reindex(uid, start)
+                if (cache := field._cache) and (len(cache) != 1 or ("zoc", side) not in cache):
+                    field.touched(uid)
                 field.moved.add(uid)
                 field.paths[uid] = [start or "", *path]
             continue
@@ -102,17 +114,9 @@ def walk_orders(
             continue
         if isinstance(o, AttackOrder):
             attacking = True
-            faults, combat = declare(field, side, o.target, o.all_attackers, o.charge, strengths=not dry)
-            extra = [f"{u} in 'losses' is not one of the attackers" for u in o.losses if u not in o.all_attackers]
-            if o.advance and o.advance not in o.all_attackers:
-                extra.append(f"{o.advance} in 'advance' is not one of the attackers")
-            elif o.advance and combat is not None and o.advance not in combat.melee:
-                extra.append(
-                    f"{o.advance} fires at range, and only a hand-to-hand attacker advances after combat (9.11); "
-                    f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}"
-                )
-            if faults or extra or combat is None:
-                refuse(ol.line, o, "; ".join(faults + extra))
+            faults, combat = _declared(field, side, o, dry)
+            if faults or combat is None:
+                refuse(ol.line, o, "; ".join(faults))
                 continue
             if dry:
                 field.has_attacked.update(combat.attackers + combat.commanders)
@@ -120,6 +124,22 @@ def walk_orders(
             else:
                 resolve_attack(field, combat, o.losses, o.advance, crt)
     return problems
+
+
+def _declared(field: Battlefield, side: str, o: AttackOrder, dry: bool) -> tuple[list[str], Combat | None]:
+    """An attack order's faults (its attack's, ``declare``, then its 'losses' and
+    'advance' words') and its combat; ``dry``: the strengths left out (the check
+    never reads them)."""
+    found, combat = declare(field, side, o.target, o.all_attackers, o.charge, strengths=not dry)
+    faults = found + [f"{u} in 'losses' is not one of the attackers" for u in o.losses if u not in o.all_attackers]
+    if o.advance and o.advance not in o.all_attackers:
+        faults.append(f"{o.advance} in 'advance' is not one of the attackers")
+    elif o.advance and combat is not None and o.advance not in combat.melee:
+        faults.append(
+            f"{o.advance} fires at range, and only a hand-to-hand attacker advances after combat (9.11); "
+            f"the hand-to-hand attackers are: {', '.join(combat.melee) or 'none'}"
+        )
+    return faults, combat
 
 
 def play_phase_pair(field: Battlefield, side: str, lines: Sequence[OrderLine], crt: CombatResultsTable) -> None:
