@@ -79,21 +79,9 @@ def walk_orders(
                 for _, cmd in check.overruns:
                     units[cmd] = units[cmd].copy()
                     field.take_off(cmd)
-                # ``field.place(uid, path[-1])`` written out, for a unit of ``side`` active on the map at ``start``
-                moved = units[uid] = entry.copy()  # type: ignore[union-attr]  # (a unit that may move has one)
-                moved["hex"] = to = path[-1]
-                where = field._where
-                if where is not None and start != to:
-                    if to not in where:  # ``_reindex``'s commonest case without its call: into an empty hex
-                        here = where[start]  # type: ignore[index]  # (on the map: not None)
-                        here.remove(uid)
-                        if not here:
-                            del where[start]  # type: ignore[arg-type]
-                        where[to] = [uid]
-                    else:
-                        field._reindex(uid, start)
-                if (cache := field._cache) and (len(cache) != 1 or ("zoc", side) not in cache):
-                    field.touched(uid)
+                if entry is not None:  # (always: a unit that may move has an entry)
+                    units[uid] = entry.copy()
+                field.place(uid, path[-1])
                 field.moved.add(uid)
                 field.paths[uid] = [start or "", *path]
             continue
