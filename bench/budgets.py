@@ -449,14 +449,14 @@ def main() -> int:
         verdict = "within" if value <= budget else "OVER"
         over += value > budget
         shown = f"{value:,.2f}" if key.startswith("start.") else f"{value:,}"
-        print(f"{key:28} {shown:>14}{unit}  budget {budget:,.6g}  {verdict}")
+        print(f"{key:34} {shown:>14}{unit}  budget {budget:,.6g}  {verdict}")
     for scenario, per in scenarios.items():
         for key, value in per.items():
             budget = BUDGETS[f"vouille.{key}"]
             over += value > budget
             verdict = "within" if value <= budget else "OVER"
             name = f"{scenario}.{key}"
-            print(f"{name:28} {value:>14,} instructions per resolution  budget {budget:,.6g}  {verdict}")
+            print(f"{name:34} {value:>14,} instructions per resolution  budget {budget:,.6g}  {verdict}")
     return 1 if over else 0
 
 
