@@ -91,6 +91,7 @@ def test_the_check_shares_the_unit_entries_it_does_not_change(monkeypatch: pytes
         return real(field, *args, **kwargs)
 
     monkeypatch.setattr(ruleset, "walk_orders", walk)
+    moves = 0
     for position, side, orders in bot_turns(scenario, 6):
         before = copy.deepcopy(position)
         problems = rules.validate(position, side, orders)
@@ -103,6 +104,14 @@ def test_the_check_shares_the_unit_entries_it_does_not_change(monkeypatch: pytes
         changed = [u for u in units if field.units[u] != units[u]]
         assert len(shared) >= len(units) - len(field.moved) - len(changed) > 0  # none shared before
         assert not set(shared) & field.moved
+        moves += len(field.moved)
+        for uid in field.moved:  # each unit moved stands where its path ends, in the hex index too
+            assert field.units[uid]["hex"] == field.paths[uid][-1]
+        kept = field._where
+        if kept is not None:
+            field._where = None
+            assert {h: sorted(us) for h, us in kept.items()} == {h: sorted(us) for h, us in field._index().items()}
+    assert moves > 20
 
 
 def _written() -> tuple[bytes, str]:
@@ -218,36 +227,6 @@ def test_a_folder_s_file_is_hashed_once_for_the_folder_and_the_submit() -> None:
     assert c_calls(lambda: envelope.sha256_hex(same_bytes), "openssl_sha256") == (first, 1)  # another object: hashed
     other = data + b"\n"
     assert envelope.sha256_hex(other) == hashlib.sha256(other).hexdigest()
-
-
-@pytest.mark.parametrize("scenario", ["campus-mauriacus", "vouille", "tolbiac", "soissons"])
-def test_the_dry_walk_leaves_the_checked_position_and_keeps_the_hex_index(
-    monkeypatch: pytest.MonkeyPatch, scenario: str
-) -> None:
-    rules = find_ruleset("furor-barbarus")
-    walked: list[Any] = []
-    real = ruleset.walk_orders
-
-    def walk(field: Any, *args: Any, **kwargs: Any) -> Any:
-        walked.append(field)
-        return real(field, *args, **kwargs)
-
-    monkeypatch.setattr(ruleset, "walk_orders", walk)
-    turns = bot_turns(scenario, 6)
-    moves = 0
-    for position, side, orders in turns:
-        before = copy.deepcopy(position)
-        rules.validate(position, side, orders)
-        assert position == before
-        field = walked.pop()
-        moves += len(field.moved)
-        for uid in field.moved:  # each unit moved stands where its path ends, in the hex index too
-            assert field.units[uid]["hex"] == field.paths[uid][-1]
-        kept = field._where
-        if kept is not None:
-            field._where = None
-            assert {h: sorted(us) for h, us in kept.items()} == {h: sorted(us) for h, us in field._index().items()}
-    assert moves > 20
 
 
 def test_a_check_finds_its_scenario_map_and_names_without_hashing_a_path() -> None:
