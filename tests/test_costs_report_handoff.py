@@ -270,7 +270,15 @@ def _small_rows_alike(desk: Any) -> None:
         k = store.known_game(tx, game).current_k
         rows = reads.view_rows(tx, game, k, k + 1)
         assert rows.chains == store.chain_anchors(tx, game) and len(rows.chains) == 1
-        assert rows.refusals == reads.refusals(tx, game, (k, k + 1)) and len(rows.refusals) == 1
+        refused = tx.all(
+            "SELECT side, source, received, reason FROM refusal WHERE game_id = :game AND turn IN (:k, :next)"
+            " ORDER BY id",
+            {"game": game, "k": k, "next": k + 1},
+        )
+        assert [(r.side, r.source, r.received, r.reason) for r in rows.refusals] == [
+            (side, source, store.as_datetime(received), reason) for side, source, received, reason in refused
+        ]
+        assert len(rows.refusals) == 1
         assert rows.players == reads.players(tx, game) and len(rows.players) == 2
         assert rows.rollbacks == reads.rollbacks(tx, game) and len(rows.rollbacks) == 1
         assert sorted(rows.disorder) == [("empire", 1, 2), ("republic", 3, None)] and rows.observers == 1

@@ -192,16 +192,6 @@ class RefusalLine(NamedTuple):
     reason: str
 
 
-def refusals(tx: Tx, game_id: str, turns: Sequence[int]) -> list[RefusalLine]:
-    """The refused submissions for these turns, in the order they came."""
-    marks = ", ".join(f":t{i}" for i in range(len(turns)))
-    rows = tx.all(
-        f"SELECT side, source, received, reason FROM refusal WHERE game_id = :game AND turn IN ({marks}) ORDER BY id",
-        {"game": game_id, **{f"t{i}": turn for i, turn in enumerate(turns)}},
-    )
-    return [RefusalLine(side, source, store.as_datetime(received), reason) for side, source, received, reason in rows]
-
-
 class PlayerLine(NamedTuple):
     side: str
     public_key: str
@@ -260,7 +250,7 @@ _VIEW_ORDER = itemgetter(0, 1, 3)
 
 def view_rows(tx: Tx, game_id: str, k: int, next_turn: int) -> ViewRows:
     """The game's dice chains (``store.chain_anchors``), the refused files for
-    resolutions ``k`` and ``next_turn`` (:func:`refusals`), its players
+    resolutions ``k`` and ``next_turn`` (in the order they came), its players
     (:func:`players`), rollbacks (:func:`rollbacks`), the sides in civil disorder
     from ``k`` or before and how many observe it, in one statement."""
     found = ViewRows([], [], [], [], [], 0)
