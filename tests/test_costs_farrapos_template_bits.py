@@ -51,9 +51,14 @@ def test_the_bits_give_what_legal_gives() -> None:
         for side in SIDES:
             view = View(position)
             bits = board_bits(view.board)
-            foe = bits.held_by(view.cities, enemy(side))
+            owned, stacks, foe = farrapos_template._survey(view, side)
             assert bits.cities(foe) == sorted(c for c in view.board.cities if view.controller(c) == enemy(side))
-            assert farrapos_template._stack_lines(view, side, []) == legal.placement_cities(view, side)
+            assert owned == legal.placement_cities(view, side)
+            assert stacks == [
+                (c, legal.mu_in(view, side, c), int(view.cities[c]["militia"]))
+                for c in view.board.cities
+                if legal.mu_in(view, side, c)
+            ]
             for city in view.board.cities:
                 if not legal.mu_in(view, side, city):
                     continue

@@ -19,7 +19,6 @@ sorted, as the template lists them (kept per board and set).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from pbem.rules.farrapos.board import Board
@@ -60,16 +59,6 @@ class BoardBits:
                 self._names.clear()
             found = self._names[mask] = tuple(self.cities(mask))
         return found
-
-    def held_by(self, cities: Mapping[str, Mapping[str, Any]], side: str) -> int:
-        """The cities ``side`` holds (owns, with an MU or Militia: ``View.controller``)
-        in a position's ``cities``, as one mask."""
-        bit = self.bit
-        mask = 0
-        for city, data in cities.items():
-            if data["owner"] == side and (data["units"] or data["militia"] > 0):
-                mask |= bit[city]
-        return mask
 
     def moves(self, origin: str, mf: int, foe: int) -> int:
         """``legal.destinations_within(view, side, origin, mf)`` as a mask, ``foe``

@@ -38,24 +38,9 @@ def _stack_lines(view: View, side: str, out: list[str]) -> list[str]:
     to ``out``; returns the cities ``side`` owns (``legal.placement_cities``).  One
     pass over the position's cities finds the stacks, the cities the enemy holds
     (one mask for every stack's questions) and the side's own."""
-    cities, counters, reduced = view.cities, view.sheet.counters, view.reduced
     bits = board_bits(view.board)
-    bit, foe_side, foe = bits.bit, enemy(side), 0
-    owned: list[str] = []
-    stacks: list[tuple[str, list[str], int]] = []
-    for city in view.board.cities:
-        data = cities[city]
-        owner, units = data["owner"], data["units"]
-        if owner == side:
-            owned.append(city)
-        if units:
-            if owner == foe_side:  # held by the enemy (``View.controller``): owned, with an MU or Militia
-                foe |= bit[city]
-            mu = [u for u in units if counters[u].side == side]  # the side's MU (``mu_in``)
-            if mu:
-                stacks.append((city, mu, int(data["militia"])))
-        elif owner == foe_side and data["militia"] > 0:
-            foe |= bit[city]
+    owned, stacks, foe = _survey(view, side)
+    reduced = view.reduced
     faces = _FACES.get(view.sheet, _new_faces)
     for city, mu, militia in stacks:
         seen = [faces.get((u, u in reduced)) or _face(view.sheet, u, u in reduced, faces) for u in mu]
@@ -77,6 +62,30 @@ def _stack_lines(view: View, side: str, out: list[str]) -> list[str]:
                 out.append(f"#     move {' '.join(group)} ({together}MF {mf}): {' '.join(bits.names(reach))}")
             shown = reach
     return owned
+
+
+def _survey(view: View, side: str) -> tuple[list[str], list[tuple[str, list[str], int]], int]:
+    """In one pass over the position's cities, in board order: the cities ``side``
+    owns, its stacks (city, its MU, the Militia there) and the cities the enemy holds
+    (``View.controller``: owned, with an MU or Militia) as a mask of the board's bits."""
+    cities, counters = view.cities, view.sheet.counters
+    bit, foe_side, foe = board_bits(view.board).bit, enemy(side), 0
+    owned: list[str] = []
+    stacks: list[tuple[str, list[str], int]] = []
+    for city in view.board.cities:
+        data = cities[city]
+        owner, units = data["owner"], data["units"]
+        if owner == side:
+            owned.append(city)
+        if units:
+            if owner == foe_side:
+                foe |= bit[city]
+            mu = [u for u in units if counters[u].side == side]  # the side's MU (``mu_in``)
+            if mu:
+                stacks.append((city, mu, int(data["militia"])))
+        elif owner == foe_side and data["militia"] > 0:
+            foe |= bit[city]
+    return owned, stacks, foe
 
 
 _FACES: PerObject[CounterSheet, dict[tuple[str, bool], tuple[int, str]]] = PerObject()
