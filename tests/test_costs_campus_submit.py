@@ -36,6 +36,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import inspect
 import sys
 import types
 from pathlib import Path
@@ -211,6 +212,11 @@ def test_a_file_s_values_set_their_fields_at_once(cls: Any, args: tuple[Any, ...
     assert list(value.__dict__) == [f.name for f in dataclasses.fields(cls)]
     assert value == cls(*args) and hash(value) == hash(cls(*args))
     assert dataclasses.replace(value) == value
+    # the hand-written ``__init__`` takes the dataclass's fields, in order, with the same defaults
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [p.name for p in parameters] == [f.name for f in dataclasses.fields(cls)]
+    for p, f in zip(parameters, dataclasses.fields(cls)):
+        assert p.default == (inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default), f.name
     with pytest.raises(dataclasses.FrozenInstanceError):
         value.x = 1
 
