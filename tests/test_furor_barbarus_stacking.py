@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 from pbem.rules.furor_barbarus.combat import declare
 from pbem.rules.furor_barbarus.morale import morale_check, morale_value, retreat
 from pbem.rules.furor_barbarus.movement import apply_move, check_move
 from pbem.rules.furor_barbarus.stacking import stacking_problem
-from tests.support.furor_barbarus_test_map import battlefield, blank_map, dice
+from tests.support.furor_barbarus_test_map import RULES, battlefield, blank_map, dice, position
 
 
 def test_5_one_unit_per_hex_except_commander_and_one_baggage() -> None:
@@ -80,6 +82,16 @@ def test_6_lone_commander_eliminated_when_an_enemy_passes_through() -> None:
     apply_move(field, "austrasie", ["0403", "0404"])
     assert not field.exists("charles") and field.hex_of("austrasie") == "0404"
     assert field.losses("charles") == 1 + 4
+
+
+def test_6_a_turn_file_s_check_of_an_overrun_leaves_the_position_as_it_was() -> None:
+    # the check walks the orders on a position that shares the unit entries it does not change:
+    # the lone commander passed through is taken off a copy of his entry, the mover placed on a copy of its own
+    checked = position({"charles": "0403", "austrasie": "0402"})
+    before = copy.deepcopy(checked)
+    orders, problems = RULES.parse_orders("move austrasie 0403 0404\n")
+    assert problems == [] and RULES.validate(checked, "lothaire", orders) == []
+    assert checked == before and checked["units"]["charles"]["status"] == "active"
 
 
 def test_6_commanders_never_check_morale() -> None:
