@@ -1,16 +1,10 @@
-"""How names fold, and the index a :class:`~pbem.rules.names.NameTable` answers from.
+"""How names fold, and the index a :class:`~pbem.rules.names.NameTable` answers from
+(plain data, as ``marshal`` keeps it: rules/data_cache.py).  The index depends on its
+entries and this module only; :func:`code_key` is the SHA-256 of this module's source
+(kept short: it is hashed in each process that reads a kept table).
 
-:func:`build` works the index out of a table's entries as plain data (dicts,
-tuples, lists, strings and a number: what ``marshal`` keeps), so that a table of
-the shipped data is built once per user and read back after (rules/data_cache.py).
-Everything the index depends on is its entries and this module: :func:`code_key`
-(the SHA-256 of this module's source and of the Unicode data's version) is part
-of the key it is kept under, so an edited builder never meets a stale entry.
-
->>> fold("  São_Gabriel "), folded("porto-alegre")
-('sao-gabriel', 'porto-alegre')
->>> build([("santo-angelo", ["Santo Ângelo"]), ("santo-antonio", [])])["starts"]
-{'santo': ('santo-angelo', 'santo-antonio')}
+>>> fold("  São_Gabriel "), build([("santo-angelo", ["Santo Ângelo"]), ("santo-antonio", [])])["starts"]
+('sao-gabriel', {'santo': ('santo-angelo', 'santo-antonio')})
 """
 
 from __future__ import annotations
@@ -23,10 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 _SEPARATORS = re.compile(r"[\s_-]+")
-_ALREADY_FOLDED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*").fullmatch
-"""A name that :func:`fold` leaves as it is (an id as written: lower-case ASCII words
-joined by single hyphens): most names in a turn file, which then cost no Unicode
-normalisation."""
+_ALREADY_FOLDED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*").fullmatch  # what fold leaves as it is
 
 
 def fold(name: str) -> str:
@@ -41,24 +32,15 @@ def fold(name: str) -> str:
 
 
 def folded(name: str) -> str:
-    """:func:`fold` of ``name``, without its work for a name already folded.
-
-    >>> folded("Porto Alegre"), folded("-x")
-    ('porto-alegre', 'x')
-    """
+    """:func:`fold` of ``name``, without its work for a name already folded (an id)."""
     return name if _ALREADY_FOLDED(name) else fold(name)
 
 
 def build(entries: Iterable[tuple[str, Iterable[str]]]) -> dict[str, Any]:
-    """The index of a table of ``entries`` (each an id and the names it is shown by):
-    ``ids`` (each fold of an id: the first id of that fold), ``names`` (each fold of
-    a name or id: the ids of that name, sorted), ``starts`` (the leading words of
-    the names, ``santo`` of ``santo-angelo``: the ids whose names begin with them,
-    when two or more), ``longest`` (the most words of a name), ``plain`` (the ids
-    written as they fold) and ``own`` (those of them first of their fold)."""
+    """The index of ``entries`` (ids and their names), as ``NameTable._adopt`` reads it."""
     by_fold: dict[str, set[str]] = {}
     ids: dict[str, str] = {}
-    plain: list[str] = []  # the ids written as they fold (``porto-alegre``, ``inf-5``)
+    plain: list[str] = []
     for ident, names in entries:
         key = folded(ident)
         ids.setdefault(key, ident)
@@ -86,8 +68,7 @@ def build(entries: Iterable[tuple[str, Iterable[str]]]) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=1)
 def code_key() -> bytes | None:
-    """The SHA-256 of this module's source and of the Unicode data :func:`fold`
-    uses; None when the source cannot be read (then no index is kept)."""
+    """The SHA-256 of this module's source and Unicode data; None when unread (no index kept)."""
     try:
         with open(__file__, "rb") as f:
             source = f.read()

@@ -69,7 +69,13 @@ class NameTable:
         return table
 
     def _adopt(self, index: dict[str, Any]) -> None:
-        """Answer from ``index`` (:func:`pbem.rules.name_index.build`)."""
+        """Answer from ``index`` (:func:`pbem.rules.name_index.build`): ``ids`` (each
+        fold of an id: the first id of that fold), ``names`` (each fold of a name or
+        id: the ids of that name, sorted), ``starts`` (the leading words of the names,
+        ``santo`` of ``santo-angelo``: the ids whose names begin with them, when two or
+        more), ``longest`` (the most words of a name), ``plain`` (the ids written as
+        they fold: ``porto-alegre``, ``inf-5``) and ``own`` (those of them first of
+        their fold)."""
         ids: dict[str, str] = index["ids"]
         self._ids = ids
         self._names: dict[str, tuple[str, ...]] = index["names"]
