@@ -11,29 +11,31 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-_SEPARATORS = re.compile(r"[\s_-]+")
-_ALREADY_FOLDED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*").fullmatch  # what fold leaves as it is
-
 
 def fold(name: str) -> str:
-    """A name as compared: lower case, no accents, spaces and underscores as ``-``."""
+    """A name as compared: lower case, no accents, spaces and underscores as ``-``
+    (runs of whitespace, ``_`` and ``-`` as one, none at either end: ``str.split``'s
+    whitespace is the pattern ``\\s``'s, which compiled at each import before)."""
     # an ASCII name has no accent to take off (NFKD leaves it as it is, and no ASCII character combines)
     plain = (
         name
         if name.isascii()
         else "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
     )
-    return _SEPARATORS.sub("-", plain.strip().lower()).strip("-")
+    return "-".join(plain.strip().lower().replace("_", " ").replace("-", " ").split())
 
 
 def folded(name: str) -> str:
-    """:func:`fold` of ``name``, without its work for a name already folded (an id)."""
-    return name if _ALREADY_FOLDED(name) else fold(name)
+    """:func:`fold` of ``name``, without its work for a name already folded: an id,
+    lower-case ASCII letters and digits in words joined by single hyphens."""
+    if name.isascii() and name.replace("-", "").isalnum() and name == name.lower():
+        if "--" not in name and name[0] != "-" and name[-1] != "-":
+            return name
+    return fold(name)
 
 
 def build(entries: Iterable[tuple[str, Iterable[str]]]) -> dict[str, Any]:
