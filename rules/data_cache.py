@@ -28,6 +28,7 @@ import marshal
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +41,22 @@ _VERSION = f"{sys.implementation.cache_tag} {sys.version}".encode()
 
 def cache_folder() -> Path:
     """Where this user's parsed rules data is kept."""
+    return Path(_folder_name())
+
+
+def _folder_name() -> str:
+    """:func:`cache_folder` as a string (``os.path``: ``pathlib``'s objects cost a
+    cache hit more than its read); RuntimeError when there is no home folder."""
     explicit = os.environ.get("PBEM_CACHE_DIR")
     if explicit:
-        return Path(explicit) / "rules-data"
+        return os.path.join(explicit, "rules-data")
     base = os.environ.get("XDG_CACHE_HOME")
-    return (Path(base) if base else Path.home() / ".cache") / "pbem" / "rules-data"
+    if not base:
+        home = os.path.expanduser("~")
+        if home.startswith("~"):
+            raise RuntimeError("no home folder")
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "pbem", "rules-data")
 
 
 def key_of(content: bytes) -> bytes:
@@ -65,12 +77,11 @@ def _trusted(status: os.stat_result) -> bool:
     return not hasattr(os, "getuid") or status.st_uid == os.getuid()
 
 
-def _folder() -> Path | None:
+def _folder() -> str | None:
     """The cache folder, made if needed; None when it cannot be used."""
     try:
-        folder = cache_folder()
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        status = os.stat(folder, follow_symlinks=False)
+        folder = _folder_name()
+        status = _made(folder)
     except (OSError, RuntimeError):  # RuntimeError: no home folder to be found
         return None
     if not stat.S_ISDIR(status.st_mode) or status.st_mode & 0o022:
@@ -80,18 +91,32 @@ def _folder() -> Path | None:
     return folder
 
 
-def _read(path: Path, key: bytes) -> dict[str, Any] | None:
+def _made(folder: str) -> os.stat_result:
+    """The folder's own status (not through a link), the folder made first when absent."""
+    try:
+        return os.stat(folder, follow_symlinks=False)
+    except FileNotFoundError:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        return os.stat(folder, follow_symlinks=False)
+
+
+def _read(path: str, key: bytes) -> dict[str, Any] | None:
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
     except OSError:  # absent, a link, unreadable
         return None
-    with open(fd, "rb") as f:
-        try:
-            if not _trusted(os.fstat(fd)):
-                return None
-            data = f.read()
-        except OSError:
+    try:
+        status = os.fstat(fd)
+        if not _trusted(status):
             return None
+        parts = [os.read(fd, status.st_size + 1)]  # no file object: its making costs a hit more than the read
+        while parts[-1]:
+            parts.append(os.read(fd, 1 << 16))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    data = b"".join(parts)
     head = MAGIC + key
     if not data.startswith(head):
         return None
@@ -102,12 +127,13 @@ def _read(path: Path, key: bytes) -> dict[str, Any] | None:
     return parsed if isinstance(parsed, dict) else None
 
 
-def _write(path: Path, key: bytes, parsed: dict[str, Any]) -> None:
+def _write(path: str, key: bytes, parsed: dict[str, Any]) -> None:
     try:
         payload = marshal.dumps(parsed)
     except ValueError:  # a value marshal cannot hold (a TOML date): not kept
         return
-    tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp")
+    folder, name = os.path.split(path)
+    tmp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     except OSError:
@@ -126,14 +152,33 @@ def load_toml(path: Path | str) -> dict[str, Any]:
     this content's parse (module docstring)."""
     with open(path, "rb") as f:
         content = f.read()
+    return _kept(lambda: key_of(content), lambda: _parse(content))
+
+
+def derived_key(kind: str, material: bytes) -> bytes:
+    """The cache key of data derived by ``kind``'s builder from ``material``: never
+    the key of a data file's content (another prefix), nor of another kind's."""
+    return hashlib.sha256(MAGIC + _VERSION + b"\0derived\0" + kind.encode() + b"\0" + material).digest()
+
+
+def load_derived(kind: str, material: bytes, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``build()``, from the user's cache when it holds what ``kind``'s builder made
+    of ``material`` before.  ``material`` holds everything the answer depends on:
+    the data it is derived from and the SHA-256 of the code that derives it (the
+    caller's to give), so an edited data file or an edited builder never finds a
+    stale entry; what ``build`` returns is plain data, as a parse is."""
+    return _kept(lambda: derived_key(kind, material), build)
+
+
+def _kept(key_of_it: Callable[[], bytes], build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     folder = _folder()
     if folder is None:
-        return _parse(content)
-    key = key_of(content)
-    entry = folder / f"{key.hex()}.marshal"
+        return build()
+    key = key_of_it()
+    entry = os.path.join(folder, f"{key.hex()}.marshal")
     cached = _read(entry, key)
     if cached is not None:
         return cached
-    parsed = _parse(content)
-    _write(entry, key, parsed)
-    return parsed
+    built = build()
+    _write(entry, key, built)
+    return built

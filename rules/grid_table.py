@@ -3,7 +3,7 @@ cell per column (the Farrapos Battle Table, the Furor Barbarus CRT).  The shape
 checks every house table of this kind shares; each ruleset reads its own cells.
 
 >>> shape = GridShape("CRT", ("1/1", "2/1"), "the printed odds", range(1, 3), "one per die")
->>> grid_cells(shape, {"rows": {"1": ["DR", "D1"]}}, lambda value, where: value)
+>>> grid_cells(shape, {"rows": {"1": ["DR", "D1"]}}, lambda value: value)
 Traceback (most recent call last):
 ...
 pbem.rules.base.TableError: row 2 is missing (rows 1-2, one per die)
@@ -42,11 +42,13 @@ class GridShape(Frozen):
 
 
 def grid_cells(
-    shape: GridShape, data: Mapping[str, Any], read_cell: Callable[[Any, str], Cell]
+    shape: GridShape, data: Mapping[str, Any], read_cell: Callable[[Any], Cell]
 ) -> dict[int, tuple[Cell, ...]]:
     """The rows of a grid table (``columns`` and ``[rows]``), each cell read by
-    ``read_cell(value, where)`` (``where`` is "row 4, column 3/2"); a wrong shape
-    raises :class:`TableError` naming the row or key at fault."""
+    ``read_cell(value)``, which raises :class:`TableError` saying what is wrong with
+    it: the error raised names the cell first ("row 4, column 3/2: ...", worked out
+    only then: a shipped table's 84 cells each formatted its place before).  A wrong
+    shape raises :class:`TableError` naming the row or key at fault."""
     unknown = sorted(set(data) - {"columns", "rows"})
     if unknown:
         raise TableError(f"unknown key {unknown[0]!r} (a {shape.kind} has columns and rows)")
@@ -56,7 +58,8 @@ def grid_cells(
     rows = data.get("rows")
     if not isinstance(rows, Mapping):
         raise TableError(f"no [rows] table: {shape.row_span}")
-    extra = sorted(str(k) for k in rows if str(k) not in {str(r) for r in shape.rows})
+    named = {str(r) for r in shape.rows}
+    extra = sorted(str(k) for k in rows if str(k) not in named)
     if extra:
         raise TableError(f"row {extra[0]} is not a row of the {shape.kind} ({shape.row_span})")
     out: dict[int, tuple[Cell, ...]] = {}
@@ -70,5 +73,18 @@ def grid_cells(
                 f"row {r} has {got} cells; the {shape.kind} has {len(shape.columns)} columns ({shape.columns[0]} "
                 f"to {shape.columns[-1]})"
             )
-        out[r] = tuple(read_cell(value, f"row {r}, column {shape.columns[i]}") for i, value in enumerate(row))
+        try:
+            out[r] = tuple(map(read_cell, row))
+        except TableError as error:
+            raise TableError(f"row {r}, column {shape.columns[_faulty(row, read_cell)]}: {error}") from None
     return out
+
+
+def _faulty(row: list[Any], read_cell: Callable[[Any], Any]) -> int:
+    """The index of the first cell of ``row`` that ``read_cell`` refuses."""
+    for i, value in enumerate(row):
+        try:
+            read_cell(value)
+        except TableError:
+            return i
+    raise AssertionError("no cell refused")

@@ -4,7 +4,7 @@ A map, a report or a template shows a thing by its name ("Porto Alegre", "Bagé"
 by a short id printed on a counter (``vis-cav-1``) or by its id
 (``porto-alegre``); an order may name it by any of them, in any case, with or
 without accents, with spaces, hyphens or underscores between the words
-(:func:`pbem.rules.suggest.fold` compares them).  The order keeps the id, so
+(:func:`pbem.rules.name_index.fold` compares them).  The order keeps the id, so
 ``str(order)`` (what the referee stores and hashes) does not change with the way
 it was written.
 
@@ -27,29 +27,19 @@ pbem.rules.base.OrderSyntaxError: 'santo' could be santo-angelo or santo-antonio
 
 from __future__ import annotations
 
-import re
+import marshal
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+from pbem.rules import data_cache, name_index
 from pbem.rules.base import OrderSyntaxError
-from pbem.rules.suggest import fold
+from pbem.rules.name_index import folded
 
-_ALREADY_FOLDED = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*").fullmatch
-"""A name that :func:`fold` leaves as it is (an id as written: lower-case ASCII words
-joined by single hyphens): most names in a turn file, which then cost no Unicode
-normalisation."""
+__all__ = ["FOUND_KEPT", "NameTable", "ambiguous", "folded"]
 
 FOUND_KEPT = 4096
 """How many typed names a table remembers the answer for (it forgets them all when
 full): a turn file names the same cities and MU as the files before it."""
-
-
-def folded(name: str) -> str:
-    """:func:`fold` of ``name``, without its work for a name already folded.
-
-    >>> folded("porto-alegre"), folded("Porto Alegre"), folded("-x")
-    ('porto-alegre', 'porto-alegre', 'x')
-    """
-    return name if _ALREADY_FOLDED(name) else fold(name)
 
 
 def ambiguous(typed: str, ids: Sequence[str]) -> str:
@@ -62,42 +52,47 @@ class NameTable:
     """The ids of one kind of thing (cities, units) and every name each is shown by."""
 
     def __init__(self, entries: Iterable[tuple[str, Iterable[str]]]) -> None:
-        by_fold: dict[str, set[str]] = {}
-        ids: dict[str, str] = {}
-        plain: list[str] = []  # the ids written as they fold (``porto-alegre``, ``inf-5``)
-        for ident, names in entries:
-            key = folded(ident)
-            ids.setdefault(key, ident)
-            if key is ident:
-                plain.append(ident)
-            for name in (ident, *names):
-                if name:
-                    by_fold.setdefault(folded(name), set()).add(ident)
+        self._adopt(name_index.build(entries))
+
+    @classmethod
+    def kept(cls, entries: Iterable[tuple[str, Iterable[str]]]) -> NameTable:
+        """The table of ``entries``, its index read from the user's rules data cache
+        when it was built before (from the same entries by the same code): the
+        shipped data's tables are built once per user, not in every process."""
+        listed = [(ident, tuple(names)) for ident, names in entries]
+        code = name_index.code_key()
+        if code is None:
+            return cls(listed)
+        table = cls.__new__(cls)
+        material = code + marshal.dumps(listed, 2)  # version 2: no references, the same bytes for the same entries
+        table._adopt(data_cache.load_derived("name-table", material, lambda: name_index.build(listed)))
+        return table
+
+    def _adopt(self, index: dict[str, Any]) -> None:
+        """Answer from ``index`` (:func:`pbem.rules.name_index.build`): ``ids`` (each
+        fold of an id: the first id of that fold), ``names`` (each fold of a name or
+        id: the ids of that name, sorted), ``starts`` (the leading words of the names,
+        ``santo`` of ``santo-angelo``: the ids whose names begin with them, when two or
+        more), ``longest`` (the most words of a name), ``plain`` (the ids written as
+        they fold: ``porto-alegre``, ``inf-5``) and ``own`` (those of them first of
+        their fold)."""
+        ids: dict[str, str] = index["ids"]
         self._ids = ids
-        self._names = {f: tuple(sorted(found)) for f, found in by_fold.items()}
-        self.longest = max((f.count("-") + 1 for f in self._names), default=1)
-        # the leading words of every name (``santo`` of ``santo-angelo``), with the ids
-        # whose names begin with them: a name of nothing was looked for in every name
-        starts: dict[str, set[str]] = {}
-        for f, found in self._names.items():
-            at = f.find("-")
-            while at > 0:
-                starts.setdefault(f[:at], set()).update(found)
-                at = f.find("-", at + 1)
-        self._starts = {words: tuple(sorted(found)) for words, found in starts.items() if len(found) >= 2}
+        self._names: dict[str, tuple[str, ...]] = index["names"]
+        self._starts: dict[str, tuple[str, ...]] = index["starts"]
+        self.longest: int = index["longest"]
         # an id written as it folds is found as :meth:`_find` finds it (its fold is
         # itself, and an id is always itself): answered from the start, as the names
         # a turn file writes mostly are, instead of a fold and a look-up at each
         # name's first use in the process
-        self._found: dict[str, tuple[str, ...]] = {ident: (ids[ident],) for ident in plain}
-        self._plain = plain
+        self._found: dict[str, tuple[str, ...]] = {ident: (ids[ident],) for ident in index["plain"]}
+        self._own: list[str] = index["own"]
 
     def own_ids(self) -> tuple[str, ...]:
         """The ids that name themselves, written as they are: :meth:`find`, :meth:`settle`
         and :meth:`lookup` answer each with itself (an id written as it folds, the
-        first id of that fold).  Worked out when asked: most tables are never asked."""
-        ids = self._ids
-        return tuple(ident for ident in self._plain if ids[ident] is ident)
+        first id of that fold)."""
+        return tuple(self._own)
 
     def find(self, typed: str) -> tuple[str, ...]:
         """The ids ``typed`` may name: its own id; else every thing of that name;

@@ -16,27 +16,11 @@ spaces and underscores do not matter (``Porto Alegre``, ``porto_alegre`` and
 from __future__ import annotations
 
 import difflib
-import re
-import unicodedata
 from collections.abc import Iterable
 
+from pbem.rules.name_index import fold
 
-def fold(name: str) -> str:
-    """A name as compared: lower case, no accents, spaces and underscores as ``-``.
-
-    >>> fold("  São_Gabriel ")
-    'sao-gabriel'
-    """
-    # an ASCII name has no accent to take off (NFKD leaves it as it is, and no ASCII character combines)
-    plain = (
-        name
-        if name.isascii()
-        else "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    )
-    return _SEPARATORS.sub("-", plain.strip().lower()).strip("-")
-
-
-_SEPARATORS = re.compile(r"[\s_-]+")
+__all__ = ["closest", "did_you_mean", "fold", "listing"]
 
 
 def closest(name: str, legal: Iterable[str], n: int = 3) -> list[str]:

@@ -57,14 +57,14 @@ def test_reading_orders_compiles_no_pattern_and_folds_no_board_name(monkeypatch:
     ``re``'s cache per line; the envelope's turn number too) and each name was folded (Unicode normalisation and a
     ``re.sub``) at every lookup; now reading a game's files asks ``re`` for no pattern
     and folds no id written as the board and the counters spell it."""
-    from pbem.rules import names
+    from pbem.rules import name_index
     from pbem.turnfiles.envelope import parse_turn_file, render_turn_file
 
     rules = find_ruleset("farrapos")
     bodies = [body for _, _, body, _ in _played(12)]
     rules.parse_orders("\n".join(bodies))  # the tables, built once per process
     looked_up, folded = [0], [0]
-    real_compile, real_fold = re._compile, names.fold  # type: ignore[attr-defined]
+    real_compile, real_fold = re._compile, name_index.fold  # type: ignore[attr-defined]
 
     def counting_compile(*args: Any) -> Any:
         looked_up[0] += 1
@@ -76,7 +76,7 @@ def test_reading_orders_compiles_no_pattern_and_folds_no_board_name(monkeypatch:
 
     files = [render_turn_file("g1", "farrapos", "republic", 3, "0" * 64, body).encode() for body in bodies]
     monkeypatch.setattr(re, "_compile", counting_compile)
-    monkeypatch.setattr(names, "fold", counting_fold)
+    monkeypatch.setattr(name_index, "fold", counting_fold)
     for body, file in zip(bodies, files):
         orders, problems = rules.parse_orders(body)
         assert len(orders) and not problems
@@ -370,18 +370,18 @@ def test_a_name_table_folds_no_id_when_it_is_built(monkeypatch: pytest.MonkeyPat
     ``re.sub`` each), and its index of leading words walked every character of
     every name; an id written as one is now taken as it is, and only a name as the
     map prints it ("Porto Alegre") is folded."""
-    from pbem.rules import names
+    from pbem.rules import name_index, names
     from pbem.rules.farrapos.board import load_board
     from pbem.rules.farrapos.counters import load_counters
 
     folded: list[str] = []
-    real = names.fold
+    real = name_index.fold
 
     def counting(name: str) -> str:
         folded.append(name)
         return real(name)
 
-    monkeypatch.setattr(names, "fold", counting)
+    monkeypatch.setattr(name_index, "fold", counting)
     units = names.NameTable((cid, []) for cid in load_counters().counters)
     assert folded == []
     cities = names.NameTable((cid, [city.name]) for cid, city in load_board().cities.items())

@@ -226,13 +226,13 @@ FORMS = (
 @lru_cache(maxsize=1)
 def city_names() -> NameTable:
     """Every city by its id and by the name the map prints."""
-    return NameTable((cid, [city.name]) for cid, city in load_board().cities.items())
+    return NameTable.kept((cid, [city.name]) for cid, city in load_board().cities.items())
 
 
 @lru_cache(maxsize=1)
 def mu_names() -> NameTable:
     """Every MU by its id (as its counter prints it)."""
-    return NameTable((cid, []) for cid in load_counters().counters)
+    return NameTable.kept((cid, []) for cid in load_counters().counters)
 
 
 def _tokens(line: str) -> list[str]:

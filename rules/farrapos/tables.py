@@ -90,11 +90,13 @@ class BattleTable(Frozen):
 SHAPE = GridShape("battle table", COLUMNS, "the printed strength columns", DICE, "one per die face")
 
 
-def _cell(value: Any, where: str) -> int:
+def _cell(value: Any) -> int:
+    if type(value) is int and 0 <= value <= MAX_VALUE:  # a shipped cell: one test, not four
+        return value
     if value == "-":
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_VALUE:
-        raise TableError(f'{where}: {value!r} is not an index (a whole number 0-{MAX_VALUE}, or "-")')
+        raise TableError(f'{value!r} is not an index (a whole number 0-{MAX_VALUE}, or "-")')
     return value
 
 

@@ -303,7 +303,7 @@ class FurorBarbarus(Ruleset):
         # a NameTable remembers what each name typed found, and knows every id written as it folds from the
         # start: a subclass of its own that remembered the names anew had emptied that memory, so each unit
         # a process met first was looked up and folded again
-        table = NameTable((uid, sorted(names)) for uid, names in sorted(entries.items()))
+        table = NameTable.kept((uid, sorted(names)) for uid, names in sorted(entries.items()))
         know_ids(table)
         return table
 

@@ -73,13 +73,13 @@ def shipped_crt() -> dict[str, Any]:
 SHAPE = GridShape("CRT", COLUMNS, "the printed odds", ROWS, "one per modified die")
 
 
-def _result(value: Any, where: str) -> str:
+def _result(value: Any) -> str:
     if isinstance(value, str):
         try:
             return CombatResult.parse(value).text
         except CrtError:
             pass
-    raise TableError(f"{where}: {value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)")
+    raise TableError(f"{value!r} is not a combat result (e.g. DR, AT, D1R, A1, -)")
 
 
 def read_crt(data: Mapping[str, Any]) -> dict[str, Any]:
