@@ -154,3 +154,26 @@ def test_the_files_are_written_through_their_descriptors(
     assert len(written) == 6 and opened == []
     # one call a file (tests/test_costs_report_files.py); each side's HTML and text page in pieces
     assert len(vectors) == 6 and sum(n > 1 for n in vectors) >= 4
+
+
+def test_a_page_looks_its_templates_up_once_per_process(
+    farrapos_game: tuple[Any, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page looked up its template and its parts' template through Jinja's
+    ``get_template`` (a weak reference, a lock and its LRU cache's queue, some 5,000
+    instructions): eight lookups a resolution.  Only the style sheet each HTML page
+    includes is looked up now (in the template's own code)."""
+    db, game = farrapos_game
+    reporting.write_resolution_reports(db, game, 3, tmp_path / "first")
+    names: list[str] = []
+    real = jinja2.Environment.get_template
+
+    def counted(env: jinja2.Environment, name: Any, *args: Any, **kwargs: Any) -> Any:
+        names.append(name)
+        return real(env, name, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "get_template", counted)
+    reporting.write_resolution_reports(db, game, 3, tmp_path / "again")
+    assert sorted(names) == ["report.css", "report.css"]
+    for name in ("report-k3-empire.html", "report-k3-republic.txt"):
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "first" / name).read_bytes()
