@@ -495,7 +495,7 @@ def _html_pieces(
 ) -> tuple[list[str], list[str]]:
     """The pieces of the HTML report as Jinja yields them, and the parts among them
     that every reader of the resolution sees alike."""
-    parts = cast(HtmlReportParts, environment().get_template("report_parts.html.j2").module)
+    parts = cast(HtmlReportParts, _template(environment(), "report_parts.html.j2").module)
 
     def link(filename: str) -> str | None:
         return site_link(data, filename)
@@ -545,7 +545,7 @@ def text_bytes(data: ReportData, shared: Shared | None = None) -> list[bytes]:
 
 def _text_pieces(data: ReportData, shared: Shared) -> tuple[list[str], list[str]]:
     """The pieces of the text report as Jinja yields them, and its parts every reader sees alike."""
-    parts = cast(TextReportParts, environment().get_template("report_parts.txt.j2").module)
+    parts = cast(TextReportParts, _template(environment(), "report_parts.txt.j2").module)
     # the board in words, each line wrapped: once for every reader given the same lines (a game hiding nothing)
     alike_board = data.board is shared.data.board
     board = shared.part("text-board", lambda: parts.board(data.board)) if alike_board else parts.board(data.board)
@@ -567,11 +567,20 @@ def _text_pieces(data: ReportData, shared: Shared) -> tuple[list[str], list[str]
 
 def _pieces(name: str, context: dict[str, Any]) -> list[str]:
     """What template ``name`` yields in ``context``: ``Template.render`` without the join."""
-    template = environment().get_template(name)
+    template = _template(environment(), name)
     try:
         return list(template.root_render_func(template.new_context(context)))
     except Exception:
         environment().handle_exception()  # raises the error with the template's lines in its traceback
+
+
+@lru_cache(maxsize=8)
+def _template(env: jinja2.Environment, name: str) -> jinja2.Template:
+    """``env.get_template(name)``, looked up once per environment and name: Jinja's own
+    lookup (a weak reference, its LRU cache's lock and queue) was some 5,000
+    instructions, twice per page.  The environment never reloads a template
+    (``auto_reload`` off), so the one it gave is the one it would give again."""
+    return env.get_template(name)
 
 
 def _shared(data: ReportData, shared: Shared | None) -> Shared:
