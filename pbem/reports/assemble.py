@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
+from pbem.reports import handed_position, position_text
 from pbem.reports import history as history_list
-from pbem.reports import position_text
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
@@ -68,7 +68,7 @@ def _views(
     links = _link_mode(game, links)
     row, before, handed = _resolution(tx, game, k, resolved)
     _check_sides(scenario.sides, game, sides)
-    position = json.loads(row.position) if row else json.loads(game.initial_position)
+    position = _parsed(row.position, handed) if row else json.loads(game.initial_position)
     next_turn = game.next_k if k == game.current_k else k + 1
     rows = report_reads.view_rows(tx, game_id, k, next_turn)
     chain, players = _chain(game, rows.chains, k), rows.players
@@ -113,7 +113,7 @@ def _views(
         next_k=next_turn,
         links=links,
         rollbacks=_rollback_notes(rows.rollbacks, game, k),
-        absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
+        absences=tuple(absences.lines_of(rows.absences, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
         deadline=due_at[0] if due_at else None,
@@ -168,6 +168,15 @@ def _resolution(
     return row, before, None
 
 
+def _parsed(text: str, handed: Resolved | None) -> Position:
+    """The resolution's position as its stored ``text`` parses: handed over, from the
+    positions it was written from (:mod:`pbem.reports.handed_position`)."""
+    if handed is None or handed.written_from is None:
+        return json.loads(text)
+    parsed = handed_position.parsed_after(*handed.written_from, text)
+    return json.loads(text) if parsed is None else parsed
+
+
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
     """The report an observer is sent: what every side sees alike, and nothing
     that only one side knows.  It is the referee's view without the problems
@@ -196,17 +205,34 @@ def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = 
 
 
 def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
-    """Each side's key as ``ssh-keygen -l`` names it: the hash of its blob, read off the
-    stored line (checked when the player joined: no key object is made to name it)."""
-    import base64
+    """Each side's key as ``ssh-keygen -l`` names it (:func:`_fingerprint`)."""
+    return tuple((p.side, _fingerprint(p.public_key)) for p in players)
 
-    from pbem.turnfiles.keys import PublicKey
 
-    return tuple(
-        (p.side, PublicKey(key_type, base64.b64decode(b64)).fingerprint())
-        for p in players
-        for key_type, b64 in (p.public_key.split(None, 2)[:2],)
-    )
+FINGERPRINTS_KEPT = 64
+"""How many stored key lines :func:`_fingerprint` keeps the name of (the oldest goes first)."""
+
+_fingerprints_kept: dict[str, str] = {}
+
+
+def _fingerprint(line: str) -> str:
+    """The name ``ssh-keygen -l`` gives the key of a stored OpenSSH line: the hash of
+    its blob, read off the line (checked when the player joined: no key object is
+    made to name it).  Worked out once per line and process (the same players' keys
+    are met in every report of a game, and in each game they play): kept by the
+    whole line, which is all the name depends on."""
+    found = _fingerprints_kept.get(line)
+    if found is None:
+        import base64
+
+        from pbem.turnfiles.keys import PublicKey
+
+        key_type, b64 = line.split(None, 2)[:2]
+        found = PublicKey(key_type, base64.b64decode(b64)).fingerprint()
+        if len(_fingerprints_kept) >= FINGERPRINTS_KEPT:
+            del _fingerprints_kept[next(iter(_fingerprints_kept))]  # the oldest
+        _fingerprints_kept[line] = found
+    return found
 
 
 def _link_mode(game: ReportGame, links: str | None) -> str:
