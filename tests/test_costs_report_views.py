@@ -201,3 +201,30 @@ def test_a_game_without_options_is_not_parsed_for_them(tmp_path: Path, monkeypat
         assert assemble.report_reads.game(tx, game).options == ()
     assert parsed == []  # before: "[]" parsed
     db.dispose()
+
+
+def test_the_reports_handed_a_resolution_read_no_resolution_row_for_their_list(tmp_path: Path) -> None:
+    """The list of earlier resolutions, kept for the resolution before the one handed
+    over (or for that one, written again), is read alone: no resolution's row is read
+    to check it still serves (each stored after its position and events)."""
+    db, game = _game_due(tmp_path)
+    assemble.write_resolution_reports(db, game, 2, tmp_path / "two")  # the list of 2 kept
+    [outcome] = resolve.process(db, [game])
+    files: dict[str, dict[str, bytes]] = {}
+    for run in ("handed", "again", "stored"):
+        ran: list[str] = []
+        db.connection().set_trace_callback(ran.append)
+        try:
+            made = outcome.made if run != "stored" else None
+            assemble.write_resolution_reports(db, game, 3, tmp_path / run, made)
+        finally:
+            db.connection().set_trace_callback(None)
+        if run != "stored":  # before: the kept list joined to its resolution, and the resolutions after it read
+            assert not [
+                s for s in ran if s.startswith(("SELECT", "WITH")) and "resolution" in s.replace("report_history", "")
+            ]
+        writes = [s for s in ran if s.startswith("INSERT INTO report_history")]
+        assert len(writes) == (run == "handed")  # the list of 3 kept once
+        files[run] = {path.name: path.read_bytes() for path in (tmp_path / run).iterdir()}
+    assert files["handed"] == files["again"] == files["stored"] and len(files["handed"]) >= 5
+    db.dispose()

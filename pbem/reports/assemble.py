@@ -59,9 +59,12 @@ def _views(
     k: int | None,
     sides: Sequence[str | None] | None,
     links: str | None,
-    made: Listed | None = None,
+    made: list[Listed] | None = None,
     resolved: Resolved | None = None,
 ) -> list[report.ReportData]:
+    """The reports of resolution ``k`` for ``sides``; ``made``, when given, is handed
+    the list of earlier resolutions they show without links, for the caller to keep;
+    ``resolved``: the resolution as the process that made it stored it."""
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
@@ -78,6 +81,9 @@ def _views(
     state_hash, events = (row.state_hash, tuple(json.loads(row.events))) if row else (game.initial_state_hash, ())
     turn_label = ruleset.turn_label(position)
     due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
+    history, listed = _history(tx, game_id, k, links, handed, rows.kept)
+    if made is not None and listed is not None:
+        made.append(listed)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
     shared = report.ReportData(
         game_id=game.id,
@@ -107,7 +113,7 @@ def _views(
         map_svg="",
         problems=(),
         next_turn_file=None,
-        **_history(tx, game_id, k, links, made),
+        **history,
         position_file=position_text.file_text(kept, row.position if row else game.initial_position),
         site_url=game.site_url,
         next_k=next_turn,
@@ -162,7 +168,7 @@ def _resolution(
     """Resolution ``k``'s row (``None``: the set-up), the reveal before it, and the
     resolution as handed over by the process that stored it (``resolved``), taken
     instead of read back while it is the game's latest (else ``None``: read)."""
-    if resolved is not None and resolved.row.game_id == game.id and resolved.row.k == k == game.current_k:
+    if resolved is not None and _handed_latest(resolved, game, k):
         return report_reads.handed_row(resolved), resolved.before, resolved
     row, before = _resolution_read(tx, game.id, k)
     return row, before, None
@@ -175,6 +181,12 @@ def _parsed(text: str, handed: Resolved | None) -> Position:
         return json.loads(text)
     parsed = handed_position.parsed_after(*handed.written_from, text)
     return json.loads(text) if parsed is None else parsed
+
+
+def _handed_latest(resolved: Resolved, game: ReportGame, k: int) -> bool:
+    """Whether the resolution handed over is ``k`` of ``game`` and still its latest
+    (its row read in the report's transaction): else the report reads the store."""
+    return resolved.row.game_id == game.id and resolved.row.k == k == game.current_k
 
 
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
@@ -249,15 +261,19 @@ def _handed_rolls(made: Resolved) -> tuple[report.RollLine, ...]:
     return tuple(report.RollLine(r["idx"], r["sides"], r["value"], r["purpose"]) for r in made.rolls)
 
 
-def _history(tx: Tx, game_id: str, k: int, links: str, listed: Listed | None) -> dict[str, Any]:
+def _history(
+    tx: Tx, game_id: str, k: int, links: str, handed: Resolved | None, kept: report_reads.KeptLines | None
+) -> tuple[dict[str, Any], Listed | None]:
     """The list of earlier resolutions up to ``k``: without links, the lines the
-    store keeps (pbem/reports/history.py: the kept row and the rows it lacks);
-    with links (``pbem site``, which writes every report anyway), each active
+    store keeps (pbem/reports/history.py: the kept row, ``kept``, and the rows it
+    lacks, or the line of the resolution ``handed`` over), also given back to be
+    kept; with links (``pbem site``, which writes every report anyway), each active
     resolution's number, label and hash, its line linking its report."""
     if links == "none":
-        return {"history": (), "history_lines": (listed or history_list.listed(tx, game_id, k)).lines}
+        listed = history_list.listed(tx, game_id, k, handed.row if handed is not None else None, kept)
+        return {"history": (), "history_lines": listed.lines}, listed
     actives = report_reads.active_history(tx, game_id)
-    return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}
+    return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}, None
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int) -> tuple[Any, str | None]:
@@ -454,14 +470,14 @@ def views_keeping_history(
     the store keeps the list (pbem/reports/history.py), so that the next
     resolution's reports render only their own line.  ``resolved``: the resolution
     as the process that made it stored it (:class:`pbem.reports.reads.Resolved`)."""
+    made: list[Listed] = []  # the list shown, without links
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         k = game.current_k if k is None else k
-        made = history_list.listed(tx, game_id, k) if _link_mode(game, None) == "none" else None  # the kept list
         views = _views(tx, game, k, sides, None, made, resolved)
-    if made is not None and made.fresh and k == game.current_k:
+    if made and made[0].fresh and k == game.current_k:
         with transaction(db) as tx:
-            history_list.keep(tx, game_id, k, made)
+            history_list.keep(tx, game_id, k, made[0])
     return views
 
 
