@@ -233,10 +233,9 @@ def _resolve_claimed(
     except OrderError as exc:  # cannot happen: validated at submit against this position
         raise Refused([f"queued orders no longer valid: {exc}"]) from None
     outcome = ruleset.outcome(result.position)
-    reused = ruleset.reuses_position_text and bool(game.position_text)
     written = (  # once: stored, and hashed
         canonical_json_after(result.position, position, game.position_text)
-        if reused
+        if ruleset.reuses_position_text and game.position_text
         else canonical_json(result.position)
     )
     row = store.NewResolution(
@@ -255,12 +254,7 @@ def _resolve_claimed(
     rolls = [{"idx": r.index, "sides": r.sides, "value": r.value, "purpose": r.purpose} for r in stream.rolls]
     store.add_resolution(tx, row, rolls, [f.id for f in files])
     # the reveal before is the game's when its latest resolution was the one before (else the reports read it)
-    # and the positions the new one was written from, of which the reports take the entries the turn left
-    handed = (
-        Resolved(row, rolls, game.reveal or None, (result.position, position) if reused else None)
-        if game.current_k == k - 1
-        else None
-    )
+    handed = Resolved(row, rolls, game.reveal or None) if game.current_k == k - 1 else None
     made = ProcessOutcome(
         game_id, k, label, nmr=missing, over=outcome is not None, bot=tuple(t.side for t in bots), made=handed
     )

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbem import paths, store
 from pbem.dice import chains as dice_chains
-from pbem.reports import handed_position, position_text
 from pbem.reports import history as history_list
+from pbem.reports import position_text
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.audit_page import render_audit_page
@@ -71,7 +71,7 @@ def _views(
     links = _link_mode(game, links)
     row, before, handed = _resolution(tx, game, k, resolved)
     _check_sides(scenario.sides, game, sides)
-    position = _parsed(row.position, handed) if row else json.loads(game.initial_position)
+    position = json.loads(row.position) if row else json.loads(game.initial_position)
     next_turn = game.next_k if k == game.current_k else k + 1
     rows = report_reads.view_rows(tx, game_id, k, next_turn)
     chain, players = _chain(game, rows.chains, k), rows.players
@@ -172,15 +172,6 @@ def _resolution(
         return report_reads.handed_row(resolved), resolved.before, resolved
     row, before = _resolution_read(tx, game.id, k)
     return row, before, None
-
-
-def _parsed(text: str, handed: Resolved | None) -> Position:
-    """The resolution's position as its stored ``text`` parses: handed over, from the
-    positions it was written from (:mod:`pbem.reports.handed_position`)."""
-    if handed is None or handed.written_from is None:
-        return json.loads(text)
-    parsed = handed_position.parsed_after(*handed.written_from, text)
-    return json.loads(text) if parsed is None else parsed
 
 
 def _handed_latest(resolved: Resolved, game: ReportGame, k: int) -> bool:

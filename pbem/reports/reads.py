@@ -135,13 +135,6 @@ class Resolved(NamedTuple):
     row: store.NewResolution
     rolls: Sequence[Mapping[str, Any]]  # idx, sides, value, purpose: in order
     before: str | None
-    written_from: tuple[Any, Any] | None = None
-    """The turn's new position and the position before it (the parse of its stored
-    text, unchanged), when the row's position was written from them by
-    ``canonical_json_after``: the report takes the parse of the entries the turn
-    left as they were from them (:mod:`pbem.reports.handed_position`).  Neither is
-    changed after the resolution: the process owned the position before and hands
-    both over with the outcome."""
 
 
 def handed_row(made: Resolved) -> ResolutionRow:
