@@ -62,9 +62,7 @@ def _views(
     made: list[Listed] | None = None,
     resolved: Resolved | None = None,
 ) -> list[report.ReportData]:
-    """The reports of resolution ``k`` for ``sides``; ``made``, when given, is handed
-    the list of earlier resolutions they show without links, for the caller to keep;
-    ``resolved``: the resolution as the process that made it stored it."""
+    """:func:`report_views`; ``made``, ``resolved``: as :func:`views_keeping_history` (via :func:`_history`)."""
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
@@ -81,9 +79,6 @@ def _views(
     state_hash, events = (row.state_hash, tuple(json.loads(row.events))) if row else (game.initial_state_hash, ())
     turn_label = ruleset.turn_label(position)
     due_at, game_zone, side_zones = _clock(tx, game, k, outcome, players)
-    history, listed = _history(tx, game_id, k, links, handed, rows.kept)
-    if made is not None and listed is not None:
-        made.append(listed)
     kept = _position_file(game, k, next_turn, turn_label, state_hash, outcome, players, position, due_at, side_zones)
     shared = report.ReportData(
         game_id=game.id,
@@ -113,7 +108,7 @@ def _views(
         map_svg="",
         problems=(),
         next_turn_file=None,
-        **history,
+        **_history(tx, game_id, k, links, handed, rows.kept, made),
         position_file=position_text.file_text(kept, row.position if row else game.initial_position),
         site_url=game.site_url,
         next_k=next_turn,
@@ -253,18 +248,27 @@ def _handed_rolls(made: Resolved) -> tuple[report.RollLine, ...]:
 
 
 def _history(
-    tx: Tx, game_id: str, k: int, links: str, handed: Resolved | None, kept: report_reads.KeptLines | None
-) -> tuple[dict[str, Any], Listed | None]:
+    tx: Tx,
+    game_id: str,
+    k: int,
+    links: str,
+    handed: Resolved | None,
+    kept: report_reads.KeptLines | None,
+    made: list[Listed] | None,
+) -> dict[str, Any]:
     """The list of earlier resolutions up to ``k``: without links, the lines the
     store keeps (pbem/reports/history.py: the kept row, ``kept``, and the rows it
-    lacks, or the line of the resolution ``handed`` over), also given back to be
-    kept; with links (``pbem site``, which writes every report anyway), each active
-    resolution's number, label and hash, its line linking its report."""
+    lacks, or the line of the resolution ``handed`` over), also handed to ``made``
+    (when given) for the caller to keep; with links (``pbem site``, which writes
+    every report anyway), each active resolution's number, label and hash, its
+    line linking its report."""
     if links == "none":
         listed = history_list.listed(tx, game_id, k, handed.row if handed is not None else None, kept)
-        return {"history": (), "history_lines": listed.lines}, listed
+        if made is not None:
+            made.append(listed)
+        return {"history": (), "history_lines": listed.lines}
     actives = report_reads.active_history(tx, game_id)
-    return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}, None
+    return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}
 
 
 def _resolution_read(tx: Tx, game_id: str, k: int) -> tuple[Any, str | None]:
