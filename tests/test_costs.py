@@ -48,8 +48,8 @@ def desk(tmp_path: Path) -> Desk:
 def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -> None:
     """It read every active resolution's row (position and events included), so a
     game's reports cost O(k^2) in all; then ten ORM statements, then ten plain ones.
-    Now six however long the game (the game, its kept list of earlier resolutions,
-    the resolution, the game's small rows in one, the dice, the pauses), one of them
+    Now five however long the game (the game, its kept list of earlier resolutions,
+    the resolution, the game's small rows and pauses in one, the dice), one of them
     reading whole resolution rows: the resolution reported and the one before it
     (its reveal)."""
     short, long = new_games(desk, 2)
@@ -70,8 +70,9 @@ def test_a_report_reads_one_whole_resolution_however_long_the_game(desk: Desk) -
             read[game_id] = (len(selects), [s.split(" IN ", 1)[1] for s in whole])
     finally:
         db.dispose()
-    # (the dice chains, refused files, players, rollbacks, civil disorder and observers: one statement, five before)
-    assert read == {short: (6, ["(2, 1)"]), long: (6, ["(8, 7)"])}, read
+    # (the dice chains, refused files, players, rollbacks, civil disorder, observers and pauses: one statement, six
+    # before)
+    assert read == {short: (5, ["(2, 1)"]), long: (5, ["(8, 7)"])}, read
 
 
 def test_the_archive_reads_a_game_in_a_fixed_number_of_statements(desk: Desk) -> None:

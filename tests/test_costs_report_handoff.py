@@ -10,7 +10,8 @@ statements or encoder calls, never time, and fails on the referee before this wo
   the game's latest is read from the store (so refused as before), and an
   outcome sent from a worker process leaves the hand-off behind;
 - the reports read a game's dice chains, refused files, players, rollbacks, sides
-  in civil disorder and observers in one statement (``reads.view_rows``), where
+  in civil disorder, observers (and, since, its pauses and vacations: tests/test_costs_report_views.py)
+  in one statement (``reads.view_rows``), where
   each was a statement of its own (some 15 k instructions each, however small);
 - the position file attached to every report was written by the JSON encoder
   from the parsed position (a third of a million instructions a Farrapos report);
@@ -24,6 +25,7 @@ import json
 import pickle
 import random
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +88,8 @@ def test_the_reports_handed_a_resolution_read_none_of_it_back_and_are_the_same_b
     ran = _statements(db, lambda: assemble.write_resolution_reports(db, game, k, tmp_path / "handed", outcome.made))
     assert not [s for s in ran if "FROM resolution WHERE game_id" in s and " k IN " in s]  # before: the row read back
     assert not [s for s in ran if "FROM roll " in s]  # before: its dice
-    # the game, its list of earlier resolutions, its small rows in one statement, the pauses: before, ten
-    assert len([s for s in ran if s.startswith(("SELECT", "WITH"))]) == 4, ran
+    # the game, its list of earlier resolutions, its small rows and pauses in one statement: before, ten
+    assert len([s for s in ran if s.startswith(("SELECT", "WITH"))]) == 3, ran
     # the same files from the store alone (its list of earlier resolutions now kept), and as ``pbem report`` gives them
     stored = _statements(db, lambda: assemble.write_resolution_reports(db, game, k, tmp_path / "stored"))
     assert [s for s in stored if "FROM roll " in s]
@@ -248,8 +250,9 @@ def _small_rows_alike(desk: Any) -> None:
     """A Farrapos game with an extension chain, a refused file, a rollback, a side in
     civil disorder once and one now, and an observer: its small rows read in one
     statement are those each read gave, in its order (``view_rows``)."""
-    from pbem.referee import disorder, observers
+    from pbem.referee import absences, disorder, observers
     from pbem.reports import reads
+    from pbem.store import absences as stored_absences
     from pbem.store.transaction import transaction
     from tests.support.desk import new_games, play_resolutions, queue_next_turns, signed_next_turns
 
@@ -262,6 +265,12 @@ def _small_rows_alike(desk: Any) -> None:
     observers.add(desk.engine, game, "watch@example.org")
     [(_g, message, signature)] = signed_next_turns(desk, [game], seed=9)
     intake.record_refusal(desk.engine, message, signature, ["refused for the test"], source="test")
+    now = store.utcnow()
+    with transaction(desk.engine) as tx:
+        tx.run("UPDATE game SET vacation_days = 5 WHERE id = :game", {"game": game})
+    absences.pause(desk.engine, game, now + timedelta(days=1), None, now - timedelta(hours=1))
+    absences.resume(desk.engine, game, None, now - timedelta(minutes=30))
+    absences.vacation(desk.engine, game, "republic", 2, None, now)
     with transaction(desk.engine) as tx:
         disorder.mark(tx, game, "empire", "start", 1)
         disorder.mark(tx, game, "empire", "end", 2, "file")
@@ -282,6 +291,14 @@ def _small_rows_alike(desk: Any) -> None:
         assert rows.players == reads.players(tx, game) and len(rows.players) == 2
         assert rows.rollbacks == reads.rollbacks(tx, game) and len(rows.rollbacks) == 1
         assert sorted(rows.disorder) == [("empire", 1, 2), ("republic", 3, None)] and rows.observers == 1
+        ledger = [tuple(row) for row in stored_absences.ledger_rows(tx, game)]
+        assert [tuple(row) for row in rows.absences] == ledger and [act for act, _t, _d in ledger] == [
+            "pause",
+            "resume",
+            "vacation",
+        ]
+        assert stored_absences.lines_of(rows.absences, now) == stored_absences.absence_lines(tx, game, now)
+        assert len(stored_absences.absence_lines(tx, game, now)) == 1  # the vacation
 
 
 def test_a_report_s_small_rows_are_read_as_each_read_gave_them(tmp_path: Path) -> None:

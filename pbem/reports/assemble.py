@@ -59,9 +59,10 @@ def _views(
     k: int | None,
     sides: Sequence[str | None] | None,
     links: str | None,
-    made: Listed | None = None,
+    made: list[Listed] | None = None,
     resolved: Resolved | None = None,
 ) -> list[report.ReportData]:
+    """:func:`report_views`; ``made``, ``resolved``: as :func:`views_keeping_history` (via :func:`_history`)."""
     game_id, ruleset = game.id, find_ruleset(game.rules)
     scenario = ruleset.scenario(game.scenario)  # title and sides (``sides`` None: all) looked up once
     sides, k = scenario.sides if sides is None else sides, game.current_k if k is None else k
@@ -107,13 +108,13 @@ def _views(
         map_svg="",
         problems=(),
         next_turn_file=None,
-        **_history(tx, game_id, k, links, made),
+        **_history(tx, game_id, k, links, handed, rows.kept, made),
         position_file=position_text.file_text(kept, row.position if row else game.initial_position),
         site_url=game.site_url,
         next_k=next_turn,
         links=links,
         rollbacks=_rollback_notes(rows.rollbacks, game, k),
-        absences=tuple(absences.absence_lines(tx, game_id, store.utcnow())) if k == game.current_k else (),
+        absences=tuple(absences.lines_of(rows.absences, store.utcnow())) if k == game.current_k else (),
         chain_first_k=chain.first_k,
         keys=_fingerprints(players),
         deadline=due_at[0] if due_at else None,
@@ -162,10 +163,16 @@ def _resolution(
     """Resolution ``k``'s row (``None``: the set-up), the reveal before it, and the
     resolution as handed over by the process that stored it (``resolved``), taken
     instead of read back while it is the game's latest (else ``None``: read)."""
-    if resolved is not None and resolved.row.game_id == game.id and resolved.row.k == k == game.current_k:
+    if resolved is not None and _handed_latest(resolved, game, k):
         return report_reads.handed_row(resolved), resolved.before, resolved
     row, before = _resolution_read(tx, game.id, k)
     return row, before, None
+
+
+def _handed_latest(resolved: Resolved, game: ReportGame, k: int) -> bool:
+    """Whether the resolution handed over is ``k`` of ``game`` and still its latest
+    (its row read in the report's transaction): else the report reads the store."""
+    return resolved.row.game_id == game.id and resolved.row.k == k == game.current_k
 
 
 def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = None) -> report.ReportData:
@@ -196,17 +203,34 @@ def public_view(tx: Tx, game_id: str, k: int | None = None, links: str | None = 
 
 
 def _fingerprints(players: Sequence[Any]) -> tuple[tuple[str, str], ...]:
-    """Each side's key as ``ssh-keygen -l`` names it: the hash of its blob, read off the
-    stored line (checked when the player joined: no key object is made to name it)."""
-    import base64
+    """Each side's key as ``ssh-keygen -l`` names it (:func:`_fingerprint`)."""
+    return tuple((p.side, _fingerprint(p.public_key)) for p in players)
 
-    from pbem.turnfiles.keys import PublicKey
 
-    return tuple(
-        (p.side, PublicKey(key_type, base64.b64decode(b64)).fingerprint())
-        for p in players
-        for key_type, b64 in (p.public_key.split(None, 2)[:2],)
-    )
+FINGERPRINTS_KEPT = 64
+"""How many stored key lines :func:`_fingerprint` keeps the name of (the oldest goes first)."""
+
+_fingerprints_kept: dict[str, str] = {}
+
+
+def _fingerprint(line: str) -> str:
+    """The name ``ssh-keygen -l`` gives the key of a stored OpenSSH line: the hash of
+    its blob, read off the line (checked when the player joined: no key object is
+    made to name it).  Worked out once per line and process (the same players' keys
+    are met in every report of a game, and in each game they play): kept by the
+    whole line, which is all the name depends on."""
+    found = _fingerprints_kept.get(line)
+    if found is None:
+        import base64
+
+        from pbem.turnfiles.keys import PublicKey
+
+        key_type, b64 = line.split(None, 2)[:2]
+        found = PublicKey(key_type, base64.b64decode(b64)).fingerprint()
+        if len(_fingerprints_kept) >= FINGERPRINTS_KEPT:
+            del _fingerprints_kept[next(iter(_fingerprints_kept))]  # the oldest
+        _fingerprints_kept[line] = found
+    return found
 
 
 def _link_mode(game: ReportGame, links: str | None) -> str:
@@ -223,13 +247,26 @@ def _handed_rolls(made: Resolved) -> tuple[report.RollLine, ...]:
     return tuple(report.RollLine(r["idx"], r["sides"], r["value"], r["purpose"]) for r in made.rolls)
 
 
-def _history(tx: Tx, game_id: str, k: int, links: str, listed: Listed | None) -> dict[str, Any]:
+def _history(
+    tx: Tx,
+    game_id: str,
+    k: int,
+    links: str,
+    handed: Resolved | None,
+    kept: report_reads.KeptLines | None,
+    made: list[Listed] | None,
+) -> dict[str, Any]:
     """The list of earlier resolutions up to ``k``: without links, the lines the
-    store keeps (pbem/reports/history.py: the kept row and the rows it lacks);
-    with links (``pbem site``, which writes every report anyway), each active
-    resolution's number, label and hash, its line linking its report."""
+    store keeps (pbem/reports/history.py: the kept row, ``kept``, and the rows it
+    lacks, or the line of the resolution ``handed`` over), also handed to ``made``
+    (when given) for the caller to keep; with links (``pbem site``, which writes
+    every report anyway), each active resolution's number, label and hash, its
+    line linking its report."""
     if links == "none":
-        return {"history": (), "history_lines": (listed or history_list.listed(tx, game_id, k)).lines}
+        listed = history_list.listed(tx, game_id, k, handed.row if handed is not None else None, kept)
+        if made is not None:
+            made.append(listed)
+        return {"history": (), "history_lines": listed.lines}
     actives = report_reads.active_history(tx, game_id)
     return {"history": tuple((r.k, r.label, r.state_hash) for r in actives if r.k <= k), "history_lines": ""}
 
@@ -428,14 +465,14 @@ def views_keeping_history(
     the store keeps the list (pbem/reports/history.py), so that the next
     resolution's reports render only their own line.  ``resolved``: the resolution
     as the process that made it stored it (:class:`pbem.reports.reads.Resolved`)."""
+    made: list[Listed] = []  # the list shown, without links
     with transaction(db, write=False) as tx:
         game = report_reads.game(tx, game_id)
         k = game.current_k if k is None else k
-        made = history_list.listed(tx, game_id, k) if _link_mode(game, None) == "none" else None  # the kept list
         views = _views(tx, game, k, sides, None, made, resolved)
-    if made is not None and made.fresh and k == game.current_k:
+    if made and made[0].fresh and k == game.current_k:
         with transaction(db) as tx:
-            history_list.keep(tx, game_id, k, made)
+            history_list.keep(tx, game_id, k, made[0])
     return views
 
 

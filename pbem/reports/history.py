@@ -22,6 +22,7 @@ from typing import NamedTuple, cast
 from pbem.reports import reads as report_reads
 from pbem.reports import render as report
 from pbem.reports.parts import HtmlReportParts
+from pbem.store import NewResolution
 from pbem.store.sql import Tx
 
 TEMPLATE = "report_parts.html.j2"
@@ -58,9 +59,26 @@ class Listed(NamedTuple):
     fresh: bool
 
 
-def listed(tx: Tx, game_id: str, k: int) -> Listed:
+def listed(
+    tx: Tx, game_id: str, k: int, latest: NewResolution | None = None, kept: report_reads.KeptLines | None = None
+) -> Listed:
     """The lines of the list up to resolution ``k``: the kept ones that serve,
-    and the lines of the active resolutions they lack."""
+    and the lines of the active resolutions they lack.
+
+    ``latest``: resolution ``k`` as the process that made it stored it, handed
+    over while ``k`` is the game's latest and the resolution before it was the
+    game's latest when it was made (``Resolved``, checked by the caller against
+    the game's row read in the same transaction), and ``kept`` the game's kept
+    list read in that transaction.  No resolution up to ``k`` has been set aside
+    since (a rollback sets aside the resolutions after the one it returns to,
+    ``k`` with them, and numbers are never reused): a list kept for ``k - 1`` or
+    ``k`` serves as it is, and the line it lacks is ``latest``'s, so no resolution
+    is read (the list's own read checks the flag of each row it joins, stored
+    after its position and events)."""
+    if latest is not None and kept is not None and kept.template == key() and kept.k in (k - 1, k):
+        if kept.k == k:
+            return Listed(kept.lines, False)
+        return Listed(kept.lines + lines([report_reads.HistoryLine(k, latest.label, latest.state_hash)]), True)
     found = report_reads.history_for(tx, game_id, k, key())
     if not found.missing:
         return Listed(found.lines, False)

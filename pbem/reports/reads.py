@@ -59,7 +59,7 @@ def game(tx: Tx, game_id: str) -> ReportGame:
         gid,
         rules,
         scenario,
-        tuple(json.loads(options)),
+        () if options == "[]" else tuple(json.loads(options)),  # most games have none: no parse
         current_k,
         next_k,
         initial_position,
@@ -175,6 +175,16 @@ def history_for(tx: Tx, game_id: str, k: int, key: str) -> KeptHistory:
     return KeptHistory(0, "", [HistoryLine(*row[:3]) for row in rows])
 
 
+class KeptLines(NamedTuple):
+    """The list of earlier resolutions the store keeps for a game, as it is (read with
+    the report's small rows, :func:`view_rows`, without the check that it still serves,
+    which :func:`history_for` makes)."""
+
+    k: int
+    template: str
+    lines: str
+
+
 def keep_history(tx: Tx, game_id: str, k: int, key: str, lines: str) -> None:
     """Keep the list of earlier resolutions up to (active) resolution ``k``,
     rendered with the template of ``key``, in place of the one kept before."""
@@ -227,6 +237,8 @@ class ViewRows(NamedTuple):
     rollbacks: list[RollbackLine]  # oldest first
     disorder: list[tuple[str, int, int | None]]  # side, from_k, until_k: begun by the resolution
     observers: int  # how many observe the game
+    absences: list[tuple[str, str, str]]  # the ledger's pauses, resumes and vacations: act, time, details (JSON)
+    kept: KeptLines | None = None  # the list of earlier resolutions kept (``None``: none)
 
 
 _VIEW_ROWS = """SELECT 'c', first_k, chain_length, anchor, CAST(NULL AS VARCHAR), CAST(NULL AS VARCHAR),
@@ -238,8 +250,11 @@ UNION ALL SELECT 'r', id, to_k, discarded, NULL, NULL, NULL, at FROM rollback WH
 UNION ALL SELECT 'd', from_k, until_k, side, NULL, NULL, NULL, NULL FROM civil_disorder
 WHERE game_id = :game AND from_k <= :k
 UNION ALL SELECT 'o', COUNT(*), NULL, NULL, NULL, NULL, NULL, NULL FROM observer
-WHERE game_id = :game AND removed IS NULL"""
-"""Five small reads of a report in one statement: each statement more cost a report
+WHERE game_id = :game AND removed IS NULL
+UNION ALL SELECT 'l', seq, NULL, act, time, details, NULL, NULL FROM ledger
+WHERE game_id = :game AND act IN ('pause', 'resume', 'vacation')
+UNION ALL SELECT 'h', k, NULL, template, lines, NULL, NULL, NULL FROM report_history WHERE game_id = :game"""
+"""Seven small reads of a report in one statement: each statement more cost a report
 some 15 k instructions of Python and SQLite work, however small.  The first part
 gives each column its type (PostgreSQL types a union's columns part by part, and a
 column of ``NULL`` alone would be text); the rows are put in each read's order in
@@ -252,8 +267,10 @@ def view_rows(tx: Tx, game_id: str, k: int, next_turn: int) -> ViewRows:
     """The game's dice chains (``store.chain_anchors``), the refused files for
     resolutions ``k`` and ``next_turn`` (in the order they came), its players
     (:func:`players`), rollbacks (:func:`rollbacks`), the sides in civil disorder
-    from ``k`` or before and how many observe it, in one statement."""
-    found = ViewRows([], [], [], [], [], 0)
+    from ``k`` or before, how many observe it, its pauses and vacations as the
+    ledger records them (``absences.ledger_rows``) and its kept list of earlier
+    resolutions, in one statement."""
+    found = ViewRows([], [], [], [], [], 0, [])
     rows = tx.all(_VIEW_ROWS, {"game": game_id, "k": k, "next": next_turn})
     for kind, number, other, key, first, second, third, when in sorted(rows, key=_VIEW_ORDER):
         if kind == "p":
@@ -266,6 +283,10 @@ def view_rows(tx: Tx, game_id: str, k: int, next_turn: int) -> ViewRows:
             found.rollbacks.append(RollbackLine(store.as_datetime(when), other, list(json.loads(key))))
         elif kind == "d":
             found.disorder.append((key, number, other))
+        elif kind == "l":
+            found.absences.append((key, first, second))
+        elif kind == "h":
+            found = found._replace(kept=KeptLines(number, key, first))
         else:
             found = found._replace(observers=int(number))
     return found

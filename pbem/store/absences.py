@@ -12,8 +12,10 @@ paused: :func:`shifted` walks the pauses.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from pbem.store.sql import Tx
 
@@ -55,15 +57,22 @@ class Vacation:
         return self.start + timedelta(days=self.days)
 
 
+def ledger_rows(tx: Tx, game_id: str) -> Sequence[Sequence[Any]]:
+    """The game's pauses, resumes and vacations as the ledger records them, in its
+    order: act, time and details (JSON), as :func:`lines_of` takes them."""
+    return tx.all(
+        "SELECT act, time, details FROM ledger WHERE game_id = :game AND act IN (:pause, :resume, :vacation)"
+        " ORDER BY seq",
+        {"game": game_id, "pause": "pause", "resume": "resume", "vacation": "vacation"},
+    )
+
+
 def _rows(tx: Tx, game_id: str) -> list[tuple[str, str, dict]]:
-    return [
-        (act, time, json.loads(details))
-        for act, time, details in tx.all(
-            "SELECT act, time, details FROM ledger WHERE game_id = :game AND act IN (:pause, :resume, :vacation)"
-            " ORDER BY seq",
-            {"game": game_id, "pause": "pause", "resume": "resume", "vacation": "vacation"},
-        )
-    ]
+    return _parsed(ledger_rows(tx, game_id))
+
+
+def _parsed(rows: Sequence[Sequence[Any]]) -> list[tuple[str, str, dict]]:
+    return [(act, time, json.loads(details)) for act, time, details in rows]
 
 
 def pauses(tx: Tx, game_id: str) -> list[Pause]:
@@ -114,8 +123,16 @@ def shifted(start: datetime, seconds: int, all_pauses: list[Pause]) -> datetime 
 def absence_lines(tx: Tx, game_id: str, now: datetime) -> list[str]:
     """What a report says of the game's absences now: a pause, and each side on
     vacation (one statement)."""
-    lines = []
-    rows = _rows(tx, game_id)
+    return lines_of(ledger_rows(tx, game_id), now)
+
+
+def lines_of(ledger: Sequence[Sequence[Any]], now: datetime) -> list[str]:
+    """:func:`absence_lines` of the game's :func:`ledger_rows` (read by the caller,
+    with others: a report's small rows)."""
+    lines: list[str] = []
+    if not ledger:
+        return lines
+    rows = _parsed(ledger)
     pause = paused_at(_pauses(rows), now)
     if pause is not None:
         until = f" until {_shown(pause.end)}" if pause.end is not None else " (until the referee resumes it)"
