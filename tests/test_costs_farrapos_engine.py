@@ -205,6 +205,20 @@ def test_the_new_position_text_compares_no_city() -> None:
         assert written == canonical_json(after.position)
 
 
+def test_the_new_position_text_keeps_an_entry_whose_name_begins_with_a_colon() -> None:
+    """An entry's name is cut at the first '":' after its opening quote: a name such as
+    ":a" (whose text begins '":') was cut at its very start, the entry written short."""
+    from pbem.turnfiles.canonical import canonical_json, canonical_json_after
+
+    before = {"cities": {":a": {"owner": "x"}, "b:": {"owner": "y"}, "c": {"owner": "z"}}, "turn": 1}
+    text = canonical_json(before)
+    before = json.loads(text)
+    for changed in (":a", "b:", "c"):
+        new = {"cities": dict(before["cities"]), "turn": 2}
+        new["cities"][changed] = {"owner": "w"}
+        assert canonical_json_after(new, before, text) == canonical_json(new), changed
+
+
 def test_an_order_sets_its_fields_in_place_and_calls_no_enum() -> None:
     from pbem.rules.farrapos import orders
 

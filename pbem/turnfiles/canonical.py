@@ -83,8 +83,10 @@ def canonical_json_after(new: dict[str, Any], before: dict[str, Any], before_tex
     # shares every entry it does not change): one identity test, not a comparison
     # of its members; an entry of another object is written anew, equal or not
     for at in compress(range(count), map(is_not, values, old.values())):
-        piece = pieces[at]  # its name's text ends at its first '":' (a quote in a name is escaped)
-        pieces[at] = piece[: piece.index('":') + 2] + canonical_json(values[at])[:-1]
+        # its name's text ends at the first '":' after its opening quote (a quote in a name is escaped;
+        # a name such as ":a" begins with those two characters)
+        piece = pieces[at]
+        pieces[at] = piece[: piece.index('":', 1) + 2] + canonical_json(values[at])[:-1]
     others = dict(new)  # the other members: a copy less one key, in C (a comprehension was a step a member)
     del others[member]
     rest = canonical_json(others)
