@@ -13,6 +13,7 @@ fails on the referee before this work.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,31 @@ def test_the_reports_handed_a_resolution_read_no_resolution_row_for_their_list(t
         files[run] = {path.name: path.read_bytes() for path in (tmp_path / run).iterdir()}
     assert files["handed"] == files["again"] == files["stored"] and len(files["handed"]) >= 5
     db.dispose()
+
+
+def test_after_a_rollback_the_reports_of_the_next_resolution_list_only_the_active_ones(tmp_path: Path) -> None:
+    """The list kept for the last resolution before a rollback names resolutions set
+    aside since: the next resolution's reports (its number new, the one before it not
+    the game's latest, so nothing is handed over) list the active ones only, as
+    ``pbem report`` does from the store alone."""
+    from pbem.referee import lifecycle
+    from tests.support.desk import new_games, open_desk, queue_next_turns
+
+    desk = open_desk(tmp_path)
+    [game] = new_games(desk, 1)
+    for k in (1, 2, 3):
+        queue_next_turns(desk, [game], seed=k)
+        [outcome] = resolve.process(desk.engine, [game])
+        assemble.write_resolution_reports(desk.engine, game, k, tmp_path / "played", outcome.made)  # each list kept
+    lifecycle.rollback(desk.engine, game, 1)
+    queue_next_turns(desk, [game], seed=9)
+    [outcome] = resolve.process(desk.engine, [game])
+    assert outcome.resolved == 4 and outcome.made is None
+    assemble.write_resolution_reports(desk.engine, game, 4, tmp_path / "processed", outcome.made)
+    assemble.write_resolution_reports(desk.engine, game, 4, tmp_path / "stored")
+    processed = {path.name: path.read_bytes() for path in (tmp_path / "processed").iterdir()}
+    assert processed == {path.name: path.read_bytes() for path in (tmp_path / "stored").iterdir()}
+    for side in ("empire", "republic"):
+        listed = re.findall(r"<li>resolution (\d+):", processed[f"report-k4-{side}.html"].decode())
+        assert listed == ["1", "4"], side
+    desk.engine.dispose()
