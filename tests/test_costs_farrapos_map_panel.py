@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from pbem.rules.farrapos import svg
+from pbem.rules.farrapos import svg, svg_focus
 from pbem.rules.farrapos.counters import SIDES
 from pbem.rules.farrapos.position import View
 from tests.support.calls import counted_calls, opcodes
@@ -127,7 +127,8 @@ def test_a_quiet_close_up_asks_the_view_nothing(monkeypatch: pytest.MonkeyPatch)
     were."""
     positions = _positions()
     first = [svg.render(position) for position in positions]
-    fronts = [svg._focus(View(p), svg._shipped_drawing(), (), [], 1500)[1] for p in positions].count("the front")
+    drawing = svg._shipped_drawing()
+    fronts = [svg_focus.focus(View(p), drawing.at, (), [], (0, 0, 960, 1500))[1] for p in positions].count("the front")
     units = counted_calls(monkeypatch, View, "units_in")
     owners = counted_calls(monkeypatch, View, "owner")
     assert [svg.render(position) for position in positions] == first

@@ -17,18 +17,10 @@ from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES, CounterSheet
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
+from pbem.rules.farrapos.svg_focus import focus
 from pbem.rules.farrapos.svg_layout import BADGE_SIZE, MAP_H, MAP_W, MAP_X0, MAP_Y0, NAME_SIZE, Placement, _layout
 from pbem.rules.kept import PerObject
-from pbem.rules.mapdraw import (
-    Box,
-    Mark,
-    escape,
-    focus_attrs,
-    focus_box,
-    mark,
-    quoteattr,
-    text_width,
-)
+from pbem.rules.mapdraw import Mark, escape, focus_attrs, mark, quoteattr, text_width
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -370,10 +362,10 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, labels + marks, height)
+    box, why = focus(view, drawing.at, events, labels + marks, (0, 0, WIDTH, height))
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-        f"{focus_attrs('farrapos-board', focus, why)}>"
+        f"{focus_attrs('farrapos-board', box, why)}>"
     )
     out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
     out.append("</svg>")
@@ -564,36 +556,3 @@ def _unit_label(view: View, unit: str, labels: dict[tuple[str, bool], str]) -> s
     """The line of ``unit`` in the stacks, escaped, kept in ``labels`` (its sheet's)."""
     label = labels[unit, unit in view.reduced] = escape(_counter_label(view, unit))
     return label
-
-
-def _focus(
-    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], height: float
-) -> tuple[Box, str]:
-    """The close-up: this resolution's action; in a quiet one, the front (where MU
-    of both sides face each other), else the armies; grown to hold whole every
-    city label it meets."""
-    at = drawing.at
-    board = view.board
-    action = [
-        at[e[key]]
-        for e in events
-        for key in ("from", "to", "city", "origin")
-        if isinstance(e.get(key), str) and e.get(key) in at
-    ]
-    why = "this resolution's action"
-    if not action:  # a quiet resolution: the front, where MU of both sides face each other
-        cities = view.cities  # each city's MU and owner read off its entry (``View.units_in``, ``View.owner``)
-        held = [c for c in board.cities if cities[c]["units"]]
-        action = [at[c] for c in held]
-        front = [
-            at[c]
-            for c in held
-            if any(cities[n]["units"] and cities[n]["owner"] != cities[c]["owner"] for n in board.adjacency[c])
-        ]
-        action = front or action
-        why = "the front" if front else "the armies"
-    board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
-    if not action:
-        return board_box, why
-    # the core kept whole: a battle's ring (r 17) and the arrows' ends around each city
-    return focus_box(action, board_box, 70, (380, 320), labels, (0, 0, WIDTH, height), core_pad=24), why
