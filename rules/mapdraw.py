@@ -195,10 +195,8 @@ def take_in_marks(box: Box, marks: list[Mark], limit: Box, core: Box | None = No
         rest, strips = _sorted_out(edges, marks, inner, beyond)
         x0, y0, x1, y1 = _step_in(edges, strips, inner)
         # a mark inside the box before its edges moved in and not inside after lies across one of the
-        # strips: ``rest`` and ``beyond`` hold every mark outside the box, and ``rest`` some inside
-        # (passed over below)
-        for strip in strips:
-            rest += strip
+        # strips: ``rest`` (each mark once) and ``beyond`` hold every mark outside the box, and ``rest``
+        # some inside (passed over below)
     x0, y0, x1, y1 = _grown(x0, y0, x1, y1, rest, beyond)
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
@@ -265,10 +263,10 @@ _FACING = (_A0, itemgetter(2), _B0, itemgetter(3))
 def _sorted_out(
     edges: list[float], marks: list[Mark], core: list[float], beyond: _Beyond
 ) -> tuple[list[Mark], list[list[Mark]]]:
-    """In one pass over ``marks``: those not inside the box of ``edges`` (those outside
-    the hull of the box and ``core`` put in ``beyond``, each in the list of the first edge
-    of the hull it lies beyond, in :func:`_grown`'s order: an edge of the box stays within
-    the hull), and for each edge (x0, y0, x1, y1) those across the strip between it and
+    """In one pass over ``marks``: those not inside the box of ``edges`` or across a strip,
+    each once (those outside the hull of the box and ``core`` put in ``beyond`` instead, each
+    in the list of the first edge of the hull it lies beyond, in :func:`_grown`'s order: an
+    edge of the box stays within the hull), and for each edge (x0, y0, x1, y1) those across the strip between it and
     ``core``'s same edge (an edge moves in only within that strip, so only those can ever
     be cut by it)."""
     x0, y0, x1, y1 = edges
@@ -301,18 +299,23 @@ def _sorted_out(
         if b1 <= u1:
             before_y0.append(m)
             continue
-        if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
-            out.append(m)
+        near = a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1  # not inside the box
         # each strip's far side tested first (most marks are not near it), then the box's span
         # across it (an edge cuts only a mark within the span of the others, which only narrows)
         if a0 < hi0 and lo0 < a1 and b0 < y1 and y0 < b1:
             s0.append(m)
+            near = True
         if b0 < hi1 and lo1 < b1 and a0 < x1 and x0 < a1:
             s1.append(m)
+            near = True
         if lo2 < a1 and a0 < hi2 and b0 < y1 and y0 < b1:
             s2.append(m)
+            near = True
         if lo3 < b1 and b0 < hi3 and a0 < x1 and x0 < a1:
             s3.append(m)
+            near = True
+        if near:
+            out.append(m)
     return out, [s0, s1, s2, s3]
 
 
