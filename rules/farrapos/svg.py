@@ -114,6 +114,8 @@ class _Drawing:
     vp_track_y: float
     key: str  # colour groups, ports, this resolution's symbols, and the Stacks heading
     stacks_y: float
+    cities_drawn: tuple[tuple[str, int, dict[Any, str], dict[Any, str], tuple[Mark, Mark]], ...]  # board order: each
+    # city, the place of its name among the labels, its looks in ``marks`` and ``names`` and its ``name_labels``
 
 
 PHASE_TRACK_Y = PANEL_Y0 + 24
@@ -157,6 +159,7 @@ def _drawing(board: Board) -> _Drawing:
         y,
         key,
         stacks_y,
+        tuple((c, list(labels).index(c), marks[c], names[c], name_labels[c]) for c in board.cities),
     )
 
 
@@ -384,9 +387,20 @@ def _board_layers(
     cities = view.position["cities"]
     out: list[str] = []
     labels += drawing.mark_labels.values()  # each city's VP label, in board order, as the marks below
-    for cid, looks in drawing.marks.items():  # board order
+    named: list[Any] = [None] * len(drawing.labels)  # each city's name (and badge), in the labels' order
+    named_marks = named.copy()
+    badges = named.copy()
+    kept = drawing.badge_texts
+    for cid, slot, looks, names, name_labels in drawing.cities_drawn:  # board order, each city's entry read once
         city = cities[cid]
-        out.append(looks[city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
+        owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
+        out.append(looks[owner, mu > 0 or militia > 0])
+        held = bool(mu or militia)
+        named[slot] = names[owner, held]
+        named_marks[slot] = name_labels[held]
+        if held:  # the MU badge below the name
+            text, badges[slot] = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
+            named[slot] += "\n" + text
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -407,17 +421,9 @@ def _board_layers(
             )
     out.append("</g>")
     out.append('<g class="city-labels">')
-    kept, names, name_labels = drawing.badge_texts, drawing.names, drawing.name_labels
-    for cid in drawing.labels:
-        city = cities[cid]
-        owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
-        held = bool(mu or militia)
-        out.append(names[cid][owner, held])
-        labels.append(name_labels[cid][held])
-        if held:  # the MU badge below the name
-            text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
-            out.append(text)
-            marks.append(badge_mark)
+    out += named
+    labels += named_marks
+    marks += filter(None, badges)
     out.append("</g></g>")
     return out
 
