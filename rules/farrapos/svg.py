@@ -20,7 +20,7 @@ from pbem.rules.farrapos.sequence import label
 from pbem.rules.farrapos.svg_focus import focus
 from pbem.rules.farrapos.svg_layout import BADGE_SIZE, MAP_H, MAP_W, MAP_X0, MAP_Y0, NAME_SIZE, Placement, _layout
 from pbem.rules.kept import PerObject
-from pbem.rules.mapdraw import Mark, escape, focus_attrs, mark, quoteattr, text_width
+from pbem.rules.mapdraw import LABEL_MARGIN, Mark, escape, focus_attrs, mark, quoteattr, text_width
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -444,9 +444,11 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
     kept = drawing.badge_texts
     if len(kept) > 4096:
         kept.clear()
+    w = text_width(badge, BADGE_SIZE, True)
+    lx, ly = cx - w / 2, y - 0.96 * BADGE_SIZE  # _label_mark(cx, y, badge, BADGE_SIZE, True), its steps inline
     made = kept[cid, owner, mu, militia] = (
         head + badge + "</text>",
-        _label_mark(cx, y, badge, BADGE_SIZE, True),
+        (lx - LABEL_MARGIN, ly - LABEL_MARGIN, lx + w + LABEL_MARGIN, ly + 1.22 * BADGE_SIZE + LABEL_MARGIN),
     )
     return made
 
