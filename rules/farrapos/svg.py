@@ -346,14 +346,15 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     ]
     labels: list[Mark] = []
     marks: list[Mark] = []
-    out += _board_layers(view, drawing, events, labels, marks)
+    stacks: list[_Stack] = []
+    out += _board_layers(view, drawing, events, labels, marks, stacks)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
     out.append("")  # the panel's background, sized once the stacks are listed
     out += _tracks(view, drawing, px)
     out.append(drawing.key)
-    y = _stacks(view, drawing, px, out)
+    y = _stacks(view, drawing, px, out, stacks)
     if position.get("outcome"):
         o = position["outcome"]
         y += 20
@@ -376,13 +377,18 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
 
 
 def _board_layers(
-    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], marks: list[Mark]
+    view: View,
+    drawing: _Drawing,
+    events: Sequence[Event],
+    labels: list[Mark],
+    marks: list[Mark],
+    stacks: list[_Stack],
 ) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
     battles ("Actions", "Battles"), the city labels with their VP.  The label mark
     of each city's VP and name (worked out once per board) goes to ``labels``, and
     the mark of each MU badge's label (``mapdraw.mark``) to ``marks``: the arrows
-    and rings hold none."""
+    and rings hold none; each city with MU or Militia to ``stacks``, in board order."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
@@ -401,6 +407,7 @@ def _board_layers(
         if held:  # the MU badge below the name
             text, badges[slot] = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
             named[slot] += "\n" + text
+            stacks.append((cid, owner, city["units"], militia))
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -503,21 +510,20 @@ def _vp_text(drawing: _Drawing, score: tuple[Any, ...]) -> str:
     return text
 
 
-def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
-    """Every occupied city's MU and Militia, in two columns; appends to ``out``,
-    returns the y below the longer column."""
-    board, cities = view.board, view.cities
+_Stack = tuple[str, "str | None", list[str], int]
+"""A city with MU or Militia, as the board's layers read it: its id, holder, MU and Militia count."""
+
+
+def _stacks(view: View, drawing: _Drawing, px: float, out: list[str], stacks: list[_Stack]) -> float:
+    """Every occupied city's MU and Militia (``stacks``, in board order), in two
+    columns; appends to ``out``, returns the y below the longer column."""
+    board = view.board
     labels, reduced = _LABELS.get(view.sheet, _new_table), view.reduced
     headings = _HEADINGS.get(board, _new_table)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
-    for cid in board.cities:
-        city = cities[cid]
-        mu, militia = city["units"], int(city["militia"])
-        if not (mu or militia):
-            continue
+    for cid, owner, mu, militia in stacks:
         col = 0 if column_y[0] <= column_y[1] else 1
         cx, cy = px + col * COLUMN_W, column_y[col]
-        owner = city["owner"]
         heading = headings.get((cid, owner)) or _heading(board, cid, owner, headings)
         out.append(f'<text x="{cx}" y="{cy}"{heading}')  # _text(cx, cy, name (side), 13, bold, the side's colour)
         cy += 16
