@@ -148,3 +148,16 @@ def test_a_badge_new_to_the_process_is_marked_without_a_call(monkeypatch: pytest
         svg._shipped_drawing().badge_texts.clear()
         assert svg.render(position, events) == before
     assert calls == [] and sum(map(lambda s: s.count(" MU</text>"), first)) > 20
+
+
+def test_a_badge_at_counts_met_before_is_neither_worded_nor_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A badge new to the process at MU and Militia counts some badge had before takes
+    its words and their width from ``_BADGE_WORDS``: no words written, no ``text_width``
+    looked up (one each a badge before); the maps are the same."""
+    positions = _positions_with_events()[::3]
+    first = [svg.render(position, events) for position, events in positions]
+    widths = counted_calls(monkeypatch, svg, "text_width")
+    for (position, events), before in zip(positions, first):
+        svg._shipped_drawing().badge_texts.clear()
+        assert svg.render(position, events) == before
+    assert widths == [] and sum(page.count(" MU</text>") for page in first) > 20

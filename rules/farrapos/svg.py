@@ -442,7 +442,7 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
     ``<text>`` put together from the city's opening of it for the holder, made once
     per board, city and holder (its place written and its colour quoted once, not
     at each count new to the process)."""
-    badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
+    badge, w = _BADGE_WORDS.get((mu, militia)) or _badge_words(mu, militia)
     cx, y = drawing.badges[cid]
     head = drawing.badge_heads.get((cid, owner))
     if head is None:  # _text(x, y, "", BADGE_SIZE, "middle", "bold", the holder's colour) without its end
@@ -451,12 +451,25 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
     kept = drawing.badge_texts
     if len(kept) > 4096:
         kept.clear()
-    w = text_width(badge, BADGE_SIZE, True)
     lx, ly = cx - w / 2, y - 0.96 * BADGE_SIZE  # _label_mark(cx, y, badge, BADGE_SIZE, True), its steps inline
     made = kept[cid, owner, mu, militia] = (
         head + badge + "</text>",
         (lx - LABEL_MARGIN, ly - LABEL_MARGIN, lx + w + LABEL_MARGIN, ly + 1.22 * BADGE_SIZE + LABEL_MARGIN),
     )
+    return made
+
+
+_BADGE_WORDS: dict[tuple[int, int], tuple[str, float]] = {}
+"""Each badge's words and their width, by MU and Militia: filled as met (:func:`_badge_words`)."""
+
+
+def _badge_words(mu: int, militia: int) -> tuple[str, float]:
+    """The words of a badge of ``mu`` MU and ``militia`` Militia and their width (``text_width``),
+    kept in ``_BADGE_WORDS``."""
+    words = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
+    if len(_BADGE_WORDS) > 1024:
+        _BADGE_WORDS.clear()
+    made = _BADGE_WORDS[mu, militia] = (words, text_width(words, BADGE_SIZE, True))
     return made
 
 
