@@ -195,10 +195,8 @@ def take_in_marks(box: Box, marks: list[Mark], limit: Box, core: Box | None = No
         rest, strips = _sorted_out(edges, marks, inner, beyond)
         x0, y0, x1, y1 = _step_in(edges, strips, inner)
         # a mark inside the box before its edges moved in and not inside after lies across one of the
-        # strips: ``rest`` and ``beyond`` hold every mark outside the box, and ``rest`` some inside
-        # (passed over below)
-        for strip in strips:
-            rest += strip
+        # strips: ``rest`` (each mark once) and ``beyond`` hold every mark outside the box, and ``rest``
+        # some inside (passed over below)
     x0, y0, x1, y1 = _grown(x0, y0, x1, y1, rest, beyond)
     lx, ly, lw, lh = limit
     x0, y0, x1, y1 = max(x0, lx), max(y0, ly), min(x1, lx + lw), min(y1, ly + lh)
@@ -265,10 +263,10 @@ _FACING = (_A0, itemgetter(2), _B0, itemgetter(3))
 def _sorted_out(
     edges: list[float], marks: list[Mark], core: list[float], beyond: _Beyond
 ) -> tuple[list[Mark], list[list[Mark]]]:
-    """In one pass over ``marks``: those not inside the box of ``edges`` (those outside
-    the hull of the box and ``core`` put in ``beyond``, each in the list of the first edge
-    of the hull it lies beyond, in :func:`_grown`'s order: an edge of the box stays within
-    the hull), and for each edge (x0, y0, x1, y1) those across the strip between it and
+    """In one pass over ``marks``: those not inside the box of ``edges`` or across a strip,
+    each once (those outside the hull of the box and ``core`` put in ``beyond`` instead, each
+    in the list of the first edge of the hull it lies beyond, in :func:`_grown`'s order: an
+    edge of the box stays within the hull), and for each edge (x0, y0, x1, y1) those across the strip between it and
     ``core``'s same edge (an edge moves in only within that strip, so only those can ever
     be cut by it)."""
     x0, y0, x1, y1 = edges
@@ -301,18 +299,23 @@ def _sorted_out(
         if b1 <= u1:
             before_y0.append(m)
             continue
-        if a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1:
-            out.append(m)
+        near = a0 < x0 or b0 < y0 or a1 > x1 or b1 > y1  # not inside the box
         # each strip's far side tested first (most marks are not near it), then the box's span
         # across it (an edge cuts only a mark within the span of the others, which only narrows)
         if a0 < hi0 and lo0 < a1 and b0 < y1 and y0 < b1:
             s0.append(m)
+            near = True
         if b0 < hi1 and lo1 < b1 and a0 < x1 and x0 < a1:
             s1.append(m)
+            near = True
         if lo2 < a1 and a0 < hi2 and b0 < y1 and y0 < b1:
             s2.append(m)
+            near = True
         if lo3 < b1 and b0 < hi3 and a0 < x1 and x0 < a1:
             s3.append(m)
+            near = True
+        if near:
+            out.append(m)
     return out, [s0, s1, s2, s3]
 
 
@@ -321,24 +324,29 @@ def _step_in(edges: list[float], strips: list[list[Mark]], core: list[float]) ->
     stays outside ``core``'s edge, each edge's cut looked for among ``strips``, the
     marks across its strip; edges only move in, so this ends.  (A mark an edge
     cuts lies within the box's reach, between its edges and the core's far ones.)"""
+    x0, y0, x1, y1 = edges
+    c0, d0, c1, d1 = core
+    s0, s1, s2, s3 = strips
     moved = True
-    while moved:
+    while moved:  # each edge in turn (x0, y0, x1, y1), with the others as they stand
         moved = False
-        for i in range(4):
-            at, outer = edges[i], i < 2  # the low edge or the high one
-            if i % 2 == 0:  # a vertical edge: the marks across it, within the span of y
-                lo, hi = edges[1], edges[3]
-                cut = [(a0, a1) for a0, b0, a1, b1 in strips[i] if a0 < at < a1 and b0 < hi and lo < b1]
-            else:  # a horizontal edge: the marks across it, within the span of x
-                lo, hi = edges[0], edges[2]
-                cut = [(b0, b1) for a0, b0, a1, b1 in strips[i] if b0 < at < b1 and a0 < hi and lo < a1]
-            if not cut:
-                continue
-            inner = max(c[1] for c in cut) if outer else min(c[0] for c in cut)
-            if (inner <= core[i]) if outer else (inner >= core[i]):
-                edges[i] = inner
-                moved = True
-    return edges
+        if s0:  # the marks across x0 within the span of y: it moves to their largest a1
+            cut = [a1 for a0, b0, a1, b1 in s0 if a0 < x0 < a1 and b0 < y1 and y0 < b1]
+            if cut and (inner := max(cut)) <= c0:
+                x0, moved = inner, True
+        if s1:  # across y0 within the span of x: to their largest b1
+            cut = [b1 for a0, b0, a1, b1 in s1 if b0 < y0 < b1 and a0 < x1 and x0 < a1]
+            if cut and (inner := max(cut)) <= d0:
+                y0, moved = inner, True
+        if s2:  # across x1: to their smallest a0
+            cut = [a0 for a0, b0, a1, b1 in s2 if a0 < x1 < a1 and b0 < y1 and y0 < b1]
+            if cut and (inner := min(cut)) >= c1:
+                x1, moved = inner, True
+        if s3:  # across y1: to their smallest b0
+            cut = [b0 for a0, b0, a1, b1 in s3 if b0 < y1 < b1 and a0 < x1 and x0 < a1]
+            if cut and (inner := min(cut)) >= d1:
+                y1, moved = inner, True
+    return [x0, y0, x1, y1]
 
 
 _TEXT = re.compile(r"<text\b([^>]*)>([^<]*)</text>")

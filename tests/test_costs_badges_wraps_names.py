@@ -125,3 +125,39 @@ def test_a_resolutions_reports_name_the_position_file_once(tmp_path: Path, monke
     names = {path.name for path in written}
     assert position_file.file_name(game, 3) in names
     assert any(name.startswith("turn-") for name in names)
+
+
+def test_a_badge_new_to_the_process_is_marked_without_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A badge's label mark is worked out in ``_badge`` from its width (it went through
+    ``_label_mark`` and ``mapdraw.mark``, two Python calls a badge new to the process);
+    the maps are the same, and each mark is ``_label_mark``'s (the test above)."""
+    positions = _positions_with_events()[::3]
+    first = [svg.render(position, events) for position, events in positions]
+    calls: list[str] = []
+
+    def counted(name: str, real: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return real(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(svg, "_label_mark", counted("_label_mark", svg._label_mark))
+    monkeypatch.setattr(svg, "mark", counted("mark", svg.mark))
+    for (position, events), before in zip(positions, first):
+        svg._shipped_drawing().badge_texts.clear()
+        assert svg.render(position, events) == before
+    assert calls == [] and sum(map(lambda s: s.count(" MU</text>"), first)) > 20
+
+
+def test_a_badge_at_counts_met_before_is_neither_worded_nor_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A badge new to the process at MU and Militia counts some badge had before takes
+    its words and their width from ``_BADGE_WORDS``: no words written, no ``text_width``
+    looked up (one each a badge before); the maps are the same."""
+    positions = _positions_with_events()[::3]
+    first = [svg.render(position, events) for position, events in positions]
+    widths = counted_calls(monkeypatch, svg, "text_width")
+    for (position, events), before in zip(positions, first):
+        svg._shipped_drawing().badge_texts.clear()
+        assert svg.render(position, events) == before
+    assert widths == [] and sum(page.count(" MU</text>") for page in first) > 20

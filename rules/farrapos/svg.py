@@ -17,18 +17,10 @@ from pbem.rules.farrapos.board import Board, load_board
 from pbem.rules.farrapos.counters import FIRST_PHASE, LAST_PHASE, SIDE_NAMES, CounterSheet
 from pbem.rules.farrapos.position import Position, View
 from pbem.rules.farrapos.sequence import label
+from pbem.rules.farrapos.svg_focus import focus
 from pbem.rules.farrapos.svg_layout import BADGE_SIZE, MAP_H, MAP_W, MAP_X0, MAP_Y0, NAME_SIZE, Placement, _layout
 from pbem.rules.kept import PerObject
-from pbem.rules.mapdraw import (
-    Box,
-    Mark,
-    escape,
-    focus_attrs,
-    focus_box,
-    mark,
-    quoteattr,
-    text_width,
-)
+from pbem.rules.mapdraw import LABEL_MARGIN, Mark, escape, focus_attrs, mark, quoteattr, text_width
 
 # Portrait: the board takes the whole width (so it stays legible on a phone),
 # the tracks and the stacks follow below it.
@@ -122,6 +114,8 @@ class _Drawing:
     vp_track_y: float
     key: str  # colour groups, ports, this resolution's symbols, and the Stacks heading
     stacks_y: float
+    cities_drawn: tuple[tuple[str, int, dict[Any, str], dict[Any, str], tuple[Mark, Mark]], ...]  # board order: each
+    # city, the place of its name among the labels, its looks in ``marks`` and ``names`` and its ``name_labels``
 
 
 PHASE_TRACK_Y = PANEL_Y0 + 24
@@ -165,6 +159,7 @@ def _drawing(board: Board) -> _Drawing:
         y,
         key,
         stacks_y,
+        tuple((c, list(labels).index(c), marks[c], names[c], name_labels[c]) for c in board.cities),
     )
 
 
@@ -351,14 +346,15 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
     ]
     labels: list[Mark] = []
     marks: list[Mark] = []
-    out += _board_layers(view, drawing, events, labels, marks)
+    stacks: list[_Stack] = []
+    out += _board_layers(view, drawing, events, labels, marks, stacks)
     # --- panel below the board: tracks and stacks --------------------------------
     px = MAP_X0 + 20
     panel_at = len(out)
     out.append("")  # the panel's background, sized once the stacks are listed
     out += _tracks(view, drawing, px)
     out.append(drawing.key)
-    y = _stacks(view, drawing, px, out)
+    y = _stacks(view, drawing, px, out, stacks)
     if position.get("outcome"):
         o = position["outcome"]
         y += 20
@@ -370,10 +366,10 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
         f'<rect x="{px - 10}" y="{PANEL_Y0}" width="{WIDTH - px}" height="{height - PANEL_Y0 - 8}" '
         'fill="#fffdf6" stroke="#c9bb95"/>'
     )
-    focus, why = _focus(view, drawing, events, labels + marks, height)
+    box, why = focus(view, drawing.at, events, labels + marks, (0, 0, WIDTH, height))
     out[0] = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
-        f"{focus_attrs('farrapos-board', focus, why)}>"
+        f"{focus_attrs('farrapos-board', box, why)}>"
     )
     out[2] = f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#f6f1e3"/>'
     out.append("</svg>")
@@ -381,20 +377,37 @@ def render(position: Position, events: Sequence[Event] = (), side: str | None = 
 
 
 def _board_layers(
-    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], marks: list[Mark]
+    view: View,
+    drawing: _Drawing,
+    events: Sequence[Event],
+    labels: list[Mark],
+    marks: list[Mark],
+    stacks: list[_Stack],
 ) -> list[str]:
     """On the board: each city's owner and occupation, this resolution's moves and
     battles ("Actions", "Battles"), the city labels with their VP.  The label mark
     of each city's VP and name (worked out once per board) goes to ``labels``, and
     the mark of each MU badge's label (``mapdraw.mark``) to ``marks``: the arrows
-    and rings hold none."""
+    and rings hold none; each city with MU or Militia to ``stacks``, in board order."""
     at = drawing.at
     cities = view.position["cities"]
     out: list[str] = []
     labels += drawing.mark_labels.values()  # each city's VP label, in board order, as the marks below
-    for cid, looks in drawing.marks.items():  # board order
+    named: list[Any] = [None] * len(drawing.labels)  # each city's name (and badge), in the labels' order
+    named_marks = named.copy()
+    badges = named.copy()
+    kept = drawing.badge_texts
+    for cid, slot, looks, names, name_labels in drawing.cities_drawn:  # board order, each city's entry read once
         city = cities[cid]
-        out.append(looks[city["owner"], bool(city["units"]) or int(city["militia"]) > 0])
+        owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
+        out.append(looks[owner, mu > 0 or militia > 0])
+        held = bool(mu or militia)
+        named[slot] = names[owner, held]
+        named_marks[slot] = name_labels[held]
+        if held:  # the MU badge below the name
+            text, badges[slot] = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
+            named[slot] += "\n" + text
+            stacks.append((cid, owner, city["units"], militia))
     out.append("</g>")
     out.append('<g class="events">')
     for event in events:
@@ -415,17 +428,9 @@ def _board_layers(
             )
     out.append("</g>")
     out.append('<g class="city-labels">')
-    kept, names, name_labels = drawing.badge_texts, drawing.names, drawing.name_labels
-    for cid in drawing.labels:
-        city = cities[cid]
-        owner, mu, militia = city["owner"], len(city["units"]), int(city["militia"])
-        held = bool(mu or militia)
-        out.append(names[cid][owner, held])
-        labels.append(name_labels[cid][held])
-        if held:  # the MU badge below the name
-            text, badge_mark = kept.get((cid, owner, mu, militia)) or _badge(drawing, cid, owner, mu, militia)
-            out.append(text)
-            marks.append(badge_mark)
+    out += named
+    labels += named_marks
+    marks += filter(None, badges)
     out.append("</g></g>")
     return out
 
@@ -437,7 +442,7 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
     ``<text>`` put together from the city's opening of it for the holder, made once
     per board, city and holder (its place written and its colour quoted once, not
     at each count new to the process)."""
-    badge = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
+    badge, w = _BADGE_WORDS.get((mu, militia)) or _badge_words(mu, militia)
     cx, y = drawing.badges[cid]
     head = drawing.badge_heads.get((cid, owner))
     if head is None:  # _text(x, y, "", BADGE_SIZE, "middle", "bold", the holder's colour) without its end
@@ -446,10 +451,25 @@ def _badge(drawing: _Drawing, cid: str, owner: str | None, mu: int, militia: int
     kept = drawing.badge_texts
     if len(kept) > 4096:
         kept.clear()
+    lx, ly = cx - w / 2, y - 0.96 * BADGE_SIZE  # _label_mark(cx, y, badge, BADGE_SIZE, True), its steps inline
     made = kept[cid, owner, mu, militia] = (
         head + badge + "</text>",
-        _label_mark(cx, y, badge, BADGE_SIZE, True),
+        (lx - LABEL_MARGIN, ly - LABEL_MARGIN, lx + w + LABEL_MARGIN, ly + 1.22 * BADGE_SIZE + LABEL_MARGIN),
     )
+    return made
+
+
+_BADGE_WORDS: dict[tuple[int, int], tuple[str, float]] = {}
+"""Each badge's words and their width, by MU and Militia: filled as met (:func:`_badge_words`)."""
+
+
+def _badge_words(mu: int, militia: int) -> tuple[str, float]:
+    """The words of a badge of ``mu`` MU and ``militia`` Militia and their width (``text_width``),
+    kept in ``_BADGE_WORDS``."""
+    words = f"{mu} MU +{militia} Mil" if mu and militia else f"{mu} MU" if mu else f"{militia} Mil"
+    if len(_BADGE_WORDS) > 1024:
+        _BADGE_WORDS.clear()
+    made = _BADGE_WORDS[mu, militia] = (words, text_width(words, BADGE_SIZE, True))
     return made
 
 
@@ -503,21 +523,20 @@ def _vp_text(drawing: _Drawing, score: tuple[Any, ...]) -> str:
     return text
 
 
-def _stacks(view: View, drawing: _Drawing, px: float, out: list[str]) -> float:
-    """Every occupied city's MU and Militia, in two columns; appends to ``out``,
-    returns the y below the longer column."""
-    board, cities = view.board, view.cities
+_Stack = tuple[str, "str | None", list[str], int]
+"""A city with MU or Militia, as the board's layers read it: its id, holder, MU and Militia count."""
+
+
+def _stacks(view: View, drawing: _Drawing, px: float, out: list[str], stacks: list[_Stack]) -> float:
+    """Every occupied city's MU and Militia (``stacks``, in board order), in two
+    columns; appends to ``out``, returns the y below the longer column."""
+    board = view.board
     labels, reduced = _LABELS.get(view.sheet, _new_table), view.reduced
     headings = _HEADINGS.get(board, _new_table)
     column_y = [drawing.stacks_y, drawing.stacks_y]  # two columns, each stack goes to the shorter one
-    for cid in board.cities:
-        city = cities[cid]
-        mu, militia = city["units"], int(city["militia"])
-        if not (mu or militia):
-            continue
+    for cid, owner, mu, militia in stacks:
         col = 0 if column_y[0] <= column_y[1] else 1
         cx, cy = px + col * COLUMN_W, column_y[col]
-        owner = city["owner"]
         heading = headings.get((cid, owner)) or _heading(board, cid, owner, headings)
         out.append(f'<text x="{cx}" y="{cy}"{heading}')  # _text(cx, cy, name (side), 13, bold, the side's colour)
         cy += 16
@@ -564,36 +583,3 @@ def _unit_label(view: View, unit: str, labels: dict[tuple[str, bool], str]) -> s
     """The line of ``unit`` in the stacks, escaped, kept in ``labels`` (its sheet's)."""
     label = labels[unit, unit in view.reduced] = escape(_counter_label(view, unit))
     return label
-
-
-def _focus(
-    view: View, drawing: _Drawing, events: Sequence[Event], labels: list[Mark], height: float
-) -> tuple[Box, str]:
-    """The close-up: this resolution's action; in a quiet one, the front (where MU
-    of both sides face each other), else the armies; grown to hold whole every
-    city label it meets."""
-    at = drawing.at
-    board = view.board
-    action = [
-        at[e[key]]
-        for e in events
-        for key in ("from", "to", "city", "origin")
-        if isinstance(e.get(key), str) and e.get(key) in at
-    ]
-    why = "this resolution's action"
-    if not action:  # a quiet resolution: the front, where MU of both sides face each other
-        cities = view.cities  # each city's MU and owner read off its entry (``View.units_in``, ``View.owner``)
-        held = [c for c in board.cities if cities[c]["units"]]
-        action = [at[c] for c in held]
-        front = [
-            at[c]
-            for c in held
-            if any(cities[n]["units"] and cities[n]["owner"] != cities[c]["owner"] for n in board.adjacency[c])
-        ]
-        action = front or action
-        why = "the front" if front else "the armies"
-    board_box = (MAP_X0, MAP_Y0, MAP_W, MAP_H)
-    if not action:
-        return board_box, why
-    # the core kept whole: a battle's ring (r 17) and the arrows' ends around each city
-    return focus_box(action, board_box, 70, (380, 320), labels, (0, 0, WIDTH, height), core_pad=24), why
