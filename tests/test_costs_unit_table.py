@@ -147,7 +147,7 @@ def test_a_warm_process_loads_no_scenario_or_map_for_the_table(
     cache: Path, house: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The table loaded every scenario of the library and its map, only for the
-    counters' names (about 26 M instructions under callgrind, most of it the maps);
+    counters' names (some 31 M instructions under callgrind, much of it the maps);
     a process that finds it kept reads the scenario files' bytes and the cache file."""
     for folders in _libraries(house):
         FurorBarbarus(folders).unit_names  # noqa: B018 (built: the cache warm)

@@ -7,7 +7,7 @@ the SHA-256 of the library's scenario files, as bytes, each with its id in the
 library's order, and of the code that derives the index from them (:func:`code_key`:
 this module's source, the short ids' code and ``name_index``'s key).  A process that
 finds it reads the scenario files and the cache file only: no scenario or map is
-loaded (they were about 26 M instructions under callgrind, most of it the maps).  A
+loaded (they were some 31 M instructions under callgrind, much of it the maps).  A
 table not found is built once from the files' parses, after each scenario and its
 map have been loaded as a game loads them, so that a scenario the library refuses is
 refused here as before.  A scenario added to, edited in or taken from any folder of
