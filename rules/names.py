@@ -68,6 +68,14 @@ class NameTable:
         table._adopt(data_cache.load_derived("name-table", material, lambda: name_index.build(listed)))
         return table
 
+    @classmethod
+    def from_index(cls, index: dict[str, Any]) -> NameTable:
+        """The table that answers from ``index`` (:func:`pbem.rules.name_index.build`'s,
+        as a cache kept it: :mod:`pbem.rules.furor_barbarus.unit_table`)."""
+        table = cls.__new__(cls)
+        table._adopt(index)
+        return table
+
     def _adopt(self, index: dict[str, Any]) -> None:
         """Answer from ``index`` (:func:`pbem.rules.name_index.build`): ``ids`` (each
         fold of an id: the first id of that fold), ``names`` (each fold of a name or

@@ -10,7 +10,6 @@ import re
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from pbem.rules.farrapos import orders
 from pbem.rules.farrapos import tables as farrapos_tables
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
+from pbem.rules.furor_barbarus.svg_shapes import short_ids
 from pbem.rules.grid_table import grid_cells
 from pbem.rules.names import NameTable
 from pbem.rules.registry import find_ruleset
@@ -50,21 +50,16 @@ def _units() -> Entries:
     return [(cid, ()) for cid in load_counters().counters]
 
 
-def _furor_units(monkeypatch: pytest.MonkeyPatch) -> Entries:
-    """The entries of Furor Barbarus's table of every unit of every scenario."""
-    seen: list[Entries] = []
-    real = NameTable.kept
-
-    def recorded(entries: Iterable[tuple[str, Iterable[str]]]) -> NameTable:
-        listed = [(ident, tuple(names)) for ident, names in entries]
-        seen.append(listed)
-        return real(listed)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(NameTable, "kept", staticmethod(recorded))
-        find_ruleset("furor-barbarus")._unit_names()  # type: ignore[attr-defined]
-    [entries] = seen
-    return entries
+def _furor_units() -> Entries:
+    """The entries of Furor Barbarus's table of every unit of every scenario, from its loaded scenarios."""
+    library = find_ruleset("furor-barbarus").library  # type: ignore[attr-defined]
+    entries: dict[str, set[str]] = {}
+    for sid in library.scenario_ids():
+        counters = library.scenario(sid).counters
+        short = short_ids(sorted(counters))
+        for uid, counter in counters.items():
+            entries.setdefault(uid, set()).update((short[uid], counter.name))
+    return [(uid, tuple(sorted(names))) for uid, names in sorted(entries.items())]
 
 
 def _typed(entries: Entries, seed: int) -> list[str]:
@@ -105,8 +100,8 @@ def _assert_alike(kept: NameTable, fresh: NameTable, entries: Entries, seed: int
         assert kept.take(line, start, frozenset({"from"})) == fresh.take(line, start, frozenset({"from"}))
 
 
-def test_a_kept_table_answers_every_name_as_a_built_one(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for seed, entries in enumerate((_cities(), _units(), _furor_units(monkeypatch))):
+def test_a_kept_table_answers_every_name_as_a_built_one(cache: Path) -> None:
+    for seed, entries in enumerate((_cities(), _units(), _furor_units())):
         fresh = NameTable(entries)
         NameTable.kept(entries)  # built and written
         read_back = NameTable.kept(entries)
@@ -221,13 +216,13 @@ def _old_folded(name: str) -> str:
     return name if _OLD_ALREADY_FOLDED(name) else _old_fold(name)
 
 
-def test_fold_and_folded_answer_as_their_patterns_did(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fold_and_folded_answer_as_their_patterns_did() -> None:
     """``fold`` took runs of ``[\\s_-]`` with ``re.sub`` and ``folded`` told an id by
     a ``fullmatch``: the patterns, compiled at each import, are now ``str`` methods;
     compared on every character's whitespace, the shipped names and random ones."""
     every = "".join(map(chr, range(0x110000)))
     assert re.findall(r"\s", every) == [c for c in every if c.isspace()]
-    names = [n for entries in (_cities(), _units(), _furor_units(monkeypatch)) for n in _typed(entries, 3)]
+    names = [n for entries in (_cities(), _units(), _furor_units()) for n in _typed(entries, 3)]
     rng = random.Random(5)
     alphabet = "abcXYZ0189-_ -_\t\n\x1c\x85\xa0\u2003\u3000éÉßİﬁ\u0301"
     names += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) for _ in range(20000)]

@@ -50,6 +50,7 @@ from pbem.rules.furor_barbarus.special_rules import rules_for
 from pbem.rules.furor_barbarus.standing import standing_problems
 from pbem.rules.furor_barbarus.svg_shapes import short_ids
 from pbem.rules.furor_barbarus.unit_names import settle_orders
+from pbem.rules.furor_barbarus.unit_table import unit_index
 from pbem.rules.kept import PerObject
 from pbem.rules.names import NameTable
 from pbem.rules.suggest import did_you_mean
@@ -294,16 +295,11 @@ class FurorBarbarus(Ruleset):
         return table
 
     def _unit_names(self) -> NameTable:
-        entries: dict[str, set[str]] = {}
-        for sid in self.library.scenario_ids():
-            counters = self.library.scenario(sid).counters
-            short = short_ids(sorted(counters))
-            for uid, counter in counters.items():
-                entries.setdefault(uid, set()).update((short[uid], counter.name))
-        # a NameTable remembers what each name typed found, and knows every id written as it folds from the
-        # start: a subclass of its own that remembered the names anew had emptied that memory, so each unit
-        # a process met first was looked up and folded again
-        table = NameTable.kept((uid, sorted(names)) for uid, names in sorted(entries.items()))
+        # read from the data cache without loading a scenario or map when the scenario files and the code are
+        # those it was built from (unit_table.py); a NameTable remembers what each name typed found, and knows
+        # every id written as it folds from the start: a subclass of its own that remembered the names anew had
+        # emptied that memory, so each unit a process met first was looked up and folded again
+        table = NameTable.from_index(unit_index(self.library))
         know_ids(table)
         return table
 
