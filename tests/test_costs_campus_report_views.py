@@ -19,7 +19,6 @@ never timed:
 
 from __future__ import annotations
 
-import pathlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from pbem.reports import render
 from pbem.reports.battle_table import battle_blocks
 from pbem.reports.event_lines import event_lines
 from pbem.rules import find_ruleset
+from pbem.rules.furor_barbarus import scenarios
 from pbem.rules.furor_barbarus.battlefield import ACTIVE
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
 from pbem.rules.furor_barbarus.scenarios import PACKAGE_DATA
@@ -42,10 +42,10 @@ from tests.support.furor_turns import bot_turns
 def test_a_known_scenario_is_looked_up_without_listing_the_folders_again(monkeypatch: pytest.MonkeyPatch) -> None:
     ruleset = find_ruleset("furor-barbarus")
     first = ruleset.scenario("campus-mauriacus")
-    listed = counted_calls(monkeypatch, pathlib.Path, "glob")
+    listed = counted_calls(monkeypatch, scenarios, "_tomls")  # a folder's listing (a Path.glob before)
     again = ruleset.scenario("campus-mauriacus")
     assert again == first and again.title
-    assert listed == []  # it was one glob a lookup
+    assert listed == []  # it was one listing a lookup
     with pytest.raises(ValueError, match="unknown scenario 'campus-mauricus'.*campus-mauriacus"):
         ruleset.scenario("campus-mauricus")
     assert listed  # an unknown id is looked for in a fresh listing, and the error lists them all
