@@ -39,6 +39,7 @@ from pbem.reports.battle_table import EventLine, battle_blocks, text_blocks, tex
 from pbem.reports.event_lines import detail_value, event_lines
 from pbem.reports.map_look import MapLook, map_look
 from pbem.reports.parts import HtmlReportParts, TextReportParts
+from pbem.reports.utf8 import utf8
 from pbem.rules.base import ScoreLine
 
 if TYPE_CHECKING:
@@ -460,8 +461,10 @@ def _kept(memo: list[tuple[str, _Made]], text: str, make: Callable[[str], _Made]
 
 
 def _encode(text: str) -> bytes:
-    """``text`` in UTF-8: each piece of a page :meth:`Shared.utf8` encodes."""
-    return text.encode("utf-8")
+    """``text`` in UTF-8: each piece of a page :meth:`Shared.utf8` encodes (a long one,
+    the map, through :func:`pbem.reports.utf8.utf8`: its Latin-1 copied, its accented
+    names found by ``str.find``, where CPython encodes it character by character)."""
+    return utf8(text)
 
 
 def _data_uri(kind: str, text: str) -> Markup:

@@ -148,17 +148,21 @@ def wrap_indent(environment: Any, s: Any, width: int, by: int = 4) -> Any:
     both filters."""
     if type(s) is str and environment.newline_sequence == "\n" and _simple(s, False, True):
         calls["fast"] += 1
-        if len(s) <= width:
-            return s
-        key = (s, width, by)
-        text = _wrapped_indented.get(key)
-        if text is None:
-            text = ("\n" + " " * by).join(fill(s, width))
-            if len(_wrapped_indented) > 1024:
-                _wrapped_indented.clear()
-            _wrapped_indented[key] = text
-        return text
+        return s if len(s) <= width else _filled(s, width, by)
     return indent(wordwrap(environment, s, width, False), by)
+
+
+def _filled(s: str, width: int, by: int) -> str:
+    """A :func:`_simple` line longer than ``width``, wrapped and indented as
+    :func:`wrap_indent` gives it (kept a while)."""
+    key = (s, width, by)
+    text = _wrapped_indented.get(key)
+    if text is None:
+        text = ("\n" + " " * by).join(fill(s, width))
+        if len(_wrapped_indented) > 1024:
+            _wrapped_indented.clear()
+        _wrapped_indented[key] = text
+    return text
 
 
 _PLAIN = {str}
@@ -168,14 +172,16 @@ def wrap_lines(environment: Any, lines: Any, width: int, by: int = 4) -> Any:
     """``line|wrap_indent(width, by)`` for each of ``lines``, joined by line breaks, in
     one filter call (the board in words, some forty lines a Campus Mauriacus board:
     a loop step, the filter and its check a line).  When every line is a plain string
-    that fits and :func:`wrap_indent` would give back as it is (printable, no space at
-    either end nor two in a row), which most boards are, the lines are checked and
-    joined by a few calls for them all; else each goes through :func:`wrap_indent`."""
+    :func:`wrap_indent` would wrap by :func:`fill` (printable, no space at either end
+    nor two in a row), which most boards are, the lines are checked by a few calls
+    for them all: when all fit, they are joined at once; else each that fits is
+    itself and each longer one wrapped (:func:`_filled`), without a
+    :func:`wrap_indent` call and its checks a line.  Any other goes through
+    :func:`wrap_indent`."""
     if environment.newline_sequence == "\n" and lines and set(map(type, lines)) == _PLAIN:
         joined = "\n".join(lines)
         if (
-            max(map(len, lines)) <= width
-            and all(map(str.isprintable, lines))  # no line break inside a line: each is one of joined's
+            all(map(str.isprintable, lines))  # no line break inside a line: each is one of joined's
             and "  " not in joined
             and " \n" not in joined
             and "\n " not in joined
@@ -183,7 +189,9 @@ def wrap_lines(environment: Any, lines: Any, width: int, by: int = 4) -> Any:
             and joined[-1:] != " "
         ):
             calls["fast"] += len(lines)
-            return joined
+            if max(map(len, lines)) <= width:
+                return joined
+            return "\n".join([line if len(line) <= width else _filled(line, width, by) for line in lines])
     return "\n".join([wrap_indent(environment, line, width, by) for line in lines])
 
 
