@@ -150,6 +150,7 @@ def test_a_warm_process_loads_no_scenario_or_map_for_the_table(
     counters' names (some 31 M instructions under callgrind, much of it the maps);
     a process that finds it kept reads the scenario files' bytes and the cache file."""
     for folders in _libraries(house):
+        _fresh_process(monkeypatch)  # a table an earlier test left in this process would leave the cache cold
         FurorBarbarus(folders).unit_names  # noqa: B018 (built: the cache warm)
     loads = [
         counted_calls(monkeypatch, scenarios, "scenario_from_dict"),
