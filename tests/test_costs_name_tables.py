@@ -16,18 +16,15 @@ from typing import Any
 import pytest
 
 from pbem.rules import data_cache, name_index
-from pbem.rules.base import OrderSyntaxError
 from pbem.rules.farrapos import orders
 from pbem.rules.farrapos import tables as farrapos_tables
 from pbem.rules.farrapos.board import load_board
 from pbem.rules.farrapos.counters import load_counters
-from pbem.rules.furor_barbarus.svg_shapes import short_ids
 from pbem.rules.grid_table import grid_cells
 from pbem.rules.names import NameTable
 from pbem.rules.registry import find_ruleset
 from tests.support.calls import counted_calls, python_calls
-
-Entries = list[tuple[str, tuple[str, ...]]]
+from tests.support.name_tables import Entries, assert_alike, loaded_entries, typed_names
 
 
 @pytest.fixture()
@@ -52,52 +49,7 @@ def _units() -> Entries:
 
 def _furor_units() -> Entries:
     """The entries of Furor Barbarus's table of every unit of every scenario, from its loaded scenarios."""
-    library = find_ruleset("furor-barbarus").library  # type: ignore[attr-defined]
-    entries: dict[str, set[str]] = {}
-    for sid in library.scenario_ids():
-        counters = library.scenario(sid).counters
-        short = short_ids(sorted(counters))
-        for uid, counter in counters.items():
-            entries.setdefault(uid, set()).update((short[uid], counter.name))
-    return [(uid, tuple(sorted(names))) for uid, names in sorted(entries.items())]
-
-
-def _typed(entries: Entries, seed: int) -> list[str]:
-    """Every id and name, as written, folded, shouted and spaced, each run of their
-    leading words, and random names made of their letters and separators."""
-    typed: list[str] = []
-    for ident, names in entries:
-        for name in (ident, *names):
-            f = name_index.fold(name)
-            words = f.split("-")
-            typed += [name, name.upper(), f, f.replace("-", " "), f.replace("-", "_"), f" {name.title()} "]
-            typed += ["-".join(words[:n]) for n in range(1, len(words))]
-            typed += [" ".join(words[:n]) for n in range(1, len(words))]
-    letters = sorted({c for ident, names in entries for n in (ident, *names) for c in n} | set(" _-Xé"))
-    rng = random.Random(seed)
-    typed += ["".join(rng.choice(letters) for _ in range(rng.randint(0, 12))) for _ in range(400)]
-    typed += [rng.choice(typed[:-400])[: rng.randint(0, 9)] for _ in range(200)]
-    return typed
-
-
-def _answers(table: NameTable, typed: str) -> tuple[Any, ...]:
-    try:
-        looked: Any = table.lookup(typed)
-    except OrderSyntaxError as refused:
-        looked = str(refused)
-    return table.find(typed), looked, table.settle(typed), table.longest
-
-
-def _assert_alike(kept: NameTable, fresh: NameTable, entries: Entries, seed: int = 0) -> None:
-    assert kept.own_ids() == fresh.own_ids()
-    for typed in _typed(entries, seed):
-        assert _answers(kept, typed) == _answers(fresh, typed), typed
-    rng = random.Random(seed)
-    words = [w for typed in _typed(entries, seed)[:300] for w in typed.split()] + ["from", "to", "with"]
-    for _ in range(300):
-        line = [rng.choice(words) for _ in range(rng.randint(1, 6))]
-        start = rng.randrange(len(line))
-        assert kept.take(line, start, frozenset({"from"})) == fresh.take(line, start, frozenset({"from"}))
+    return loaded_entries(find_ruleset("furor-barbarus").library)  # type: ignore[attr-defined]
 
 
 def test_a_kept_table_answers_every_name_as_a_built_one(cache: Path) -> None:
@@ -105,7 +57,7 @@ def test_a_kept_table_answers_every_name_as_a_built_one(cache: Path) -> None:
         fresh = NameTable(entries)
         NameTable.kept(entries)  # built and written
         read_back = NameTable.kept(entries)
-        _assert_alike(read_back, fresh, entries, seed)
+        assert_alike(read_back, fresh, entries, seed)
 
 
 def test_a_second_process_builds_no_name_table(cache: Path, builds: list[tuple[Any, ...]]) -> None:
@@ -175,7 +127,7 @@ def test_a_damaged_cache_file_is_ignored(cache: Path, builds: list[tuple[Any, ..
     entry.write_bytes(damage(good))
     table = NameTable.kept(entries)
     assert len(builds) == 2
-    _assert_alike(table, NameTable(entries), entries)
+    assert_alike(table, NameTable(entries), entries)
     assert entry.read_bytes() == good  # written again
 
 
@@ -184,7 +136,7 @@ def test_no_cache_folder_still_gives_the_table(tmp_path: Path, monkeypatch: pyte
     blocker.write_text("not a folder", encoding="utf-8")
     monkeypatch.setenv("PBEM_CACHE_DIR", str(blocker))
     entries = _cities()
-    _assert_alike(NameTable.kept(entries), NameTable(entries), entries)
+    assert_alike(NameTable.kept(entries), NameTable(entries), entries)
 
 
 def test_the_battle_table_is_read_without_a_call_per_cell_but_its_own() -> None:
@@ -223,7 +175,7 @@ def test_fold_and_folded_answer_as_their_patterns_did() -> None:
     compared on every character's whitespace, the shipped names and random ones."""
     every = "".join(map(chr, range(0x110000)))
     assert re.findall(r"\s", every) == [c for c in every if c.isspace()]
-    names = [n for entries in (_cities(), _units(), _furor_units()) for n in _typed(entries, 3)]
+    names = [n for entries in (_cities(), _units(), _furor_units()) for n in typed_names(entries, 3)]
     rng = random.Random(5)
     alphabet = "abcXYZ0189-_ -_\t\n\x1c\x85\xa0\u2003\u3000éÉßİﬁ\u0301"
     names += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 10))) for _ in range(20000)]

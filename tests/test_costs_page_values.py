@@ -17,8 +17,7 @@ is done, never time, and fails on the pages before this work.
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, cast
@@ -35,6 +34,7 @@ from pbem.reports.battle_table import battle_blocks
 from pbem.reports.event_lines import _event_details, detail_value, event_lines
 from pbem.reports.parts import TextReportParts
 from pbem.store.transaction import transaction
+from tests.support.calls import python_codes
 from tests.support.desk import reported_farrapos_game
 
 
@@ -44,21 +44,6 @@ def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[An
     db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
     yield db, game
     db.dispose()
-
-
-def python_codes(work: Callable[[], Any]) -> tuple[Any, list[Any]]:
-    """What ``work()`` returns, and the code object of each Python function it called."""
-    called: list[Any] = []
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call":
-            called.append(frame.f_code)
-
-    sys.setprofile(profile)
-    try:
-        return work(), called
-    finally:
-        sys.setprofile(None)
 
 
 class _Html:

@@ -18,31 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import random
-import sys
-from collections.abc import Callable, Iterator
-from typing import Any, cast
+from collections.abc import Iterator
+from typing import cast
 
 from pbem.dice import DiceStream
 from pbem.reports import render as report
 from pbem.reports import utf8, wrap
 from pbem.reports.parts import TextReportParts
 from pbem.rules import find_ruleset
+from tests.support.calls import python_codes
 from tests.support.map_positions import SHIPPED, every_map
-
-
-def _python_codes(work: Callable[[], Any]) -> tuple[Any, list[Any]]:
-    """What ``work()`` returns, and the code object of each Python function it called."""
-    called: list[Any] = []
-
-    def profile(frame: Any, event: str, _arg: Any) -> None:
-        if event == "call":
-            called.append(frame.f_code)
-
-    sys.setprofile(profile)
-    try:
-        return work(), called
-    finally:
-        sys.setprofile(None)
 
 
 def _line_by_line(lines: tuple[str, ...], width: int) -> str:
@@ -63,7 +48,7 @@ def test_a_board_with_long_lines_is_wrapped_without_a_filter_call_a_line() -> No
     assert 0 < long_lines < len(board)
     env = report.environment()
     parts = cast(TextReportParts, env.get_template("report_parts.txt.j2").module)
-    text, codes = _python_codes(lambda: parts.board(board))
+    text, codes = python_codes(lambda: parts.board(board))
     assert text.endswith(":\n" + _line_by_line(board, 70) + "\n")
     assert codes.count(wrap.wrap_lines.__code__) == 1
     assert codes.count(wrap.wrap_indent.__code__) == 0  # one a line before

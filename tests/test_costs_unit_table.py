@@ -7,25 +7,20 @@ of its own; a warm process loads no scenario and no map for it."""
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from pbem.rules import data_cache, name_index
-from pbem.rules.base import OrderSyntaxError
 from pbem.rules.furor_barbarus import ruleset, scenarios, unit_table
 from pbem.rules.furor_barbarus.ruleset import FurorBarbarus
-from pbem.rules.furor_barbarus.scenarios import REPO_TEST_DATA, DataLibrary
-from pbem.rules.furor_barbarus.svg_shapes import short_ids
+from pbem.rules.furor_barbarus.scenarios import REPO_TEST_DATA
 from pbem.rules.names import NameTable
 from tests.support.calls import counted_calls
-
-Entries = list[tuple[str, tuple[str, ...]]]
+from tests.support.name_tables import Entries, assert_alike, loaded_entries
 
 
 @pytest.fixture()
@@ -67,41 +62,9 @@ def _fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     scenarios._MAPS.clear()
 
 
-def _loaded_entries(library: DataLibrary) -> Entries:
-    """The table's entries as the ruleset made them before: from each loaded scenario's counters."""
-    entries: dict[str, set[str]] = {}
-    for sid in library.scenario_ids():
-        counters = library.scenario(sid).counters
-        short = short_ids(sorted(counters))
-        for uid, counter in counters.items():
-            entries.setdefault(uid, set()).update((short[uid], counter.name))
-    return [(uid, tuple(sorted(names))) for uid, names in sorted(entries.items())]
-
-
-def _answers(table: NameTable, typed: str) -> tuple[Any, ...]:
-    try:
-        looked: Any = table.lookup(typed)
-    except OrderSyntaxError as refused:
-        looked = str(refused)
-    return table.find(typed), looked, table.settle(typed), table.longest
-
-
 def _assert_alike(table: NameTable, entries: Entries) -> None:
-    """``table`` answers every id, short id and name (as written, folded, shouted, its
-    leading words) and random names as the table built from ``entries``."""
-    fresh = NameTable(entries)
-    assert table.own_ids() == fresh.own_ids()
-    typed: list[str] = []
-    for ident, names in entries:
-        for name in (ident, *names):
-            f = name_index.fold(name)
-            words = f.split("-")
-            typed += [name, name.upper(), f, f.replace("-", " "), *("-".join(words[:n]) for n in range(1, len(words)))]
-    rng = random.Random(7)
-    letters = sorted({c for t in typed for c in t} | set(" _-"))
-    typed += ["".join(rng.choice(letters) for _ in range(rng.randint(0, 12))) for _ in range(300)]
-    for name in typed:
-        assert _answers(table, name) == _answers(fresh, name), name
+    """``table`` answers as the table built from ``entries``."""
+    assert_alike(table, NameTable(entries), entries, seed=7)
 
 
 def _libraries(house: Path) -> list[tuple[Path, ...]]:
@@ -113,7 +76,7 @@ def test_the_table_read_back_answers_as_the_loaded_scenarios_table(
 ) -> None:
     for folders in _libraries(house):
         rules = FurorBarbarus(folders)
-        entries = _loaded_entries(rules.library)
+        entries = loaded_entries(rules.library)
         for _ in ("built", "read back"):
             _fresh_process(monkeypatch)
             _assert_alike(rules.unit_names, entries)
@@ -132,7 +95,7 @@ def test_an_edited_added_or_removed_scenario_gets_a_table_of_its_own(
     _fresh_process(monkeypatch)
     table = rules.unit_names
     assert table.find("old provence") == ("provence",) and table.find("provence nouvelle") == ()
-    _assert_alike(table, _loaded_entries(rules.library))
+    _assert_alike(table, loaded_entries(rules.library))
     added = house / "scenarios" / "house-two.toml"
     added.write_text(scenario.read_text(encoding="utf-8").replace("Old Provence", "Second Provence"), "utf-8")
     _fresh_process(monkeypatch)
@@ -140,7 +103,7 @@ def test_an_edited_added_or_removed_scenario_gets_a_table_of_its_own(
     added.unlink()
     _fresh_process(monkeypatch)
     assert rules.unit_names.find("second provence") == ()
-    _assert_alike(rules.unit_names, _loaded_entries(rules.library))
+    _assert_alike(rules.unit_names, loaded_entries(rules.library))
 
 
 def test_a_warm_process_loads_no_scenario_or_map_for_the_table(

@@ -31,6 +31,17 @@ def python_calls(work: Callable[[], Any]) -> tuple[Any, list[str]]:
     return _profiled(work, profile), called
 
 
+def python_codes(work: Callable[[], Any]) -> tuple[Any, list[Any]]:
+    """What ``work()`` returns, and the code object of each Python function it called."""
+    called: list[Any] = []
+
+    def profile(frame: Any, event: str, _arg: Any) -> None:
+        if event == "call":
+            called.append(frame.f_code)
+
+    return _profiled(work, profile), called
+
+
 def c_calls(work: Callable[[], Any], name: str) -> tuple[Any, int]:
     """What ``work()`` returns, and how many times it called a built-in function or
     method named ``name`` (``str.split``: ``"split"``)."""
