@@ -39,14 +39,10 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _VERSION = f"{sys.implementation.cache_tag} {sys.version}".encode()
 
 
-def cache_folder() -> Path:
-    """Where this user's parsed rules data is kept."""
-    return Path(_folder_name())
-
-
-def _folder_name() -> str:
-    """:func:`cache_folder` as a string (``os.path``: ``pathlib``'s objects cost a
-    cache hit more than its read); RuntimeError when there is no home folder."""
+def cache_folder() -> str:
+    """Where this user's parsed rules data is kept (module docstring), as a string
+    (``os.path``: ``pathlib``'s objects cost a cache hit more than its read);
+    RuntimeError when there is no home folder."""
     explicit = os.environ.get("PBEM_CACHE_DIR")
     if explicit:
         return os.path.join(explicit, "rules-data")
@@ -80,7 +76,7 @@ def _trusted(status: os.stat_result) -> bool:
 def _folder() -> str | None:
     """The cache folder, made if needed; None when it cannot be used."""
     try:
-        folder = _folder_name()
+        folder = cache_folder()
         status = _made(folder)
     except (OSError, RuntimeError):  # RuntimeError: no home folder to be found
         return None
