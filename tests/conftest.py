@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -107,6 +108,17 @@ class Table:
             return con.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0]
         finally:
             con.close()
+
+
+@pytest.fixture(scope="module")
+def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
+    """A Farrapos game played to resolution 3, its last reports written once (what a
+    counting test of the reports must not count), and its database, per test module."""
+    from tests.support.desk import reported_farrapos_game
+
+    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
+    yield db, game
+    db.dispose()
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ is done, never time, and fails on the pages before this work.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, cast
@@ -35,15 +35,6 @@ from pbem.reports.event_lines import _event_details, detail_value, event_lines
 from pbem.reports.parts import TextReportParts
 from pbem.store.transaction import transaction
 from tests.support.calls import python_codes
-from tests.support.desk import reported_farrapos_game
-
-
-@pytest.fixture(scope="module")
-def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    """A Farrapos game played to resolution 3, and its database."""
-    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
-    yield db, game
-    db.dispose()
 
 
 class _Html:

@@ -19,7 +19,6 @@ never time, and fails on the reports before this work.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +30,6 @@ from pbem.reports import assemble as reporting
 from pbem.reports import render as report
 from pbem.reports import wrap
 from pbem.store.transaction import transaction
-from tests.support.desk import reported_farrapos_game
-
-
-@pytest.fixture(scope="module")
-def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    """A Farrapos game played to resolution 3, and its database."""
-    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
-    yield db, game
-    db.dispose()
 
 
 def test_the_pages_accented_parts_are_encoded_once_per_resolution(

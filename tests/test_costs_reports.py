@@ -16,7 +16,6 @@ time, and fails on the reports before this work.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +27,6 @@ from pbem.reports import wrap
 from pbem.rules import find_ruleset
 from pbem.store.transaction import transaction
 from pbem.turnfiles import keys
-from tests.support.desk import reported_farrapos_game
-
-
-@pytest.fixture(scope="module")
-def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    """A Farrapos game played to resolution 3, and its database."""
-    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
-    yield db, game
-    db.dispose()
 
 
 def test_the_board_in_words_is_wrapped_once_for_both_sides(

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -46,16 +45,7 @@ from pbem.rules.furor_barbarus import svg_counters, svg_shapes
 from pbem.rules.furor_barbarus.counters import Counter
 from pbem.turnfiles import position_file
 from tests.support.calls import counted_calls
-from tests.support.desk import reported_farrapos_game
 from tests.support.map_positions import every_map
-
-
-@pytest.fixture(scope="module")
-def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
-    """A Farrapos game played to resolution 3, and its database."""
-    db, game = reported_farrapos_game(tmp_path_factory.mktemp("desk"))
-    yield db, game
-    db.dispose()
 
 
 def test_a_map_is_drawn_without_a_copy_of_its_position(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,7 +43,7 @@ def test_furor_board_lines_name_every_unit_on_the_map_with_its_short_id(scenario
 
 
 @pytest.fixture(scope="module")
-def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Table:
+def board_table(tmp_path_factory: pytest.TempPathFactory) -> Table:
     tmp = tmp_path_factory.mktemp("textboard")
     t = Table(tmp, tmp / "referee.db")
     keys = [f"--player={s}={t.key(s)[1]}" for s in ("republic", "empire")]
@@ -52,8 +52,8 @@ def farrapos_game(tmp_path_factory: pytest.TempPathFactory) -> Table:
     return t
 
 
-def test_the_text_report_lists_the_board_score_and_events(farrapos_game: Table) -> None:
-    t = farrapos_game
+def test_the_text_report_lists_the_board_score_and_events(board_table: Table) -> None:
+    t = board_table
     out = t.tmp / "r.txt"
     assert t.run("report", "tb", "--side", "empire", "--format", "text", "-o", str(out)).exit_code == 0
     text = out.read_text()
@@ -65,10 +65,10 @@ def test_the_text_report_lists_the_board_score_and_events(farrapos_game: Table) 
     assert "republic" in board and "empire" in board
 
 
-def test_a_report_mail_stays_under_200_kb_with_a_palette_map(farrapos_game: Table) -> None:
+def test_a_report_mail_stays_under_200_kb_with_a_palette_map(board_table: Table) -> None:
     from PIL import Image
 
-    t = farrapos_game
+    t = board_table
     out = t.tmp / "r.eml"
     assert t.run("report", "tb", "--side", "republic", "--format", "eml", "-o", str(out)).exit_code == 0
     raw = out.read_bytes()
