@@ -96,6 +96,15 @@ def _made(folder: str) -> os.stat_result:
         return os.stat(folder, follow_symlinks=False)
 
 
+def read_to_end(fd: int, size: int) -> bytes:
+    """What is left to read of the open file ``fd``, ``size`` bytes long when it was
+    looked at (``os.read``: a file object costs a small file more than its read)."""
+    parts = [os.read(fd, size + 1)]
+    while parts[-1]:
+        parts.append(os.read(fd, 1 << 16))
+    return b"".join(parts)
+
+
 def _read(path: str, key: bytes) -> dict[str, Any] | None:
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
@@ -105,14 +114,11 @@ def _read(path: str, key: bytes) -> dict[str, Any] | None:
         status = os.fstat(fd)
         if not _trusted(status):
             return None
-        parts = [os.read(fd, status.st_size + 1)]  # no file object: its making costs a hit more than the read
-        while parts[-1]:
-            parts.append(os.read(fd, 1 << 16))
+        data = read_to_end(fd, status.st_size)
     except OSError:
         return None
     finally:
         os.close(fd)
-    data = b"".join(parts)
     head = MAGIC + key
     if not data.startswith(head):
         return None

@@ -73,15 +73,12 @@ def code_key() -> bytes | None:
 
 
 def _content(path: Path) -> bytes:
-    """The bytes of ``path`` (``os.read``: a file object costs more than a small file's read)."""
+    """The bytes of ``path``."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        parts = [os.read(fd, os.fstat(fd).st_size + 1)]
-        while parts[-1]:
-            parts.append(os.read(fd, 1 << 16))
+        return data_cache.read_to_end(fd, os.fstat(fd).st_size)
     finally:
         os.close(fd)
-    return b"".join(parts)
 
 
 def unit_index(library: DataLibrary) -> dict[str, Any]:
