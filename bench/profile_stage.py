@@ -140,7 +140,7 @@ def run_stage(stage: str, games: int, at: int, meter: Steps | Times, tmp: Path) 
     engine = store.open_engine(tmp / "profile.db")
     try:
         if stage == "audit":
-            ids, _ = workload.create_games(engine, max(1, games // 100), players)
+            ids, _ = workload.create_games(engine, max(2, games // 100), players)
             for game_id in ids:
                 workload.play_whole_game(engine, game_id, players)
             first, *archives = [archive.build_archive(engine, g) for g in ids]
@@ -173,14 +173,20 @@ def run_stage(stage: str, games: int, at: int, meter: Steps | Times, tmp: Path) 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("stage", choices=["submit", "process", "reports", "audit"])
-    parser.add_argument("--games", type=int, default=300, help="games (at least 2: the first one warms the process)")
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=300,
+        help="games (audit: a hundredth of them); at least 2, the first warms the process",
+    )
     parser.add_argument("--at", type=int, default=0, help="play each game to this resolution first")
     parser.add_argument("--steps", action="store_true", help="Python steps per function instead of time")
     parser.add_argument("--top", type=int, default=18)
     args = parser.parse_args(argv)
 
     meter: Steps | Times = Steps() if args.steps else Times()
-    count = run_stage(args.stage, args.games, args.at, meter, Path(tempfile.mkdtemp(prefix="pbem-profile-")))
+    with tempfile.TemporaryDirectory(prefix="pbem-profile-") as tmp:
+        count = run_stage(args.stage, args.games, args.at, meter, Path(tmp))
     totals = meter.totals()
     by_group: collections.Counter[str] = collections.Counter()
     for (filename, _line, name), amount in totals.items():

@@ -56,3 +56,12 @@ def test_the_reports_stage_lists_the_steps_of_a_warm_process(
     named = "\n".join(functions)
     assert "templates/report.html.j2" in named and "rules/farrapos/svg.py" in named
     assert "_place_labels" not in named and "sre_parse" not in out and "_parser.py" not in out
+
+
+def test_the_audit_stage_audits_every_archive_but_the_first_under_the_profiler(
+    profile_stage: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert profile_stage.main(["audit", "--games", "2", "--steps", "--top", "5"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    # two whole games played (at least two, whatever --games asks), the second one's resolutions counted
+    assert head.startswith("audit: ") and int(head.split()[1]) > 10
