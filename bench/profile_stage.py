@@ -10,13 +10,10 @@ The first game's operation is done before the profiler starts, as a referee's
 process has done one already: one-off imports, compiled patterns and the tables a
 process keeps are left out, as the budgets' difference of runs leaves them out.
 
-``--steps``: instead of time, the bytecode instructions Python runs in each
-function's own code (``sys.settrace`` with opcode events), summed by package as
-above and listed by function.  A step count is exact and does not move with the
-machine's load, as time does; it does not see work done in C (SQLite, the JSON
-scanner, markupsafe's escaping, ``str`` methods), which valgrind's instruction
-counts in ``bench/instructions.py`` and ``bench/budgets.py`` do.  It is the figure
-that shows where a piece's Python goes, function by function.
+``--steps``: instead of time, the Python steps of each function's own code
+(``bench/steps.py``: exact, the same under any load, blind to work done in C, which
+valgrind's instruction counts in ``bench/instructions.py`` and ``bench/budgets.py``
+see), summed by package as above and listed by function.
 
 docs/performance.md quotes its output.
 """
@@ -31,7 +28,6 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +35,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import workload
+from steps import Steps, Where
 
 from pbem import store
 from pbem.audit import archive
@@ -46,9 +43,6 @@ from pbem.audit import verify as audit
 from pbem.referee import resolve
 from pbem.reports import assemble as reporting
 from pbem.store.transaction import transaction
-
-Where = tuple[str, int, str]
-"""A function: its file, first line and name."""
 
 
 def place(filename: str) -> str:
@@ -72,37 +66,6 @@ def group(filename: str, name: str) -> str:
     if filename == "~":
         return "builtin " + name
     return Path(filename).name
-
-
-class Steps:
-    """Python steps (bytecode instructions run) per function, of what :meth:`runcall` runs."""
-
-    def __init__(self) -> None:
-        self.counts: collections.Counter[Where] = collections.Counter()
-
-    def runcall(self, func: Callable[..., Any], *args: Any) -> Any:
-        counts = self.counts
-
-        def called(frame: FrameType, event: str, arg: Any) -> Any:  # each frame entered (or resumed)
-            frame.f_trace_opcodes, frame.f_trace_lines = True, False
-            code = frame.f_code
-            where = (code.co_filename, code.co_firstlineno, code.co_name)
-
-            def step(frame: FrameType, event: str, arg: Any) -> Any:
-                if event == "opcode":
-                    counts[where] += 1
-                return step
-
-            return step
-
-        sys.settrace(called)
-        try:
-            return func(*args)
-        finally:
-            sys.settrace(None)
-
-    def totals(self) -> dict[Where, float]:
-        return dict(self.counts)
 
 
 class Times:

@@ -4,8 +4,10 @@ test wraps."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,21 +71,21 @@ def counted_calls(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> lis
 
 
 def opcodes(call: Callable[[], Any]) -> int:
-    """The bytecode instructions Python runs in ``call()`` (its own and its callees')."""
-    count = 0
+    """The bytecode instructions Python runs in ``call()`` (its own and its callees'):
+    ``bench/steps.py``'s count, summed over every function."""
+    steps = STEPS.Steps()
+    steps.runcall(call)
+    return sum(steps.counts.values())
 
-    def local(_frame: Any, event: str, _arg: object) -> Any:
-        nonlocal count
-        count += event == "opcode"
-        return local
 
-    def tracer(frame: Any, _event: str, _arg: object) -> Any:
-        frame.f_trace_opcodes = True
-        return local
+def _steps_module() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "bench_steps", Path(__file__).resolve().parents[2] / "bench" / "steps.py"
+    )
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    sys.settrace(tracer)
-    try:
-        call()
-    finally:
-        sys.settrace(None)
-    return count
+
+STEPS = _steps_module()
