@@ -86,6 +86,22 @@ def test_the_tracks_are_drawn_once_per_phase_turn_and_score(monkeypatch: pytest.
     assert len(positions) > 20
 
 
+def _board_layers_drawn() -> list[tuple[View, list[dict[str, Any]], list[Any], list[Any]]]:
+    """For each position of a bot game after a turn, the drawing's tables filled (its
+    map drawn once): its View, the turn's events, and the labels and stacks the
+    board's layers list."""
+    drawn = []
+    drawing = svg._shipped_drawing()
+    for position, events in _positions_with_events():
+        svg.render(position, events)
+        view = View(position)
+        labels: list[Any] = []
+        stacks: list[Any] = []
+        svg._board_layers(view, drawing, events, labels, [], stacks)
+        drawn.append((view, events, labels, stacks))
+    return drawn
+
+
 def test_a_stack_line_is_written_in_fewer_steps() -> None:
     """The stacks of every map of a bot game (over a thousand lines) run fewer than 50
     bytecode instructions a line, the drawing's tables filled (68.6 before; 61.7 while
@@ -93,12 +109,8 @@ def test_a_stack_line_is_written_in_fewer_steps() -> None:
     the board's layers found, each with its holder, MU and Militia)."""
     drawing = svg._shipped_drawing()
     runs, lines = 0, 0
-    for position, events in _positions_with_events():
-        svg.render(position, events)
-        view = View(position)
+    for view, _events, _labels, stacks in _board_layers_drawn():
         out: list[str] = []
-        stacks: list[Any] = []
-        svg._board_layers(view, drawing, events, [], [], stacks)
         svg._stacks(view, drawing, 30, out, stacks)
         lines += len(out)
         runs += opcodes(lambda v=view, s=stacks: svg._stacks(v, drawing, 30, [], s))
@@ -116,11 +128,7 @@ def test_the_board_layers_look_up_less() -> None:
     the labels' order."""
     drawing = svg._shipped_drawing()
     runs, maps = 0, 0
-    for position, events in _positions_with_events():
-        svg.render(position, events)
-        view = View(position)
-        labels: list[Any] = []
-        svg._board_layers(view, drawing, events, labels, [], [])
+    for view, events, labels, _stacks in _board_layers_drawn():
         assert labels[: len(view.board.cities)] == [drawing.mark_labels[c] for c in view.board.cities]
         cities = view.cities
         held = {c: bool(cities[c]["units"]) or int(cities[c]["militia"]) > 0 for c in cities}
