@@ -3,19 +3,16 @@ bench/report.py, never typed: the page must match the file."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+
+from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_report_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bench_report", ROOT / "bench" / "report.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/report.py", "bench_report")
 
 
 def test_the_performance_page_matches_the_benchmark_results() -> None:

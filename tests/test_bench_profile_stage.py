@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def profile_stage() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_profile_stage", ROOT / "bench" / "profile_stage.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/profile_stage.py", "bench_profile_stage")
 
 
 def _each(times: int) -> int:

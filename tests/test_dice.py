@@ -8,7 +8,6 @@ import base64
 import copy
 import hashlib
 import hmac
-import importlib.util
 import itertools
 import json
 import math
@@ -27,6 +26,7 @@ from hypothesis import strategies as st
 from pbem import dice
 from pbem.dice.stats import chi_square, chi_square_p_value, face_counts, fit
 from pbem.rules.dice import Roll
+from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = json.loads((ROOT / "tests" / "data" / "dice-vectors.json").read_text(encoding="utf-8"))
@@ -449,11 +449,7 @@ def _run_verifier(archive: dict[str, Any], tmp_path: Path, *extra: str) -> subpr
 
 
 def _verifier_module() -> Any:
-    spec = importlib.util.spec_from_file_location("verify_dice", VERIFIER)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/verify_dice.py", "verify_dice")
 
 
 def test_verifier_accepts_an_honest_archive_with_a_rollback(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import importlib.util
 import json
 import sqlite3
 from pathlib import Path
@@ -16,18 +15,13 @@ import pytest
 
 from tests.conftest import Table
 from tests.support.cli_steps import play
+from tests.support.scripts import load_script
 
 pytestmark = pytest.mark.usefixtures("maps_drawn_once")
 
-ROOT = Path(__file__).resolve().parent.parent
-
 
 def _verifier() -> Any:
-    spec = importlib.util.spec_from_file_location("verify_dice", ROOT / "tools" / "verify_dice.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/verify_dice.py", "verify_dice")
 
 
 @pytest.fixture(scope="module")

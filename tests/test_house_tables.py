@@ -5,7 +5,6 @@ real CLI on a real SQLite file with real signatures."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import tomllib
 from pathlib import Path
@@ -18,6 +17,7 @@ from pbem.rules.farrapos.tables import BattleTable, shipped_battle_table
 from pbem.store import house_tables
 from tests.conftest import ROOT, CliResult, Table
 from tests.support.house_tables import every_die_reads_the_printed_row, write_table
+from tests.support.scripts import load_script
 
 FARRAPOS = find_ruleset("farrapos")
 FUROR = find_ruleset("furor-barbarus")
@@ -371,9 +371,7 @@ def test_audit_page_shows_the_house_table_and_the_cells_that_differ(house_game) 
 
 def test_independent_dice_verifier_names_the_house_tables(house_game) -> None:
     _, house, archive_path = house_game
-    spec = importlib.util.spec_from_file_location("verify_dice", ROOT / "tools" / "verify_dice.py")
-    verifier = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(verifier)  # type: ignore[union-attr]
+    verifier = load_script("tools/verify_dice.py", "verify_dice")
     summary = verifier.verify(json.loads(archive_path.read_text(encoding="utf-8")))
     assert summary.endswith(f"; house tables: battle-table (sha256 {house_tables.digest(house)})")
 

@@ -4,13 +4,13 @@ test wraps."""
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.scripts import load_script
 
 
 def _profiled(work: Callable[[], Any], profile: Callable[[Any, str, Any], None]) -> Any:
@@ -78,14 +78,4 @@ def opcodes(call: Callable[[], Any]) -> int:
     return sum(steps.counts.values())
 
 
-def _steps_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "bench_steps", Path(__file__).resolve().parents[2] / "bench" / "steps.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-STEPS = _steps_module()
+STEPS = load_script("bench/steps.py", "bench_steps")

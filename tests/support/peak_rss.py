@@ -2,18 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+from tests.support.scripts import load_script
 
-
-def _peak_rss_module():
-    spec = importlib.util.spec_from_file_location(
-        "peak_rss", Path(__file__).resolve().parents[2] / "bench" / "peak_rss.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-PEAK_RSS = _peak_rss_module()
+PEAK_RSS = load_script("bench/peak_rss.py", "peak_rss")
